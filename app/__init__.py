@@ -1,0 +1,1 @@
+"""llm-roofline surfaces: CLI, HTTP API and dashboard over the pure engine."""

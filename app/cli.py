@@ -1,0 +1,113 @@
+"""`llm-roofline` command line: analyze, hardware, models (and serve, when the web extra is in)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.analysis import Scenario
+from engine.errors import EngineInputError
+from engine.hardware import catalogue
+from engine.model_catalog import get_model, load_model_file, model_ids
+from engine.precision import DTYPES
+
+from .service import run_analysis
+from .units import duration, grouped, si
+
+
+def _model_spec(value: str):
+    return value if value in model_ids() or not value.endswith(".json") else load_model_file(value)
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    spec = _model_spec(args.model)
+    scenario = Scenario(batch_size=args.batch, context_length=args.context, num_kv_heads=args.kv_heads,
+                        weight_dtype=args.weight_dtype, kv_dtype=args.kv_dtype, compute_dtype=args.compute_dtype,
+                        flash_attention=args.flash_attention, causal=not args.full_square)
+    result = run_analysis(spec, args.hardware, scenario)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    m = result["model"]
+    print(f"{m['id']}: {m['num_params'] / 1e9:.2f}B params, {m['num_layers']} layers, "
+          f"{m['num_heads']} heads / {m['num_kv_heads']} KV heads; batch {args.batch}, context {args.context}")
+    header = f"{'accelerator':<16}{'ridge':>7}  {'decode step':>11} {'tok/s':>9} {'I':>7} {'bound':>8}  " \
+             f"{'prefill':>9} {'bound':>8}  {'memory':>9} {'fits':>5} {'max B':>6}"
+    print(header)
+    for r in result["results"]:
+        d, p, mem = r["decode"], r["prefill"], r["memory"]
+        print(f"{r['hardware_id']:<16}{r['ridge_point']:>7.0f}  {duration(d['time_s']):>11} "
+              f"{grouped(d['tokens_per_s']):>9} {d['intensity']:>7.1f} {d['bound']:>8}  "
+              f"{duration(p['time_s']):>9} {p['bound']:>8}  {si(mem['total_bytes'], 'B'):>9} "
+              f"{'yes' if mem['fits'] else 'NO':>5} {mem['max_batch_size']:>6}")
+    return 0
+
+
+def _hardware(args: argparse.Namespace) -> int:
+    items = catalogue()
+    if args.json:
+        json.dump({"items": [a.model_dump() for a in items.values()]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{'id':<16}{'name':<34}{'memory':>9}{'bandwidth':>12}{'bf16 dense':>13}{'ridge':>7}")
+    for a in items.values():
+        _, bf16 = a.tensor_roof("bf16")
+        print(f"{a.id:<16}{a.name[:33]:<34}{si(a.memory_bytes, 'B'):>9}{si(a.memory_bandwidth_bytes_per_s, 'B/s'):>12}"
+              f"{si(bf16, 'FLOP/s'):>13}{bf16 / a.memory_bandwidth_bytes_per_s:>7.0f}")
+    return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    rows = [get_model(mid).summary() for mid in model_ids()]
+    if args.json:
+        json.dump({"items": rows}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{'id':<22}{'family':<8}{'params':>9}{'layers':>7}{'heads':>6}{'kv':>4}")
+    for r in rows:
+        print(f"{r['id']:<22}{r['family']:<8}{r['num_params'] / 1e9:>8.2f}B{r['num_layers']:>7}"
+              f"{r['num_heads']:>6}{r['num_kv_heads']:>4}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="llm-roofline", description="Place LLM inference on the roofline.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    a = sub.add_parser("analyze", help="decode and prefill of one model on one or more accelerators")
+    a.add_argument("--model", required=True, help="preset id or path to a config.json")
+    a.add_argument("--hardware", action="append", required=True, help="accelerator id (repeat for several)")
+    a.add_argument("--batch", type=int, default=1, help="sequences in flight")
+    a.add_argument("--context", type=int, default=4096, help="tokens per sequence (decode: cached; prefill: prompt)")
+    a.add_argument("--kv-heads", type=int, default=None, help="override the KV heads (must divide the query heads)")
+    a.add_argument("--weight-dtype", default="bf16", choices=DTYPES)
+    a.add_argument("--kv-dtype", default="bf16", choices=DTYPES)
+    a.add_argument("--compute-dtype", default="bf16", choices=DTYPES)
+    a.add_argument("--no-flash-attention", dest="flash_attention", action="store_false")
+    a.add_argument("--full-square", action="store_true", help="count prefill attention without the causal mask")
+    a.add_argument("--json", action="store_true", help="the analysis as JSON (SI units)")
+    a.set_defaults(func=_analyze)
+
+    h = sub.add_parser("hardware", help="list the accelerator catalogue")
+    h.add_argument("--json", action="store_true")
+    h.set_defaults(func=_hardware)
+
+    m = sub.add_parser("models", help="list the model presets")
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(func=_models)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except EngineInputError as exc:
+        print(f"llm-roofline: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

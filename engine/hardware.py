@@ -1,0 +1,174 @@
+"""Accelerator catalogue: one YAML file per accelerator, validated by a strict schema.
+
+Built-in files live in `hardware/` at the project root; users add their own by pointing
+LLM_ROOFLINE_HARDWARE_DIR at a directory of YAML files (validated the same way). Every
+tensor figure is a *dense* peak (no 2:4 structured sparsity, seed 000 §Roofline).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import EngineInputError, UnknownIdError
+from .precision import TENSOR_FALLBACK, VECTOR_FALLBACK
+from .roofline import ridge_point
+
+BUILTIN_DIR = Path(__file__).resolve().parent.parent / "hardware"
+USER_DIR_ENV = "LLM_ROOFLINE_HARDWARE_DIR"
+MAX_FILE_BYTES = 256 * 1024
+
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+OptionalRate = Annotated[float | None, Field(default=None, gt=0, allow_inf_nan=False)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TensorRoofs(_Strict):
+    """Dense matrix-engine peaks in FLOP/s (int8 in OP/s); null where the chip has none."""
+
+    bf16: OptionalRate
+    fp16: OptionalRate
+    fp8: OptionalRate
+    int8: OptionalRate
+    fp4: OptionalRate
+
+
+class VectorRoofs(_Strict):
+    """Non-tensor (CUDA core / VALU / VPU) peaks in FLOP/s; null where not published."""
+
+    fp32: OptionalRate
+    bf16: OptionalRate
+    fp16: OptionalRate
+
+
+class Source(_Strict):
+    document: Annotated[str, Field(min_length=3)]
+    supports: str = ""
+
+
+class Accelerator(_Strict):
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]{0,63}$")]
+    name: Annotated[str, Field(min_length=1, max_length=120)]
+    vendor: Annotated[str, Field(min_length=1, max_length=60)]
+    memory_bytes: PositiveFloat
+    memory_bandwidth_bytes_per_s: PositiveFloat
+    tensor_flops_per_s: TensorRoofs
+    vector_flops_per_s: VectorRoofs = VectorRoofs()
+    l2_bytes: OptionalRate
+    interconnect: str | None = None
+    interconnect_bytes_per_s_per_direction: OptionalRate
+    notes: str = ""
+    sources: Annotated[list[Source], Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _roofs_consistent(self) -> "Accelerator":
+        t = self.tensor_flops_per_s
+        if t.bf16 is None and t.fp16 is None:
+            raise ValueError("tensor_flops_per_s needs at least one of bf16 / fp16")
+        base = t.bf16 or t.fp16
+        if t.fp8 is not None and t.fp8 < base:
+            raise ValueError("tensor_flops_per_s.fp8 must be >= the bf16/fp16 roof (dense figures)")
+        return self
+
+    # ---- derived roofs -------------------------------------------------------------
+    def tensor_roof(self, compute_dtype: str) -> tuple[str, float]:
+        """(dtype actually used, FLOP/s) for matrix ops in `compute_dtype`."""
+        return _tensor_roof(self.tensor_flops_per_s, compute_dtype)
+
+    def vector_roof(self) -> tuple[str, float]:
+        """(unit label, FLOP/s) for elementwise ops. Falls back to the 16-bit tensor roof
+        when the vendor publishes no vector figure (TPUs); those ops are memory-bound by
+        two orders of magnitude either way."""
+        v = self.vector_flops_per_s
+        for dtype in VECTOR_FALLBACK:
+            rate = getattr(v, dtype)
+            if rate:
+                return dtype, rate
+        return "tensor-bf16", self.tensor_roof("bf16")[1]
+
+    @property
+    def has_vector_roof(self) -> bool:
+        v = self.vector_flops_per_s
+        return any((v.fp32, v.bf16, v.fp16))
+
+    def ridge_points(self) -> dict[str, float | None]:
+        bw = self.memory_bandwidth_bytes_per_s
+        return {k: (None if rate is None else ridge_point(rate, bw))
+                for k, rate in self.tensor_flops_per_s.model_dump().items()}
+
+
+def _tensor_roof(roofs: TensorRoofs, compute_dtype: str) -> tuple[str, float]:
+    for dtype in TENSOR_FALLBACK.get(compute_dtype, ()):
+        rate = getattr(roofs, dtype)
+        if rate:
+            return dtype, rate
+    raise EngineInputError("compute_dtype", f"unknown compute dtype {compute_dtype!r}",
+                           ", ".join(TENSOR_FALLBACK))
+
+
+def parse_accelerator(data: object, origin: str) -> Accelerator:
+    """Validate one accelerator mapping; errors name `origin` and the offending field."""
+    if not isinstance(data, dict):
+        raise EngineInputError(origin, "an accelerator must be a mapping of fields")
+    try:
+        return Accelerator.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise EngineInputError(f"{origin}: {where}", first["msg"]) from None
+
+
+def load_file(path: Path) -> Accelerator:
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise EngineInputError(str(path), f"file larger than {MAX_FILE_BYTES} bytes")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise EngineInputError(str(path), f"not valid YAML: {exc}") from None
+    acc = parse_accelerator(data, str(path))
+    if acc.id != path.stem:
+        raise EngineInputError(f"{path}: id", f"id {acc.id!r} must equal the file name {path.stem!r}")
+    return acc
+
+
+def load_directory(directory: Path) -> dict[str, Accelerator]:
+    found: dict[str, Accelerator] = {}
+    for path in sorted(directory.glob("*.yaml")):
+        found[path.stem] = load_file(path)
+    return found
+
+
+@lru_cache(maxsize=4)
+def _catalogue(user_dir: str | None) -> dict[str, Accelerator]:
+    items = load_directory(BUILTIN_DIR)
+    if user_dir:
+        extra = Path(user_dir)
+        if not extra.is_dir():
+            raise EngineInputError(USER_DIR_ENV, f"{user_dir!r} is not a directory")
+        for key, acc in load_directory(extra).items():
+            if key in items:
+                raise EngineInputError(f"{extra / (key + '.yaml')}: id",
+                                       f"id {key!r} already exists in the built-in catalogue")
+            items[key] = acc
+    return items
+
+
+def catalogue() -> dict[str, Accelerator]:
+    """All accelerators: built-in plus the user directory; loaded once per directory."""
+    return _catalogue(os.environ.get(USER_DIR_ENV) or None)
+
+
+def get_accelerator(hardware_id: str) -> Accelerator:
+    items = catalogue()
+    try:
+        return items[hardware_id]
+    except (KeyError, TypeError):
+        raise UnknownIdError("hardware", str(hardware_id), sorted(items)) from None

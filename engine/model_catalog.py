@@ -1,0 +1,76 @@
+"""Model presets: Hugging Face config.json data with published counts and sources.
+
+Each `engine/presets/<id>.json` holds {"id", "hf_repo", "published_params",
+"exact_param_count", "sources", "config": <config.json>}; values come from
+shared/reference/models.yaml (see scripts/import_reference_models.py).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import EngineInputError, UnknownIdError
+from .hf_config import parse_hf_config
+from .model import ModelConfig
+
+PRESET_DIR = Path(__file__).resolve().parent / "presets"
+
+
+@lru_cache(maxsize=1)
+def preset_records() -> dict[str, dict]:
+    records = {}
+    for path in sorted(PRESET_DIR.glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        records[record["id"]] = record
+    return records
+
+
+@lru_cache(maxsize=None)
+def get_model(model_id: str) -> ModelConfig:
+    records = preset_records()
+    if model_id not in records:
+        raise UnknownIdError("model", str(model_id), sorted(records))
+    record = records[model_id]
+    return parse_hf_config(record["config"], model_id=model_id, published_params=record["published_params"])
+
+
+def model_ids() -> list[str]:
+    return list(preset_records())
+
+
+MAX_CONFIG_BYTES = 256 * 1024
+
+
+@lru_cache(maxsize=256)
+def _parse_config_json(text: str) -> ModelConfig:
+    cfg = json.loads(text)
+    return parse_hf_config(cfg, model_id=str(cfg.get("_name_or_path") or cfg.get("model_type") or "custom")[:64])
+
+
+def load_model(spec: object) -> ModelConfig:
+    """A preset id, a config.json mapping (parsed as data, cached by content) or a
+    ModelConfig already resolved."""
+    if isinstance(spec, ModelConfig):
+        return spec
+    if isinstance(spec, str):
+        return get_model(spec)
+    if isinstance(spec, dict):
+        text = json.dumps(spec, sort_keys=True)
+        if len(text) > MAX_CONFIG_BYTES:
+            raise EngineInputError("model", f"config larger than {MAX_CONFIG_BYTES} bytes")
+        return _parse_config_json(text)
+    raise EngineInputError("model", "must be a preset id or a config.json object", ", ".join(model_ids()))
+
+
+def load_model_file(path: str) -> ModelConfig:
+    """A config.json on disk: size-limited, parsed as JSON only."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_CONFIG_BYTES:
+            raise EngineInputError("model", f"{path} is larger than {MAX_CONFIG_BYTES} bytes")
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EngineInputError("model", f"cannot read {path} as JSON: {exc}") from None
+    return load_model(data)

@@ -1,0 +1,26 @@
+"""The roofline model (Williams, Waterman, Patterson, CACM 52(4), 2009; seed 000 §Roofline).
+
+attainable = min(peak, intensity x bandwidth); ridge point = peak / bandwidth. An op's time
+lower bound is max(flops / peak, bytes / bandwidth): compute and data movement fully
+overlapped (seed 000 "三个操作放上同一张图").
+"""
+
+
+def ridge_point(peak_flops_per_s: float, bandwidth_bytes_per_s: float) -> float:
+    """Intensity (FLOP/byte) where the memory slope meets the compute roof."""
+    return peak_flops_per_s / bandwidth_bytes_per_s
+
+
+def attainable_flops_per_s(intensity: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float) -> float:
+    """min(peak, I x B): the ceiling for an op of arithmetic intensity I (FLOP/byte)."""
+    return min(peak_flops_per_s, intensity * bandwidth_bytes_per_s)
+
+
+def op_time_s(flops: float, bytes_moved: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float) -> float:
+    """Lower bound on an op's time: the slower of computing and moving its bytes."""
+    return max(flops / peak_flops_per_s, bytes_moved / bandwidth_bytes_per_s)
+
+
+def bound(flops: float, bytes_moved: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float) -> str:
+    """'compute' when the compute time is the larger one, else 'memory'."""
+    return "compute" if flops / peak_flops_per_s > bytes_moved / bandwidth_bytes_per_s else "memory"
