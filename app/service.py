@@ -3,11 +3,14 @@ spec and accelerator specs, run the engine, return the one analysis shape."""
 
 from __future__ import annotations
 
-from engine.analysis import Scenario, analyze
+import numpy as np
+
+from engine.analysis import MAX_BATCH, Scenario, analyze
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accelerator
 from engine.model import ModelConfig
 from engine.model_catalog import load_model
+from engine.sweep import decode_sweep
 
 MAX_HARDWARE = 16
 
@@ -30,3 +33,26 @@ def resolve_hardware(specs: list) -> list[Accelerator]:
 def run_analysis(model_spec: object, hardware_specs: list, scenario: Scenario) -> dict:
     model: ModelConfig = load_model(model_spec)
     return analyze(model, resolve_hardware(hardware_specs), scenario)
+
+
+def _geometric(high: int, points: int) -> np.ndarray:
+    return np.unique(np.round(np.geomspace(1, max(high, 1), points)))
+
+
+def dashboard_data(model_spec: object, hardware_ids: list[str], scenario: Scenario) -> dict:
+    """What the dashboard draws: the analysis, each accelerator's decode trajectory from B = 1
+    to its largest batch that fits, a tokens/s-vs-batch sweep and the KV-wall intensity."""
+    model = load_model(model_spec)
+    hardware = resolve_hardware(hardware_ids)
+    analysis = analyze(model, hardware, scenario)
+    trajectories, throughput = {}, {}
+    throughput_batches = np.union1d(_geometric(1024, 48), [scenario.batch_size])
+    for hw, result in zip(hardware, analysis["results"]):
+        max_batch = result["memory"]["max_batch_size"]
+        if max_batch >= 1:
+            trajectories[hw.id] = decode_sweep(model, hw, scenario, batch_sizes=_geometric(min(max_batch, MAX_BATCH), 40))
+        throughput[hw.id] = decode_sweep(model, hw, scenario, batch_sizes=throughput_batches)
+    wall = decode_sweep(model, hardware[0], scenario, batch_sizes=[MAX_BATCH])["intensity"][0]
+    ends = {hw_id: float(s["intensity"][-1]) for hw_id, s in trajectories.items()}
+    return {"analysis": analysis, "trajectories": trajectories, "throughput": throughput,
+            "trajectory_end": ends | {"_limit": float(wall)}}

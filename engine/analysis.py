@@ -143,7 +143,6 @@ def analyze(model: ModelConfig, hardware: list[Accelerator], scenario: Scenario)
     resolved = resolve_model(model, scenario)
     summary = resolved.summary()
     summary["id"] = model.id
-    summary["hf_config"] = model.hf_config
     return {
         "model": summary,
         "scenario": scenario_dict(scenario),

@@ -23,8 +23,11 @@ BUILTIN_DIR = Path(__file__).resolve().parent.parent / "hardware"
 USER_DIR_ENV = "LLM_ROOFLINE_HARDWARE_DIR"
 MAX_FILE_BYTES = 256 * 1024
 
-PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-OptionalRate = Annotated[float | None, Field(default=None, gt=0, allow_inf_nan=False)]
+# Bounds keep every derived number finite (ridge points, times) and catch unit slips:
+# memory 1 MB .. 1 PB, bandwidth 1 MB/s .. 1 PB/s, rates 1 MFLOP/s .. 1e20 FLOP/s.
+MemoryBytes = Annotated[float, Field(ge=1e6, le=1e15, allow_inf_nan=False)]
+Bandwidth = Annotated[float, Field(ge=1e6, le=1e15, allow_inf_nan=False)]
+OptionalRate = Annotated[float | None, Field(default=None, ge=1e6, le=1e20, allow_inf_nan=False)]
 
 
 class _Strict(BaseModel):
@@ -50,23 +53,23 @@ class VectorRoofs(_Strict):
 
 
 class Source(_Strict):
-    document: Annotated[str, Field(min_length=3)]
-    supports: str = ""
+    document: Annotated[str, Field(min_length=3, max_length=2000)]
+    supports: Annotated[str, Field(max_length=2000)] = ""
 
 
 class Accelerator(_Strict):
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]{0,63}$")]
     name: Annotated[str, Field(min_length=1, max_length=120)]
     vendor: Annotated[str, Field(min_length=1, max_length=60)]
-    memory_bytes: PositiveFloat
-    memory_bandwidth_bytes_per_s: PositiveFloat
+    memory_bytes: MemoryBytes
+    memory_bandwidth_bytes_per_s: Bandwidth
     tensor_flops_per_s: TensorRoofs
     vector_flops_per_s: VectorRoofs = VectorRoofs()
     l2_bytes: OptionalRate
-    interconnect: str | None = None
+    interconnect: Annotated[str | None, Field(max_length=200)] = None
     interconnect_bytes_per_s_per_direction: OptionalRate
-    notes: str = ""
-    sources: Annotated[list[Source], Field(min_length=1)]
+    notes: Annotated[str, Field(max_length=4000)] = ""
+    sources: Annotated[list[Source], Field(min_length=1, max_length=20)]
 
     @model_validator(mode="after")
     def _roofs_consistent(self) -> "Accelerator":
@@ -83,12 +86,14 @@ class Accelerator(_Strict):
         """(dtype actually used, FLOP/s) for matrix ops in `compute_dtype`."""
         return _tensor_roof(self.tensor_flops_per_s, compute_dtype)
 
-    def vector_roof(self) -> tuple[str, float]:
-        """(unit label, FLOP/s) for elementwise ops. Falls back to the 16-bit tensor roof
-        when the vendor publishes no vector figure (TPUs); those ops are memory-bound by
-        two orders of magnitude either way."""
+    def vector_roof(self, dtype: str = "bf16") -> tuple[str, float]:
+        """(unit label, FLOP/s) for elementwise ops in `dtype` (fp32 ops use the fp32 rate,
+        everything else the 16-bit rate). Falls back to the 16-bit tensor roof when the vendor
+        publishes no vector figure (TPUs); those ops are memory-bound by two orders of
+        magnitude either way."""
         v = self.vector_flops_per_s
-        for dtype in VECTOR_FALLBACK:
+        order = ("fp32", "bf16", "fp16") if dtype == "fp32" else VECTOR_FALLBACK
+        for dtype in order:
             rate = getattr(v, dtype)
             if rate:
                 return dtype, rate
@@ -99,7 +104,7 @@ class Accelerator(_Strict):
         v = self.vector_flops_per_s
         return any((v.fp32, v.bf16, v.fp16))
 
-    def ridge_points(self) -> dict[str, float | None]:
+    def ridge_points_by_dtype(self) -> dict[str, float | None]:
         bw = self.memory_bandwidth_bytes_per_s
         return {k: (None if rate is None else ridge_point(rate, bw))
                 for k, rate in self.tensor_flops_per_s.model_dump().items()}

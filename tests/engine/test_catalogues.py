@@ -33,7 +33,7 @@ def test_hardware_file_valid(path: Path):
     assert "sparsity" not in path.read_text().split("sources:")[0].lower() or "dense" in path.read_text().lower()
     # A dense ridge point for 16-bit between 50 and 700 FLOP/byte: catches a sparse figure or a
     # GB-vs-GiB slip by an order of magnitude.
-    assert 50 < acc.ridge_points()["bf16"] < 700
+    assert 50 < acc.ridge_points_by_dtype()["bf16"] < 700
 
 
 def test_geforce_uses_fp32_accumulate_rate():

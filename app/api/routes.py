@@ -1,0 +1,98 @@
+"""/api/v1: thin handlers — validate the request, call the engine, return its numbers."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+import engine
+from engine.hardware import Accelerator, catalogue, get_accelerator
+from engine.model_catalog import get_model, load_model, model_ids, preset_records
+from engine.ops import elementwise, gemm_op
+from engine.precision import dtype_bytes
+from engine.roofline import attainable_flops_per_s, bound, op_time_s
+from engine.sweep import decode_sweep
+
+from ..service import resolve_hardware, run_analysis
+from .schemas import (AcceleratorOut, AnalysisResponse, AnalyzeRequest, ErrorResponse, HardwareList, ModelDetail,
+                      ModelList, OpsRequest, OpsResponse, SweepRequest, SweepResponse)
+
+router = APIRouter(prefix="/api/v1", tags=["v1"])
+ERRORS = {404: {"model": ErrorResponse, "description": "unknown id"},
+          422: {"model": ErrorResponse, "description": "invalid input: the field and what is allowed"}}
+
+
+def accelerator_out(acc: Accelerator) -> dict:
+    return acc.model_dump() | {"ridge_points": acc.ridge_points_by_dtype()}
+
+
+@router.get("/hardware", response_model=HardwareList, summary="All accelerators (dense peaks, SI units)")
+def list_hardware() -> JSONResponse:
+    return JSONResponse({"items": [accelerator_out(a) for a in catalogue().values()]})
+
+
+@router.get("/hardware/{hardware_id}", response_model=AcceleratorOut, responses=ERRORS, summary="One accelerator")
+def one_hardware(hardware_id: str) -> JSONResponse:
+    return JSONResponse(accelerator_out(get_accelerator(hardware_id)))
+
+
+@router.get("/models", response_model=ModelList, summary="Model presets")
+def list_models() -> JSONResponse:
+    return JSONResponse({"items": [get_model(mid).summary() for mid in model_ids()]})
+
+
+@router.get("/models/{model_id}", response_model=ModelDetail, responses=ERRORS,
+            summary="One preset with its Hugging Face config.json")
+def one_model(model_id: str) -> JSONResponse:
+    model = get_model(model_id)
+    record = preset_records()[model_id]
+    return JSONResponse(model.summary() | {"hf_repo": record["hf_repo"], "sources": record["sources"],
+                                           "config": record["config"]})
+
+
+@router.post("/analyze", response_model=AnalysisResponse, responses=ERRORS,
+             summary="Decode and prefill on the roofline, and the memory budget, per accelerator")
+def analyze(request: AnalyzeRequest) -> JSONResponse:
+    return JSONResponse(run_analysis(request.model, request.hardware, request.scenario()))
+
+
+@router.post("/ops", response_model=OpsResponse, responses=ERRORS, summary="Place a single op on the roofline")
+def place_op(request: OpsRequest) -> JSONResponse:
+    spec = request.op
+    if spec.kind == "gemm":
+        op = gemm_op(spec.m, spec.n, spec.k, dtype_bytes(spec.dtype, "op.dtype"))
+    else:
+        op = elementwise(spec.name, spec.elements, dtype_bytes(spec.dtype, "op.dtype"))
+    results = []
+    for hw in resolve_hardware(request.hardware):
+        peak = hw.tensor_roof(spec.dtype)[1] if op.unit == "tensor" else hw.vector_roof(spec.dtype)[1]
+        bw = hw.memory_bandwidth_bytes_per_s
+        intensity = op.flops / op.bytes
+        results.append({"hardware_id": hw.id, "unit": op.unit, "flops": op.flops, "bytes": op.bytes,
+                        "intensity": intensity, "attainable_flops_per_s": attainable_flops_per_s(intensity, peak, bw),
+                        "time_s": op_time_s(op.flops, op.bytes, peak, bw), "bound": bound(op.flops, op.bytes, peak, bw)})
+    return JSONResponse({"results": results})
+
+
+@router.post("/sweep", response_model=SweepResponse, responses=ERRORS,
+             summary="Decode bound over a list of batch sizes or of context lengths")
+def sweep(request: SweepRequest) -> JSONResponse:
+    model = load_model(request.model)
+    scenario = request.scenario()
+    results = []
+    for hw in resolve_hardware(request.hardware):
+        s = decode_sweep(model, hw, scenario, request.batch_sizes, request.context_lengths)
+        results.append({"hardware_id": hw.id, "batch_size": s["batch_size"].astype(int).tolist(),
+                        "context_length": s["context_length"].astype(int).tolist(),
+                        "time_s": s["time_s"].tolist(), "tokens_per_s": s["tokens_per_s"].tolist(),
+                        "intensity": s["intensity"].tolist(), "kv_cache_bytes": s["kv_cache_bytes"].tolist(),
+                        "fits": s["fits"].tolist()})
+    return JSONResponse({"results": results})
+
+
+health_router = APIRouter(tags=["health"])
+
+
+@health_router.get("/healthz", summary="Liveness: cheap, no engine work")
+def healthz() -> dict:
+    return {"status": "ok", "version": engine.__version__}

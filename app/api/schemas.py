@@ -1,0 +1,207 @@
+"""Request and response models of the HTTP API (every number in SI base units)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.analysis import MAX_BATCH, MAX_CONTEXT, Scenario
+from engine.hardware import Accelerator
+from engine.ops import ELEMENTWISE_KINDS
+from engine.precision import DTYPES
+
+Dtype = Literal[DTYPES]  # type: ignore[valid-type]
+ElementwiseName = Literal[tuple(ELEMENTWISE_KINDS)]  # type: ignore[valid-type]
+HardwareSpec = Annotated[str, Field(max_length=64, description="accelerator id")] | Accelerator
+MAX_SWEEP_POINTS = 4096
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScenarioFields(_Request):
+    model: Annotated[str, Field(max_length=64)] | dict[str, Any] = Field(
+        ..., description="preset id (GET /api/v1/models) or a Hugging Face config.json object")
+    hardware: list[HardwareSpec] = Field(..., min_length=1, max_length=16,
+                                         description="1 to 16 accelerator ids or inline accelerator objects")
+    batch_size: int = Field(1, ge=1, le=MAX_BATCH, description="sequences in flight")
+    context_length: int = Field(4096, ge=1, le=MAX_CONTEXT,
+                                description="tokens per sequence: cached (decode) or prompt (prefill)")
+    num_kv_heads: int | None = Field(None, ge=1, le=65536, description="override KV heads; must divide query heads")
+    weight_dtype: Dtype = Field("bf16", description="storage format of the weights")
+    kv_dtype: Dtype = Field("bf16", description="storage format of the KV cache")
+    compute_dtype: Dtype = Field("bf16", description="format of the matrix math (selects the tensor roof)")
+    flash_attention: bool = Field(True, description="fused attention: scores never go to memory")
+    causal: bool = Field(True, description="count prefill attention with the causal mask")
+    tensor_parallel: Literal[1] = Field(1, description="tensor-parallel degree (1 until the engine models TP)")
+
+    def scenario(self) -> Scenario:
+        return Scenario(batch_size=self.batch_size, context_length=self.context_length,
+                        num_kv_heads=self.num_kv_heads, weight_dtype=self.weight_dtype, kv_dtype=self.kv_dtype,
+                        compute_dtype=self.compute_dtype, flash_attention=self.flash_attention,
+                        causal=self.causal, tensor_parallel=self.tensor_parallel)
+
+
+class AnalyzeRequest(ScenarioFields):
+    pass
+
+
+class SweepRequest(ScenarioFields):
+    batch_sizes: list[Annotated[int, Field(ge=1, le=MAX_BATCH)]] | None = Field(
+        None, min_length=1, max_length=MAX_SWEEP_POINTS, description="sweep decode over these batch sizes")
+    context_lengths: list[Annotated[int, Field(ge=1, le=MAX_CONTEXT)]] | None = Field(
+        None, min_length=1, max_length=MAX_SWEEP_POINTS, description="or over these context lengths")
+
+
+class GemmOp(_Request):
+    kind: Literal["gemm"]
+    m: int = Field(..., ge=1, le=1 << 24, description="rows of A and C")
+    n: int = Field(..., ge=1, le=1 << 24, description="columns of B and C")
+    k: int = Field(..., ge=1, le=1 << 24, description="inner dimension")
+    dtype: Dtype = "bf16"
+
+
+class ElementwiseOp(_Request):
+    kind: Literal["elementwise"]
+    name: ElementwiseName = Field(..., description="which elementwise op")
+    elements: int = Field(..., ge=1, le=1 << 40, description="values processed")
+    dtype: Dtype | Literal["fp32"] = "bf16"
+
+
+class OpsRequest(_Request):
+    hardware: list[HardwareSpec] = Field(..., min_length=1, max_length=16)
+    op: GemmOp | ElementwiseOp = Field(..., discriminator="kind")
+
+
+# ---- responses ------------------------------------------------------------------------
+
+class OpResult(BaseModel):
+    name: str
+    unit: Literal["tensor", "vector"] = Field(description="tensor cores or vector units")
+    flops: float = Field(description="FLOP")
+    bytes: float = Field(description="bytes moved")
+    intensity: float = Field(description="FLOP/byte")
+    time_s: float = Field(description="lower bound, seconds")
+    bound: Literal["memory", "compute"]
+
+
+class PhaseResult(BaseModel):
+    flops: float = Field(description="FLOP")
+    bytes: float = Field(description="bytes")
+    intensity: float = Field(description="FLOP/byte")
+    time_s: float = Field(description="seconds (sum of the ops' bounds)")
+    bound: Literal["memory", "compute"]
+    attainable_flops_per_s: float = Field(description="FLOP/s")
+    tokens_per_s: float = Field(description="tokens/s (decode: B / step; prefill: prompt tokens)")
+    ops: list[OpResult]
+
+
+class MemoryResult(BaseModel):
+    weights_bytes: float
+    kv_bytes_per_token: float
+    kv_cache_bytes: float
+    activation_bytes: float
+    total_bytes: float
+    capacity_bytes: float
+    fits: bool
+    max_batch_size: int
+
+
+class HardwareResult(BaseModel):
+    hardware_id: str
+    hardware_name: str
+    tensor_dtype: str = Field(description="dtype whose tensor roof was used (after fallback)")
+    tensor_flops_per_s: float
+    vector_unit: str
+    vector_flops_per_s: float
+    memory_bandwidth_bytes_per_s: float
+    ridge_point: float = Field(description="FLOP/byte of the tensor roof")
+    vector_ridge_point: float = Field(description="FLOP/byte of the vector roof")
+    decode: PhaseResult
+    prefill: PhaseResult
+    memory: MemoryResult
+
+
+class AnalysisResponse(BaseModel):
+    model: dict[str, Any]
+    scenario: dict[str, Any]
+    results: list[HardwareResult]
+
+
+class AcceleratorOut(Accelerator):
+    ridge_points: dict[str, float | None] = Field(description="tensor FLOP/s / bandwidth per dtype (FLOP/byte)")
+
+
+class HardwareList(BaseModel):
+    items: list[AcceleratorOut]
+
+
+class ModelSummary(BaseModel):
+    id: str
+    family: str
+    num_params: int
+    num_layers: int
+    hidden_size: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    vocab_size: int
+    published_params: str | None
+
+
+class ModelList(BaseModel):
+    items: list[ModelSummary]
+
+
+class ModelDetail(ModelSummary):
+    hf_repo: str
+    sources: list[str]
+    config: dict[str, Any]
+
+
+class SingleOpResult(BaseModel):
+    hardware_id: str
+    unit: Literal["tensor", "vector"]
+    flops: float
+    bytes: float
+    intensity: float
+    attainable_flops_per_s: float
+    time_s: float
+    bound: Literal["memory", "compute"]
+
+
+class OpsResponse(BaseModel):
+    results: list[SingleOpResult]
+
+
+class SweepSeries(BaseModel):
+    hardware_id: str
+    batch_size: list[int]
+    context_length: list[int]
+    time_s: list[float]
+    tokens_per_s: list[float]
+    intensity: list[float]
+    kv_cache_bytes: list[float]
+    fits: list[bool]
+
+
+class SweepResponse(BaseModel):
+    results: list[SweepSeries]
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+
+
+class ErrorItem(BaseModel):
+    field: str
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    detail: str
+    errors: list[ErrorItem] = []
+    known_ids: list[str] | None = None

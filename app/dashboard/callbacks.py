@@ -1,0 +1,124 @@
+"""Thin callbacks: parse the controls -> call the service -> build figures (figures.py)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from urllib.parse import parse_qsl
+
+import plotly.io as pio
+from dash import Input, Output, State, ctx, html, no_update
+
+from engine.analysis import Scenario
+from engine.errors import EngineInputError
+from engine.model_catalog import MAX_CONFIG_BYTES, load_model
+
+from ..service import dashboard_data
+from ..units import si
+from .figures import comparison_rows, memory_figure, ops_rows, roofline_figure, throughput_figure
+from .i18n import t
+from .insight import insight_sentences
+from .layout import kv_slider_props, page
+from .url_state import PRECISIONS, parse_query
+
+MAX_QUERY_CHARS = 4096
+
+CONTROL_INPUTS = [Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
+                  Input("batch-size-input", "value"), Input("context-length-input", "value"),
+                  Input("kv-heads", "value"), Input("precision", "value"), Input("kv-precision", "value"),
+                  Input("flash-attention", "value"), Input("theme", "value"), Input("present", "value")]
+
+
+def _model_spec(model_value: str, custom: dict | None) -> object:
+    return custom if model_value == "custom" and custom else (model_value if model_value != "custom" else "llama-3-8b")
+
+
+def _scenario(batch, context, kv_index, precision, kv_precision, flash, divisors) -> Scenario:
+    weight, compute = PRECISIONS.get(precision, PRECISIONS["bf16"])
+    kv_heads = divisors[int(kv_index)] if isinstance(kv_index, (int, float)) and 0 <= kv_index < len(divisors) else None
+    return Scenario(batch_size=int(batch), context_length=int(context), num_kv_heads=kv_heads, weight_dtype=weight,
+                    kv_dtype=kv_precision if kv_precision in ("bf16", "fp8", "int8", "int4") else "bf16",
+                    compute_dtype=compute, flash_attention=bool(flash))
+
+
+def _clamp(value, low: int, high: int, default: int) -> int:
+    try:
+        return min(max(int(value), low), high)
+    except (TypeError, ValueError):
+        return default
+
+
+def register(app) -> None:
+    @app.callback(Output("page", "children"), Input("url", "search"))
+    def render_page(search):
+        query = (search or "").lstrip("?")[:MAX_QUERY_CHARS]
+        return page(parse_query(dict(parse_qsl(query, keep_blank_values=True))))
+
+    @app.callback(
+        Output("roofline-graph", "figure"), Output("insight", "children"), Output("memory-graph", "figure"),
+        Output("throughput-graph", "figure"), Output("ops-table", "data"), Output("ops-title", "children"),
+        Output("comparison-table", "data"),
+        *CONTROL_INPUTS, State("view-flags", "data"))
+    def update(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, theme,
+               present, flags):
+        lang = (flags or {}).get("lang", "en")
+        if not hardware:
+            empty = {"data": [], "layout": {}}
+            return empty, t("no_hardware", lang), empty, empty, [], "", []
+        spec = _model_spec(model_value, custom)
+        divisors = load_model(spec).allowed_kv_heads()
+        scenario = _scenario(_clamp(batch, 1, 65536, 32), _clamp(context, 1, 1 << 20, 4096), kv_index, precision,
+                             kv_precision, flash, divisors)
+        data = dashboard_data(spec, list(hardware), scenario)
+        results = data["analysis"]["results"]
+        theme_name = "dark" if theme else "light"
+        is_present = bool(present)
+        insight = [html.P(s) for s in insight_sentences(results, data["trajectory_end"], lang)]
+        return (roofline_figure(results, data["trajectories"], lang, theme_name, is_present), insight,
+                memory_figure(results, lang, theme_name, is_present),
+                throughput_figure(data["throughput"], results, lang, theme_name, is_present),
+                ops_rows(results[0]), results[0]["hardware_name"], comparison_rows(results))
+
+    @app.callback(Output("kv-heads", "min"), Output("kv-heads", "max"), Output("kv-heads", "marks"),
+                  Output("kv-heads", "value"), Input("model", "value"), Input("custom-model", "data"),
+                  prevent_initial_call=True)
+    def kv_slider(model_value, custom):
+        model = load_model(_model_spec(model_value, custom))
+        props = kv_slider_props(model.allowed_kv_heads(), model.num_kv_heads)
+        return props["min"], props["max"], props["marks"], props["value"]
+
+    @app.callback(Output("custom-model", "data"), Output("custom-error", "children"),
+                  Input("custom-apply", "n_clicks"), Input("custom-upload", "contents"),
+                  State("custom-config", "value"), State("view-flags", "data"), prevent_initial_call=True)
+    def load_custom(_, upload, pasted, flags):
+        lang = (flags or {}).get("lang", "en")
+        if ctx.triggered_id == "custom-upload" and upload:
+            try:
+                text = base64.b64decode(upload.split(",", 1)[1], validate=False).decode("utf-8")
+            except (IndexError, ValueError, UnicodeDecodeError):
+                return no_update, "config.json: not UTF-8 JSON"
+        else:
+            text = pasted or ""
+        if len(text.encode("utf-8", "ignore")) > MAX_CONFIG_BYTES:
+            return no_update, f"config.json: larger than {MAX_CONFIG_BYTES // 1024} KiB"
+        try:
+            config = json.loads(text)
+            model = load_model(config)
+        except json.JSONDecodeError as exc:
+            return no_update, f"config.json: not valid JSON ({exc.msg}, line {exc.lineno})"
+        except EngineInputError as exc:
+            return no_update, str(exc)
+        return config, t("custom_ok", lang, name=model.id, params=si(model.num_params))
+
+    @app.callback(Output("download-html", "data"), Input("export-html", "n_clicks"),
+                  State("roofline-graph", "figure"), prevent_initial_call=True)
+    def export_html(_, figure):
+        html = pio.to_html(figure, include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+        return {"content": html, "filename": "roofline.html", "type": "text/html"}
+
+    @app.callback(Output("download-ops", "data"), Input("ops-json", "n_clicks"), State("ops-table", "data"),
+                  State("ops-title", "children"), prevent_initial_call=True)
+    def export_ops(_, rows, hardware_name):
+        return {"content": json.dumps({"hardware": hardware_name, "decode_ops": rows}, indent=2),
+                "filename": "decode-ops.json", "type": "application/json"}
+

@@ -1,0 +1,104 @@
+"""Every visible string in English and 简体中文 (`lang=zh`)."""
+
+from __future__ import annotations
+
+LANGS = ("en", "zh")
+
+STRINGS: dict[str, dict[str, str]] = {
+    "title": {"en": "LLM inference on the roofline", "zh": "LLM 推理的 roofline"},
+    "hardware": {"en": "Accelerators", "zh": "加速器"},
+    "model": {"en": "Model", "zh": "模型"},
+    "custom": {"en": "custom config.json…", "zh": "自定义 config.json…"},
+    "custom_help": {"en": "Paste a Hugging Face config.json or drop the file (max 256 KiB; parsed as JSON only).",
+                    "zh": "粘贴 Hugging Face config.json 或拖入文件（最大 256 KiB，只按 JSON 解析）。"},
+    "custom_apply": {"en": "Use this config", "zh": "使用此配置"},
+    "custom_ok": {"en": "Custom model loaded: {name}, {params} parameters.", "zh": "已加载自定义模型：{name}，{params} 参数。"},
+    "batch": {"en": "Batch size", "zh": "批大小"},
+    "context": {"en": "Context length (tokens)", "zh": "上下文长度（token）"},
+    "kv_heads": {"en": "KV heads (MQA … MHA)", "zh": "KV 头数（MQA … MHA）"},
+    "precision": {"en": "Weights / compute", "zh": "权重 / 计算精度"},
+    "kv_precision": {"en": "KV cache", "zh": "KV cache 精度"},
+    "flash": {"en": "FlashAttention", "zh": "FlashAttention"},
+    "theme_dark": {"en": "Dark", "zh": "深色"},
+    "present": {"en": "Presentation", "zh": "演示模式"},
+    "copy_link": {"en": "Copy link", "zh": "复制链接"},
+    "copied": {"en": "Link copied", "zh": "链接已复制"},
+    "export_html": {"en": "HTML snapshot", "zh": "HTML 快照"},
+    "insight": {"en": "Insight", "zh": "解读"},
+    "memory": {"en": "Memory", "zh": "显存"},
+    "throughput": {"en": "Decode throughput vs batch", "zh": "decode 吞吐 vs 批大小"},
+    "ops_table": {"en": "Ops of one decode step", "zh": "一步 decode 的算子"},
+    "comparison": {"en": "GPU comparison", "zh": "GPU 对比"},
+    "download_csv": {"en": "CSV", "zh": "CSV"},
+    "download_json": {"en": "JSON", "zh": "JSON"},
+    "x_axis": {"en": "Arithmetic intensity (FLOP/byte)", "zh": "算术强度（FLOP/字节）"},
+    "y_axis": {"en": "Attainable performance", "zh": "可达性能"},
+    "batch_axis": {"en": "Batch size", "zh": "批大小"},
+    "tokens_axis": {"en": "tokens/s (bound)", "zh": "tokens/s（上限）"},
+    "bytes_axis": {"en": "bytes", "zh": "字节"},
+    "weights": {"en": "weights", "zh": "权重"},
+    "kv_cache": {"en": "KV cache", "zh": "KV cache"},
+    "activations": {"en": "activations", "zh": "激活"},
+    "capacity": {"en": "capacity", "zh": "容量"},
+    "max_batch": {"en": "max batch {n}", "zh": "最大批 {n}"},
+    "does_not_fit": {"en": "does not fit", "zh": "放不下"},
+    "tensor_roof": {"en": "tensor roof", "zh": "张量算力上限"},
+    "vector_roof": {"en": "vector roof", "zh": "向量算力上限"},
+    "memory_roof": {"en": "memory", "zh": "带宽"},
+    "ridge": {"en": "ridge {v}", "zh": "脊点 {v}"},
+    "decode": {"en": "decode", "zh": "decode"},
+    "prefill": {"en": "prefill", "zh": "prefill"},
+    "attention_decode": {"en": "decode attention", "zh": "decode 注意力"},
+    "trajectory": {"en": "decode, B = 1 … max batch", "zh": "decode，B = 1 … 最大批"},
+    "col_op": {"en": "op", "zh": "算子"},
+    "col_unit": {"en": "unit", "zh": "单元"},
+    "col_flops": {"en": "FLOPs", "zh": "FLOPs"},
+    "col_bytes": {"en": "bytes", "zh": "字节"},
+    "col_intensity": {"en": "FLOP/byte", "zh": "FLOP/字节"},
+    "col_bound": {"en": "bound", "zh": "受限于"},
+    "col_time": {"en": "time (µs)", "zh": "时间（µs）"},
+    "col_share": {"en": "share of step", "zh": "占比"},
+    "col_gpu": {"en": "accelerator", "zh": "加速器"},
+    "col_decode": {"en": "decode tokens/s", "zh": "decode tokens/s"},
+    "col_ttft": {"en": "prefill (TTFT bound)", "zh": "prefill（首 token 下限）"},
+    "col_maxb": {"en": "max batch", "zh": "最大批"},
+    "memory_bound": {"en": "memory-bound", "zh": "带宽受限"},
+    "compute_bound": {"en": "compute-bound", "zh": "算力受限"},
+    "notice_ignored": {"en": "Ignored URL parameter {name}={value}: {why}", "zh": "已忽略 URL 参数 {name}={value}：{why}"},
+    "no_hardware": {"en": "Select at least one accelerator.", "zh": "请至少选择一个加速器。"},
+    "hover": {
+        "en": "<b>{label}</b> on {hw}<br>FLOPs {flops}<br>bytes {bytes}<br>intensity {intensity} FLOP/byte<br>"
+              "{bound}<br>time {time}<br>{tokens}",
+        "zh": "<b>{label}</b> · {hw}<br>FLOPs {flops}<br>字节 {bytes}<br>算术强度 {intensity} FLOP/字节<br>"
+              "{bound}<br>时间 {time}<br>{tokens}"},
+    "tokens_per_s": {"en": "{v} tokens/s", "zh": "{v} tokens/s"},
+    "insight_decode": {
+        "en": "Decode on {hw} is {bound}: each step reads {bytes} ({weights} of weights, {kv} of KV cache) "
+              "in at least {time}, so at most ~{tps} tokens/s.",
+        "zh": "{hw} 上的 decode {bound}：每一步要读 {bytes}（权重 {weights}，KV cache {kv}），至少 {time}，"
+              "所以最多约 {tps} tokens/s。"},
+    "insight_wall": {
+        "en": "Batching raises intensity toward ~{limit} FLOP/byte, but the KV cache fills the {cap} at batch ~{maxb}, "
+              "{where} the ridge ({ridge}).",
+        "zh": "加大批能把算术强度推向约 {limit} FLOP/字节，但 KV cache 在批约 {maxb} 时就占满 {cap}，{where}脊点（{ridge}）。"},
+    "insight_nofit": {
+        "en": "The weights alone ({weights}) do not fit in its {cap}.",
+        "zh": "仅权重（{weights}）就放不进它的 {cap}。"},
+    "far_left": {"en": "far left of", "zh": "远在其左侧的"},
+    "left_of": {"en": "left of", "zh": "仍在左侧的"},
+    "right_of": {"en": "right of", "zh": "已越过"},
+    "insight_prefill": {
+        "en": "Prefill of {tokens} prompt tokens is {bound} at {intensity} FLOP/byte: at least {time} to the first token.",
+        "zh": "{tokens} 个提示 token 的 prefill {bound}，算术强度 {intensity} FLOP/字节：首 token 至少 {time}。"},
+    "insight_compare": {
+        "en": "{hw2} decodes {ratio}x as fast as {hw1}: decode follows memory bandwidth, not FLOP/s.",
+        "zh": "{hw2} 的 decode 速度是 {hw1} 的 {ratio} 倍：decode 跟的是带宽，不是算力。"},
+    "bound_memory": {"en": "memory-bound", "zh": "受带宽限制"},
+    "bound_compute": {"en": "compute-bound", "zh": "受算力限制"},
+}
+
+
+def t(key: str, lang: str, **values: object) -> str:
+    entry = STRINGS[key]
+    text = entry.get(lang) or entry["en"]
+    return text.format(**values) if values else text

@@ -1,0 +1,158 @@
+"""The page, built per request from the URL's query string (so a link opens the exact view
+in one round trip). Element ids are stable: tests and wiki links use them."""
+
+from __future__ import annotations
+
+import math
+
+from dash import dash_table, dcc, html
+
+from engine.hardware import catalogue
+from engine.model_catalog import get_model, model_ids
+
+from .i18n import t
+from .url_state import KV_PRECISIONS, PRECISIONS, View
+
+BATCH_SLIDER = (0, 10)       # log2: 1 .. 1024
+CONTEXT_SLIDER = (7, 20)     # log2: 128 .. 1,048,576
+PRECISION_LABELS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8", "int4": "int4 weight-only (W4A16)",
+                    "fp4": "fp4"}
+
+
+def _pow2_marks(low: int, high: int) -> dict:
+    """Labels on every other power of two (the slider still steps by doubling)."""
+    def label(n: int) -> str:
+        v = 2 ** n
+        return f"{v // 1048576}M" if v >= 1048576 else (f"{v // 1024}K" if v >= 1024 else str(v))
+    return {n: label(n) for n in range(low, high + 1) if (n - low) % 2 == 0 or n == high}
+
+
+def kv_slider_props(divisors: list[int], value: int) -> dict:
+    """The KV-heads slider indexes the divisors of the query heads (MQA ... MHA)."""
+    index = divisors.index(value) if value in divisors else len(divisors) - 1
+    return {"min": 0, "max": len(divisors) - 1, "marks": {i: str(d) for i, d in enumerate(divisors)}, "value": index}
+
+
+def _field(label: str, *children, cls: str = "field") -> html.Div:
+    return html.Div([html.Label(label, className="field-label"), *children], className=cls)
+
+
+def _log_slider(slider_id: str, input_id: str, value: int, span: tuple[int, int], input_max: int) -> html.Div:
+    return html.Div([
+        html.Div(dcc.Slider(id=slider_id, min=span[0], max=span[1], step=1, value=min(max(math.log2(value), span[0]), span[1]),
+                            marks=_pow2_marks(*span), updatemode="drag", included=True), className="slider"),
+        dcc.Input(id=input_id, type="number", min=1, max=input_max, step=1, value=value, debounce=True,
+                  className="number-input"),
+    ], className="slider-row")
+
+
+def controls(view: View) -> html.Div:
+    lang = view.lang
+    model = get_model(view.model)
+    divisors = model.allowed_kv_heads()
+    kv = kv_slider_props(divisors, view.kv_heads or model.num_kv_heads)
+    hw_options = [{"label": a.name, "value": a.id} for a in catalogue().values()]
+    model_options = [{"label": mid, "value": mid} for mid in model_ids()] + [{"label": t("custom", lang), "value": "custom"}]
+    return html.Div([
+        _field(t("hardware", lang), dcc.Dropdown(id="hardware", options=hw_options, value=list(view.hardware),
+                                                 multi=True, clearable=False)),
+        _field(t("model", lang), dcc.Dropdown(id="model", options=model_options, value=view.model, clearable=False),
+               html.Div([
+                   html.P(t("custom_help", lang), className="help"),
+                   dcc.Textarea(id="custom-config", className="custom-config", placeholder='{"model_type": "llama", ...}'),
+                   dcc.Upload(id="custom-upload", children=html.Div("config.json ⇪"), max_size=256 * 1024,
+                              accept=".json,application/json", className="upload"),
+                   html.Button(t("custom_apply", lang), id="custom-apply", n_clicks=0, className="button"),
+                   html.Div(id="custom-error", className="error", role="alert"),
+               ], id="custom-panel", className="custom-panel", hidden=view.model != "custom")),
+        _field(t("batch", lang), _log_slider("batch-size", "batch-size-input", view.batch, BATCH_SLIDER, 65536)),
+        _field(t("context", lang), _log_slider("context-length", "context-length-input", view.context,
+                                               CONTEXT_SLIDER, 1 << 20)),
+        _field(t("kv_heads", lang), html.Div(dcc.Slider(id="kv-heads", step=None, updatemode="drag", **kv),
+                                             className="slider")),
+        html.Div([
+            _field(t("precision", lang), dcc.Dropdown(
+                id="precision", options=[{"label": PRECISION_LABELS[p], "value": p} for p in PRECISIONS],
+                value=view.precision, clearable=False)),
+            _field(t("kv_precision", lang), dcc.Dropdown(
+                id="kv-precision", options=[{"label": p, "value": p} for p in KV_PRECISIONS],
+                value=view.kv_precision, clearable=False)),
+        ], className="field-pair"),
+        html.Div([
+            dcc.Checklist(id="flash-attention", options=[{"label": t("flash", lang), "value": "on"}],
+                          value=["on"] if view.flash_attention else [], className="toggle"),
+            dcc.Checklist(id="theme", options=[{"label": t("theme_dark", lang), "value": "dark"}],
+                          value=["dark"] if view.theme == "dark" else [], className="toggle"),
+            dcc.Checklist(id="present", options=[{"label": t("present", lang), "value": "on"}],
+                          value=["on"] if view.present else [], className="toggle"),
+            dcc.RadioItems(id="lang", options=[{"label": "EN", "value": "en"}, {"label": "中文", "value": "zh"}],
+                           value=lang, className="toggle", inline=True),
+        ], className="toggles"),
+    ], className="controls", id="controls")
+
+
+def _panel(title: str, *children, panel_id: str) -> html.Section:
+    return html.Section([html.H2(title), *children], className="panel", id=panel_id)
+
+
+def page(view: View) -> html.Div:
+    lang = view.lang
+    notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=w)) for n, v, w in view.notices]
+    classes = " ".join(c for c in ("app", f"theme-{view.theme}", "embed" if view.embed else "",
+                                   "present" if view.present else "") if c)
+    graph_config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": "roofline", "scale": 2},
+                    "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+    return html.Div([
+        dcc.Store(id="view-flags", data={"lang": lang, "embed": view.embed}),
+        dcc.Store(id="custom-model", data=None),
+        dcc.Store(id="url-sync"),
+        html.Header([
+            html.H1(t("title", lang)),
+            html.Div([
+                html.Button(t("copy_link", lang), id="copy-link", n_clicks=0, className="button"),
+                html.Span(id="copy-status", className="copy-status", **{"aria-live": "polite"}),
+                html.Button("PNG", id="export-png", n_clicks=0, className="button"),
+                html.Button("SVG", id="export-svg", n_clicks=0, className="button"),
+                html.Button(t("export_html", lang), id="export-html", n_clicks=0, className="button"),
+                dcc.Download(id="download-html"),
+            ], className="actions"),
+        ], className="header"),
+        html.Ul(notices, id="notices", className="notices", hidden=not notices, role="status"),
+        html.Main([
+            controls(view),
+            html.Div(dcc.Graph(id="roofline-graph", config=graph_config, className="roofline-graph"),
+                     className="figure"),
+            html.Aside([
+                _panel(t("insight", lang), html.Div(id="insight", className="insight"), panel_id="insight-panel"),
+                _panel(t("memory", lang), dcc.Graph(id="memory-graph", config={"displaylogo": False}),
+                       panel_id="memory-panel"),
+                _panel(t("comparison", lang), dash_table.DataTable(
+                    id="comparison-table", columns=[{"name": t(f"col_{k}", lang), "id": k}
+                                                    for k in ("gpu", "decode", "ttft", "maxb")],
+                    style_as_list_view=True, cell_selectable=False,
+                    style_cell={"whiteSpace": "normal", "height": "auto", "textAlign": "right"},
+                    style_header={"fontWeight": "600"}), panel_id="comparison-panel"),
+            ], className="side", id="side-panels"),
+        ], className="main"),
+        html.Div([
+            _panel(t("throughput", lang), dcc.Graph(id="throughput-graph", config={"displaylogo": False}),
+                   panel_id="throughput-panel"),
+            _panel(t("ops_table", lang), html.Div(id="ops-title", className="help"), dash_table.DataTable(
+                id="ops-table", sort_action="native", export_format="csv", export_headers="names",
+                columns=[{"name": t("col_op", lang), "id": "op"}, {"name": t("col_unit", lang), "id": "unit"},
+                         {"name": t("col_flops", lang), "id": "flops", "type": "numeric",
+                          "format": {"specifier": ".3s"}},
+                         {"name": t("col_bytes", lang), "id": "bytes", "type": "numeric",
+                          "format": {"specifier": ".3s"}},
+                         {"name": t("col_intensity", lang), "id": "intensity", "type": "numeric",
+                          "format": {"specifier": ".3g"}},
+                         {"name": t("col_bound", lang), "id": "bound"},
+                         {"name": t("col_time", lang), "id": "time_us", "type": "numeric",
+                          "format": {"specifier": ".4g"}},
+                         {"name": t("col_share", lang), "id": "share", "type": "numeric",
+                          "format": {"specifier": ".1%"}}],
+                style_as_list_view=True, cell_selectable=False),
+                html.Button(t("download_json", lang), id="ops-json", n_clicks=0, className="button"),
+                dcc.Download(id="download-ops"), panel_id="ops-panel"),
+        ], className="below", id="below-panels"),
+    ], className=classes, id="app-root", lang="zh-CN" if lang == "zh" else "en")

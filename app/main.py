@@ -1,0 +1,78 @@
+"""The one ASGI application: API under /api/v1, /healthz, and the Dash dashboard at /."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
+
+import engine
+from engine.errors import EngineInputError, UnknownIdError
+
+from .api.routes import health_router, router
+from .config import Settings, get_settings
+from .middleware import BodySizeLimit, SecurityHeaders
+
+
+def _field(loc: tuple) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path")]
+    return ".".join(parts) or "body"
+
+
+async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    errors = []
+    for err in exc.errors():
+        message = err["msg"]
+        if err.get("type") == "literal_error" and "expected" in err.get("ctx", {}):
+            message = f"must be one of {err['ctx']['expected']}"
+        errors.append({"field": _field(tuple(err["loc"])), "message": message})
+    detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
+    return JSONResponse({"detail": detail, "errors": errors}, status_code=422)
+
+
+async def _engine_error(_: Request, exc: EngineInputError) -> JSONResponse:
+    if isinstance(exc, UnknownIdError):
+        return JSONResponse({"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}],
+                             "known_ids": exc.known}, status_code=404)
+    return JSONResponse({"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}]},
+                        status_code=422)
+
+
+def create_app(settings: Settings | None = None, with_dashboard: bool = True) -> FastAPI:
+    settings = settings or get_settings()
+    api = FastAPI(
+        title="llm-roofline API",
+        version=engine.__version__,
+        description="LLM inference on the roofline. Every number is in SI base units: FLOP, bytes, seconds, "
+                    "FLOP/s, bytes/s. Limits: batch 1..65536, context 1..16777216, 1..16 accelerators, "
+                    f"request bodies up to {settings.max_body_bytes} bytes.",
+        root_path=settings.root_path,
+    )
+    api.add_exception_handler(RequestValidationError, _validation_error)
+    api.add_exception_handler(EngineInputError, _engine_error)
+    api.include_router(health_router)
+    api.include_router(router)
+
+    # Unknown paths under /api/ answer JSON 404, never the dashboard's HTML (registered before
+    # the Dash catch-all mount).
+    @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"],
+                   include_in_schema=False)
+    def api_not_found(path: str) -> JSONResponse:
+        return JSONResponse({"detail": f"no API endpoint /api/{path}"}, status_code=404)
+
+    if with_dashboard:
+        from .dashboard.mount import mount_dashboard
+        mount_dashboard(api, settings)
+
+    if settings.cors_origins.strip():
+        api.add_middleware(CORSMiddleware, allow_origins=[o.strip() for o in settings.cors_origins.split(",")],
+                           allow_methods=["GET", "POST"], allow_headers=["content-type"])
+    api.add_middleware(GZipMiddleware, minimum_size=1024)
+    api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
+    api.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    return api
+
+
+app = create_app()
