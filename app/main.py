@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -57,9 +58,14 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
 
     # Unknown paths under /api/ answer JSON 404, never the dashboard's HTML (registered before
     # the Dash catch-all mount).
-    @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"],
+    @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
                    include_in_schema=False)
-    def api_not_found(path: str) -> JSONResponse:
+    def api_not_found(request: Request, path: str) -> JSONResponse:
+        allowed = sorted({m for route in router.routes if isinstance(route, APIRoute)
+                          and route.path_regex.match("/api/" + path) for m in route.methods})
+        if allowed:  # a real endpoint, wrong method
+            return JSONResponse({"detail": f"method {request.method} not allowed on {request.url.path}"},
+                                status_code=405, headers={"allow": ", ".join(allowed)})
         return JSONResponse({"detail": f"no API endpoint /api/{path}"}, status_code=404)
 
     if with_dashboard:

@@ -20,6 +20,8 @@ from .schemas import (AcceleratorOut, AnalysisResponse, AnalyzeRequest, ErrorRes
 router = APIRouter(prefix="/api/v1", tags=["v1"])
 ERRORS = {404: {"model": ErrorResponse, "description": "unknown id"},
           422: {"model": ErrorResponse, "description": "invalid input: the field and what is allowed"}}
+BODY_ERRORS = ERRORS | {400: {"model": ErrorResponse, "description": "body is not valid JSON"},
+                        413: {"model": ErrorResponse, "description": "body larger than the limit (256 KiB)"}}
 
 
 def accelerator_out(acc: Accelerator) -> dict:
@@ -50,13 +52,13 @@ def one_model(model_id: str) -> JSONResponse:
                                            "config": record["config"]})
 
 
-@router.post("/analyze", response_model=AnalysisResponse, responses=ERRORS,
+@router.post("/analyze", response_model=AnalysisResponse, responses=BODY_ERRORS,
              summary="Decode and prefill on the roofline, and the memory budget, per accelerator")
 def analyze(request: AnalyzeRequest) -> JSONResponse:
     return JSONResponse(run_analysis(request.model, request.hardware, request.scenario()))
 
 
-@router.post("/ops", response_model=OpsResponse, responses=ERRORS, summary="Place a single op on the roofline")
+@router.post("/ops", response_model=OpsResponse, responses=BODY_ERRORS, summary="Place a single op on the roofline")
 def place_op(request: OpsRequest) -> JSONResponse:
     spec = request.op
     if spec.kind == "gemm":
@@ -74,7 +76,7 @@ def place_op(request: OpsRequest) -> JSONResponse:
     return JSONResponse({"results": results})
 
 
-@router.post("/sweep", response_model=SweepResponse, responses=ERRORS,
+@router.post("/sweep", response_model=SweepResponse, responses=BODY_ERRORS,
              summary="Decode bound over a list of batch sizes or of context lengths")
 def sweep(request: SweepRequest) -> JSONResponse:
     model = load_model(request.model)
