@@ -72,6 +72,26 @@ def _models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import os
+
+    import uvicorn
+
+    from .config import get_settings
+
+    # Workers are separate processes that build their own app from the environment, so the
+    # command-line choices travel as the same LLM_ROOFLINE_* variables the settings read.
+    overrides = {"HOST": args.host, "PORT": args.port, "WORKERS": args.workers, "ROOT_PATH": args.root_path}
+    for key, value in overrides.items():
+        if value is not None:
+            os.environ[f"LLM_ROOFLINE_{key}"] = str(value)
+    get_settings.cache_clear()
+    settings = get_settings()
+    uvicorn.run("app.main:app", host=settings.host, port=settings.port, workers=settings.workers,
+                log_level=settings.log_level, server_header=False, timeout_graceful_shutdown=10)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="llm-roofline", description="Place LLM inference on the roofline.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -97,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("models", help="list the model presets")
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=_models)
+
+    s = sub.add_parser("serve", help="run the dashboard and API (uvicorn)")
+    s.add_argument("--host", default=None, help="address (default 127.0.0.1, env LLM_ROOFLINE_HOST)")
+    s.add_argument("--port", type=int, default=None, help="port (default 8050, env LLM_ROOFLINE_PORT)")
+    s.add_argument("--workers", type=int, default=None, help="worker processes (default 1)")
+    s.add_argument("--root-path", default=None, help="sub-path behind a reverse proxy, e.g. /roofline")
+    s.set_defaults(func=_serve)
     return parser
 
 

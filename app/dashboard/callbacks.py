@@ -54,29 +54,43 @@ def register(app) -> None:
         query = (search or "").lstrip("?")[:MAX_QUERY_CHARS]
         return page(parse_query(dict(parse_qsl(query, keep_blank_values=True))))
 
-    @app.callback(
-        Output("roofline-graph", "figure"), Output("insight", "children"), Output("memory-graph", "figure"),
-        Output("throughput-graph", "figure"), Output("ops-table", "data"), Output("ops-title", "children"),
-        Output("comparison-table", "data"),
-        *CONTROL_INPUTS, State("view-flags", "data"))
-    def update(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, theme,
-               present, flags):
-        lang = (flags or {}).get("lang", "en")
-        if not hardware:
-            empty = {"data": [], "layout": {}}
-            return empty, t("no_hardware", lang), empty, empty, [], "", []
+    def compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash):
         spec = _model_spec(model_value, custom)
         divisors = load_model(spec).allowed_kv_heads()
         scenario = _scenario(_clamp(batch, 1, 65536, 32), _clamp(context, 1, 1 << 20, 4096), kv_index, precision,
                              kv_precision, flash, divisors)
-        data = dashboard_data(spec, list(hardware), scenario)
+        return dashboard_data(spec, list(hardware), scenario)
+
+    # The roofline has a callback of its own so that it redraws as soon as its numbers are
+    # back, without waiting for the panels (a slider drag is judged by this figure).
+    @app.callback(Output("roofline-graph", "figure"), *CONTROL_INPUTS, State("view-flags", "data"))
+    def update_roofline(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
+                        theme, present, flags):
+        if not hardware:
+            return {"data": [], "layout": {}}
+        data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash)
+        lang = (flags or {}).get("lang", "en")
+        return roofline_figure(data["analysis"]["results"], data["trajectories"], lang,
+                               "dark" if theme else "light", bool(present))
+
+    @app.callback(
+        Output("insight", "children"), Output("memory-graph", "figure"), Output("throughput-graph", "figure"),
+        Output("ops-table", "data"), Output("ops-title", "children"), Output("comparison-table", "data"),
+        *CONTROL_INPUTS, State("view-flags", "data"))
+    def update_panels(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
+                      theme, present, flags):
+        lang = (flags or {}).get("lang", "en")
+        if not hardware:
+            empty = {"data": [], "layout": {}}
+            return t("no_hardware", lang), empty, empty, [], "", []
+        data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash)
         results = data["analysis"]["results"]
-        theme_name = "dark" if theme else "light"
-        is_present = bool(present)
-        insight = [html.P(s) for s in insight_sentences(results, data["trajectory_end"], lang)]
-        return (roofline_figure(results, data["trajectories"], lang, theme_name, is_present), insight,
-                memory_figure(results, lang, theme_name, is_present),
-                throughput_figure(data["throughput"], results, lang, theme_name, is_present),
+        theme_name, is_present = ("dark" if theme else "light"), bool(present)
+        # tokens/s against batch does not depend on the current batch: leave it alone while it drags
+        throughput = no_update if ctx.triggered_id == "batch-size-input" else throughput_figure(
+            data["throughput"], results, lang, theme_name, is_present)
+        return ([html.P(s) for s in insight_sentences(results, data["trajectory_end"], lang)],
+                memory_figure(results, lang, theme_name, is_present), throughput,
                 ops_rows(results[0]), results[0]["hardware_name"], comparison_rows(results))
 
     @app.callback(Output("kv-heads", "min"), Output("kv-heads", "max"), Output("kv-heads", "marks"),

@@ -20,11 +20,12 @@ PRECISION_LABELS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8"
 
 
 def _pow2_marks(low: int, high: int) -> dict:
-    """Labels on every other power of two (the slider still steps by doubling)."""
+    """Labels on every second or third power of two (the slider still steps by doubling)."""
     def label(n: int) -> str:
         v = 2 ** n
         return f"{v // 1048576}M" if v >= 1048576 else (f"{v // 1024}K" if v >= 1024 else str(v))
-    return {n: label(n) for n in range(low, high + 1) if (n - low) % 2 == 0 or n == high}
+    step = 3 if high - low > 10 else 2
+    return {n: label(n) for n in range(low, high + 1) if (n - low) % step == 0}
 
 
 def kv_slider_props(divisors: list[int], value: int) -> dict:
@@ -68,7 +69,7 @@ def controls(view: View) -> html.Div:
         _field(t("batch", lang), _log_slider("batch-size", "batch-size-input", view.batch, BATCH_SLIDER, 65536)),
         _field(t("context", lang), _log_slider("context-length", "context-length-input", view.context,
                                                CONTEXT_SLIDER, 1 << 20)),
-        _field(t("kv_heads", lang), html.Div(dcc.Slider(id="kv-heads", step=None, updatemode="drag", **kv),
+        _field(t("kv_heads", lang), html.Div(dcc.Slider(id="kv-heads", step=1, updatemode="drag", **kv),
                                              className="slider")),
         html.Div([
             _field(t("precision", lang), dcc.Dropdown(

@@ -1,0 +1,103 @@
+"""End-to-end: the dashboard in Debian's Chromium against a live server."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from engine.analysis import Scenario, analyze_one
+from engine.hardware import get_accelerator
+from engine.model_catalog import get_model
+
+from .helpers import decode_x, traces, wait_for_decode_x_change, wait_for_figure
+
+
+def engine_decode_intensity(hw="h100-sxm5", model="llama-3-8b", **scenario) -> float:
+    return analyze_one(get_model(model), get_accelerator(hw), Scenario(**scenario))["decode"]["intensity"]
+
+
+def test_default_view(page: Page, base_url):
+    page.goto(base_url + "/")
+    wait_for_figure(page)
+    uids = set(traces(page))
+    for hw in ("h100-sxm5", "h200-sxm", "rtx-4090"):
+        assert {f"roof|{hw}|memory", f"roof|{hw}|tensor", f"roof|{hw}|vector", f"point|{hw}|decode",
+                f"point|{hw}|prefill", f"point|{hw}|attention_decode", f"trajectory|{hw}",
+                f"point|{hw}|residual_add", f"point|{hw}|activation"} <= uids
+    assert decode_x(page, "h100-sxm5") == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096))
+    expect(page.locator("#insight")).to_contain_text("memory-bound")
+    expect(page.locator("#notices")).to_be_hidden()
+
+
+def test_batch_slider_moves_decode_point(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096")
+    wait_for_figure(page)
+    before = decode_x(page, "h100-sxm5")
+    page.locator("#batch-size .dash-slider-thumb").focus()
+    page.keyboard.press("ArrowRight")
+    after = wait_for_decode_x_change(page, "h100-sxm5", before)
+    assert after == pytest.approx(engine_decode_intensity(batch_size=64, context_length=4096))
+    assert after > before
+    expect(page.locator("#batch-size-input")).to_have_value("64")
+    page.wait_for_function("() => location.search.includes('batch=64')")
+
+
+def test_kv_heads_and_precision_move_decode_point(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&kv=8")
+    wait_for_figure(page)
+    before = decode_x(page, "h100-sxm5")
+    page.locator("#kv-heads .dash-slider-thumb").focus()
+    page.keyboard.press("ArrowLeft")  # 8 -> 4 KV heads
+    x = wait_for_decode_x_change(page, "h100-sxm5", before)
+    assert x == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096, num_kv_heads=4))
+    page.wait_for_function("() => location.search.includes('kv=4')")
+    page.locator("#precision").click()
+    page.get_by_role("option", name="int4 weight-only (W4A16)").click()
+    y = wait_for_decode_x_change(page, "h100-sxm5", x)
+    assert y == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096, num_kv_heads=4,
+                                                      weight_dtype="int4"))
+    page.wait_for_function("() => location.search.includes('prec=int4')")
+
+
+def test_url_reproduces_view(page: Page, base_url):
+    page.goto(base_url + "/?hw=rtx-4090,l40s&model=qwen2.5-7b-instruct&batch=64&ctx=8192&kv=4&prec=fp8&kvprec=fp8&fa=0")
+    wait_for_figure(page)
+    uids = set(traces(page))
+    assert "point|rtx-4090|decode" in uids and "point|l40s|decode" in uids and "point|h100-sxm5|decode" not in uids
+    expected = engine_decode_intensity("rtx-4090", "qwen2.5-7b-instruct", batch_size=64, context_length=8192,
+                                       num_kv_heads=4, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8",
+                                       flash_attention=False)
+    assert decode_x(page, "rtx-4090") == pytest.approx(expected)
+    expect(page.locator("#batch-size-input")).to_have_value("64")
+    expect(page.locator("#context-length-input")).to_have_value("8192")
+    assert "point|rtx-4090|attention_softmax" in uids  # FlashAttention off: scores go through memory
+
+
+def test_embed_hides_side_panels(page: Page, base_url):
+    page.set_viewport_size({"width": 800, "height": 500})
+    page.goto(base_url + "/?embed=1&hw=h100-sxm5")
+    wait_for_figure(page)
+    expect(page.locator("#roofline-graph")).to_be_visible()
+    expect(page.locator("#side-panels")).to_be_hidden()
+    expect(page.locator("#below-panels")).to_be_hidden()
+    page.wait_for_function("() => location.search.includes('embed=1')")
+
+
+def test_chinese_labels(page: Page, base_url):
+    page.goto(base_url + "/?lang=zh")
+    wait_for_figure(page)
+    expect(page.locator("#controls")).to_contain_text("加速器")
+    expect(page.locator("#insight")).to_contain_text("带宽")
+    assert "算术强度" in page.locator("#roofline-graph .xtitle").text_content()
+
+
+def test_hostile_parameter_shows_notice(page: Page, base_url):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(base_url + "/?batch=%3Cscript%3Ealert(1)%3C/script%3E&hw=h100-sxm5,../../etc/passwd&model=x&evil=1")
+    wait_for_figure(page)
+    notices = page.locator("#notices")
+    expect(notices).to_be_visible()
+    expect(notices).to_contain_text("batch=<script>alert(1)</script>")
+    expect(notices).to_contain_text("unknown accelerator")
+    expect(notices).to_contain_text("evil")
+    assert "point|h100-sxm5|decode" in traces(page)
+    assert not dialogs
