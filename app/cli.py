@@ -24,24 +24,38 @@ def _analyze(args: argparse.Namespace) -> int:
     spec = _model_spec(args.model)
     scenario = Scenario(batch_size=args.batch, context_length=args.context, num_kv_heads=args.kv_heads,
                         weight_dtype=args.weight_dtype, kv_dtype=args.kv_dtype, compute_dtype=args.compute_dtype,
-                        flash_attention=args.flash_attention, causal=not args.full_square)
+                        flash_attention=args.flash_attention, causal=not args.full_square,
+                        tensor_parallel=args.tp, kv_block_size=args.kv_block_size,
+                        shared_prefix_length=args.shared_prefix)
     result = run_analysis(spec, args.hardware, scenario)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
     m = result["model"]
-    print(f"{m['id']}: {m['num_params'] / 1e9:.2f}B params, {m['num_layers']} layers, "
-          f"{m['num_heads']} heads / {m['num_kv_heads']} KV heads; batch {args.batch}, context {args.context}")
+    active = f" ({m['num_active_params'] / 1e9:.2f}B active)" if m["moe"] else ""
+    tp = f", TP {args.tp} (numbers per GPU)" if args.tp > 1 else ""
+    print(f"{m['id']}: {m['num_params'] / 1e9:.2f}B params{active}, {m['num_layers']} layers, "
+          f"{m['num_heads']} heads / {m['num_kv_heads']} KV heads; batch {args.batch}, context {args.context}{tp}")
+    if args.layers:
+        print(f"{'layers':<10}{'attention':<16}{'KV values/token':>16}  {'mlp':<20}")
+        for g in m["layer_groups"]:
+            span = str(g["first"]) if g["count"] == 1 else f"{g['first']}-{g['last']}"
+            att = g["attention"] + (f" w={g['window']}" if g["window"] else "")
+            mlp = g["mlp"] + (f" {g['experts_per_token']}/{g['num_experts']}" if g["mlp"] == "moe" else "")
+            print(f"{span:<10}{att:<16}{g['kv_values_per_token']:>16}  {mlp:<20}")
     header = f"{'accelerator':<16}{'ridge':>7}  {'decode step':>11} {'tok/s':>9} {'I':>7} {'bound':>8}  " \
-             f"{'prefill':>9} {'bound':>8}  {'memory':>9} {'fits':>5} {'max B':>6}"
+             f"{'prefill':>9} {'bound':>8}  {'memory':>9} {'fits':>5} {'max B':>6} {'min TP':>6}"
     print(header)
     for r in result["results"]:
         d, p, mem = r["decode"], r["prefill"], r["memory"]
         print(f"{r['hardware_id']:<16}{r['ridge_point']:>7.0f}  {duration(d['time_s']):>11} "
               f"{grouped(d['tokens_per_s']):>9} {d['intensity']:>7.1f} {d['bound']:>8}  "
               f"{duration(p['time_s']):>9} {p['bound']:>8}  {si(mem['total_bytes'], 'B'):>9} "
-              f"{'yes' if mem['fits'] else 'NO':>5} {mem['max_batch_size']:>6}")
+              f"{'yes' if mem['fits'] else 'NO':>5} {mem['max_batch_size']:>6} {mem['min_tensor_parallel'] or '>8':>6}")
+        if args.tp > 1:
+            print(f"{'':<16}  all-reduce {duration(d['communication_time_s'])} per step on {r['link']['name']}; "
+                  f"{duration(d['time_with_overlap_s'])} if fully overlapped")
     return 0
 
 
@@ -107,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--compute-dtype", default="bf16", choices=DTYPES)
     a.add_argument("--no-flash-attention", dest="flash_attention", action="store_false")
     a.add_argument("--full-square", action="store_true", help="count prefill attention without the causal mask")
+    a.add_argument("--tp", type=int, default=1, choices=(1, 2, 4, 8), help="tensor-parallel degree")
+    a.add_argument("--kv-block-size", type=int, default=16, help="paged KV block size in tokens")
+    a.add_argument("--shared-prefix", type=int, default=0, help="prefix tokens shared by the whole batch")
+    a.add_argument("--layers", action="store_true", help="print the per-layer breakdown (window / MLA / MoE)")
     a.add_argument("--json", action="store_true", help="the analysis as JSON (SI units)")
     a.set_defaults(func=_analyze)
 

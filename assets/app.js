@@ -21,7 +21,7 @@
 
       // Mirror every control in the query string with replaceState: dragging must not
       // flood the history, and the URL is always a link to the exact view.
-      syncUrl: function (hw, model, batch, ctx, kvIndex, kvMarks, prec, kvprec, fa, theme, present, flags) {
+      syncUrl: function (hw, model, batch, ctx, kvIndex, kvMarks, prec, kvprec, fa, tp, theme, present, flags) {
         const q = new URLSearchParams();
         if (hw && hw.length) q.set("hw", hw.join(","));
         if (model && model !== "custom") q.set("model", model);
@@ -32,6 +32,7 @@
         q.set("prec", prec);
         q.set("kvprec", kvprec);
         q.set("fa", fa && fa.length ? "1" : "0");
+        q.set("tp", String(tp || 1));
         q.set("lang", (flags && flags.lang) || "en");
         q.set("theme", theme && theme.length ? "dark" : "light");
         if (flags && flags.embed) q.set("embed", "1");

@@ -1,7 +1,9 @@
 """One scenario, many accelerators: decode and prefill on the roofline plus the memory budget.
 
 The result has one shape everywhere (CLI --json, HTTP API, dashboard):
-{"model": {...}, "results": [{"hardware_id", "ridge_point", "decode", "prefill", "memory"}, ...]}
+{"model": {...}, "scenario": {...}, "results": [{"hardware_id", "ridge_point", "decode",
+"prefill", "memory", ...}, ...]}. Under tensor parallelism every number is per GPU except
+tokens_per_s, which is the whole group's.
 """
 
 from __future__ import annotations
@@ -11,16 +13,20 @@ from functools import lru_cache
 
 from .errors import EngineInputError
 from .hardware import Accelerator
-from .memory import max_batch_size, memory_budget
+from .memory import TP_DEGREES, max_batch_size, memory_budget, min_tensor_parallel
+from .metrics import ring_allreduce_time_s
 from .model import ModelConfig
 from .ops import Op
 from .precision import DTYPES, check_dtype, dtype_bytes
-from .transformer import Widths, decode_ops, prefill_ops
+from .transformer import Widths, allreduce_messages, decode_ops, prefill_ops
 
 # Documented upper bounds (README "Conventions"): generous, but finite.
 MAX_BATCH = 65536
 MAX_CONTEXT = 16 * 1024 * 1024
-TENSOR_PARALLEL = (1,)
+MAX_BLOCK = 4096
+# Fixed cost of one all-reduce message besides its bytes (launch and ring hops): an
+# assumption of the order NCCL shows for small messages on NVLink (nccl-tests), stated here.
+ALLREDUCE_LATENCY_S = 10e-6
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,8 @@ class Scenario:
     flash_attention: bool = True
     causal: bool = True
     tensor_parallel: int = 1
+    kv_block_size: int = 16
+    shared_prefix_length: int = 0
 
     def __post_init__(self) -> None:
         _check_int("batch_size", self.batch_size, 1, MAX_BATCH)
@@ -43,8 +51,10 @@ class Scenario:
         check_dtype(self.weight_dtype, "weight_dtype")
         check_dtype(self.kv_dtype, "kv_dtype")
         check_dtype(self.compute_dtype, "compute_dtype")
-        if self.tensor_parallel not in TENSOR_PARALLEL:
-            raise EngineInputError("tensor_parallel", f"{self.tensor_parallel!r} is not supported", TENSOR_PARALLEL)
+        if isinstance(self.tensor_parallel, bool) or self.tensor_parallel not in TP_DEGREES:
+            raise EngineInputError("tensor_parallel", f"{self.tensor_parallel!r} is not supported", TP_DEGREES)
+        _check_int("kv_block_size", self.kv_block_size, 1, MAX_BLOCK)
+        _check_int("shared_prefix_length", self.shared_prefix_length, 0, self.context_length)
 
     @property
     def widths(self) -> Widths:
@@ -63,38 +73,52 @@ def resolve_model(model: ModelConfig, scenario: Scenario) -> ModelConfig:
 
 @lru_cache(maxsize=512)
 def phase_ops(model: ModelConfig, scenario: Scenario) -> tuple[tuple[Op, ...], tuple[Op, ...]]:
-    """(decode ops, prefill ops) — hardware independent, so computed once per scenario."""
+    """(decode ops, prefill ops) of one GPU's shard — hardware independent, so computed once."""
+    shard = model.shard(scenario.tensor_parallel)
     w = scenario.widths
-    decode = decode_ops(model, scenario.batch_size, scenario.context_length, w, scenario.flash_attention)
-    prefill = prefill_ops(model, scenario.batch_size, scenario.context_length, w, scenario.flash_attention,
+    decode = decode_ops(shard, scenario.batch_size, scenario.context_length, w, scenario.flash_attention)
+    prefill = prefill_ops(shard, scenario.batch_size, scenario.context_length, w, scenario.flash_attention,
                           scenario.causal)
     return tuple(decode), tuple(prefill)
 
 
 @dataclass(frozen=True)
 class Roofs:
-    """The three numbers an op needs from an accelerator, resolved for a compute dtype."""
+    """What an op needs from an accelerator, resolved for a compute dtype."""
 
     tensor_dtype: str
     tensor_flops_per_s: float
     vector_unit: str
     vector_flops_per_s: float
     bandwidth_bytes_per_s: float
+    link: tuple[str, float] | None
     by_unit: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, hw: Accelerator, compute_dtype: str) -> "Roofs":
         tensor_dtype, tensor = hw.tensor_roof(compute_dtype)
         vector_unit, vector = hw.vector_roof()
-        return cls(tensor_dtype, tensor, vector_unit, vector, hw.memory_bandwidth_bytes_per_s,
+        return cls(tensor_dtype, tensor, vector_unit, vector, hw.memory_bandwidth_bytes_per_s, hw.link_bandwidth(),
                    {"tensor": tensor, "vector": vector})
 
 
-def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int) -> dict:
-    """Place each op under its unit's roof; the phase runs its ops back to back."""
+def communication_time_s(model: ModelConfig, tokens, roofs: Roofs, hardware_id: str, n: int):
+    """All-reduce time of one pass under TP degree n (ring formula, seed 000 多卡)."""
+    if n == 1:
+        return 0.0
+    if roofs.link is None:
+        raise EngineInputError("tensor_parallel", f"{hardware_id} lists no GPU-to-GPU link bandwidth", [1])
+    count, size = allreduce_messages(model, tokens)
+    return count * ring_allreduce_time_s(size, roofs.link[1], n, ALLREDUCE_LATENCY_S)
+
+
+def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication_s: float = 0.0) -> dict:
+    """Place each op under its unit's roof; the phase runs its ops back to back. TP
+    all-reduces sit on the critical path (their result is needed at once, seed 000 多卡), so
+    `time_s` adds them; `time_with_overlap_s` is the bound if they were fully hidden."""
     bw = roofs.bandwidth_bytes_per_s
     rows = []
-    flops = byts = time_s = memory_time = 0.0
+    flops = byts = ops_time = memory_bound_time = compute_time = memory_time = 0.0
     for op in ops:
         compute_t = op.flops / roofs.by_unit[op.unit]
         memory_t = op.bytes / bw
@@ -104,37 +128,48 @@ def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int) -> dict:
                      "intensity": op.flops / op.bytes if op.bytes else 0.0, "time_s": t, "bound": op_bound})
         flops += op.flops
         byts += op.bytes
-        time_s += t
+        ops_time += t
+        compute_time += compute_t
+        memory_time += memory_t
         if op_bound == "memory":
-            memory_time += t
+            memory_bound_time += t
+    time_s = ops_time + communication_s
     return {
         "flops": flops, "bytes": byts, "intensity": flops / byts, "time_s": time_s,
         # the regime that holds most of the phase's time
-        "bound": "memory" if memory_time >= time_s - memory_time else "compute",
-        "attainable_flops_per_s": flops / time_s, "tokens_per_s": tokens / time_s, "ops": rows,
+        "bound": "memory" if memory_bound_time >= ops_time - memory_bound_time else "compute",
+        "attainable_flops_per_s": flops / time_s, "tokens_per_s": tokens / time_s,
+        "compute_time_s": compute_time, "memory_time_s": memory_time, "communication_time_s": communication_s,
+        "time_with_overlap_s": max(ops_time, communication_s), "ops": rows,
     }
 
 
 def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict:
     model = resolve_model(model, scenario)
+    n = scenario.tensor_parallel
+    shard = model.shard(n)
     decode, prefill = phase_ops(model, scenario)
     roofs = Roofs.of(hw, scenario.compute_dtype)
     w = scenario.widths
     b, t = scenario.batch_size, scenario.context_length
-    memory = memory_budget(model, b, t, hw.memory_bytes, w.weight, w.kv)
-    memory["max_batch_size"] = max_batch_size(model, t, hw.memory_bytes, w.weight, w.kv)
+    block, prefix = scenario.kv_block_size, scenario.shared_prefix_length
+    memory = memory_budget(shard, b, t, hw.memory_bytes, w.weight, w.kv, block, prefix)
+    memory["max_batch_size"] = max_batch_size(shard, t, hw.memory_bytes, w.weight, w.kv, block, prefix)
+    memory["min_tensor_parallel"] = min_tensor_parallel(model, t, hw.memory_bytes, w.weight, w.kv, block)
     return {
         "hardware_id": hw.id,
         "hardware_name": hw.name,
+        "tensor_parallel": n,
         "tensor_dtype": roofs.tensor_dtype,
         "tensor_flops_per_s": roofs.tensor_flops_per_s,
         "vector_unit": roofs.vector_unit,
         "vector_flops_per_s": roofs.vector_flops_per_s,
         "memory_bandwidth_bytes_per_s": roofs.bandwidth_bytes_per_s,
+        "link": None if roofs.link is None else {"name": roofs.link[0], "bytes_per_s_per_direction": roofs.link[1]},
         "ridge_point": roofs.tensor_flops_per_s / roofs.bandwidth_bytes_per_s,
         "vector_ridge_point": roofs.vector_flops_per_s / roofs.bandwidth_bytes_per_s,
-        "decode": evaluate_phase(decode, roofs, b),
-        "prefill": evaluate_phase(prefill, roofs, b * t),
+        "decode": evaluate_phase(decode, roofs, b, communication_time_s(model, b, roofs, hw.id, n)),
+        "prefill": evaluate_phase(prefill, roofs, b * t, communication_time_s(model, b * t, roofs, hw.id, n)),
         "memory": memory,
     }
 
@@ -143,6 +178,7 @@ def analyze(model: ModelConfig, hardware: list[Accelerator], scenario: Scenario)
     resolved = resolve_model(model, scenario)
     summary = resolved.summary()
     summary["id"] = model.id
+    summary["layer_groups"] = resolved.layer_breakdown()
     return {
         "model": summary,
         "scenario": scenario_dict(scenario),

@@ -68,6 +68,7 @@ class Accelerator(_Strict):
     l2_bytes: OptionalRate
     interconnect: Annotated[str | None, Field(max_length=200)] = None
     interconnect_bytes_per_s_per_direction: OptionalRate
+    pcie_bytes_per_s_per_direction: OptionalRate
     notes: Annotated[str, Field(max_length=4000)] = ""
     sources: Annotated[list[Source], Field(min_length=1, max_length=20)]
 
@@ -98,6 +99,15 @@ class Accelerator(_Strict):
             if rate:
                 return dtype, rate
         return "tensor-bf16", self.tensor_roof("bf16")[1]
+
+    def link_bandwidth(self) -> tuple[str, float] | None:
+        """(name, bytes/s per direction) of the GPU-to-GPU link tensor parallelism uses: the
+        scale-up interconnect, else PCIe; None when the catalogue lists neither."""
+        if self.interconnect_bytes_per_s_per_direction:
+            return self.interconnect or "interconnect", self.interconnect_bytes_per_s_per_direction
+        if self.pcie_bytes_per_s_per_direction:
+            return "PCIe", self.pcie_bytes_per_s_per_direction
+        return None
 
     @property
     def has_vector_roof(self) -> bool:

@@ -1,9 +1,10 @@
 """Read a Hugging Face `config.json` mapping into a ModelConfig.
 
 Only parses JSON data: never downloads, never imports or executes model code
-(`auto_map`/`trust_remote_code` entries are ignored). Families understood: Llama and Qwen2
-dense decoders. Fields this version cannot model (MoE experts, MLA latents, active sliding
-windows) are refused by name rather than silently ignored.
+(`auto_map`/`trust_remote_code` entries are ignored). Families: Llama, Qwen2, Qwen3,
+Mistral (sliding window), Gemma-2 (alternating local/global), Mixtral and Qwen3-MoE (MoE),
+DeepSeek-V2/V3 (MLA + MoE with shared experts and dense first layers), gpt-oss (MoE with
+alternating sliding/full attention). Anything else is refused with the field named.
 """
 
 from __future__ import annotations
@@ -11,18 +12,10 @@ from __future__ import annotations
 from .errors import EngineInputError
 from .model import AttentionSpec, LayerSpec, MlpSpec, ModelConfig
 
-SUPPORTED_TYPES = ("llama", "qwen2")
-GATED_ACTIVATIONS = {"silu": "silu", "swish": "silu", "gelu": "gelu", "gelu_pytorch_tanh": "gelu",
-                     "gelu_new": "gelu"}
-# field -> why it is refused for now (MoE / MLA / sliding windows come with their own issue)
-UNSUPPORTED_FIELDS = {
-    "num_local_experts": "mixture-of-experts layers",
-    "num_experts": "mixture-of-experts layers",
-    "n_routed_experts": "mixture-of-experts layers",
-    "kv_lora_rank": "multi-head latent attention (MLA)",
-    "q_lora_rank": "multi-head latent attention (MLA)",
-    "layer_types": "per-layer attention types",
-}
+SUPPORTED_TYPES = ("llama", "qwen2", "qwen3", "mistral", "gemma2", "mixtral", "qwen3_moe", "deepseek_v2",
+                   "deepseek_v3", "gpt_oss")
+ACTIVATIONS = {"silu": "silu", "swish": "silu", "gelu": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_new": "gelu"}
+TIED_BY_DEFAULT = {"gemma2"}
 MAX_DIM = 1 << 20       # hidden size, heads, ... sanity bound
 MAX_LAYERS = 1024
 MAX_VOCAB = 1 << 22
@@ -48,6 +41,94 @@ def _bool(cfg: dict, key: str, default: bool) -> bool:
     return value
 
 
+def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | None]:
+    """Per-layer 'full'/'sliding' and the window, from `layer_types` or the family's rule."""
+    window = cfg.get("sliding_window")
+    if window is not None:
+        window = _int(cfg, "sliding_window", high=1 << 26)
+    types = cfg.get("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != n:
+            raise EngineInputError("config.layer_types", f"must be a list of {n} entries")
+        kinds = []
+        for t in types:
+            if t not in ("full_attention", "sliding_attention"):
+                raise EngineInputError("config.layer_types", f"unsupported layer type {t!r}",
+                                       "full_attention, sliding_attention")
+            kinds.append("sliding" if t == "sliding_attention" else "full")
+        if "sliding" in kinds and window is None:
+            raise EngineInputError("config.sliding_window", "sliding layers need a window size")
+        return kinds, window
+    if window is None:
+        return ["full"] * n, None
+    if model_type == "gemma2":  # HF Gemma2: layer_idx % 2 == 0 is local (sliding)
+        return ["sliding" if i % 2 == 0 else "full" for i in range(n)], window
+    if model_type in ("qwen2", "qwen3", "qwen3_moe"):  # a window only when use_sliding_window is on
+        if not _bool(cfg, "use_sliding_window", False):
+            return ["full"] * n, None
+        first = _int(cfg, "max_window_layers", low=0, high=n, default=0)
+        return ["sliding" if i >= first else "full" for i in range(n)], window
+    if model_type in ("mistral", "mixtral", "gpt_oss"):
+        return ["sliding"] * n, window
+    raise EngineInputError("config.sliding_window", f"{model_type} models have no sliding-window attention",
+                           "null, or model_type mistral / gemma2 / gpt_oss")
+
+
+def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, window: int | None) -> AttentionSpec:
+    if model_type in ("deepseek_v2", "deepseek_v3"):
+        return AttentionSpec(
+            num_heads=heads, num_kv_heads=heads, head_dim=_int(cfg, "v_head_dim"), kind="mla",
+            q_lora_rank=_int(cfg, "q_lora_rank", low=0, default=0), kv_lora_rank=_int(cfg, "kv_lora_rank"),
+            qk_nope_head_dim=_int(cfg, "qk_nope_head_dim"), qk_rope_head_dim=_int(cfg, "qk_rope_head_dim"),
+            v_head_dim=_int(cfg, "v_head_dim"))
+    kv_heads = _int(cfg, "num_key_value_heads", default=heads)
+    if heads % kv_heads:
+        raise EngineInputError("config.num_key_value_heads", f"{kv_heads} must divide num_attention_heads ({heads})")
+    if cfg.get("head_dim") is not None:
+        head_dim = _int(cfg, "head_dim")
+    elif hidden % heads == 0:
+        head_dim = hidden // heads
+    else:
+        raise EngineInputError("config.head_dim", f"missing and hidden_size {hidden} is not a multiple of {heads} heads")
+    # Qwen2's q/k/v always carry a bias (no config key); Llama's/gpt-oss's attention_bias covers q, k, v and o.
+    attention_bias = _bool(cfg, "attention_bias", model_type == "gpt_oss")
+    return AttentionSpec(
+        num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim, kind=kind, window=window if kind == "sliding" else None,
+        qkv_bias=model_type == "qwen2" or attention_bias, o_bias=attention_bias and model_type != "qwen2",
+        sinks=model_type == "gpt_oss", qk_norm=model_type in ("qwen3", "qwen3_moe"))
+
+
+def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
+    dense_bias = _bool(cfg, "mlp_bias", False)
+    if model_type in ("mixtral", "gpt_oss"):
+        experts = _int(cfg, "num_local_experts", high=4096)
+        k = _int(cfg, "num_experts_per_tok", high=experts, default=cfg.get("experts_per_token", 2))
+        is_oss = model_type == "gpt_oss"
+        moe = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"), kind="moe", num_experts=experts,
+                      experts_per_token=k, router_bias=is_oss, expert_bias=is_oss)
+        return [moe] * n
+    if model_type == "qwen3_moe":
+        experts = _int(cfg, "num_experts", high=4096)
+        moe = MlpSpec(intermediate_size=_int(cfg, "moe_intermediate_size"), kind="moe", num_experts=experts,
+                      experts_per_token=_int(cfg, "num_experts_per_tok", high=experts))
+        dense = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"))
+        step = _int(cfg, "decoder_sparse_step", default=1)
+        only_dense = set(cfg.get("mlp_only_layers") or [])
+        return [moe if (i not in only_dense and (i + 1) % step == 0) else dense for i in range(n)]
+    if model_type in ("deepseek_v2", "deepseek_v3"):
+        experts = _int(cfg, "n_routed_experts", high=4096)
+        expert_width = _int(cfg, "moe_intermediate_size")
+        moe = MlpSpec(intermediate_size=expert_width, kind="moe", num_experts=experts,
+                      experts_per_token=_int(cfg, "num_experts_per_tok", high=experts),
+                      shared_intermediate_size=_int(cfg, "n_shared_experts", low=0, default=0) * expert_width,
+                      router_bias=cfg.get("topk_method") == "noaux_tc")  # e_score_correction_bias
+        dense = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"))
+        first_dense = _int(cfg, "first_k_dense_replace", low=0, high=n, default=0)
+        freq = _int(cfg, "moe_layer_freq", default=1)
+        return [moe if (i >= first_dense and i % freq == 0) else dense for i in range(n)]
+    return [MlpSpec(intermediate_size=_int(cfg, "intermediate_size"), bias=dense_bias)] * n
+
+
 def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str | None = None) -> ModelConfig:
     if not isinstance(cfg, dict):
         raise EngineInputError("config", "a config.json must be a JSON object")
@@ -55,45 +136,29 @@ def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str
     if model_type not in SUPPORTED_TYPES:
         raise EngineInputError("config.model_type", f"unsupported model_type {model_type!r}",
                                ", ".join(SUPPORTED_TYPES))
-    for key, what in UNSUPPORTED_FIELDS.items():
-        if cfg.get(key):
-            raise EngineInputError(f"config.{key}", f"{what} are not supported yet")
-    window = cfg.get("sliding_window")
-    sliding_on = cfg.get("use_sliding_window", model_type != "qwen2")  # Qwen2 ships a window, disabled
-    if window and sliding_on:
-        raise EngineInputError("config.sliding_window", "sliding-window attention is not supported yet")
+    for key in ("num_local_experts", "num_experts", "n_routed_experts", "kv_lora_rank"):
+        if cfg.get(key) and model_type in ("llama", "qwen2", "qwen3", "mistral", "gemma2"):
+            raise EngineInputError(f"config.{key}", f"not part of a {model_type} model; check model_type")
 
     hidden = _int(cfg, "hidden_size")
-    layers_n = _int(cfg, "num_hidden_layers", high=MAX_LAYERS)
+    n = _int(cfg, "num_hidden_layers", high=MAX_LAYERS)
     heads = _int(cfg, "num_attention_heads")
-    kv_heads = _int(cfg, "num_key_value_heads", default=heads)
-    if heads % kv_heads:
-        raise EngineInputError("config.num_key_value_heads",
-                               f"{kv_heads} must divide num_attention_heads ({heads})")
-    if "head_dim" in cfg and cfg["head_dim"] is not None:
-        head_dim = _int(cfg, "head_dim")
-    elif hidden % heads == 0:
-        head_dim = hidden // heads
-    else:
-        raise EngineInputError("config.head_dim", f"missing and hidden_size {hidden} is not a multiple of {heads} heads")
-    intermediate = _int(cfg, "intermediate_size")
     vocab = _int(cfg, "vocab_size", high=MAX_VOCAB)
-    act = cfg.get("hidden_act", "silu")
-    if act not in GATED_ACTIVATIONS:
-        raise EngineInputError("config.hidden_act", f"unsupported activation {act!r}", ", ".join(GATED_ACTIVATIONS))
-    # Qwen2's q/k/v projections always carry a bias (no config key); Llama's is optional.
-    qkv_bias = True if model_type == "qwen2" else _bool(cfg, "attention_bias", False)
+    act = cfg.get("hidden_activation") or cfg.get("hidden_act") or "silu"
+    if act not in ACTIVATIONS:
+        raise EngineInputError("config.hidden_act", f"unsupported activation {act!r}", ", ".join(ACTIVATIONS))
     max_pos = cfg.get("max_position_embeddings")
     if max_pos is not None:
         max_pos = _int(cfg, "max_position_embeddings", high=1 << 26)
 
-    layer = LayerSpec(
-        attention=AttentionSpec(num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim, qkv_bias=qkv_bias),
-        mlp=MlpSpec(intermediate_size=intermediate, gated=True),
-    )
+    kinds, window = _layer_kinds(cfg, model_type, n)
+    mlps = _mlps(cfg, model_type, n)
+    norms = 4 if model_type == "gemma2" else 2
+    attention_by_kind = {kind: _attention(cfg, model_type, hidden, heads, kind, window) for kind in set(kinds)}
+    layers = tuple(LayerSpec(attention=attention_by_kind[kinds[i]], mlp=mlps[i], norms=norms) for i in range(n))
     return ModelConfig(
-        id=model_id, family=model_type, hidden_size=hidden, vocab_size=vocab,
-        layers=(layer,) * layers_n, tie_word_embeddings=_bool(cfg, "tie_word_embeddings", False),
-        max_position_embeddings=max_pos, activation=GATED_ACTIVATIONS[act],
-        published_params=published_params, hf_config=dict(cfg),
+        id=model_id, family=model_type, hidden_size=hidden, vocab_size=vocab, layers=layers,
+        tie_word_embeddings=_bool(cfg, "tie_word_embeddings", model_type in TIED_BY_DEFAULT),
+        max_position_embeddings=max_pos, activation=ACTIVATIONS[act], published_params=published_params,
+        hf_config=dict(cfg),
     )

@@ -1,14 +1,20 @@
-"""Memory budget of serving B sequences of T tokens: weights + KV cache + activations.
+"""Memory budget of serving B sequences of T tokens: weights + KV cache + activations, per GPU.
 
 KV bytes per token = sum over layers of 2 (K and V) x KV heads x head_dim x bytes per value
-(seed 002 §四: Llama-3-8B 2 x 8 x 128 x 32 x 2 = 131,072 bytes). A sliding-window layer
-keeps at most `window` tokens per sequence. KV is per sequence: nothing is shared across a
-batch (seed 000; prefix sharing is a separate, explicit option).
+(seed 002 §四: Llama-3-8B 2 x 8 x 128 x 32 x 2 = 131,072 bytes); an MLA layer caches one
+latent of kv_lora_rank + qk_rope_head_dim values (DeepSeek-V3: 61 x 576 x 2 = 70,272 bytes).
+A sliding-window layer keeps at most `window` tokens per sequence. KV is per sequence:
+nothing is shared across a batch (seed 000) unless a shared prefix is declared.
+
+Paged KV (vLLM, Kwon et al. 2023): each sequence's KV of each layer is held in blocks of
+`block_size` tokens, so it is rounded up to whole blocks; the rounding is reported as waste.
+Prefix sharing: a prefix of P tokens common to the whole batch is stored once (its whole
+blocks, on full-attention and MLA layers; a windowed layer keeps only recent tokens).
+Decode still reads the prefix once per sequence (conservative; cascade kernels can do better).
 
 Activation workspace convention: the live activations of one decode step of B tokens —
 residual stream, normed input, q/k/v, attention output, the MLP's gate/up outputs (largest
 layer's shapes; buffers are reused layer to layer) — plus fp32 logits of B x vocab.
-It is small next to weights and KV, and it is stated rather than guessed larger.
 """
 
 from __future__ import annotations
@@ -18,25 +24,51 @@ import numpy as np
 from .model import ModelConfig
 from .transformer import STREAM_BYTES, minimum
 
+TP_DEGREES = (1, 2, 4, 8)
+
+
+def round_up(tokens, block_size: int):
+    """Whole blocks: works on ints and numpy arrays alike."""
+    return -(-tokens // block_size) * block_size
+
 
 def kv_bytes_per_token(model: ModelConfig, kv_bytes: float) -> float:
     """KV bytes one token adds over all layers, before window caps."""
     return model.kv_values_per_token * kv_bytes
 
 
-def kv_bytes_per_sequence(model: ModelConfig, context, kv_bytes: float):
-    """KV bytes of one sequence holding `context` tokens (window caps applied per layer)."""
+def kv_bytes_per_sequence(model: ModelConfig, context, kv_bytes: float, block_size: int = 1):
+    """KV bytes of one sequence holding `context` tokens (window caps, whole blocks)."""
     total = 0.0
     for layer, count in model.layer_groups:
         att = layer.attention
         held = context if att.window is None else minimum(context, att.window)
+        if block_size > 1:
+            held = round_up(held, block_size)
         total = total + held * att.kv_values_per_token() * kv_bytes * count
     return total
 
 
+def shared_prefix_bytes(model: ModelConfig, prefix, kv_bytes: float, block_size: int = 1):
+    """KV bytes of a shared prefix that are stored once: its whole blocks on unwindowed layers."""
+    if not np.any(prefix):
+        return 0.0
+    shared_tokens = (prefix // block_size) * block_size
+    return sum(shared_tokens * layer.attention.kv_values_per_token() * kv_bytes * count
+               for layer, count in model.layer_groups if layer.attention.window is None)
+
+
+def kv_cache_bytes(model: ModelConfig, batch, context, kv_bytes: float, block_size: int = 1, prefix=0):
+    per_seq = kv_bytes_per_sequence(model, context, kv_bytes, block_size)
+    shared = shared_prefix_bytes(model, prefix, kv_bytes, block_size)
+    return batch * per_seq - (batch - 1) * shared
+
+
 def activation_bytes_per_sequence(model: ModelConfig) -> float:
     h = model.hidden_size
-    widest = max(2 * h + layer.attention.q_dim + 2 * layer.attention.kv_dim + 2 * layer.mlp.intermediate_size
+    widest = max(2 * h + layer.attention.q_dim + 2 * layer.attention.kv_dim + layer.attention.out_dim
+                 + 2 * max(layer.mlp.intermediate_size * max(layer.mlp.experts_per_token, 1),
+                           layer.mlp.shared_intermediate_size)
                  for layer, _ in model.layer_groups)
     return widest * STREAM_BYTES + model.vocab_size * 4.0
 
@@ -47,22 +79,23 @@ def weights_bytes(model: ModelConfig, weight_bytes: float) -> float:
 
 
 def max_batch_size(model: ModelConfig, context: int, capacity_bytes: float, weight_bytes: float,
-                   kv_bytes: float) -> int:
-    """Largest B with weights + B x (KV + activations per sequence) <= capacity; 0 if the
-    weights alone do not fit."""
-    free = capacity_bytes - weights_bytes(model, weight_bytes)
-    per_seq = kv_bytes_per_sequence(model, context, kv_bytes) + activation_bytes_per_sequence(model)
+                   kv_bytes: float, block_size: int = 1, prefix: int = 0) -> int:
+    """Largest B with weights + KV(B) + B x activations <= capacity; 0 if the weights (and one
+    sequence) do not fit."""
+    shared = shared_prefix_bytes(model, prefix, kv_bytes, block_size)
+    free = capacity_bytes - weights_bytes(model, weight_bytes) - shared
+    per_seq = kv_bytes_per_sequence(model, context, kv_bytes, block_size) - shared + activation_bytes_per_sequence(model)
     return max(0, int(free // per_seq))
 
 
 def max_context_length(model: ModelConfig, batch: int, capacity_bytes: float, weight_bytes: float,
-                       kv_bytes: float, limit: int = 1 << 30) -> int:
+                       kv_bytes: float, limit: int = 1 << 30, block_size: int = 1) -> int:
     """Longest context T at which `batch` sequences fit (0 if none does); binary search
     because windowed layers make KV a piecewise-linear function of T."""
     free = capacity_bytes - weights_bytes(model, weight_bytes) - batch * activation_bytes_per_sequence(model)
 
     def fits(t: int) -> bool:
-        return batch * kv_bytes_per_sequence(model, t, kv_bytes) <= free
+        return batch * kv_bytes_per_sequence(model, t, kv_bytes, block_size) <= free
 
     if not fits(1):
         return 0
@@ -75,10 +108,23 @@ def max_context_length(model: ModelConfig, batch: int, capacity_bytes: float, we
     return lo
 
 
+def min_tensor_parallel(model: ModelConfig, context: int, capacity_bytes: float, weight_bytes: float,
+                        kv_bytes: float, block_size: int = 1) -> int | None:
+    """Smallest TP degree (1, 2, 4, 8) whose per-GPU shard holds its weights and one sequence."""
+    for n in TP_DEGREES:
+        if model.num_heads % n:
+            continue
+        if max_batch_size(model.shard(n), context, capacity_bytes, weight_bytes, kv_bytes, block_size) >= 1:
+            return n
+    return None
+
+
 def memory_budget(model: ModelConfig, batch, context, capacity_bytes: float, weight_bytes: float,
-                  kv_bytes: float) -> dict:
+                  kv_bytes: float, block_size: int = 1, prefix=0) -> dict:
     weights = weights_bytes(model, weight_bytes)
-    kv = batch * kv_bytes_per_sequence(model, context, kv_bytes)
+    kv = kv_cache_bytes(model, batch, context, kv_bytes, block_size, prefix)
+    waste = batch * (kv_bytes_per_sequence(model, context, kv_bytes, block_size)
+                     - kv_bytes_per_sequence(model, context, kv_bytes))
     act = batch * activation_bytes_per_sequence(model)
     total = weights + kv + act
     fits = total <= capacity_bytes
@@ -86,6 +132,8 @@ def memory_budget(model: ModelConfig, batch, context, capacity_bytes: float, wei
         "weights_bytes": weights,
         "kv_bytes_per_token": kv_bytes_per_token(model, kv_bytes),
         "kv_cache_bytes": kv,
+        "kv_block_waste_bytes": waste,
+        "shared_prefix_bytes": shared_prefix_bytes(model, prefix, kv_bytes, block_size),
         "activation_bytes": act,
         "total_bytes": total,
         "capacity_bytes": capacity_bytes,

@@ -1,12 +1,14 @@
 """The transformer a roofline is drawn for: a list of layers, each with its attention and MLP.
 
-Layers are explicit so that models whose layers differ (sliding-window/global alternation,
-dense first layers before MoE, MLA) fit without a rewrite. Math is done once per group of
-identical layers (`layer_groups`), which keeps a full analysis in microseconds.
+Layers are explicit so that models whose layers differ — sliding-window/global alternation
+(Gemma-2, gpt-oss), dense first layers before MoE (DeepSeek-V3), MLA — are described exactly.
+Math is done once per group of identical layers (`layer_groups`), which keeps a full
+analysis in microseconds.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -15,8 +17,12 @@ from .errors import EngineInputError
 
 @dataclass(frozen=True, slots=True)
 class AttentionSpec:
-    """Self-attention of one layer. kind: 'full' or 'sliding' (attends to at most `window`
-    most recent tokens and keeps at most `window` tokens of KV)."""
+    """Self-attention of one layer.
+
+    kind: 'full'; 'sliding' (attends to, and keeps, at most `window` recent tokens);
+    'mla' (DeepSeek-V2/V3 multi-head latent attention: the cache holds one latent of
+    kv_lora_rank + qk_rope_head_dim values per token, shared by all heads).
+    """
 
     num_heads: int
     num_kv_heads: int
@@ -24,46 +30,134 @@ class AttentionSpec:
     kind: str = "full"
     window: int | None = None
     qkv_bias: bool = False
+    o_bias: bool = False
+    sinks: bool = False          # gpt-oss: one learned logit per head
+    qk_norm: bool = False        # Qwen3: RMSNorm on q and k per head
+    # MLA only
+    q_lora_rank: int = 0         # 0: q projected directly from the hidden state
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kind == "mla"
 
     @property
     def q_dim(self) -> int:
+        """Width of the query projection's output."""
+        if self.is_mla:
+            return self.num_heads * (self.qk_nope_head_dim + self.qk_rope_head_dim)
         return self.num_heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
+        """Width of one of K or V over the KV heads (per-head attention)."""
         return self.num_kv_heads * self.head_dim
 
+    @property
+    def out_dim(self) -> int:
+        """Width of the attention output that o_proj reads."""
+        return self.num_heads * (self.v_head_dim if self.is_mla else self.head_dim)
+
     def kv_values_per_token(self) -> int:
-        """Values cached per token in this layer: K and V for every KV head."""
+        """Values cached per token in this layer: K and V of every KV head, or the MLA latent."""
+        if self.is_mla:
+            return self.kv_lora_rank + self.qk_rope_head_dim
         return 2 * self.kv_dim
+
+    def per_head_kv_values_per_token(self) -> int:
+        """What an MLA layer would cache per token with per-head K and V (MHA), for comparison."""
+        if self.is_mla:
+            return self.num_heads * (self.qk_nope_head_dim + self.qk_rope_head_dim + self.v_head_dim)
+        return self.kv_values_per_token()
 
     def params(self, hidden_size: int) -> int:
         h = hidden_size
+        if self.is_mla:
+            qk = self.qk_nope_head_dim + self.qk_rope_head_dim
+            if self.q_lora_rank:
+                q = h * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * self.num_heads * qk
+            else:
+                q = h * self.num_heads * qk
+            kv = (h * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
+                  + self.kv_lora_rank * self.num_heads * (self.qk_nope_head_dim + self.v_head_dim))
+            return q + kv + self.out_dim * h
         weights = h * self.q_dim + 2 * h * self.kv_dim + self.q_dim * h
-        bias = (self.q_dim + 2 * self.kv_dim) if self.qkv_bias else 0
-        return weights + bias
+        extra = (self.q_dim + 2 * self.kv_dim) if self.qkv_bias else 0
+        extra += h if self.o_bias else 0
+        extra += self.num_heads if self.sinks else 0
+        extra += 2 * self.head_dim if self.qk_norm else 0
+        return weights + extra
 
 
 @dataclass(frozen=True, slots=True)
 class MlpSpec:
-    """Feed-forward of one layer. Gated (SwiGLU/GeGLU): gate, up, down = 3 matrices."""
+    """Feed-forward of one layer. Gated (SwiGLU/GeGLU) experts and MLPs have 3 matrices.
+
+    kind 'dense': one MLP of `intermediate_size`. kind 'moe': `num_experts` routed experts of
+    `intermediate_size` each, `experts_per_token` chosen per token by a router, plus
+    always-active shared experts of total width `shared_intermediate_size`.
+    """
 
     intermediate_size: int
     gated: bool = True
     kind: str = "dense"
+    bias: bool = False
+    num_experts: int = 0
+    experts_per_token: int = 0
+    shared_intermediate_size: int = 0
+    router_bias: bool = False
+    expert_bias: bool = False
+
+    @property
+    def is_moe(self) -> bool:
+        return self.kind == "moe"
+
+    @property
+    def matrices(self) -> int:
+        return 3 if self.gated else 2
+
+    def expert_params(self, hidden_size: int) -> int:
+        """One routed expert (or the dense MLP)."""
+        i, h = self.intermediate_size, hidden_size
+        bias = ((2 * i if self.gated else i) + h) if (self.expert_bias or self.bias) else 0
+        return self.matrices * h * i + bias
+
+    def router_params(self, hidden_size: int) -> int:
+        if not self.is_moe:
+            return 0
+        return hidden_size * self.num_experts + (self.num_experts if self.router_bias else 0)
+
+    def shared_params(self, hidden_size: int) -> int:
+        return self.matrices * hidden_size * self.shared_intermediate_size
 
     def params(self, hidden_size: int) -> int:
-        return (3 if self.gated else 2) * hidden_size * self.intermediate_size
+        if not self.is_moe:
+            return self.expert_params(hidden_size)
+        return (self.router_params(hidden_size) + self.num_experts * self.expert_params(hidden_size)
+                + self.shared_params(hidden_size))
+
+    def active_params(self, hidden_size: int) -> int:
+        """Parameters one token uses: router, its k experts and the shared experts."""
+        if not self.is_moe:
+            return self.params(hidden_size)
+        return (self.router_params(hidden_size) + self.experts_per_token * self.expert_params(hidden_size)
+                + self.shared_params(hidden_size))
 
 
 @dataclass(frozen=True, slots=True)
 class LayerSpec:
     attention: AttentionSpec
     mlp: MlpSpec
-    norms: int = 2  # RMSNorm before attention and before the MLP
+    norms: int = 2  # RMSNorms per layer: 2 (pre-attention, pre-MLP); Gemma-2 has 4
 
     def params(self, hidden_size: int) -> int:
         return self.attention.params(hidden_size) + self.mlp.params(hidden_size) + self.norms * hidden_size
+
+    def active_params(self, hidden_size: int) -> int:
+        return self.attention.params(hidden_size) + self.mlp.active_params(hidden_size) + self.norms * hidden_size
 
 
 @dataclass(frozen=True)
@@ -77,6 +171,7 @@ class ModelConfig:
     max_position_embeddings: int | None = None
     activation: str = "silu"
     published_params: str | None = None
+    tensor_parallel: int = 1     # >1: this config is one GPU's shard (see `shard`)
     hf_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     # ---- shape summaries (first layer stands for the model in tables) ---------------
@@ -104,18 +199,34 @@ class ModelConfig:
             counts[layer] = counts.get(layer, 0) + 1
         return tuple(counts.items())
 
+    @cached_property
+    def is_moe(self) -> bool:
+        return any(layer.mlp.is_moe for layer, _ in self.layer_groups)
+
+    @cached_property
+    def is_mla(self) -> bool:
+        return any(layer.attention.is_mla for layer, _ in self.layer_groups)
+
     # ---- parameters --------------------------------------------------------------
     @cached_property
     def embedding_params(self) -> int:
         return self.vocab_size * self.hidden_size
 
+    def _total(self, per_layer) -> int:
+        h = self.hidden_size
+        layers = sum(per_layer(layer) * n for layer, n in self.layer_groups)
+        lm_head = 0 if self.tie_word_embeddings else self.embedding_params
+        return self.embedding_params + layers + h + lm_head
+
     @cached_property
     def num_params(self) -> int:
         """Embedding + every layer + final norm + LM head when untied (models.yaml convention)."""
-        h = self.hidden_size
-        layers = sum(layer.params(h) * n for layer, n in self.layer_groups)
-        lm_head = 0 if self.tie_word_embeddings else self.embedding_params
-        return self.embedding_params + layers + h + lm_head
+        return self._total(lambda layer: layer.params(self.hidden_size))
+
+    @cached_property
+    def num_active_params(self) -> int:
+        """Parameters one token touches (MoE: k routed + shared experts), embedding included."""
+        return self._total(lambda layer: layer.active_params(self.hidden_size))
 
     @cached_property
     def kv_values_per_token(self) -> int:
@@ -124,15 +235,20 @@ class ModelConfig:
 
     # ---- what-if ------------------------------------------------------------------
     def allowed_kv_heads(self) -> list[int]:
-        """Divisors of the query heads: MQA (1) ... MHA (num_heads)."""
+        """Divisors of the query heads: MQA (1) ... MHA (num_heads). An MLA model caches a
+        latent, not KV heads: only its own head count is offered."""
         q = self.num_heads
+        if self.is_mla:
+            return [self.num_kv_heads]
         return [d for d in range(1, q + 1) if q % d == 0]
 
     def with_kv_heads(self, num_kv_heads: int) -> "ModelConfig":
         """The same model with `num_kv_heads` KV heads in every layer ("what if GQA-n?")."""
-        if num_kv_heads == self.num_kv_heads and all(
-                layer.attention.num_kv_heads == num_kv_heads for layer in self.layers):
+        if all(layer.attention.num_kv_heads == num_kv_heads for layer in self.layers):
             return self
+        if self.is_mla:
+            raise EngineInputError("num_kv_heads", "MLA caches one latent per token; KV heads do not apply",
+                                   self.allowed_kv_heads())
         for layer, _ in self.layer_groups:
             q = layer.attention.num_heads
             if not isinstance(num_kv_heads, int) or num_kv_heads < 1 or q % num_kv_heads:
@@ -142,10 +258,53 @@ class ModelConfig:
                        for layer in self.layers)
         return replace(self, layers=layers, id=f"{self.id}@kv{num_kv_heads}")
 
+    def shard(self, n: int) -> "ModelConfig":
+        """One GPU's part under tensor parallelism of degree n (Megatron-LM, Shoeybi et al. 2019):
+        query heads, MLP and expert widths and the vocabulary split n ways; KV heads split too,
+        and when there are fewer KV heads than GPUs each GPU keeps one (replicated). An MLA
+        latent is shared by all heads, so every GPU keeps the whole latent cache. Norms and
+        routers are replicated."""
+        if n == 1:
+            return self
+        layers = []
+        for layer in self.layers:
+            att, mlp = layer.attention, layer.mlp
+            if att.num_heads % n:
+                raise EngineInputError("tensor_parallel", f"{n} does not divide the {att.num_heads} attention heads",
+                                       [d for d in (1, 2, 4, 8) if att.num_heads % d == 0])
+            kv_heads = att.num_kv_heads if att.is_mla else max(1, math.ceil(att.num_kv_heads / n))
+            att = replace(att, num_heads=att.num_heads // n, num_kv_heads=kv_heads)
+            mlp = replace(mlp, intermediate_size=math.ceil(mlp.intermediate_size / n),
+                          shared_intermediate_size=math.ceil(mlp.shared_intermediate_size / n))
+            layers.append(replace(layer, attention=att, mlp=mlp))
+        return replace(self, layers=tuple(layers), vocab_size=math.ceil(self.vocab_size / n), tensor_parallel=n,
+                       id=f"{self.id}/tp{n}")
+
+    def layer_breakdown(self) -> list[dict]:
+        """One row per run of identical consecutive layers: which are windowed, MLA, MoE."""
+        rows: list[dict] = []
+        for i, layer in enumerate(self.layers):
+            if rows and rows[-1]["_spec"] == layer:
+                rows[-1]["last"] = i
+                rows[-1]["count"] += 1
+                continue
+            att, mlp = layer.attention, layer.mlp
+            rows.append({"_spec": layer, "first": i, "last": i, "count": 1, "attention": att.kind,
+                         "window": att.window, "num_heads": att.num_heads, "num_kv_heads": att.num_kv_heads,
+                         "kv_values_per_token": att.kv_values_per_token(), "mlp": mlp.kind,
+                         "num_experts": mlp.num_experts, "experts_per_token": mlp.experts_per_token,
+                         "params_per_layer": layer.params(self.hidden_size)})
+        for row in rows:
+            del row["_spec"]
+        return rows
+
     def summary(self) -> dict:
         return {
             "id": self.id, "family": self.family, "num_params": self.num_params,
+            "num_active_params": self.num_active_params,
             "num_layers": self.num_layers, "hidden_size": self.hidden_size,
             "num_heads": self.num_heads, "num_kv_heads": self.num_kv_heads, "head_dim": self.head_dim,
             "vocab_size": self.vocab_size, "published_params": self.published_params,
+            "moe": self.is_moe, "mla": self.is_mla,
+            "sliding_window_layers": sum(1 for layer in self.layers if layer.attention.kind == "sliding"),
         }

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analysis import Roofs, Scenario, resolve_model
+from .analysis import Roofs, Scenario, communication_time_s, resolve_model
 from .errors import EngineInputError
 from .hardware import Accelerator
-from .memory import activation_bytes_per_sequence, kv_bytes_per_sequence, weights_bytes
+from .memory import activation_bytes_per_sequence, kv_cache_bytes, weights_bytes
 from .model import ModelConfig
 from .transformer import decode_ops
 
@@ -44,17 +44,19 @@ def decode_sweep(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_
         batch = np.full_like(context, scenario.batch_size)
     w = scenario.widths
     roofs = Roofs.of(hw, scenario.compute_dtype)
-    time_s = np.zeros_like(batch)
+    shard = model.shard(scenario.tensor_parallel)
+    time_s = communication_time_s(model, batch, roofs, hw.id, scenario.tensor_parallel) + np.zeros_like(batch)
     flops = np.zeros_like(batch)
     byts = np.zeros_like(batch)
-    for op in decode_ops(model, batch, context, w, scenario.flash_attention):
+    for op in decode_ops(shard, batch, context, w, scenario.flash_attention):
         op_flops = np.broadcast_to(op.flops, batch.shape)
         op_bytes = np.broadcast_to(op.bytes, batch.shape)
         time_s += np.maximum(op_flops / roofs.by_unit[op.unit], op_bytes / roofs.bandwidth_bytes_per_s)
         flops += op_flops
         byts += op_bytes
-    kv = batch * kv_bytes_per_sequence(model, context, w.kv)
-    total = weights_bytes(model, w.weight) + kv + batch * activation_bytes_per_sequence(model)
+    kv = kv_cache_bytes(shard, batch, context, w.kv, scenario.kv_block_size,
+                        np.minimum(scenario.shared_prefix_length, context))
+    total = weights_bytes(shard, w.weight) + kv + batch * activation_bytes_per_sequence(shard)
     return {
         "batch_size": batch, "context_length": context, "time_s": time_s, "tokens_per_s": batch / time_s,
         "flops": flops, "bytes": byts, "intensity": flops / byts, "kv_cache_bytes": kv,

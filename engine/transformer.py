@@ -8,9 +8,17 @@ Counting conventions (README "Conventions"):
 - Linear layers read their weights once per step however many tokens pass through, so
   their intensity grows with the tokens in flight (seed 000 "Decode：batch 变大").
 - Decode attention reads every sequence's whole KV cache: it is *not* amortised by
-  batching (seed 001 §3, seed 000: intensity of this part ~4 FLOP/byte for GQA-4, whatever B).
-  FLOPs use the query heads (2 matmuls x 2 x head_dim per query head per cached token);
-  bytes use the KV heads (GQA/MQA share one K/V among a group of query heads).
+  batching (seed 001 §3; seed 000: ~4 FLOP/byte for GQA-4, whatever B). FLOPs use the
+  query heads; bytes use the KV heads (GQA/MQA share one K/V among a group of heads).
+- A sliding-window layer attends to, and reads, at most `window` cached tokens.
+- MLA (DeepSeek-V2 §2.1): decode runs in the weight-absorbed form — W_UK folded into the
+  query and W_UV into the output, scores and values computed against the cached latent
+  (kv_lora_rank + rope dims), which every head shares (as DeepSeek's FlashMLA kernels do).
+  Prefill runs the plain form: the latent is expanded to per-head K and V by kv_b_proj.
+- MoE (seed 002 §三.3): FLOPs use the k routed experts per token plus shared experts; the
+  weights read are those of the experts actually hit. With `tokens` routed uniformly, a layer
+  touches E x (1 - (1 - k/E)^tokens) distinct experts on average: ~k at batch 1, ~E at large
+  batch and in prefill. Dense first layers and shared experts are read always.
 - Prefill attention is causal by default: query i attends to i+1 positions, T(T+1)/2 pairs.
 - FlashAttention: the T x T scores stay on chip. Without it, the scores are written, read by
   a softmax, written again and read by the second matmul.
@@ -23,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import LayerSpec, ModelConfig
-from .ops import Op, elementwise, linear, matmul
+from .model import AttentionSpec, LayerSpec, MlpSpec, ModelConfig
+from .ops import Op, elementwise, linear
 
 STREAM_BYTES = 2.0  # residual stream and elementwise ops stay in 16-bit whatever the GEMM dtype
 
@@ -53,47 +61,144 @@ def causal_pairs(tokens, window: int | None = None):
     return np.where(tokens <= w, full, capped) if isinstance(tokens, np.ndarray) else (full if tokens <= w else capped)
 
 
-def _attention_ops(layer: LayerSpec, batch, q_tokens, kv_tokens_read, pairs, score_elems, w: Widths,
-                   flash_attention: bool) -> list[Op]:
-    att = layer.attention
+def experts_touched(num_experts: int, experts_per_token: int, tokens):
+    """Expected distinct experts hit when `tokens` tokens each pick k of E uniformly."""
+    return num_experts * (1.0 - (1.0 - experts_per_token / num_experts) ** tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class AttentionShape:
+    """What the attention matmuls see: heads, dot-product and value widths, and bytes per
+    cached token read by a fused kernel (fused_kv) or by the score/value matmuls apart."""
+
+    heads: int
+    qk_dim: int
+    v_dim: int
+    fused_kv_bytes: float
+    k_bytes: float
+    v_bytes: float
+
+
+def _per_head_shape(att: AttentionSpec, w: Widths) -> AttentionShape:
+    k = att.kv_dim * w.kv
+    return AttentionShape(att.num_heads, att.head_dim, att.head_dim, 2 * k, k, k)
+
+
+def _mla_absorbed_shape(att: AttentionSpec, w: Widths) -> AttentionShape:
+    latent = (att.kv_lora_rank + att.qk_rope_head_dim) * w.kv
+    return AttentionShape(att.num_heads, att.kv_lora_rank + att.qk_rope_head_dim, att.kv_lora_rank, latent, latent,
+                          att.kv_lora_rank * w.kv)
+
+
+def _mla_expanded_shape(att: AttentionSpec) -> AttentionShape:
+    k = att.num_heads * (att.qk_nope_head_dim + att.qk_rope_head_dim) * STREAM_BYTES
+    v = att.num_heads * att.v_head_dim * STREAM_BYTES
+    return AttentionShape(att.num_heads, att.qk_nope_head_dim + att.qk_rope_head_dim, att.v_head_dim, k + v, k, v)
+
+
+def _attention_core(shape: AttentionShape, batch, q_tokens, kv_tokens_read, pairs, score_elems,
+                    flash_attention: bool) -> list[Op]:
     m = batch * q_tokens
-    q_bytes = m * att.q_dim * STREAM_BYTES
-    out_bytes = m * att.q_dim * STREAM_BYTES
-    k_bytes = batch * kv_tokens_read * att.kv_dim * w.kv
-    matmul_flops = 2.0 * att.head_dim * att.num_heads * batch * pairs  # one of QK^T or PV
+    q_bytes = m * shape.heads * shape.qk_dim * STREAM_BYTES
+    out_bytes = m * shape.heads * shape.v_dim * STREAM_BYTES
+    qk_flops = 2.0 * shape.qk_dim * shape.heads * batch * pairs
+    pv_flops = 2.0 * shape.v_dim * shape.heads * batch * pairs
     if flash_attention:
-        return [Op("attention", "tensor", 2 * matmul_flops, q_bytes + 2 * k_bytes + out_bytes)]
+        return [Op("attention", "tensor", qk_flops + pv_flops,
+                   q_bytes + batch * kv_tokens_read * shape.fused_kv_bytes + out_bytes)]
     score_bytes = score_elems * STREAM_BYTES
     return [
-        Op("attention_scores", "tensor", matmul_flops, q_bytes + k_bytes + score_bytes),
+        Op("attention_scores", "tensor", qk_flops, q_bytes + batch * kv_tokens_read * shape.k_bytes + score_bytes),
         elementwise("softmax", score_elems, STREAM_BYTES, name="attention_softmax"),
-        Op("attention_values", "tensor", matmul_flops, score_bytes + k_bytes + out_bytes),
+        Op("attention_values", "tensor", pv_flops, score_bytes + batch * kv_tokens_read * shape.v_bytes + out_bytes),
     ]
 
 
-def _layer_ops(layer: LayerSpec, h: int, tokens, attention: list[Op], w: Widths) -> list[Op]:
-    att, mlp = layer.attention, layer.mlp
+def _attention_block(att: AttentionSpec, h: int, tokens, core, w: Widths, decode: bool) -> list[Op]:
+    """Projections, norms and RoPE around the attention matmuls (`core(shape)` builds those)."""
     s = STREAM_BYTES
-    ops = [
-        elementwise("rmsnorm", tokens * h, s, name="attn_norm", extra_bytes=h * w.weight),
-        linear("q_proj", tokens, att.q_dim, h, w.weight, w.gemm_in, s, att.qkv_bias),
-        linear("k_proj", tokens, att.kv_dim, h, w.weight, w.gemm_in, w.kv, att.qkv_bias),
-        linear("v_proj", tokens, att.kv_dim, h, w.weight, w.gemm_in, w.kv, att.qkv_bias),
-        elementwise("rope", tokens * (att.q_dim + att.kv_dim), s),
-        *attention,
-        linear("o_proj", tokens, h, att.q_dim, w.weight, w.gemm_in, s),
-        elementwise("residual_add", 2 * tokens * h, s),  # after attention and after the MLP
-        elementwise("rmsnorm", tokens * h, s, name="mlp_norm", extra_bytes=h * w.weight),
-    ]
-    inter = mlp.intermediate_size
-    if mlp.gated:
-        ops += [linear("gate_proj", tokens, inter, h, w.weight, w.gemm_in, s),
-                linear("up_proj", tokens, inter, h, w.weight, w.gemm_in, s),
-                elementwise("swiglu", tokens * inter, s, name="activation")]
+    if not att.is_mla:
+        ops = [
+            linear("q_proj", tokens, att.q_dim, h, w.weight, w.gemm_in, s, att.qkv_bias),
+            linear("k_proj", tokens, att.kv_dim, h, w.weight, w.gemm_in, w.kv, att.qkv_bias),
+            linear("v_proj", tokens, att.kv_dim, h, w.weight, w.gemm_in, w.kv, att.qkv_bias),
+        ]
+        if att.qk_norm:
+            ops.append(elementwise("rmsnorm", tokens * (att.q_dim + att.kv_dim), s, name="qk_norm"))
+        ops.append(elementwise("rope", tokens * (att.q_dim + att.kv_dim), s))
+        ops += core(_per_head_shape(att, w))
+        ops.append(linear("o_proj", tokens, h, att.out_dim, w.weight, w.gemm_in, s, att.o_bias))
+        return ops
+    nope, rope, lora, heads = att.qk_nope_head_dim, att.qk_rope_head_dim, att.kv_lora_rank, att.num_heads
+    ops = []
+    q_in = h
+    if att.q_lora_rank:
+        ops += [linear("q_a_proj", tokens, att.q_lora_rank, h, w.weight, w.gemm_in, s),
+                elementwise("rmsnorm", tokens * att.q_lora_rank, s, name="latent_norm",
+                            extra_bytes=att.q_lora_rank * w.weight)]
+        q_in = att.q_lora_rank
+    ops += [linear("q_b_proj", tokens, att.q_dim, q_in, w.weight, w.gemm_in, s),
+            linear("kv_a_proj", tokens, lora + rope, h, w.weight, w.gemm_in, w.kv),
+            elementwise("rmsnorm", tokens * lora, s, name="latent_norm", extra_bytes=lora * w.weight),
+            elementwise("rope", tokens * (heads * rope + rope), s)]
+    if decode:
+        # absorbed: q_nope @ W_UK per head -> a query in latent space; attention over the latent;
+        # latent output @ W_UV per head -> values. W_UK and W_UV are the two halves of kv_b_proj.
+        ops.append(Op("mla_q_absorb", "tensor", 2.0 * tokens * heads * nope * lora,
+                      heads * nope * lora * w.weight + tokens * heads * (nope + lora) * s))
+        ops += core(_mla_absorbed_shape(att, w))
+        ops.append(Op("mla_v_absorb", "tensor", 2.0 * tokens * heads * lora * att.v_head_dim,
+                      heads * lora * att.v_head_dim * w.weight + tokens * heads * (lora + att.v_head_dim) * s))
     else:
-        ops += [linear("up_proj", tokens, inter, h, w.weight, w.gemm_in, s),
-                elementwise("silu", tokens * inter, s, name="activation")]
-    ops.append(linear("down_proj", tokens, h, inter, w.weight, w.gemm_in, s))
+        ops.append(linear("kv_b_proj", tokens, heads * (nope + att.v_head_dim), lora, w.weight, w.gemm_in, s))
+        ops += core(_mla_expanded_shape(att))
+    ops.append(linear("o_proj", tokens, h, att.out_dim, w.weight, w.gemm_in, s))
+    return ops
+
+
+def _mlp_block(mlp: MlpSpec, h: int, tokens, activation: str, w: Widths) -> list[Op]:
+    s = STREAM_BYTES
+    act_kind = ("geglu" if activation == "gelu" else "swiglu") if mlp.gated else ("gelu" if activation == "gelu" else "silu")
+    inter = mlp.intermediate_size
+    if not mlp.is_moe:
+        ops = [linear("gate_proj", tokens, inter, h, w.weight, w.gemm_in, s, mlp.bias)] if mlp.gated else []
+        return ops + [linear("up_proj", tokens, inter, h, w.weight, w.gemm_in, s, mlp.bias),
+                      elementwise(act_kind, tokens * inter, s, name="activation"),
+                      linear("down_proj", tokens, h, inter, w.weight, w.gemm_in, s, mlp.bias)]
+    k, e = mlp.experts_per_token, mlp.num_experts
+    routed = tokens * k  # token-expert pairs
+    hit = experts_touched(e, k, tokens)
+    bias = w.weight if mlp.expert_bias else 0.0
+
+    def expert(name: str, out_f: int, in_f: int, out_bytes: float) -> Op:
+        return Op(name, "tensor", 2.0 * routed * out_f * in_f,
+                  hit * (out_f * in_f * w.weight + out_f * bias) + routed * (in_f * w.gemm_in + out_f * out_bytes))
+
+    ops = [linear("router", tokens, e, h, w.weight, w.gemm_in, s, mlp.router_bias)]
+    if mlp.gated:
+        ops.append(expert("expert_gate_proj", inter, h, s))
+    ops += [expert("expert_up_proj", inter, h, s),
+            elementwise(act_kind, routed * inter, s, name="activation"),
+            expert("expert_down_proj", h, inter, s)]
+    if mlp.shared_intermediate_size:
+        si = mlp.shared_intermediate_size
+        ops += [linear("shared_gate_proj", tokens, si, h, w.weight, w.gemm_in, s),
+                linear("shared_up_proj", tokens, si, h, w.weight, w.gemm_in, s),
+                elementwise(act_kind, tokens * si, s, name="activation"),
+                linear("shared_down_proj", tokens, h, si, w.weight, w.gemm_in, s)]
+    return ops
+
+
+def _layer_ops(layer: LayerSpec, model: ModelConfig, tokens, core, w: Widths, decode: bool) -> list[Op]:
+    h, s = model.hidden_size, STREAM_BYTES
+    norm = {"extra_bytes": h * w.weight}
+    ops = [elementwise("rmsnorm", tokens * h, s, name="attn_norm", **norm)]
+    ops += _attention_block(layer.attention, h, tokens, core, w, decode)
+    ops.append(elementwise("residual_add", 2 * tokens * h, s))  # after attention and after the MLP
+    ops.append(elementwise("rmsnorm", tokens * h, s, name="mlp_norm", **norm))
+    if layer.norms == 4:  # Gemma-2 also normalises the outputs of attention and of the MLP
+        ops.append(elementwise("rmsnorm", 2 * tokens * h, s, name="post_norm", extra_bytes=2 * h * w.weight))
+    ops += _mlp_block(layer.mlp, h, tokens, model.activation, w)
     return ops
 
 
@@ -107,13 +212,13 @@ def _accumulate(total: dict[str, Op], ops: list[Op], count: int) -> None:
             seen.bytes = seen.bytes + op.bytes * count
 
 
-def _model_ops(model: ModelConfig, batch, tokens, logit_rows, per_layer_attention, w: Widths) -> list[Op]:
-    h, v = model.hidden_size, model.vocab_size
-    s = STREAM_BYTES
+def _model_ops(model: ModelConfig, tokens, logit_rows, attention_core, w: Widths, decode: bool) -> list[Op]:
+    h, v, s = model.hidden_size, model.vocab_size, STREAM_BYTES
     total: dict[str, Op] = {}
     _accumulate(total, [Op("embedding", "vector", 0.0, tokens * h * (w.weight + s))], 1)
     for layer, count in model.layer_groups:
-        _accumulate(total, _layer_ops(layer, h, tokens, per_layer_attention(layer), w), count)
+        core = attention_core(layer)
+        _accumulate(total, _layer_ops(layer, model, tokens, core, w, decode), count)
     _accumulate(total, [
         elementwise("rmsnorm", tokens * h, s, name="final_norm", extra_bytes=h * w.weight),
         linear("lm_head", logit_rows, v, h, w.weight, w.gemm_in, s),
@@ -125,28 +230,38 @@ def _model_ops(model: ModelConfig, batch, tokens, logit_rows, per_layer_attentio
 def decode_ops(model: ModelConfig, batch, context, w: Widths, flash_attention: bool = True) -> list[Op]:
     """One decode step: `batch` new tokens, each attending to its `context` cached tokens."""
 
-    def attention(layer: LayerSpec) -> list[Op]:
-        window = layer.attention.window
-        kv_len = context if window is None else minimum(context, window)
-        score_elems = batch * layer.attention.num_heads * kv_len
-        return _attention_ops(layer, batch, 1, kv_len, kv_len, score_elems, w, flash_attention)
+    def attention_core(layer: LayerSpec):
+        att = layer.attention
+        kv_len = context if att.window is None else minimum(context, att.window)
 
-    return _model_ops(model, batch, batch, batch, attention, w)
+        def core(shape: AttentionShape) -> list[Op]:
+            return _attention_core(shape, batch, 1, kv_len, kv_len, batch * shape.heads * kv_len, flash_attention)
+        return core
+
+    return _model_ops(model, batch, batch, attention_core, w, decode=True)
 
 
 def prefill_ops(model: ModelConfig, batch, prompt, w: Widths, flash_attention: bool = True,
                 causal: bool = True) -> list[Op]:
     """Prefill of `batch` prompts of `prompt` tokens each (time-to-first-token lower bound)."""
 
-    def attention(layer: LayerSpec) -> list[Op]:
+    def attention_core(layer: LayerSpec):
         window = layer.attention.window
         if causal:
             pairs = causal_pairs(prompt, window)
         else:
             pairs = prompt * (prompt if window is None else minimum(prompt, window))
-        # Without FlashAttention the eager kernel materialises the full T x T score matrix.
-        score_elems = batch * layer.attention.num_heads * prompt * prompt
-        return _attention_ops(layer, batch, prompt, prompt, pairs, score_elems, w, flash_attention)
 
-    tokens = batch * prompt
-    return _model_ops(model, batch, tokens, batch, attention, w)
+        def core(shape: AttentionShape) -> list[Op]:
+            # Without FlashAttention the eager kernel materialises the full T x T score matrix.
+            return _attention_core(shape, batch, prompt, prompt, pairs, batch * shape.heads * prompt * prompt,
+                                   flash_attention)
+        return core
+
+    return _model_ops(model, batch * prompt, batch, attention_core, w, decode=False)
+
+
+def allreduce_messages(model: ModelConfig, tokens) -> tuple[int, float]:
+    """Tensor parallelism's all-reduces in one pass: two per layer (after attention and after
+    the MLP, Megatron-LM §3), each of the tokens' hidden states in 16-bit: (count, bytes each)."""
+    return 2 * model.num_layers, tokens * model.hidden_size * STREAM_BYTES

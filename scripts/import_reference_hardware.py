@@ -22,6 +22,8 @@ IDS = {
     "gaudi-3": "intel_gaudi3",
 }
 T = 1e12
+# PCIe x16 bandwidth per direction: 8/16/32/64 GT/s x 16 lanes x 128b/130b (PCI-SIG specs 3.0-6.0)
+PCIE_X16_PER_DIRECTION = {3: 15.75e9, 4: 31.5e9, 5: 63e9, 6: 126e9}
 
 
 def flops(value):
@@ -59,6 +61,8 @@ def convert(pid, d):
         "l2_bytes": None if d.get("l2_cache_mb") is None else round(d["l2_cache_mb"] * 1e6),
         "interconnect": link.get("type"),
         "interconnect_bytes_per_s_per_direction": None if per_dir is None else round(per_dir * 1e9),
+        "pcie_bytes_per_s_per_direction": (round(PCIE_X16_PER_DIRECTION[d["pcie_gen"]])
+                                           if d.get("pcie_gen") in PCIE_X16_PER_DIRECTION else None),
         "notes": " ".join(n for n in notes if n),
         "sources": [{"document": " ".join(s["document"].split()),
                      "supports": " ".join(str(s.get("supports", "")).split())}

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import yaml
 
-ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM"}
+ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "mistral": "MistralForCausalLM",
+                 "gemma2": "Gemma2ForCausalLM", "mixtral": "MixtralForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM",
+                 "deepseek_v3": "DeepseekV3ForCausalLM", "gpt_oss": "GptOssForCausalLM"}
 HF_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
            "head_dim", "intermediate_size", "vocab_size", "tie_word_embeddings", "hidden_act",
            "max_position_embeddings", "rms_norm_eps")
@@ -28,9 +30,36 @@ def hf_config(entry):
     if entry["model_type"] == "llama":
         cfg["attention_bias"] = bool(src.get("attention_bias"))
     sw = src.get("sliding_window")
-    if isinstance(sw, dict):  # Qwen2 ships a window but disables it
-        cfg["sliding_window"] = sw["value_in_config"]
-        cfg["use_sliding_window"] = sw["use_sliding_window"]
+    if isinstance(sw, dict):
+        cfg["sliding_window"] = sw.get("value_in_config")
+        if "use_sliding_window" in sw:  # Qwen2/Qwen3 ship a window but disable it
+            cfg["use_sliding_window"] = sw["use_sliding_window"]
+    mt = entry["model_type"]
+    if mt == "gemma2":
+        cfg["hidden_activation"] = src["hidden_act"]
+        cfg.update({k: v for k, v in (src.get("extra") or {}).items()})
+    moe = src.get("moe") or {}
+    if mt in ("mixtral", "gpt_oss"):
+        cfg["num_local_experts"] = moe["num_experts"]
+        cfg["num_experts_per_tok"] = moe["top_k"]
+    if mt == "gpt_oss":
+        cfg["attention_bias"] = True
+        cfg["layer_types"] = ["sliding_attention" if i % 2 == 0 else "full_attention"
+                              for i in range(src["num_hidden_layers"])]
+    if mt == "qwen3_moe":
+        cfg.update(num_experts=moe["num_experts"], num_experts_per_tok=moe["top_k"],
+                   moe_intermediate_size=moe["expert_intermediate_size"],
+                   decoder_sparse_step=moe["decoder_sparse_step"], mlp_only_layers=moe["mlp_only_layers"],
+                   norm_topk_prob=moe["norm_topk_prob"])
+    if mt == "deepseek_v3":
+        cfg.pop("head_dim", None)
+        cfg.update(n_routed_experts=moe["num_experts"], num_experts_per_tok=moe["top_k"],
+                   moe_intermediate_size=moe["expert_intermediate_size"], n_shared_experts=moe["n_shared_experts"],
+                   first_k_dense_replace=moe["first_k_dense"], moe_layer_freq=moe["moe_layer_freq"],
+                   topk_method=moe["topk_method"], n_group=moe["n_group"], topk_group=moe["topk_group"],
+                   scoring_func=moe["scoring_func"], routed_scaling_factor=moe["routed_scaling_factor"],
+                   norm_topk_prob=moe["norm_topk_prob"], num_nextn_predict_layers=moe["num_nextn_predict_layers"])
+        cfg.update(src["mla"])
     return cfg
 
 
@@ -44,6 +73,8 @@ def main(ref, out, *ids):
             "published_params": e["published_params"]["total"],
             "exact_param_count": e["params_check"].get("independent_exact_count")
             or e["params_check"]["config_derived_total"],
+            "published_active_params": e["published_params"].get("active"),
+            "exact_active_param_count": e["params_check"].get("config_derived_active_incl_embedding"),
             "param_count_source": e["published_params"].get("exact_count_source") or e["published_params"]["source"],
             "sources": e["sources"],
             "config": hf_config(e),

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.analysis import MAX_BATCH, MAX_CONTEXT, Scenario
+from engine.analysis import MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
 from engine.hardware import Accelerator
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
@@ -35,13 +35,18 @@ class ScenarioFields(_Request):
     compute_dtype: Dtype = Field("bf16", description="format of the matrix math (selects the tensor roof)")
     flash_attention: bool = Field(True, description="fused attention: scores never go to memory")
     causal: bool = Field(True, description="count prefill attention with the causal mask")
-    tensor_parallel: Literal[1] = Field(1, description="tensor-parallel degree (1 until the engine models TP)")
+    tensor_parallel: Literal[1, 2, 4, 8] = Field(
+        1, description="tensor-parallel degree: every number becomes per GPU, plus all-reduce time")
+    kv_block_size: int = Field(16, ge=1, le=MAX_BLOCK, description="paged KV block, tokens (waste reported)")
+    shared_prefix_length: int = Field(0, ge=0, le=MAX_CONTEXT,
+                                      description="tokens of a prefix shared by the whole batch, stored once")
 
     def scenario(self) -> Scenario:
         return Scenario(batch_size=self.batch_size, context_length=self.context_length,
                         num_kv_heads=self.num_kv_heads, weight_dtype=self.weight_dtype, kv_dtype=self.kv_dtype,
                         compute_dtype=self.compute_dtype, flash_attention=self.flash_attention,
-                        causal=self.causal, tensor_parallel=self.tensor_parallel)
+                        causal=self.causal, tensor_parallel=self.tensor_parallel, kv_block_size=self.kv_block_size,
+                        shared_prefix_length=self.shared_prefix_length)
 
 
 class AnalyzeRequest(ScenarioFields):
@@ -95,6 +100,10 @@ class PhaseResult(BaseModel):
     bound: Literal["memory", "compute"]
     attainable_flops_per_s: float = Field(description="FLOP/s")
     tokens_per_s: float = Field(description="tokens/s (decode: B / step; prefill: prompt tokens)")
+    compute_time_s: float = Field(description="sum over ops of FLOPs / peak of their unit, seconds")
+    memory_time_s: float = Field(description="sum over ops of bytes / bandwidth, seconds")
+    communication_time_s: float = Field(description="tensor-parallel all-reduce time, seconds (0 without TP)")
+    time_with_overlap_s: float = Field(description="bound if communication were fully hidden, seconds")
     ops: list[OpResult]
 
 
@@ -102,16 +111,27 @@ class MemoryResult(BaseModel):
     weights_bytes: float
     kv_bytes_per_token: float
     kv_cache_bytes: float
+    kv_block_waste_bytes: float = Field(description="KV rounded up to whole paged blocks, minus the exact KV")
+    shared_prefix_bytes: float = Field(description="KV of the shared prefix, stored once")
     activation_bytes: float
     total_bytes: float
-    capacity_bytes: float
+    capacity_bytes: float = Field(description="memory of one accelerator")
     fits: bool
-    max_batch_size: int
+    max_batch_size: int = Field(description="largest batch that fits at this context (per TP group)")
+    min_tensor_parallel: int | None = Field(description="smallest TP degree (1, 2, 4, 8) that fits the model "
+                                                        "and one sequence; null if none")
+
+
+class Link(BaseModel):
+    name: str
+    bytes_per_s_per_direction: float
 
 
 class HardwareResult(BaseModel):
     hardware_id: str
     hardware_name: str
+    tensor_parallel: int
+    link: Link | None = Field(description="GPU-to-GPU link used for tensor parallelism")
     tensor_dtype: str = Field(description="dtype whose tensor roof was used (after fallback)")
     tensor_flops_per_s: float
     vector_unit: str
@@ -149,6 +169,10 @@ class ModelSummary(BaseModel):
     head_dim: int
     vocab_size: int
     published_params: str | None
+    num_active_params: int = Field(description="parameters one token uses (MoE: k routed + shared experts)")
+    moe: bool
+    mla: bool
+    sliding_window_layers: int
 
 
 class ModelList(BaseModel):

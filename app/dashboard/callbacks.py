@@ -15,7 +15,7 @@ from engine.model_catalog import MAX_CONFIG_BYTES, load_model
 
 from ..service import dashboard_data
 from ..units import si
-from .figures import comparison_rows, memory_figure, ops_rows, roofline_figure, throughput_figure
+from .figures import comparison_rows, memory_figure, message_figure, ops_rows, roofline_figure, throughput_figure
 from .i18n import t
 from .insight import insight_sentences
 from .layout import kv_slider_props, page
@@ -26,19 +26,20 @@ MAX_QUERY_CHARS = 4096
 CONTROL_INPUTS = [Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
                   Input("batch-size-input", "value"), Input("context-length-input", "value"),
                   Input("kv-heads", "value"), Input("precision", "value"), Input("kv-precision", "value"),
-                  Input("flash-attention", "value"), Input("theme", "value"), Input("present", "value")]
+                  Input("flash-attention", "value"), Input("tensor-parallel", "value"), Input("theme", "value"),
+                  Input("present", "value")]
 
 
 def _model_spec(model_value: str, custom: dict | None) -> object:
     return custom if model_value == "custom" and custom else (model_value if model_value != "custom" else "llama-3-8b")
 
 
-def _scenario(batch, context, kv_index, precision, kv_precision, flash, divisors) -> Scenario:
+def _scenario(batch, context, kv_index, precision, kv_precision, flash, tp, divisors) -> Scenario:
     weight, compute = PRECISIONS.get(precision, PRECISIONS["bf16"])
     kv_heads = divisors[int(kv_index)] if isinstance(kv_index, (int, float)) and 0 <= kv_index < len(divisors) else None
     return Scenario(batch_size=int(batch), context_length=int(context), num_kv_heads=kv_heads, weight_dtype=weight,
                     kv_dtype=kv_precision if kv_precision in ("bf16", "fp8", "int8", "int4") else "bf16",
-                    compute_dtype=compute, flash_attention=bool(flash))
+                    compute_dtype=compute, flash_attention=bool(flash), tensor_parallel=tp if tp in (1, 2, 4, 8) else 1)
 
 
 def _clamp(value, low: int, high: int, default: int) -> int:
@@ -54,22 +55,25 @@ def register(app) -> None:
         query = (search or "").lstrip("?")[:MAX_QUERY_CHARS]
         return page(parse_query(dict(parse_qsl(query, keep_blank_values=True))))
 
-    def compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash):
+    def compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp):
         spec = _model_spec(model_value, custom)
         divisors = load_model(spec).allowed_kv_heads()
         scenario = _scenario(_clamp(batch, 1, 65536, 32), _clamp(context, 1, 1 << 20, 4096), kv_index, precision,
-                             kv_precision, flash, divisors)
+                             kv_precision, flash, tp, divisors)
         return dashboard_data(spec, list(hardware), scenario)
 
     # The roofline has a callback of its own so that it redraws as soon as its numbers are
     # back, without waiting for the panels (a slider drag is judged by this figure).
     @app.callback(Output("roofline-graph", "figure"), *CONTROL_INPUTS, State("view-flags", "data"))
     def update_roofline(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
-                        theme, present, flags):
-        if not hardware:
-            return {"data": [], "layout": {}}
-        data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash)
+                        tp, theme, present, flags):
         lang = (flags or {}).get("lang", "en")
+        if not hardware:
+            return message_figure(t("no_hardware", lang))
+        try:
+            data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp)
+        except EngineInputError as exc:  # e.g. a TP degree that does not divide the heads
+            return message_figure(t("error", lang, message=str(exc)))
         return roofline_figure(data["analysis"]["results"], data["trajectories"], lang,
                                "dark" if theme else "light", bool(present))
 
@@ -78,12 +82,15 @@ def register(app) -> None:
         Output("ops-table", "data"), Output("ops-title", "children"), Output("comparison-table", "data"),
         *CONTROL_INPUTS, State("view-flags", "data"))
     def update_panels(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
-                      theme, present, flags):
+                      tp, theme, present, flags):
         lang = (flags or {}).get("lang", "en")
+        empty = {"data": [], "layout": {}}
         if not hardware:
-            empty = {"data": [], "layout": {}}
             return t("no_hardware", lang), empty, empty, [], "", []
-        data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash)
+        try:
+            data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp)
+        except EngineInputError as exc:
+            return html.P(t("error", lang, message=str(exc)), className="error"), empty, empty, [], "", []
         results = data["analysis"]["results"]
         theme_name, is_present = ("dark" if theme else "light"), bool(present)
         # tokens/s against batch does not depend on the current batch: leave it alone while it drags

@@ -136,6 +136,12 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
     return {"data": traces, "layout": layout}
 
 
+def message_figure(message: str) -> dict:
+    """An empty plot that says why there is nothing to draw."""
+    return {"data": [], "layout": {"xaxis": {"visible": False}, "yaxis": {"visible": False},
+                                   "annotations": [{"text": message, "showarrow": False, "font": {"size": 15}}]}}
+
+
 def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", present: bool = False) -> dict:
     """Stacked bars of weights / KV cache / activations against each accelerator's capacity."""
     mem = [r["memory"] for r in results]

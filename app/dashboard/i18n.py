@@ -19,6 +19,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "precision": {"en": "Weights / compute", "zh": "权重 / 计算精度"},
     "kv_precision": {"en": "KV cache", "zh": "KV cache 精度"},
     "flash": {"en": "FlashAttention", "zh": "FlashAttention"},
+    "tensor_parallel": {"en": "Tensor parallel (GPUs)", "zh": "张量并行（GPU 数）"},
+    "error": {"en": "Cannot analyse this view: {message}", "zh": "无法分析此视图：{message}"},
+    "insight_tp": {
+        "en": "With tensor parallelism over {n} GPUs the all-reduces cost {comm} per step over {link} "
+              "({share} of the step if not overlapped).",
+        "zh": "{n} 卡张量并行时，all-reduce 每步耗时 {comm}（经 {link}），不重叠时占一步的 {share}。"},
     "theme_dark": {"en": "Dark", "zh": "深色"},
     "present": {"en": "Presentation", "zh": "演示模式"},
     "copy_link": {"en": "Copy link", "zh": "复制链接"},

@@ -31,6 +31,9 @@ def insight_sentences(results: list[dict], trajectory_end: dict[str, float], lan
     sentences.append(t("insight_prefill", lang, tokens=grouped(p["tokens_per_s"] * p["time_s"]),
                        bound=t(f"bound_{p['bound']}", lang), intensity=f"{p['intensity']:.0f}",
                        time=duration(p["time_s"])))
+    if r["tensor_parallel"] > 1 and r["link"]:
+        sentences.append(t("insight_tp", lang, n=r["tensor_parallel"], comm=duration(d["communication_time_s"]),
+                           link=r["link"]["name"], share=f"{d['communication_time_s'] / d['time_s']:.0%}"))
     if len(results) > 1:
         fastest = max(results[1:], key=lambda x: x["decode"]["tokens_per_s"])
         ratio = fastest["decode"]["tokens_per_s"] / d["tokens_per_s"]

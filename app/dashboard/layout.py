@@ -79,6 +79,9 @@ def controls(view: View) -> html.Div:
                 id="kv-precision", options=[{"label": p, "value": p} for p in KV_PRECISIONS],
                 value=view.kv_precision, clearable=False)),
         ], className="field-pair"),
+        _field(t("tensor_parallel", lang), dcc.RadioItems(
+            id="tensor-parallel", options=[{"label": str(n), "value": n} for n in (1, 2, 4, 8)],
+            value=view.tensor_parallel, inline=True, className="toggle")),
         html.Div([
             dcc.Checklist(id="flash-attention", options=[{"label": t("flash", lang), "value": "on"}],
                           value=["on"] if view.flash_attention else [], className="toggle"),

@@ -51,8 +51,8 @@ def build_dash(root_path: str) -> Dash:
                             Input("hardware", "value"), Input("model", "value"), Input("batch-size-input", "value"),
                             Input("context-length-input", "value"), Input("kv-heads", "value"),
                             Input("kv-heads", "marks"), Input("precision", "value"), Input("kv-precision", "value"),
-                            Input("flash-attention", "value"), Input("theme", "value"), Input("present", "value"),
-                            State("view-flags", "data"))
+                            Input("flash-attention", "value"), Input("tensor-parallel", "value"),
+                            Input("theme", "value"), Input("present", "value"), State("view-flags", "data"))
     app.clientside_callback(ClientsideFunction(cs, "rootClass"), Output("app-root", "className"),
                             Input("theme", "value"), Input("present", "value"), State("view-flags", "data"))
     app.clientside_callback(ClientsideFunction(cs, "customPanel"), Output("custom-panel", "hidden"),

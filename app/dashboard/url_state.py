@@ -31,6 +31,7 @@ class View:
     precision: str = "bf16"
     kv_precision: str = "bf16"
     flash_attention: bool = True
+    tensor_parallel: int = 1
     lang: str = "en"
     theme: str = "light"
     embed: bool = False
@@ -102,6 +103,11 @@ def parse_query(args: dict[str, str]) -> View:
                 bad(name, value, "0 or 1")
             else:
                 changes["flash_attention" if name == "fa" else name] = flag
+        elif name == "tp":
+            if value in ("1", "2", "4", "8"):
+                changes["tensor_parallel"] = int(value)
+            else:
+                bad(name, value, "1, 2, 4 or 8")
         elif name == "lang":
             if value in ("en", "zh"):
                 changes["lang"] = value

@@ -101,3 +101,15 @@ def test_hostile_parameter_shows_notice(page: Page, base_url):
     expect(notices).to_contain_text("evil")
     assert "point|h100-sxm5|decode" in traces(page)
     assert not dialogs
+
+
+def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-70b&batch=16&ctx=4096&tp=2")
+    wait_for_figure(page)
+    expected = engine_decode_intensity("h100-sxm5", "llama-3-70b", batch_size=16, context_length=4096,
+                                       tensor_parallel=2)
+    assert decode_x(page, "h100-sxm5") == pytest.approx(expected)
+    expect(page.locator("#insight")).to_contain_text("all-reduces")
+    # 28 heads do not split 8 ways: a clear message in place of the figure, no error page
+    page.goto(base_url + "/?hw=h100-sxm5&model=qwen2.5-7b-instruct&tp=8")
+    expect(page.locator("#insight")).to_contain_text("does not divide the 28 attention heads")
