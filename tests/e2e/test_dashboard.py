@@ -1,11 +1,13 @@
 """End-to-end: the dashboard in Debian's Chromium against a live server."""
 
+import json
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from engine.analysis import Scenario, analyze_one
 from engine.hardware import get_accelerator
-from engine.model_catalog import get_model
+from engine.model_catalog import get_model, load_model
 
 from .helpers import decode_x, traces, wait_for_decode_x_change, wait_for_figure
 
@@ -113,3 +115,27 @@ def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
     # 28 heads do not split 8 ways: a clear message in place of the figure, no error page
     page.goto(base_url + "/?hw=h100-sxm5&model=qwen2.5-7b-instruct&tp=8")
     expect(page.locator("#insight")).to_contain_text("does not divide the 28 attention heads")
+
+
+def test_custom_config_paste(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024")
+    wait_for_figure(page)
+    before = decode_x(page, "h100-sxm5")
+    page.locator("#model").click()
+    page.get_by_role("option", name="custom config.json…").click()
+    expect(page.locator("#custom-panel")).to_be_visible()
+    page.locator("#custom-config").fill('{"model_type": "llama", "hidden_size": 4096}')
+    page.locator("#custom-apply").click()
+    expect(page.locator("#custom-error")).to_contain_text("config.num_hidden_layers: missing required field")
+    page.locator("#custom-config").fill("not json")
+    page.locator("#custom-apply").click()
+    expect(page.locator("#custom-error")).to_contain_text("not valid JSON")
+    config = ('{"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 16,'
+              ' "num_key_value_heads": 4, "intermediate_size": 8192, "vocab_size": 32000}')
+    page.locator("#custom-config").fill(config)
+    page.locator("#custom-apply").click()
+    expect(page.locator("#custom-error")).to_contain_text("Custom model loaded")
+    model = load_model(json.loads(config))
+    x = wait_for_decode_x_change(page, "h100-sxm5", before)
+    expected = analyze_one(model, get_accelerator("h100-sxm5"), Scenario(batch_size=1, context_length=1024))
+    assert x == pytest.approx(expected["decode"]["intensity"])

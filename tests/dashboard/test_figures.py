@@ -1,0 +1,144 @@
+"""Figures, insight and URL state without a browser: data in, figure dicts out."""
+
+import math
+
+import pytest
+
+from app.dashboard.figures import (PALETTE, X_RANGE, Y_RANGE, comparison_rows, memory_figure, ops_rows,
+                                   roofline_figure, throughput_figure)
+from app.dashboard.insight import insight_sentences
+from app.dashboard.layout import page
+from app.dashboard.url_state import DEFAULT_HARDWARE, View, parse_query
+from app.service import dashboard_data
+from engine.analysis import Scenario
+
+HW = ["h100-sxm5", "rtx-4090", "tpu-v5e"]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return dashboard_data("llama-3-8b", HW, Scenario(batch_size=32, context_length=4096))
+
+
+def by_uid(fig: dict) -> dict:
+    return {t["uid"]: t for t in fig["data"]}
+
+
+def test_roofs_at_the_right_heights(data):
+    results = data["analysis"]["results"]
+    traces = by_uid(roofline_figure(results, data["trajectories"]))
+    for r in results:
+        hw = r["hardware_id"]
+        memory, tensor = traces[f"roof|{hw}|memory"], traces[f"roof|{hw}|tensor"]
+        # the memory slope is bandwidth x intensity and meets the tensor roof at the ridge
+        assert memory["y"][0] == pytest.approx(X_RANGE[0] * r["memory_bandwidth_bytes_per_s"])
+        assert memory["x"][1] == pytest.approx(r["ridge_point"]) and memory["y"][1] == r["tensor_flops_per_s"]
+        assert tensor["y"] == [r["tensor_flops_per_s"]] * 2
+    # the vector roof, dashed, where the vendor publishes one (TPUs do not)
+    assert traces["roof|h100-sxm5|vector"]["y"][0] == pytest.approx(133.8e12)
+    assert traces["roof|h100-sxm5|vector"]["line"]["dash"] == "dash"
+    assert "roof|tpu-v5e|vector" not in traces
+
+
+def test_points_at_the_engine_intensities(data):
+    results = data["analysis"]["results"]
+    traces = by_uid(roofline_figure(results, data["trajectories"]))
+    for r in results:
+        hw = r["hardware_id"]
+        assert traces[f"point|{hw}|decode"]["x"] == [r["decode"]["intensity"]]
+        assert traces[f"point|{hw}|decode"]["y"] == [r["decode"]["attainable_flops_per_s"]]
+        assert traces[f"point|{hw}|prefill"]["x"] == [r["prefill"]["intensity"]]
+        att = next(o for o in r["decode"]["ops"] if o["name"] == "attention")
+        assert traces[f"point|{hw}|attention_decode"]["x"][0] == pytest.approx(att["intensity"])
+        for name in ("attn_norm", "residual_add", "activation", "logits_softmax", "rope"):
+            op = next(o for o in r["decode"]["ops"] if o["name"] == name)
+            point = traces[f"point|{hw}|{name}"]
+            assert point["x"] == [op["intensity"]]
+            # elementwise ops sit under the vector roof
+            assert point["y"][0] <= r["vector_flops_per_s"] * (1 + 1e-12)
+        assert (f"trajectory|{hw}" in traces) == (r["memory"]["max_batch_size"] >= 1)  # TPU v5e: 16 GB < weights
+
+
+def test_trajectory_stops_at_the_largest_batch_that_fits(data):
+    traj = data["trajectories"]["h100-sxm5"]
+    r = data["analysis"]["results"][0]
+    assert traj["batch_size"][0] == 1 and traj["batch_size"][-1] == r["memory"]["max_batch_size"]
+    assert all(traj["fits"])
+    # the KV wall: at the largest batch, intensity is still far left of the ridge (seed 000)
+    assert traj["intensity"][-1] < r["ridge_point"] / 5
+
+
+def test_axes_fixed_and_colours_stable(data):
+    results = data["analysis"]["results"]
+    fig = roofline_figure(results, data["trajectories"])
+    assert fig["layout"]["xaxis"]["range"] == [math.log10(X_RANGE[0]), math.log10(X_RANGE[1])]
+    assert fig["layout"]["yaxis"]["range"] == [math.log10(Y_RANGE[0]), math.log10(Y_RANGE[1])]
+    assert fig["layout"]["xaxis"]["autorange"] is False and fig["layout"]["uirevision"]
+    assert by_uid(fig)["roof|rtx-4090|memory"]["line"]["color"] == PALETTE[1]
+    other = dashboard_data("llama-3-8b", HW, Scenario(batch_size=512, context_length=1024))
+    fig2 = roofline_figure(other["analysis"]["results"], other["trajectories"])
+    assert fig2["layout"]["xaxis"] == fig["layout"]["xaxis"] and fig2["layout"]["yaxis"] == fig["layout"]["yaxis"]
+
+
+def test_hover_in_human_units_and_chinese(data):
+    results = data["analysis"]["results"]
+    hover = by_uid(roofline_figure(results, data["trajectories"]))["point|h100-sxm5|decode"]["hovertext"][0]
+    assert "GFLOP" in hover or "TFLOP" in hover
+    assert "ms" in hover and "tokens/s" in hover and "memory-bound" in hover
+    zh = by_uid(roofline_figure(results, data["trajectories"], lang="zh"))["point|h100-sxm5|decode"]["hovertext"][0]
+    assert "算术强度" in zh and "受带宽限制" in zh
+
+
+def test_memory_and_throughput(data):
+    results = data["analysis"]["results"]
+    mem = memory_figure(results)
+    kv = next(t for t in mem["data"] if t["uid"] == "memory|kv_cache")
+    assert kv["x"][0] == results[0]["memory"]["kv_cache_bytes"]
+    assert kv["marker"]["color"][1] == "#c62828"  # RTX 4090 does not fit: red
+    thr = throughput_figure(data["throughput"], results)
+    fits = next(t for t in thr["data"] if t["uid"] == "throughput|h100-sxm5|fits")
+    over = next(t for t in thr["data"] if t["uid"] == "throughput|h100-sxm5|over")
+    assert max(fits["x"]) <= results[0]["memory"]["max_batch_size"] < min(over["x"])
+    assert over["line"]["dash"] == "dot"
+
+
+def test_tables(data):
+    results = data["analysis"]["results"]
+    rows = ops_rows(results[0])
+    assert sum(r["share"] for r in rows) == pytest.approx(1.0, abs=1e-3)
+    assert {r["op"] for r in rows} >= {"attention", "q_proj", "lm_head"}
+    comp = comparison_rows(results)
+    assert comp[0]["decode"].endswith("(1.00x)") and "(0.30x)" in comp[1]["decode"]
+
+
+def test_insight_from_the_engine(data):
+    results = data["analysis"]["results"]
+    text = " ".join(insight_sentences(results, data["trajectory_end"], "en"))
+    assert "H100 SXM5 80GB is memory-bound" in text
+    assert "3,291 tokens/s" in text and "batch ~118" in text and "far left of the ridge (295)" in text
+    zh = " ".join(insight_sentences(results, data["trajectory_end"], "zh"))
+    assert "带宽" in zh and "3,291" in zh
+
+
+def test_url_state_valid_and_hostile():
+    view = parse_query({"hw": "rtx-4090,h100-sxm5", "model": "qwen2.5-7b-instruct", "batch": "64", "ctx": "8192",
+                        "kv": "4", "prec": "int4", "kvprec": "fp8", "fa": "0", "tp": "2", "lang": "zh",
+                        "theme": "dark", "embed": "1", "present": "1"})
+    assert view == View(hardware=("rtx-4090", "h100-sxm5"), model="qwen2.5-7b-instruct", batch=64, context=8192,
+                        kv_heads=4, precision="int4", kv_precision="fp8", flash_attention=False, tensor_parallel=2,
+                        lang="zh", theme="dark", embed=True, present=True)
+    assert not view.notices
+    hostile = parse_query({"batch": "<script>", "hw": "x,../../etc", "kv": "3", "tp": "3", "theme": "red",
+                           "zzz": "1", "ctx": "9" * 40})
+    assert hostile.hardware == DEFAULT_HARDWARE and hostile.batch == 32 and hostile.kv_heads is None
+    assert {n for n, _, _ in hostile.notices} == {"batch", "hw", "kv", "tp", "theme", "zzz", "ctx"}
+    assert all(len(v) <= 40 for _, v, _ in hostile.notices)
+
+
+def test_layout_has_stable_ids():
+    tree = str(page(View(embed=True, lang="zh")))
+    for element_id in ("hardware", "model", "batch-size", "batch-size-input", "context-length", "kv-heads",
+                       "precision", "kv-precision", "flash-attention", "tensor-parallel", "roofline-graph",
+                       "insight", "memory-graph", "throughput-graph", "ops-table", "comparison-table", "copy-link"):
+        assert f"id='{element_id}'" in tree
+    assert "加速器" in tree and "embed" in tree
