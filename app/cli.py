@@ -101,8 +101,20 @@ def _serve(args: argparse.Namespace) -> int:
             os.environ[f"LLM_ROOFLINE_{key}"] = str(value)
     get_settings.cache_clear()
     settings = get_settings()
+    log_config = {
+        "version": 1, "disable_existing_loggers": False,
+        "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+                       "access": {"format": "%(message)s"}},
+        "handlers": {"default": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"},
+                     "access": {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stdout"}},
+        "loggers": {"uvicorn": {"handlers": ["default"], "level": settings.log_level.upper()},
+                    "llm_roofline.access": {"handlers": ["access"], "level": settings.log_level.upper(),
+                                            "propagate": False}},
+    }
+    # One JSON access line per request comes from app.middleware.AccessLog; uvicorn's own is off.
     uvicorn.run("app.main:app", host=settings.host, port=settings.port, workers=settings.workers,
-                log_level=settings.log_level, server_header=False, timeout_graceful_shutdown=10)
+                log_level=settings.log_level, log_config=log_config, access_log=False, server_header=False,
+                proxy_headers=True, timeout_graceful_shutdown=10)
     return 0
 
 

@@ -14,7 +14,7 @@ from engine.errors import EngineInputError, UnknownIdError
 
 from .api.routes import health_router, router
 from .config import Settings, get_settings
-from .middleware import BodySizeLimit, SecurityHeaders
+from .middleware import AccessLog, BodySizeLimit, RootPath, SecurityHeaders, StaticCache
 
 
 def _field(loc: tuple) -> str:
@@ -49,7 +49,6 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         description="LLM inference on the roofline. Every number is in SI base units: FLOP, bytes, seconds, "
                     "FLOP/s, bytes/s. Limits: batch 1..65536, context 1..16777216, 1..16 accelerators, "
                     f"request bodies up to {settings.max_body_bytes} bytes.",
-        root_path=settings.root_path,
     )
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(EngineInputError, _engine_error)
@@ -75,9 +74,12 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     if settings.cors_origins.strip():
         api.add_middleware(CORSMiddleware, allow_origins=[o.strip() for o in settings.cors_origins.split(",")],
                            allow_methods=["GET", "POST"], allow_headers=["content-type"])
+    api.add_middleware(StaticCache)
     api.add_middleware(GZipMiddleware, minimum_size=1024)
     api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     api.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    api.add_middleware(AccessLog)
+    api.add_middleware(RootPath, root_path=settings.root_path)
     return api
 
 

@@ -33,39 +33,40 @@ class BodySizeLimit:
                     await self._reject(send)
                     return
         received = 0
+        rejected = False
+        started = False
 
         async def limited_receive() -> Message:
-            nonlocal received
+            # Past the limit: answer 413 at once and tell the app the client went away, so
+            # whatever it does next (a 400 for a truncated body) is never sent.
+            nonlocal received, rejected
+            if rejected:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise _TooLarge
+                    rejected = True
+                    if not started:
+                        await self._reject(send)
+                    return {"type": "http.disconnect"}
             return message
 
-        response_started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal response_started
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if rejected:
+                return
             if message["type"] == "http.response.start":
-                response_started = True
+                started = True
             await send(message)
 
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not response_started:
-                await self._reject(send)
+        await self.app(scope, limited_receive, guarded_send)
 
     async def _reject(self, send: Send) -> None:
         body = json.dumps({"detail": f"request body larger than {self.max_bytes} bytes"}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    pass
 
 
 class SecurityHeaders:
@@ -96,3 +97,79 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class AccessLog:
+    """One structured (JSON) line per request, with its latency: method, path, status,
+    response bytes, duration in ms. Replaces uvicorn's plain access log."""
+
+    def __init__(self, app: ASGIApp, logger_name: str = "llm_roofline.access") -> None:
+        import logging
+
+        self.app = app
+        self.logger = logging.getLogger(logger_name)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        import time
+
+        start = time.perf_counter()
+        status, size = 500, 0
+
+        async def observe(message: Message) -> None:
+            nonlocal status, size
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                size += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observe)
+        finally:
+            if self.logger.isEnabledFor(20):  # INFO
+                self.logger.info(json.dumps({
+                    "method": scope.get("method"), "path": scope.get("path"), "status": status, "bytes": size,
+                    "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
+                    "client": (scope.get("client") or ("", 0))[0]}))
+
+
+class StaticCache:
+    """Long cache lifetimes for Dash's assets when their URL carries a fingerprint (?m=mtime);
+    Dash already does it for its component bundles."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        fingerprinted = (scope["type"] == "http" and "/assets/" in scope.get("path", "")
+                         and b"m=" in scope.get("query_string", b""))
+        if not fingerprinted:
+            await self.app(scope, receive, send)
+            return
+
+        async def cached(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
+                message = {**message, "headers": headers + [(b"cache-control", b"public, max-age=31536000, immutable")]}
+            await send(message)
+
+        await self.app(scope, receive, cached)
+
+
+class RootPath:
+    """Serve under a sub-path whether or not the proxy strips it: requests arrive as
+    /roofline/x (prefix kept) or /x (prefix stripped); both route the same, and every
+    generated URL (Dash bundles, OpenAPI, docs) carries the prefix. Starlette's routing
+    removes scope["root_path"] from the path when the path starts with it."""
+
+    def __init__(self, app: ASGIApp, root_path: str) -> None:
+        self.app = app
+        self.root_path = root_path.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.root_path and scope["type"] in ("http", "websocket"):
+            scope = {**scope, "root_path": self.root_path}
+        await self.app(scope, receive, send)

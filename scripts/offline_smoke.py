@@ -1,0 +1,63 @@
+"""Start the app and serve every kind of request with no network at all.
+
+Run inside a fresh network namespace (tests/production/test_offline.py does
+`unshare -n sh -c 'ip link set lo up && python scripts/offline_smoke.py'`): if the app tried
+to reach anything outside the host at start-up or while serving, it would fail or hang here.
+Exits 0 and prints 'offline ok' when the page, its bundles, a callback and the API all answer.
+"""
+
+import json
+import re
+import sys
+import threading
+import time
+
+import httpx2 as httpx
+import uvicorn
+
+from app.main import app
+
+CALLBACK = {
+    "output": "roofline-graph.figure", "outputs": {"id": "roofline-graph", "property": "figure"},
+    "inputs": [{"id": "hardware", "property": "value", "value": ["h100-sxm5"]},
+               {"id": "model", "property": "value", "value": "llama-3-8b"},
+               {"id": "custom-model", "property": "data"},
+               {"id": "batch-size-input", "property": "value", "value": 32},
+               {"id": "context-length-input", "property": "value", "value": 4096},
+               {"id": "kv-heads", "property": "value", "value": 3},
+               {"id": "precision", "property": "value", "value": "bf16"},
+               {"id": "kv-precision", "property": "value", "value": "bf16"},
+               {"id": "flash-attention", "property": "value", "value": ["on"]},
+               {"id": "tensor-parallel", "property": "value", "value": 1},
+               {"id": "theme", "property": "value", "value": []},
+               {"id": "present", "property": "value", "value": []}],
+    "changedPropIds": ["batch-size-input.value"],
+    "state": [{"id": "view-flags", "property": "data", "value": {"lang": "en", "embed": False}}],
+}
+
+
+def main(port: int = 8761) -> int:
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    base = f"http://127.0.0.1:{port}"
+    with httpx.Client(base_url=base, timeout=20) as client:
+        page = client.get("/")
+        assert page.status_code == 200, page.status_code
+        for src in re.findall(r'src="([^"]+)"', page.text):
+            assert client.get(src).status_code == 200, src
+        assert client.get("/_dash-layout").status_code == 200
+        assert client.get("/_dash-dependencies").status_code == 200
+        update = client.post("/_dash-update-component", json=CALLBACK)
+        assert update.status_code == 200 and "point|h100-sxm5|decode" in update.text, update.status_code
+        analyze = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": ["h100-sxm5"]})
+        assert analyze.status_code == 200
+        assert json.loads(analyze.text)["results"][0]["decode"]["bound"] == "memory"
+    server.should_exit = True
+    print("offline ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
