@@ -89,9 +89,8 @@ def _models(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import os
 
-    import uvicorn
-
     from .config import get_settings
+    from .server import run
 
     # Workers are separate processes that build their own app from the environment, so the
     # command-line choices travel as the same LLM_ROOFLINE_* variables the settings read.
@@ -100,21 +99,7 @@ def _serve(args: argparse.Namespace) -> int:
         if value is not None:
             os.environ[f"LLM_ROOFLINE_{key}"] = str(value)
     get_settings.cache_clear()
-    settings = get_settings()
-    log_config = {
-        "version": 1, "disable_existing_loggers": False,
-        "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-                       "access": {"format": "%(message)s"}},
-        "handlers": {"default": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"},
-                     "access": {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stdout"}},
-        "loggers": {"uvicorn": {"handlers": ["default"], "level": settings.log_level.upper()},
-                    "llm_roofline.access": {"handlers": ["access"], "level": settings.log_level.upper(),
-                                            "propagate": False}},
-    }
-    # One JSON access line per request comes from app.middleware.AccessLog; uvicorn's own is off.
-    uvicorn.run("app.main:app", host=settings.host, port=settings.port, workers=settings.workers,
-                log_level=settings.log_level, log_config=log_config, access_log=False, server_header=False,
-                proxy_headers=True, timeout_graceful_shutdown=10)
+    run(get_settings())
     return 0
 
 
