@@ -26,8 +26,10 @@ def _analyze(args: argparse.Namespace) -> int:
                         weight_dtype=args.weight_dtype, kv_dtype=args.kv_dtype, compute_dtype=args.compute_dtype,
                         flash_attention=args.flash_attention, causal=not args.full_square,
                         tensor_parallel=args.tp, kv_block_size=args.kv_block_size,
-                        shared_prefix_length=args.shared_prefix)
-    result = run_analysis(spec, args.hardware, scenario)
+                        shared_prefix_length=args.shared_prefix, roofs=args.roofs,
+                        bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency)
+    step_s = None if args.measured_step_ms is None else args.measured_step_ms / 1e3
+    result = run_analysis(spec, args.hardware, scenario, step_s, args.measured_tokens_per_s)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -53,6 +55,10 @@ def _analyze(args: argparse.Namespace) -> int:
               f"{grouped(d['tokens_per_s']):>9} {d['intensity']:>7.1f} {d['bound']:>8}  "
               f"{duration(p['time_s']):>9} {p['bound']:>8}  {si(mem['total_bytes'], 'B'):>9} "
               f"{'yes' if mem['fits'] else 'NO':>5} {mem['max_batch_size']:>6} {mem['min_tensor_parallel'] or '>8':>6}")
+        if "measured_decode" in r:
+            md = r["measured_decode"]
+            print(f"{'':<16}  measured decode {duration(md['step_time_s'])} ({grouped(md['tokens_per_s'])} tok/s): "
+                  f"MBU {md['mbu']:.1%}, MFU {md['mfu']:.2%}, {md['gap']:.2f}x the bound")
         if args.tp > 1:
             print(f"{'':<16}  all-reduce {duration(d['communication_time_s'])} per step on {r['link']['name']}; "
                   f"{duration(d['time_with_overlap_s'])} if fully overlapped")
@@ -103,6 +109,27 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate(args: argparse.Namespace) -> int:
+    import yaml
+
+    from .calibrate import calibrate_cpu, calibrate_cuda, report, to_accelerator
+
+    try:
+        result = calibrate_cuda(args.size) if args.device == "cuda" else calibrate_cpu(args.size)
+    except (ImportError, RuntimeError) as exc:
+        print(f"llm-roofline: error: calibrate --device {args.device}: {exc}", file=sys.stderr)
+        return 2
+    default_id = f"{args.base}-calibrated" if args.base else f"{args.device}-calibrated"
+    acc = to_accelerator(result, args.id or default_id, args.base)
+    print(report(result, acc))
+    if args.out:
+        text = yaml.safe_dump(acc.model_dump(), sort_keys=False, width=100, allow_unicode=True)
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write("# Written by llm-roofline calibrate: datasheet roofs plus the measured ones.\n" + text)
+        print(f"wrote {args.out} (drop it into $LLM_ROOFLINE_HARDWARE_DIR; the file name must be its id: {acc.id})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="llm-roofline", description="Place LLM inference on the roofline.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -122,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--kv-block-size", type=int, default=16, help="paged KV block size in tokens")
     a.add_argument("--shared-prefix", type=int, default=0, help="prefix tokens shared by the whole batch")
     a.add_argument("--layers", action="store_true", help="print the per-layer breakdown (window / MLA / MoE)")
+    a.add_argument("--roofs", choices=("nominal", "measured"), default="nominal",
+                   help="datasheet roofs or a calibration's (where the accelerator has one)")
+    a.add_argument("--bandwidth-efficiency", type=float, default=1.0, help="achievable fraction of bandwidth")
+    a.add_argument("--compute-efficiency", type=float, default=1.0, help="achievable fraction of peak FLOP/s")
+    a.add_argument("--measured-step-ms", type=float, default=None, help="a measured decode step -> MBU/MFU")
+    a.add_argument("--measured-tokens-per-s", type=float, default=None, help="or a measured decode tokens/s")
     a.add_argument("--json", action="store_true", help="the analysis as JSON (SI units)")
     a.set_defaults(func=_analyze)
 
@@ -132,6 +165,14 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("models", help="list the model presets")
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=_models)
+
+    c = sub.add_parser("calibrate", help="measure this machine's bandwidth and FLOP/s roofs")
+    c.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    c.add_argument("--size", choices=("small", "full"), default="full", help="small: a quick check")
+    c.add_argument("--base", default=None, help="catalogue id whose datasheet roofs to keep (e.g. h200-sxm)")
+    c.add_argument("--id", default=None, help="id of the written accelerator (default <base>-calibrated)")
+    c.add_argument("--out", default=None, help="write the accelerator YAML here")
+    c.set_defaults(func=_calibrate)
 
     s = sub.add_parser("serve", help="run the dashboard and API (uvicorn)")
     s.add_argument("--host", default=None, help="address (default 127.0.0.1, env LLM_ROOFLINE_HOST)")

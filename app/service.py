@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.analysis import MAX_BATCH, Scenario, analyze
+from engine.analysis import MAX_BATCH, Roofs, Scenario, analyze
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accelerator
+from engine.measurement import parse_measurements, place
 from engine.model import ModelConfig
 from engine.model_catalog import load_model
 from engine.sweep import decode_sweep
@@ -30,9 +31,24 @@ def resolve_hardware(specs: list) -> list[Accelerator]:
     return out
 
 
-def run_analysis(model_spec: object, hardware_specs: list, scenario: Scenario) -> dict:
+def run_analysis(model_spec: object, hardware_specs: list, scenario: Scenario,
+                 measured_step_time_s: float | None = None, measured_tokens_per_s: float | None = None) -> dict:
     model: ModelConfig = load_model(model_spec)
-    return analyze(model, resolve_hardware(hardware_specs), scenario)
+    return analyze(model, resolve_hardware(hardware_specs), scenario, measured_step_time_s, measured_tokens_per_s)
+
+
+def place_measurements(fmt: str, content: str, hardware_spec: object, model_spec: object | None,
+                       scenario: Scenario, steps: int = 1) -> dict:
+    """Parse a measurement file and place its records under one accelerator's roofs; with a
+    model, profiler rows without counts borrow the model's predicted FLOPs/bytes."""
+    hw = resolve_hardware([hardware_spec])[0]
+    records = parse_measurements(fmt, content, steps)
+    roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
+    predicted = None
+    if model_spec is not None:
+        predicted = analyze(load_model(model_spec), [hw], scenario)["results"][0]["decode"]["ops"]
+    points, skipped = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, predicted)
+    return {"hardware_id": hw.id, "format": fmt, "roofs": roofs.source, "points": points, "skipped": skipped}
 
 
 def _geometric(high: int, points: int) -> np.ndarray:

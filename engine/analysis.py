@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from .errors import EngineInputError
 from .hardware import Accelerator
+from .measurement import decode_utilisation
 from .memory import TP_DEGREES, max_batch_size, memory_budget, min_tensor_parallel
 from .metrics import ring_allreduce_time_s
 from .model import ModelConfig
@@ -42,6 +43,12 @@ class Scenario:
     tensor_parallel: int = 1
     kv_block_size: int = 16
     shared_prefix_length: int = 0
+    # Which roofs: the datasheet's ("nominal") or a calibration's ("measured", where the
+    # accelerator has one), each scaled by an achievable fraction (seed 003 §4.1: real
+    # kernels reach 70-90% of nominal bandwidth).
+    roofs: str = "nominal"
+    bandwidth_efficiency: float = 1.0
+    compute_efficiency: float = 1.0
 
     def __post_init__(self) -> None:
         _check_int("batch_size", self.batch_size, 1, MAX_BATCH)
@@ -55,6 +62,12 @@ class Scenario:
             raise EngineInputError("tensor_parallel", f"{self.tensor_parallel!r} is not supported", TP_DEGREES)
         _check_int("kv_block_size", self.kv_block_size, 1, MAX_BLOCK)
         _check_int("shared_prefix_length", self.shared_prefix_length, 0, self.context_length)
+        if self.roofs not in ("nominal", "measured"):
+            raise EngineInputError("roofs", f"{self.roofs!r} is not a roof set", "nominal, measured")
+        for name in ("bandwidth_efficiency", "compute_efficiency"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.01 <= value <= 1.0:
+                raise EngineInputError(name, f"{value!r} is not a fraction in [0.01, 1]")
 
     @property
     def widths(self) -> Widths:
@@ -84,7 +97,8 @@ def phase_ops(model: ModelConfig, scenario: Scenario) -> tuple[tuple[Op, ...], t
 
 @dataclass(frozen=True)
 class Roofs:
-    """What an op needs from an accelerator, resolved for a compute dtype."""
+    """What an op needs from an accelerator, resolved for a compute dtype, a roof set
+    (nominal or measured) and the efficiency fractions."""
 
     tensor_dtype: str
     tensor_flops_per_s: float
@@ -92,14 +106,19 @@ class Roofs:
     vector_flops_per_s: float
     bandwidth_bytes_per_s: float
     link: tuple[str, float] | None
+    source: str = "nominal"
     by_unit: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, hw: Accelerator, compute_dtype: str) -> "Roofs":
-        tensor_dtype, tensor = hw.tensor_roof(compute_dtype)
-        vector_unit, vector = hw.vector_roof()
-        return cls(tensor_dtype, tensor, vector_unit, vector, hw.memory_bandwidth_bytes_per_s, hw.link_bandwidth(),
-                   {"tensor": tensor, "vector": vector})
+    def of(cls, hw: Accelerator, compute_dtype: str, scenario: "Scenario | None" = None) -> "Roofs":
+        measured = scenario is not None and scenario.roofs == "measured" and hw.measured is not None
+        compute_eff = scenario.compute_efficiency if scenario else 1.0
+        bandwidth_eff = scenario.bandwidth_efficiency if scenario else 1.0
+        tensor_dtype, tensor = hw.tensor_roof(compute_dtype, measured)
+        vector_unit, vector = hw.vector_roof(measured=measured)
+        tensor, vector = tensor * compute_eff, vector * compute_eff
+        return cls(tensor_dtype, tensor, vector_unit, vector, hw.bandwidth(measured) * bandwidth_eff,
+                   hw.link_bandwidth(), "measured" if measured else "nominal", {"tensor": tensor, "vector": vector})
 
 
 def communication_time_s(model: ModelConfig, tokens, roofs: Roofs, hardware_id: str, n: int):
@@ -149,7 +168,7 @@ def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict
     n = scenario.tensor_parallel
     shard = model.shard(n)
     decode, prefill = phase_ops(model, scenario)
-    roofs = Roofs.of(hw, scenario.compute_dtype)
+    roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
     w = scenario.widths
     b, t = scenario.batch_size, scenario.context_length
     block, prefix = scenario.kv_block_size, scenario.shared_prefix_length
@@ -166,6 +185,8 @@ def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict
         "vector_flops_per_s": roofs.vector_flops_per_s,
         "memory_bandwidth_bytes_per_s": roofs.bandwidth_bytes_per_s,
         "link": None if roofs.link is None else {"name": roofs.link[0], "bytes_per_s_per_direction": roofs.link[1]},
+        "roofs": roofs.source,
+        "measured_roofs": measured_roofs(hw, scenario.compute_dtype),
         "ridge_point": roofs.tensor_flops_per_s / roofs.bandwidth_bytes_per_s,
         "vector_ridge_point": roofs.vector_flops_per_s / roofs.bandwidth_bytes_per_s,
         "decode": evaluate_phase(decode, roofs, b, communication_time_s(model, b, roofs, hw.id, n)),
@@ -174,16 +195,36 @@ def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict
     }
 
 
-def analyze(model: ModelConfig, hardware: list[Accelerator], scenario: Scenario) -> dict:
+def measured_roofs(hw: Accelerator, compute_dtype: str) -> dict | None:
+    """The calibration's roofs (unscaled) for drawing beside the datasheet ones."""
+    if hw.measured is None:
+        return None
+    tensor_dtype, tensor = hw.tensor_roof(compute_dtype, measured=True)
+    vector_unit, vector = hw.vector_roof(measured=True)
+    return {"date": hw.measured.date, "tool": hw.measured.tool, "device": hw.measured.device,
+            "memory_bandwidth_bytes_per_s": hw.measured.memory_bandwidth_bytes_per_s,
+            "tensor_dtype": tensor_dtype, "tensor_flops_per_s": tensor, "vector_flops_per_s": vector}
+
+
+def analyze(model: ModelConfig, hardware: list[Accelerator], scenario: Scenario,
+            measured_step_time_s: float | None = None, measured_tokens_per_s: float | None = None) -> dict:
+    """The analysis; with a measured decode step time or tokens/s, each result also gets
+    `measured_decode` (MBU, MFU, the measured point and its gap to the prediction)."""
     resolved = resolve_model(model, scenario)
     summary = resolved.summary()
     summary["id"] = model.id
     summary["layer_groups"] = resolved.layer_breakdown()
-    return {
-        "model": summary,
-        "scenario": scenario_dict(scenario),
-        "results": [analyze_one(model, hw, scenario) for hw in hardware],
-    }
+    results = [analyze_one(model, hw, scenario) for hw in hardware]
+    if measured_step_time_s is not None or measured_tokens_per_s is not None:
+        for hw, r in zip(hardware, results):
+            # MBU/MFU against the peaks of the roof set in use, not scaled by the efficiency
+            # settings: "how far from the roof", not "how far from what you expected"
+            use_measured = r["roofs"] == "measured"
+            r["measured_decode"] = decode_utilisation(
+                r["decode"], resolved.num_active_params, scenario.tensor_parallel,
+                hw.tensor_roof(scenario.compute_dtype, use_measured)[1], hw.bandwidth(use_measured),
+                scenario.batch_size, measured_step_time_s, measured_tokens_per_s)
+    return {"model": summary, "scenario": scenario_dict(scenario), "results": results}
 
 
 def scenario_dict(scenario: Scenario) -> dict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -35,13 +35,15 @@ class _Strict(BaseModel):
 
 
 class TensorRoofs(_Strict):
-    """Dense matrix-engine peaks in FLOP/s (int8 in OP/s); null where the chip has none."""
+    """Dense matrix-engine peaks in FLOP/s (int8 in OP/s); null where the chip has none.
+    fp32: a matrix rate in fp32, for CPUs and calibrations that have nothing narrower."""
 
     bf16: OptionalRate
     fp16: OptionalRate
     fp8: OptionalRate
     int8: OptionalRate
     fp4: OptionalRate
+    fp32: OptionalRate
 
 
 class VectorRoofs(_Strict):
@@ -55,6 +57,19 @@ class VectorRoofs(_Strict):
 class Source(_Strict):
     document: Annotated[str, Field(min_length=3, max_length=2000)]
     supports: Annotated[str, Field(max_length=2000)] = ""
+
+
+class MeasuredRoofs(_Strict):
+    """Roofs measured on a real device by `llm-roofline calibrate`, kept beside (not instead
+    of) the datasheet roofs. Same units; `details` records sizes, repeats and spread."""
+
+    date: Annotated[str, Field(max_length=40)]
+    tool: Annotated[str, Field(max_length=200)]
+    device: Annotated[str, Field(max_length=200)]
+    memory_bandwidth_bytes_per_s: Bandwidth
+    tensor_flops_per_s: TensorRoofs = TensorRoofs()
+    vector_flops_per_s: VectorRoofs = VectorRoofs()
+    details: dict[str, Any] = {}
 
 
 class Accelerator(_Strict):
@@ -71,34 +86,47 @@ class Accelerator(_Strict):
     pcie_bytes_per_s_per_direction: OptionalRate
     notes: Annotated[str, Field(max_length=4000)] = ""
     sources: Annotated[list[Source], Field(min_length=1, max_length=20)]
+    measured: MeasuredRoofs | None = None
 
     @model_validator(mode="after")
     def _roofs_consistent(self) -> "Accelerator":
         t = self.tensor_flops_per_s
-        if t.bf16 is None and t.fp16 is None:
-            raise ValueError("tensor_flops_per_s needs at least one of bf16 / fp16")
+        if t.bf16 is None and t.fp16 is None and t.fp32 is None:
+            raise ValueError("tensor_flops_per_s needs at least one of bf16 / fp16 / fp32")
         base = t.bf16 or t.fp16
-        if t.fp8 is not None and t.fp8 < base:
+        if t.fp8 is not None and base is not None and t.fp8 < base:
             raise ValueError("tensor_flops_per_s.fp8 must be >= the bf16/fp16 roof (dense figures)")
         return self
 
     # ---- derived roofs -------------------------------------------------------------
-    def tensor_roof(self, compute_dtype: str) -> tuple[str, float]:
-        """(dtype actually used, FLOP/s) for matrix ops in `compute_dtype`."""
+    def tensor_roof(self, compute_dtype: str, measured: bool = False) -> tuple[str, float]:
+        """(dtype actually used, FLOP/s) for matrix ops in `compute_dtype`; with `measured`,
+        the calibrated rate when one was measured for that chain of dtypes."""
+        if measured and self.measured is not None:
+            try:
+                return _tensor_roof(self.measured.tensor_flops_per_s, compute_dtype)
+            except EngineInputError:
+                pass
         return _tensor_roof(self.tensor_flops_per_s, compute_dtype)
 
-    def vector_roof(self, dtype: str = "bf16") -> tuple[str, float]:
+    def vector_roof(self, dtype: str = "bf16", measured: bool = False) -> tuple[str, float]:
         """(unit label, FLOP/s) for elementwise ops in `dtype` (fp32 ops use the fp32 rate,
         everything else the 16-bit rate). Falls back to the 16-bit tensor roof when the vendor
         publishes no vector figure (TPUs); those ops are memory-bound by two orders of
         magnitude either way."""
-        v = self.vector_flops_per_s
         order = ("fp32", "bf16", "fp16") if dtype == "fp32" else VECTOR_FALLBACK
-        for dtype in order:
-            rate = getattr(v, dtype)
-            if rate:
-                return dtype, rate
-        return "tensor-bf16", self.tensor_roof("bf16")[1]
+        sources = [self.measured.vector_flops_per_s] if measured and self.measured is not None else []
+        for v in sources + [self.vector_flops_per_s]:
+            for name in order:
+                rate = getattr(v, name)
+                if rate:
+                    return name, rate
+        return "tensor-bf16", self.tensor_roof("bf16", measured)[1]
+
+    def bandwidth(self, measured: bool = False) -> float:
+        if measured and self.measured is not None:
+            return self.measured.memory_bandwidth_bytes_per_s
+        return self.memory_bandwidth_bytes_per_s
 
     def link_bandwidth(self) -> tuple[str, float] | None:
         """(name, bytes/s per direction) of the GPU-to-GPU link tensor parallelism uses: the
@@ -121,12 +149,13 @@ class Accelerator(_Strict):
 
 
 def _tensor_roof(roofs: TensorRoofs, compute_dtype: str) -> tuple[str, float]:
-    for dtype in TENSOR_FALLBACK.get(compute_dtype, ()):
+    if compute_dtype not in TENSOR_FALLBACK:
+        raise EngineInputError("compute_dtype", f"unknown compute dtype {compute_dtype!r}", ", ".join(TENSOR_FALLBACK))
+    for dtype in TENSOR_FALLBACK[compute_dtype]:
         rate = getattr(roofs, dtype)
         if rate:
             return dtype, rate
-    raise EngineInputError("compute_dtype", f"unknown compute dtype {compute_dtype!r}",
-                           ", ".join(TENSOR_FALLBACK))
+    raise EngineInputError("compute_dtype", f"no tensor roof for {compute_dtype!r} or a wider format")
 
 
 def parse_accelerator(data: object, origin: str) -> Accelerator:

@@ -13,13 +13,14 @@ TENSOR_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp4")
 # When a chip has no tensor roof for the requested compute dtype, the kernel runs on the
 # next wider format it does have (e.g. fp8 weights are up-converted to bf16 on an A100, as
 # weight-only kernels such as Marlin do). The result reports the dtype actually used.
+# fp32 closes every chain: a CPU (or a calibration of one) may have only an fp32 matrix rate.
 TENSOR_FALLBACK: dict[str, tuple[str, ...]] = {
-    "bf16": ("bf16", "fp16"),
-    "fp16": ("fp16", "bf16"),
-    "fp8": ("fp8", "bf16", "fp16"),
-    "int8": ("int8", "fp8", "bf16", "fp16"),
-    "int4": ("int8", "fp8", "bf16", "fp16"),
-    "fp4": ("fp4", "fp8", "bf16", "fp16"),
+    "bf16": ("bf16", "fp16", "fp32"),
+    "fp16": ("fp16", "bf16", "fp32"),
+    "fp8": ("fp8", "bf16", "fp16", "fp32"),
+    "int8": ("int8", "fp8", "bf16", "fp16", "fp32"),
+    "int4": ("int8", "fp8", "bf16", "fp16", "fp32"),
+    "fp4": ("fp4", "fp8", "bf16", "fp16", "fp32"),
 }
 # Elementwise ops run on the vector units in 16-bit (narrower formats are up-converted).
 VECTOR_FALLBACK = ("bf16", "fp16", "fp32")

@@ -43,7 +43,7 @@ def decode_sweep(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_
         context = _as_array("context_lengths", context_lengths, MAX_CONTEXT)
         batch = np.full_like(context, scenario.batch_size)
     w = scenario.widths
-    roofs = Roofs.of(hw, scenario.compute_dtype)
+    roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
     shard = model.shard(scenario.tensor_parallel)
     time_s = communication_time_s(model, batch, roofs, hw.id, scenario.tensor_parallel) + np.zeros_like(batch)
     flops = np.zeros_like(batch)

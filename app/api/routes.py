@@ -13,9 +13,10 @@ from engine.precision import dtype_bytes
 from engine.roofline import attainable_flops_per_s, bound, op_time_s
 from engine.sweep import decode_sweep
 
-from ..service import resolve_hardware, run_analysis
-from .schemas import (AcceleratorOut, AnalysisResponse, AnalyzeRequest, ErrorResponse, HardwareList, ModelDetail,
-                      ModelList, OpsRequest, OpsResponse, SweepRequest, SweepResponse)
+from ..service import place_measurements, resolve_hardware, run_analysis
+from .schemas import (AcceleratorOut, AnalysisResponse, AnalyzeRequest, ErrorResponse, HardwareList,
+                      MeasurementsRequest, MeasurementsResponse, ModelDetail, ModelList, OpsRequest, OpsResponse,
+                      SweepRequest, SweepResponse)
 
 router = APIRouter(prefix="/api/v1", tags=["v1"])
 ERRORS = {404: {"model": ErrorResponse, "description": "unknown id"},
@@ -55,7 +56,15 @@ def one_model(model_id: str) -> JSONResponse:
 @router.post("/analyze", response_model=AnalysisResponse, responses=BODY_ERRORS,
              summary="Decode and prefill on the roofline, and the memory budget, per accelerator")
 def analyze(request: AnalyzeRequest) -> JSONResponse:
-    return JSONResponse(run_analysis(request.model, request.hardware, request.scenario()))
+    return JSONResponse(run_analysis(request.model, request.hardware, request.scenario(),
+                                     request.measured_decode_step_s, request.measured_tokens_per_s))
+
+
+@router.post("/measurements", response_model=MeasurementsResponse, responses=BODY_ERRORS,
+             summary="Parse measurements and place them under the roofs, with their gap (nothing is stored)")
+def measurements(request: MeasurementsRequest) -> JSONResponse:
+    return JSONResponse(place_measurements(request.format, request.content, request.hardware, request.model,
+                                           request.scenario(), request.steps))
 
 
 @router.post("/ops", response_model=OpsResponse, responses=BODY_ERRORS, summary="Place a single op on the roofline")

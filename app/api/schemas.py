@@ -40,17 +40,49 @@ class ScenarioFields(_Request):
     kv_block_size: int = Field(16, ge=1, le=MAX_BLOCK, description="paged KV block, tokens (waste reported)")
     shared_prefix_length: int = Field(0, ge=0, le=MAX_CONTEXT,
                                       description="tokens of a prefix shared by the whole batch, stored once")
+    roofs: Literal["nominal", "measured"] = Field(
+        "nominal", description="datasheet roofs, or the calibrated ones where an accelerator has them")
+    bandwidth_efficiency: float = Field(1.0, ge=0.01, le=1.0, allow_inf_nan=False,
+                                        description="achievable fraction of memory bandwidth")
+    compute_efficiency: float = Field(1.0, ge=0.01, le=1.0, allow_inf_nan=False,
+                                      description="achievable fraction of peak FLOP/s")
 
     def scenario(self) -> Scenario:
         return Scenario(batch_size=self.batch_size, context_length=self.context_length,
                         num_kv_heads=self.num_kv_heads, weight_dtype=self.weight_dtype, kv_dtype=self.kv_dtype,
                         compute_dtype=self.compute_dtype, flash_attention=self.flash_attention,
                         causal=self.causal, tensor_parallel=self.tensor_parallel, kv_block_size=self.kv_block_size,
-                        shared_prefix_length=self.shared_prefix_length)
+                        shared_prefix_length=self.shared_prefix_length, roofs=self.roofs,
+                        bandwidth_efficiency=self.bandwidth_efficiency, compute_efficiency=self.compute_efficiency)
 
 
 class AnalyzeRequest(ScenarioFields):
-    pass
+    measured_decode_step_s: float | None = Field(None, gt=0, le=3600, allow_inf_nan=False,
+                                                 description="a measured decode step time, seconds -> MBU/MFU")
+    measured_tokens_per_s: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False,
+                                                description="or a measured decode throughput, tokens/s")
+
+
+class MeasurementsRequest(_Request):
+    format: Literal["csv", "json", "torch_table", "chrome_trace", "ncu_csv"] = Field(
+        ..., description="csv/json: name, flops, bytes, time_s[, phase, hardware]; or a profiler export")
+    content: str = Field(..., max_length=256 * 1024, description="the file's text (parsed, never executed)")
+    hardware: HardwareSpec = Field(..., description="the accelerator it was measured on")
+    model: Annotated[str, Field(max_length=64)] | dict[str, Any] | None = Field(
+        None, description="preset or config.json: lets profiler rows without counts borrow the model's")
+    steps: int = Field(1, ge=1, le=100000, description="decode steps the profile covers (times are divided)")
+    batch_size: int = Field(1, ge=1, le=MAX_BATCH, description="the measured scenario's batch")
+    context_length: int = Field(4096, ge=1, le=MAX_CONTEXT, description="the measured scenario's context")
+    weight_dtype: Dtype = "bf16"
+    kv_dtype: Dtype = "bf16"
+    compute_dtype: Dtype = "bf16"
+    tensor_parallel: Literal[1, 2, 4, 8] = 1
+    roofs: Literal["nominal", "measured"] = "nominal"
+
+    def scenario(self) -> Scenario:
+        return Scenario(batch_size=self.batch_size, context_length=self.context_length, weight_dtype=self.weight_dtype,
+                        kv_dtype=self.kv_dtype, compute_dtype=self.compute_dtype,
+                        tensor_parallel=self.tensor_parallel, roofs=self.roofs)
 
 
 class SweepRequest(ScenarioFields):
@@ -127,10 +159,34 @@ class Link(BaseModel):
     bytes_per_s_per_direction: float
 
 
+class MeasuredRoofsOut(BaseModel):
+    date: str
+    tool: str
+    device: str
+    memory_bandwidth_bytes_per_s: float
+    tensor_dtype: str
+    tensor_flops_per_s: float
+    vector_flops_per_s: float
+
+
+class MeasuredDecode(BaseModel):
+    step_time_s: float
+    tokens_per_s: float
+    mbu: float = Field(description="bytes per step / measured step time / peak bandwidth")
+    mfu: float = Field(description="tokens/s x 2 x active params / (GPUs x peak FLOP/s), PaLM")
+    intensity: float
+    achieved_flops_per_s: float
+    predicted_time_s: float
+    gap: float = Field(description="measured step time / predicted bound")
+
+
 class HardwareResult(BaseModel):
     hardware_id: str
     hardware_name: str
     tensor_parallel: int
+    roofs: Literal["nominal", "measured"]
+    measured_roofs: MeasuredRoofsOut | None
+    measured_decode: MeasuredDecode | None = None
     link: Link | None = Field(description="GPU-to-GPU link used for tensor parallelism")
     tensor_dtype: str = Field(description="dtype whose tensor roof was used (after fallback)")
     tensor_flops_per_s: float
@@ -198,6 +254,33 @@ class SingleOpResult(BaseModel):
 
 class OpsResponse(BaseModel):
     results: list[SingleOpResult]
+
+
+class MeasuredPoint(BaseModel):
+    name: str
+    family: str | None
+    phase: str | None
+    hardware: str | None
+    unit: Literal["tensor", "vector"]
+    flops: float
+    bytes: float
+    time_s: float
+    intensity: float
+    achieved_flops_per_s: float
+    achieved_bytes_per_s: float
+    attainable_flops_per_s: float = Field(description="the roof at this intensity")
+    gap: float = Field(description="roof / achieved (1 = on the roof)")
+    fraction_of_roof: float
+    predicted_time_s: float
+    counts_from_model: bool = Field(description="FLOPs and bytes are the model's prediction for this op family")
+
+
+class MeasurementsResponse(BaseModel):
+    hardware_id: str
+    format: str
+    roofs: Literal["nominal", "measured"]
+    points: list[MeasuredPoint]
+    skipped: list[str] = Field(description="rows with no counts and no model prediction to borrow")
 
 
 class SweepSeries(BaseModel):

@@ -143,3 +143,41 @@ def test_openapi_and_docs(client):
     props = spec["components"]["schemas"]["AnalyzeRequest"]["properties"]
     assert all(p.get("description") for p in props.values())
     assert client.get("/docs").status_code == 200
+
+
+def test_measurements_endpoint(client):
+    from pathlib import Path
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "measurements"
+    r = client.post("/api/v1/measurements", json={"format": "csv", "content": (fixtures / "own.csv").read_text(),
+                                                   "hardware": "h100-sxm5"})
+    assert r.status_code == 200, r.text
+    points = {p["name"]: p for p in r.json()["points"]}
+    assert points["residual_add"]["intensity"] == pytest.approx(1 / 6)
+    r = client.post("/api/v1/measurements", json={
+        "format": "torch_table", "content": (fixtures / "torch_table.txt").read_text(), "hardware": "h100-sxm5",
+        "model": "llama-3-8b", "batch_size": 32, "context_length": 4096, "steps": 40})
+    assert r.status_code == 200
+    assert {p["name"] for p in r.json()["points"]} >= {"matmul", "attention"}
+    bad = client.post("/api/v1/measurements", json={"format": "csv", "content": "name,flops\nx,1",
+                                                     "hardware": "h100-sxm5"})
+    assert bad.status_code == 422 and bad.json()["detail"].startswith("line 1")
+
+
+def test_analyze_with_measured_step_and_roofs(client):
+    r = client.post("/api/v1/analyze", json=ANALYZE | {"measured_decode_step_s": 0.0125, "roofs": "measured",
+                                                       "bandwidth_efficiency": 0.85})
+    assert r.status_code == 200
+    h100 = r.json()["results"][0]
+    # MBU is against the peak bandwidth, not the efficiency-scaled roof
+    assert h100["measured_decode"]["mbu"] == pytest.approx(h100["decode"]["bytes"] / 0.0125 / 3.352e12)
+    assert h100["memory_bandwidth_bytes_per_s"] == pytest.approx(3.352e12 * 0.85)
+    assert h100["roofs"] == "nominal"  # the catalogue H100 has no calibration: nominal, said so
+    assert client.post("/api/v1/analyze", json=ANALYZE | {"compute_efficiency": 0}).status_code == 422
+
+
+def test_calibration_is_an_inline_accelerator(client):
+    from app.calibrate import calibrate_cpu, to_accelerator
+    acc = to_accelerator(calibrate_cpu("small"), "h200-sxm-calibrated", base="h200-sxm").model_dump()
+    r = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [acc], "roofs": "measured"})
+    assert r.status_code == 200, r.text
+    assert r.json()["results"][0]["roofs"] == "measured"

@@ -1,0 +1,338 @@
+"""Measured numbers next to the model: import measurements, place them under the roofs with
+their gap, and MFU/MBU from a measured decode step (seed 001 §4: "the distance between what
+you got and the roof"; seed 003 §4: measure a baseline, then reason).
+
+Formats, all parsed as text, never executed; a file is imported whole or not at all:
+- "csv" / "json": our own records — name, flops, bytes, time_s[, phase, hardware].
+- "torch_table": the text of torch.profiler `key_averages().table(...)`.
+- "chrome_trace": a torch.profiler chrome trace (JSON), GPU kernel events.
+- "ncu_csv": Nsight Compute `ncu --csv --metrics gpu__time_duration.sum,dram__bytes_read.sum,
+  dram__bytes_write.sum[,smsp__sass_thread_inst_executed_op_{f,h,d}{add,mul,fma}_pred_on.sum]`.
+Profiler rows carry times (and sometimes FLOPs or bytes) but not our op names: they are
+mapped to op families (matmul, attention, norm, activation, residual_add, softmax, rope,
+copy) and, where a count is missing, the model's predicted FLOPs/bytes for that family
+supply it, so a measured time becomes a point at the predicted intensity.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from dataclasses import asdict, dataclass
+
+from .errors import EngineInputError
+from .metrics import mfu, training_flops_per_token
+
+MAX_RECORDS = 10_000
+FORMATS = ("csv", "json", "torch_table", "chrome_trace", "ncu_csv")
+
+# profiler / kernel name -> our op family (first match wins)
+FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("attention", r"flash|fmha|attention|attn|sdpa|scaled_dot_product|paged_attention|mla"),
+    ("norm", r"rms_?norm|layer_?norm|native_layer_norm"),
+    ("activation", r"silu|gelu|swiglu|act_and_mul|sigmoid"),
+    ("softmax", r"softmax"),
+    ("rope", r"rotary|rope"),
+    ("matmul", r"gemm|gemv|matmul|aten::mm|aten::addmm|aten::bmm|aten::linear|cutlass|cublas|sm\d+_xmma|nvjet|wgmma"),
+    ("residual_add", r"aten::add|add_kernel|elementwise_add|vectorized_elementwise.*add|\badd\b"),
+    ("copy", r"copy|transpose|cat|contiguous|aten::to\b"),
+)
+# our op names -> family, to sum the model's prediction per family
+OP_FAMILY = {
+    "attention": "attention", "attention_scores": "attention", "attention_values": "attention",
+    "attention_softmax": "softmax", "logits_softmax": "softmax",
+    "attn_norm": "norm", "mlp_norm": "norm", "final_norm": "norm", "post_norm": "norm", "qk_norm": "norm",
+    "latent_norm": "norm", "activation": "activation", "residual_add": "residual_add", "rope": "rope",
+}
+
+
+def op_family(name: str) -> str | None:
+    lowered = name.lower()
+    for family, pattern in FAMILY_PATTERNS:
+        if re.search(pattern, lowered):
+            return family
+    return None
+
+
+def family_of_op(op_name: str) -> str:
+    return OP_FAMILY.get(op_name, "matmul" if op_name != "embedding" else "copy")
+
+
+@dataclass
+class Record:
+    name: str
+    time_s: float
+    flops: float | None = None
+    bytes: float | None = None
+    phase: str | None = None
+    hardware: str | None = None
+    family: str | None = None
+    unit: str | None = None   # "tensor" | "vector"; inferred from the family when absent
+
+    def resolved_unit(self) -> str:
+        if self.unit:
+            return self.unit
+        if self.family in ("matmul", "attention"):
+            return "tensor"
+        if self.family is not None:
+            return "vector"
+        # unknown name: matrix-like intensities go under the tensor roof
+        return "tensor" if self.flops and self.bytes and self.flops / self.bytes > 4 else "vector"
+
+
+def _number(value: object, where: str, field: str, allow_zero: bool = False) -> float:
+    try:
+        x = float(str(value).replace(",", "").strip())
+    except ValueError:
+        raise EngineInputError(f"{where}: {field}", f"{value!r} is not a number") from None
+    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
+        raise EngineInputError(f"{where}: {field}", f"{value!r} must be a finite number > 0")
+    return x
+
+
+def _own_record(row: dict, where: str) -> Record:
+    missing = [k for k in ("name", "flops", "bytes", "time_s") if row.get(k) in (None, "")]
+    if missing:
+        raise EngineInputError(where, f"missing {', '.join(missing)}", "name, flops, bytes, time_s[, phase, hardware]")
+    name = str(row["name"]).strip()[:120]
+    unit = row.get("unit") or None
+    if unit not in (None, "tensor", "vector"):
+        raise EngineInputError(f"{where}: unit", f"{unit!r} is not a unit", "tensor, vector")
+    return Record(name=name, unit=unit, flops=_number(row["flops"], where, "flops", allow_zero=True),
+                  bytes=_number(row["bytes"], where, "bytes"), time_s=_number(row["time_s"], where, "time_s"),
+                  phase=(str(row["phase"])[:40] if row.get("phase") else None),
+                  hardware=(str(row["hardware"])[:64] if row.get("hardware") else None), family=op_family(name))
+
+
+def parse_csv(text: str) -> list[Record]:
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames or not {"name", "flops", "bytes", "time_s"} <= {f.strip() for f in reader.fieldnames}:
+        raise EngineInputError("line 1", "the header must name the columns name, flops, bytes, time_s",
+                               "name,flops,bytes,time_s[,phase,hardware]")
+    records = []
+    for i, row in enumerate(reader, start=2):
+        records.append(_own_record({k.strip(): v for k, v in row.items() if k}, f"line {i}"))
+    return records
+
+
+def parse_json(text: str) -> list[Record]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EngineInputError("json", f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    rows = data.get("measurements") if isinstance(data, dict) else data
+    if not isinstance(rows, list):
+        raise EngineInputError("json", 'expected a list of records or {"measurements": [...]}')
+    return [_own_record(row if isinstance(row, dict) else {}, f"measurements[{i}]") for i, row in enumerate(rows)]
+
+
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+
+def _duration(text: str, where: str) -> float:
+    m = re.fullmatch(r"([0-9.]+)\s*(s|ms|us|µs|ns)", text.strip())
+    if not m:
+        raise EngineInputError(where, f"{text!r} is not a duration like 13.504ms")
+    return float(m.group(1)) * _TIME_UNITS[m.group(2)]
+
+
+def parse_torch_table(text: str) -> list[Record]:
+    """key_averages().table(): a dashed rule, a header row, a rule, rows, a rule, totals."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    header_idx = next((i for i, ln in enumerate(lines) if ln.strip().startswith("Name") and "Self" in ln), None)
+    if header_idx is None:
+        raise EngineInputError("torch_table", "no header row starting with 'Name' (paste the whole table)")
+    names = re.split(r"\s{2,}", lines[header_idx].strip())
+    # Time column: GPU self time when there is one, else CPU self time.
+    time_col = next((c for c in ("Self CUDA", "Self XPU", "Self Device", "CUDA total", "Self CPU") if c in names), None)
+    if time_col is None:
+        raise EngineInputError("torch_table", "no time column", "Self CUDA, CUDA total or Self CPU")
+    flops_col = next((c for c in names if re.fullmatch(r"Total [KMGT]?FLOPs", c)), None)
+    scale = {"Total FLOPs": 1, "Total KFLOPs": 1e3, "Total MFLOPs": 1e6, "Total GFLOPs": 1e9, "Total TFLOPs": 1e12}
+    records = []
+    for n, ln in enumerate(lines[header_idx + 1:], start=header_idx + 2):
+        if set(ln.strip()) <= {"-", " "} or ln.startswith("Self CPU time total") or ln.startswith("Self CUDA time"):
+            continue
+        cells = re.split(r"\s{2,}", ln.strip())
+        if len(cells) != len(names):
+            raise EngineInputError(f"torch_table line {n}", f"{len(cells)} cells for {len(names)} columns")
+        row = dict(zip(names, cells))
+        t = _duration(row[time_col], f"torch_table line {n}")
+        if t == 0:
+            continue
+        flops = None
+        if flops_col and row[flops_col] not in ("", "--"):
+            flops = _number(row[flops_col], f"torch_table line {n}", flops_col, allow_zero=True) * scale[flops_col]
+        records.append(Record(name=row["Name"][:120], time_s=t, flops=flops or None, family=op_family(row["Name"])))
+    return records
+
+
+def parse_chrome_trace(text: str) -> list[Record]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EngineInputError("chrome_trace", f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    events = data.get("traceEvents") if isinstance(data, dict) else data
+    if not isinstance(events, list):
+        raise EngineInputError("chrome_trace", "no traceEvents list")
+    totals: dict[str, float] = {}
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict) or ev.get("ph") != "X" or str(ev.get("cat", "")).lower() not in ("kernel", "gpu_op"):
+            continue
+        dur = _number(ev.get("dur", 0), f"traceEvents[{i}]", "dur", allow_zero=True) * 1e-6  # µs
+        name = str(ev.get("name", "kernel"))[:120]
+        totals[name] = totals.get(name, 0.0) + dur
+    if not totals:
+        raise EngineInputError("chrome_trace", "no GPU kernel events (ph 'X', cat 'kernel')")
+    return [Record(name=name, time_s=t, family=op_family(name)) for name, t in totals.items() if t > 0]
+
+
+_NCU_SCALE = {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
+              "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1, "inst": 1, "": 1}
+_NCU_FLOPS = {"fadd": 1, "fmul": 1, "ffma": 2, "hadd": 1, "hmul": 1, "hfma": 2, "dadd": 1, "dmul": 1, "dfma": 2}
+
+
+def parse_ncu_csv(text: str) -> list[Record]:
+    """Long-format `ncu --csv` output: one row per (kernel launch, metric)."""
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"') or ln.startswith("ID,")), None)
+    if start is None:
+        raise EngineInputError("ncu_csv", 'no header row starting with "ID" (use ncu --csv)')
+    reader = csv.DictReader(io.StringIO("\n".join(lines[start:])))
+    need = {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"}
+    if not need <= set(reader.fieldnames or []):
+        raise EngineInputError("ncu_csv", "missing columns", ", ".join(sorted(need)))
+    kernels: dict[str, dict] = {}
+    for n, row in enumerate(reader, start=start + 2):
+        k = kernels.setdefault(row["ID"], {"name": row["Kernel Name"][:120], "metrics": {}})
+        unit = (row["Metric Unit"] or "").lower()
+        if unit not in _NCU_SCALE:
+            raise EngineInputError(f"ncu_csv line {n}", f"unknown unit {row['Metric Unit']!r}")
+        value = _number(row["Metric Value"], f"ncu_csv line {n}", row["Metric Name"], allow_zero=True)
+        k["metrics"][row["Metric Name"]] = value * _NCU_SCALE[unit]
+    records = []
+    for kid, k in kernels.items():
+        m = k["metrics"]
+        if "gpu__time_duration.sum" not in m:
+            raise EngineInputError(f"ncu_csv kernel {kid}", "missing gpu__time_duration.sum")
+        byts = m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)
+        flops = sum(w * m[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum"] for op, w in _NCU_FLOPS.items()
+                    if f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum" in m)
+        records.append(Record(name=k["name"], time_s=m["gpu__time_duration.sum"], flops=flops or None,
+                              bytes=byts or None, family=op_family(k["name"])))
+    return records
+
+
+PARSERS = {"csv": parse_csv, "json": parse_json, "torch_table": parse_torch_table,
+           "chrome_trace": parse_chrome_trace, "ncu_csv": parse_ncu_csv}
+
+
+def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
+    """All records of a file, or an EngineInputError naming the line and field: nothing is
+    half-imported. `steps`: how many decode steps a profile covers (times are divided)."""
+    if fmt not in PARSERS:
+        raise EngineInputError("format", f"unknown format {fmt!r}", ", ".join(FORMATS))
+    if not isinstance(steps, int) or steps < 1:
+        raise EngineInputError("steps", f"{steps!r} must be a positive integer")
+    records = PARSERS[fmt](text)
+    if not records:
+        raise EngineInputError(fmt, "no measurements found")
+    if len(records) > MAX_RECORDS:
+        raise EngineInputError(fmt, f"more than {MAX_RECORDS} records")
+    for r in records:
+        r.time_s /= steps
+        if r.flops is not None:
+            r.flops /= steps
+        if r.bytes is not None:
+            r.bytes /= steps
+    return records
+
+
+def place(records: list[Record], unit_peaks: dict[str, float], bandwidth: float,
+          predicted_ops: list[dict] | None = None) -> tuple[list[dict], list[str]]:
+    """Measured points: achieved FLOP/s at their intensity, the roof there, and the gap.
+
+    Records lacking FLOPs or bytes borrow the model's prediction for their op family (summed
+    over the decode step's ops of that family; the record's time is the family's measured
+    time). Records that still lack a count are skipped and listed."""
+    predicted: dict[str, dict] = {}
+    for op in predicted_ops or []:
+        fam = family_of_op(op["name"])
+        agg = predicted.setdefault(fam, {"flops": 0.0, "bytes": 0.0, "unit": op["unit"]})
+        agg["flops"] += op["flops"]
+        agg["bytes"] += op["bytes"]
+    grouped: dict[str, Record] = {}
+    points, skipped = [], []
+    for r in records:
+        if (r.flops is None or r.bytes is None) and r.family in predicted:
+            key = r.family
+            g = grouped.setdefault(key, Record(name=key, time_s=0.0, family=key, phase="decode"))
+            g.time_s += r.time_s
+            continue
+        if not r.flops or not r.bytes:  # no count to place it by, or no FLOPs (a copy): not on a log chart
+            skipped.append(r.name)
+            continue
+        points.append(_point(r, r.flops, r.bytes, r.resolved_unit(), unit_peaks, bandwidth))
+    for fam, g in grouped.items():
+        pred = predicted[fam]
+        if not pred["flops"]:
+            skipped.append(fam)
+            continue
+        points.append(_point(g, pred["flops"], pred["bytes"], pred["unit"], unit_peaks, bandwidth, predicted=True))
+    return points, skipped
+
+
+def _point(r: Record, flops: float, byts: float, unit: str, unit_peaks: dict[str, float], bandwidth: float,
+           predicted: bool = False) -> dict:
+    intensity = flops / byts
+    achieved = flops / r.time_s
+    roof = min(unit_peaks[unit], intensity * bandwidth)
+    bound_time = max(flops / unit_peaks[unit], byts / bandwidth)
+    return {"name": r.name, "family": r.family, "phase": r.phase, "hardware": r.hardware, "unit": unit,
+            "flops": flops, "bytes": byts, "time_s": r.time_s, "intensity": intensity,
+            "achieved_flops_per_s": achieved, "achieved_bytes_per_s": byts / r.time_s,
+            "attainable_flops_per_s": roof, "gap": roof / achieved,
+            "fraction_of_roof": achieved / roof, "predicted_time_s": bound_time,
+            "counts_from_model": predicted}
+
+
+def decode_utilisation(decode: dict, num_active_params: float, tensor_parallel: int, peak_flops_per_s: float,
+                       bandwidth: float, batch: int, step_time_s: float | None = None,
+                       tokens_per_s: float | None = None) -> dict:
+    """MBU and MFU of a measured decode step (seed 001 §4).
+
+    MBU = bytes the step must move (per GPU) / measured step time / peak bandwidth.
+    MFU (PaLM, 2N per generated token) = tokens/s x 2 x N_active / (GPUs x peak).
+    Give the step time or the tokens/s (tokens/s = batch / step time)."""
+    if (step_time_s is None) == (tokens_per_s is None):
+        raise EngineInputError("measured", "give exactly one of a decode step time or tokens/s")
+    if step_time_s is None:
+        tokens_per_s = _number(tokens_per_s, "measured", "tokens_per_s")
+        step_time_s = batch / tokens_per_s
+    else:
+        step_time_s = _number(step_time_s, "measured", "step_time_s")
+        tokens_per_s = batch / step_time_s
+    return {
+        "step_time_s": step_time_s, "tokens_per_s": tokens_per_s,
+        "mbu": decode["bytes"] / step_time_s / bandwidth,
+        "mfu": tokens_per_s * 2.0 * num_active_params / (tensor_parallel * peak_flops_per_s),
+        "intensity": decode["intensity"], "achieved_flops_per_s": decode["flops"] / step_time_s,
+        "predicted_time_s": decode["time_s"], "gap": step_time_s / decode["time_s"],
+    }
+
+
+def training_mfu(step_time_s: float, tokens_per_step: float, num_params: float, peak_flops_per_s: float,
+                 num_gpus: int = 1, num_layers: int = 0, num_heads: int = 0, head_dim: int = 0, seq_len: int = 0,
+                 include_attention: bool = False) -> float:
+    """PaLM MFU of a measured training step: tokens/s x (6N [+ 12·L·H·Q·T]) / (GPUs x peak)."""
+    tokens_per_s = _number(tokens_per_step, "measured", "tokens_per_step") / _number(step_time_s, "measured",
+                                                                                      "step_time_s")
+    per_token = training_flops_per_token(num_params, num_layers, num_heads, head_dim, seq_len, include_attention)
+    return mfu(tokens_per_s, per_token, peak_flops_per_s, num_gpus)
+
+
+def records_as_dicts(records: list[Record]) -> list[dict]:
+    return [asdict(r) for r in records]
