@@ -55,12 +55,14 @@ def _geometric(high: int, points: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, max(high, 1), points)))
 
 
-def dashboard_data(model_spec: object, hardware_ids: list[str], scenario: Scenario) -> dict:
+def dashboard_data(model_spec: object, hardware_ids: list[str], scenario: Scenario,
+                   measured_step_time_s: float | None = None, measurements: dict | None = None) -> dict:
     """What the dashboard draws: the analysis, each accelerator's decode trajectory from B = 1
-    to its largest batch that fits, a tokens/s-vs-batch sweep and the KV-wall intensity."""
+    to its largest batch that fits, a tokens/s-vs-batch sweep and the KV-wall intensity; with
+    a measured step or imported measurements, those too (on the first accelerator)."""
     model = load_model(model_spec)
     hardware = resolve_hardware(hardware_ids)
-    analysis = analyze(model, hardware, scenario)
+    analysis = analyze(model, hardware, scenario, measured_step_time_s)
     trajectories, throughput = {}, {}
     throughput_batches = np.union1d(_geometric(1024, 48), [scenario.batch_size])
     for hw, result in zip(hardware, analysis["results"]):
@@ -70,5 +72,11 @@ def dashboard_data(model_spec: object, hardware_ids: list[str], scenario: Scenar
         throughput[hw.id] = decode_sweep(model, hw, scenario, batch_sizes=throughput_batches)
     wall = decode_sweep(model, hardware[0], scenario, batch_sizes=[MAX_BATCH])["intensity"][0]
     ends = {hw_id: float(s["intensity"][-1]) for hw_id, s in trajectories.items()}
+    placed = None
+    if measurements:
+        records = parse_measurements(measurements["format"], measurements["content"], measurements.get("steps", 1))
+        roofs = Roofs.of(hardware[0], scenario.compute_dtype, scenario)
+        placed = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, analysis["results"][0]["decode"]["ops"])
     return {"analysis": analysis, "trajectories": trajectories, "throughput": throughput,
-            "trajectory_end": ends | {"_limit": float(wall)}}
+            "trajectory_end": ends | {"_limit": float(wall)}, "measured_points": placed[0] if placed else None,
+            "measurements_skipped": placed[1] if placed else []}

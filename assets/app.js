@@ -21,7 +21,8 @@
 
       // Mirror every control in the query string with replaceState: dragging must not
       // flood the history, and the URL is always a link to the exact view.
-      syncUrl: function (hw, model, batch, ctx, kvIndex, kvMarks, prec, kvprec, fa, tp, theme, present, flags) {
+      syncUrl: function (hw, model, batch, ctx, kvIndex, kvMarks, prec, kvprec, fa, tp, measured, bweff, fleff, step,
+                         theme, present, flags) {
         const q = new URLSearchParams();
         if (hw && hw.length) q.set("hw", hw.join(","));
         if (model && model !== "custom") q.set("model", model);
@@ -33,6 +34,10 @@
         q.set("kvprec", kvprec);
         q.set("fa", fa && fa.length ? "1" : "0");
         q.set("tp", String(tp || 1));
+        if (measured && measured.length) q.set("roofs", "measured");
+        if (bweff && bweff < 1) q.set("bweff", String(bweff));
+        if (fleff && fleff < 1) q.set("fleff", String(fleff));
+        if (step) q.set("step", String(step));
         q.set("lang", (flags && flags.lang) || "en");
         q.set("theme", theme && theme.length ? "dark" : "light");
         if (flags && flags.embed) q.set("embed", "1");

@@ -62,10 +62,46 @@ def _point(uid: str, name: str, x: float, y: float, color: str, symbol: str, siz
             "cliponaxis": False}
 
 
+def _measured_traces(r: dict, color: str, lang: str, measured_points: list[dict] | None) -> list[dict]:
+    """A calibration's roofs (dotted, beside the datasheet's), the measured decode step, and
+    imported measured points, each with its gap to the roof in the hover."""
+    hw, name = r["hardware_id"], r["hardware_name"]
+    traces = []
+    m = r.get("measured_roofs")
+    if m:
+        ridge = m["tensor_flops_per_s"] / m["memory_bandwidth_bytes_per_s"]
+        label = f"{name} · {t('measured_roof', lang)} ({m['date']})"
+        traces.append({"type": "scatter", "uid": f"roof|{hw}|memory-measured", "name": label, "showlegend": False,
+                       "legendgroup": f"hw|{hw}", "x": [X_RANGE[0], ridge],
+                       "y": [X_RANGE[0] * m["memory_bandwidth_bytes_per_s"], m["tensor_flops_per_s"]],
+                       "mode": "lines", "line": {"color": color, "width": 2, "dash": "dot"},
+                       "hovertemplate": f"{label}: {si(m['memory_bandwidth_bytes_per_s'], 'B/s')}<extra></extra>"})
+        traces.append({"type": "scatter", "uid": f"roof|{hw}|tensor-measured", "name": label, "showlegend": False,
+                       "legendgroup": f"hw|{hw}", "x": [ridge, X_RANGE[1]], "y": [m["tensor_flops_per_s"]] * 2,
+                       "mode": "lines", "line": {"color": color, "width": 2, "dash": "dot"},
+                       "hovertemplate": f"{label}: {si(m['tensor_flops_per_s'], 'FLOP/s')} "
+                                        f"({m['tensor_dtype']})<extra></extra>"})
+    md = r.get("measured_decode")
+    if md:
+        text = t("insight_measured", lang, time=duration(md["step_time_s"]), tps=grouped(md["tokens_per_s"]),
+                 gap=f"{md['gap']:.2f}", mbu=f"{md['mbu']:.1%}", mfu=f"{md['mfu']:.2%}")
+        traces.append(_point(f"measured|{hw}|decode", t("measured_point", lang), md["intensity"],
+                             md["achieved_flops_per_s"], color, "star", 16, text))
+    for p in measured_points or []:
+        text = t("hover_measured", lang, label=p["name"], hw=name, time=duration(p["time_s"]),
+                 achieved=si(p["achieved_flops_per_s"], "FLOP/s"), roof=si(p["attainable_flops_per_s"], "FLOP/s"),
+                 fraction=f"{p['fraction_of_roof']:.0%}", gap=f"{p['gap']:.2f}")
+        traces.append(_point(f"measured|{hw}|{p['name']}", p["name"], p["intensity"], p["achieved_flops_per_s"],
+                             color, "x-thin-open", 12, text))
+    return traces
+
+
 def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: str = "en", theme: str = "light",
-                    present: bool = False) -> dict:
+                    present: bool = False, measured_points: list[dict] | None = None) -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
-    ridge, the decode/prefill/attention/elementwise points, and the decode batch trajectory."""
+    ridge, the decode/prefill/attention/elementwise points, and the decode batch trajectory;
+    measured roofs and points where there are some (`measured_points` belong to the first
+    accelerator: the machine they were measured on)."""
     colors = THEMES.get(theme, THEMES["light"])
     x0, x1 = X_RANGE
     traces: list[dict] = []
@@ -128,6 +164,8 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
                                  c, ELEMENTWISE_SYMBOL, 8,
                                  _hover(op["name"], name, op["flops"], op["bytes"], op["time_s"], op["bound"], None,
                                         lang)))
+        traces += _measured_traces(r if first else {**r, "measured_decode": None}, c, lang,
+                                   measured_points if first else None)
     layout = base_layout(lang, theme, present)
     layout["xaxis"] = _log_axis(t("x_axis", lang), X_RANGE, [0.1, 1, 10, 100, 1000, 10000],
                                 ["0.1", "1", "10", "100", "1,000", "10,000"], colors)

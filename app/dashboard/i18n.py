@@ -20,6 +20,26 @@ STRINGS: dict[str, dict[str, str]] = {
     "kv_precision": {"en": "KV cache", "zh": "KV cache 精度"},
     "flash": {"en": "FlashAttention", "zh": "FlashAttention"},
     "tensor_parallel": {"en": "Tensor parallel (GPUs)", "zh": "张量并行（GPU 数）"},
+    "measurement": {"en": "Measurement", "zh": "实测"},
+    "use_measured": {"en": "Use measured roofs", "zh": "使用实测屋顶"},
+    "bw_eff": {"en": "Bandwidth efficiency", "zh": "带宽效率"},
+    "fl_eff": {"en": "Compute efficiency", "zh": "算力效率"},
+    "measured_step": {"en": "Measured decode step (ms)", "zh": "实测 decode 步长（ms）"},
+    "upload_measurements": {"en": "Import measurements ⇪", "zh": "导入实测数据 ⇪"},
+    "measurements_loaded": {"en": "{n} measured points placed ({skipped} rows without counts skipped).",
+                            "zh": "已放置 {n} 个实测点（跳过 {skipped} 行无计数的数据）。"},
+    "efficiency_notice": {"en": "Roofs scaled to {bw} of bandwidth and {fl} of compute.",
+                          "zh": "屋顶已按带宽 {bw}、算力 {fl} 缩放。"},
+    "measured_roof": {"en": "measured", "zh": "实测"},
+    "measured_point": {"en": "measured decode", "zh": "实测 decode"},
+    "insight_measured": {
+        "en": "Measured: a decode step of {time} ({tps} tokens/s) is {gap}x the bound — MBU {mbu}, MFU {mfu}.",
+        "zh": "实测：一步 decode {time}（{tps} tokens/s），是上限的 {gap} 倍 —— MBU {mbu}，MFU {mfu}。"},
+    "hover_measured": {
+        "en": "<b>{label}</b> (measured) on {hw}<br>time {time}<br>{achieved} achieved, roof {roof}<br>"
+              "{fraction} of the roof ({gap}x away)",
+        "zh": "<b>{label}</b>（实测）· {hw}<br>时间 {time}<br>达到 {achieved}，屋顶 {roof}<br>"
+              "为屋顶的 {fraction}（差 {gap} 倍）"},
     "error": {"en": "Cannot analyse this view: {message}", "zh": "无法分析此视图：{message}"},
     "insight_tp": {
         "en": "With tensor parallelism over {n} GPUs the all-reduces cost {comm} per step over {link} "

@@ -34,6 +34,10 @@ def insight_sentences(results: list[dict], trajectory_end: dict[str, float], lan
     if r["tensor_parallel"] > 1 and r["link"]:
         sentences.append(t("insight_tp", lang, n=r["tensor_parallel"], comm=duration(d["communication_time_s"]),
                            link=r["link"]["name"], share=f"{d['communication_time_s'] / d['time_s']:.0%}"))
+    md = r.get("measured_decode")
+    if md:
+        sentences.append(t("insight_measured", lang, time=duration(md["step_time_s"]), tps=grouped(md["tokens_per_s"]),
+                           gap=f"{md['gap']:.2f}", mbu=f"{md['mbu']:.1%}", mfu=f"{md['mfu']:.2%}"))
     if len(results) > 1:
         fastest = max(results[1:], key=lambda x: x["decode"]["tokens_per_s"])
         ratio = fastest["decode"]["tokens_per_s"] / d["tokens_per_s"]

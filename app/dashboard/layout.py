@@ -8,6 +8,7 @@ import math
 from dash import dash_table, dcc, html
 
 from engine.hardware import catalogue
+from engine.measurement import FORMATS
 from engine.model_catalog import get_model, model_ids
 
 from .i18n import t
@@ -82,6 +83,32 @@ def controls(view: View) -> html.Div:
         _field(t("tensor_parallel", lang), dcc.RadioItems(
             id="tensor-parallel", options=[{"label": str(n), "value": n} for n in (1, 2, 4, 8)],
             value=view.tensor_parallel, inline=True, className="toggle")),
+        html.Details([
+            html.Summary(t("measurement", lang)),
+            dcc.Checklist(id="measured-roofs", options=[{"label": t("use_measured", lang), "value": "on"}],
+                          value=["on"] if view.measured_roofs else [], className="toggle"),
+            html.Div([
+                _field(t("bw_eff", lang), dcc.Input(id="bandwidth-efficiency", type="number", min=0.01, max=1,
+                                                    step=0.01, value=view.bandwidth_efficiency, debounce=True,
+                                                    className="number-input")),
+                _field(t("fl_eff", lang), dcc.Input(id="compute-efficiency", type="number", min=0.01, max=1,
+                                                    step=0.01, value=view.compute_efficiency, debounce=True,
+                                                    className="number-input")),
+            ], className="field-pair"),
+            _field(t("measured_step", lang), dcc.Input(id="measured-step", type="number", min=0.001, step="any",
+                                                       value=view.measured_step_ms, debounce=True,
+                                                       className="number-input")),
+            html.Div([
+                dcc.Dropdown(id="measurements-format", options=[{"label": f, "value": f} for f in FORMATS],
+                             value="csv", clearable=False),
+                dcc.Input(id="measurements-steps", type="number", min=1, step=1, value=1, debounce=True,
+                          className="number-input", placeholder="steps"),
+            ], className="field-pair"),
+            dcc.Upload(id="measurements-upload", children=html.Div(t("upload_measurements", lang)),
+                       max_size=256 * 1024, className="upload"),
+            html.Div(id="measurements-status", className="help", role="status"),
+        ], className="measurement", open=bool(view.measured_roofs or view.measured_step_ms
+                                              or view.bandwidth_efficiency < 1 or view.compute_efficiency < 1)),
         html.Div([
             dcc.Checklist(id="flash-attention", options=[{"label": t("flash", lang), "value": "on"}],
                           value=["on"] if view.flash_attention else [], className="toggle"),
@@ -109,6 +136,7 @@ def page(view: View) -> html.Div:
     return html.Div([
         dcc.Store(id="view-flags", data={"lang": lang, "embed": view.embed}),
         dcc.Store(id="custom-model", data=None),
+        dcc.Store(id="measurements", data=None),
         dcc.Store(id="url-sync"),
         html.Header([
             html.H1(t("title", lang)),
@@ -122,6 +150,7 @@ def page(view: View) -> html.Div:
             ], className="actions"),
         ], className="header"),
         html.Ul(notices, id="notices", className="notices", hidden=not notices, role="status"),
+        html.Div(id="efficiency-notice", className="efficiency-notice", role="status"),
         html.Main([
             controls(view),
             html.Div(dcc.Graph(id="roofline-graph", config=graph_config, className="roofline-graph"),

@@ -52,6 +52,8 @@ def build_dash(root_path: str) -> Dash:
                             Input("context-length-input", "value"), Input("kv-heads", "value"),
                             Input("kv-heads", "marks"), Input("precision", "value"), Input("kv-precision", "value"),
                             Input("flash-attention", "value"), Input("tensor-parallel", "value"),
+                            Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
+                            Input("compute-efficiency", "value"), Input("measured-step", "value"),
                             Input("theme", "value"), Input("present", "value"), State("view-flags", "data"))
     app.clientside_callback(ClientsideFunction(cs, "rootClass"), Output("app-root", "className"),
                             Input("theme", "value"), Input("present", "value"), State("view-flags", "data"))

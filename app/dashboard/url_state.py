@@ -32,6 +32,10 @@ class View:
     kv_precision: str = "bf16"
     flash_attention: bool = True
     tensor_parallel: int = 1
+    measured_roofs: bool = False
+    bandwidth_efficiency: float = 1.0
+    compute_efficiency: float = 1.0
+    measured_step_ms: float | None = None
     lang: str = "en"
     theme: str = "light"
     embed: bool = False
@@ -44,6 +48,16 @@ def _int_in(value: str, low: int, high: int) -> int | None:
         return None
     n = int(value)
     return n if low <= n <= high else None
+
+
+def _float_in(value: str, low: float, high: float) -> float | None:
+    if len(value) > 20:
+        return None
+    try:
+        x = float(value)
+    except ValueError:
+        return None
+    return x if low <= x <= high else None  # NaN fails both comparisons
 
 
 def _flag(value: str) -> bool | None:
@@ -108,6 +122,23 @@ def parse_query(args: dict[str, str]) -> View:
                 changes["tensor_parallel"] = int(value)
             else:
                 bad(name, value, "1, 2, 4 or 8")
+        elif name == "roofs":
+            if value in ("nominal", "measured"):
+                changes["measured_roofs"] = value == "measured"
+            else:
+                bad(name, value, "nominal or measured")
+        elif name in ("bweff", "fleff"):
+            x = _float_in(value, 0.01, 1.0)
+            if x is None:
+                bad(name, value, "a fraction in 0.01..1")
+            else:
+                changes["bandwidth_efficiency" if name == "bweff" else "compute_efficiency"] = x
+        elif name == "step":
+            x = _float_in(value, 1e-3, 3.6e6)
+            if x is None:
+                bad(name, value, "a measured decode step in ms")
+            else:
+                changes["measured_step_ms"] = x
         elif name == "lang":
             if value in ("en", "zh"):
                 changes["lang"] = value

@@ -142,3 +142,28 @@ def test_layout_has_stable_ids():
                        "insight", "memory-graph", "throughput-graph", "ops-table", "comparison-table", "copy-link"):
         assert f"id='{element_id}'" in tree
     assert "加速器" in tree and "embed" in tree
+
+
+def test_measured_roofs_and_points_on_the_figure(tmp_path):
+    from app.calibrate import calibrate_cpu, to_accelerator
+
+    calibrated = to_accelerator(calibrate_cpu("small"), "h200-sxm-calibrated", base="h200-sxm")
+    csv = "name,flops,bytes,time_s\nmy_gemv,1.2e11,3.8e9,1.6e-3\n"
+    data = dashboard_data("llama-3-8b", [calibrated, "h100-sxm5"], Scenario(batch_size=32),
+                          measured_step_time_s=0.0125, measurements={"format": "csv", "content": csv})
+    results = data["analysis"]["results"]
+    traces = by_uid(roofline_figure(results, data["trajectories"], measured_points=data["measured_points"]))
+    m = results[0]["measured_roofs"]
+    assert traces["roof|h200-sxm-calibrated|memory-measured"]["line"]["dash"] == "dot"
+    assert traces["roof|h200-sxm-calibrated|tensor-measured"]["y"][0] == m["tensor_flops_per_s"]
+    assert traces["roof|h200-sxm-calibrated|tensor"]["y"][0] == 989.4e12  # the datasheet roof stays
+    star = traces["measured|h200-sxm-calibrated|decode"]
+    assert star["x"] == [results[0]["decode"]["intensity"]]
+    assert star["y"][0] == pytest.approx(results[0]["decode"]["flops"] / 0.0125)
+    assert "MBU" in star["hovertext"][0]
+    point = traces["measured|h200-sxm-calibrated|my_gemv"]
+    assert point["x"][0] == pytest.approx(1.2e11 / 3.8e9) and "of the roof" in point["hovertext"][0]
+    # measurements belong to the first accelerator only
+    assert "measured|h100-sxm5|decode" not in traces and "roof|h100-sxm5|memory-measured" not in traces
+    text = " ".join(insight_sentences(results, data["trajectory_end"], "en"))
+    assert "MBU" in text and "MFU" in text

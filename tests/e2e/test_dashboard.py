@@ -139,3 +139,33 @@ def test_custom_config_paste(page: Page, base_url):
     x = wait_for_decode_x_change(page, "h100-sxm5", before)
     expected = analyze_one(model, get_accelerator("h100-sxm5"), Scenario(batch_size=1, context_length=1024))
     assert x == pytest.approx(expected["decode"]["intensity"])
+
+
+def test_measured_step_and_efficiency_from_url(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&step=12.5&bweff=0.8")
+    wait_for_figure(page)
+    page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
+                           " return g.data.some(t => t.uid === 'measured|h100-sxm5|decode'); }")
+    star = traces(page)["measured|h100-sxm5|decode"]
+    scenario = Scenario(batch_size=32, context_length=4096, bandwidth_efficiency=0.8)
+    predicted = analyze_one(get_model("llama-3-8b"), get_accelerator("h100-sxm5"), scenario)["decode"]
+    assert star["y"][0] == pytest.approx(predicted["flops"] / 12.5e-3)
+    expect(page.locator("#efficiency-notice")).to_contain_text("80% of bandwidth")
+    expect(page.locator("#insight")).to_contain_text("MBU")
+    page.wait_for_function("() => location.search.includes('step=12.5') && location.search.includes('bweff=0.8')")
+
+
+def test_upload_measurements(page: Page, base_url, tmp_path):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096")
+    wait_for_figure(page)
+    page.locator(".measurement summary").click()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,flops\nx,1\n")
+    page.locator("#measurements-upload input[type=file]").set_input_files(str(bad))
+    expect(page.locator("#measurements-status")).to_contain_text("line 1")
+    good = tmp_path / "good.csv"
+    good.write_text("name,flops,bytes,time_s\nmy_gemv,1.2e11,3.8e9,1.6e-3\n")
+    page.locator("#measurements-upload input[type=file]").set_input_files(str(good))
+    expect(page.locator("#measurements-status")).to_contain_text("1 measured points")
+    page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
+                           " return g.data.some(t => t.uid === 'measured|h100-sxm5|my_gemv'); }")
