@@ -57,9 +57,10 @@ def calibrate_cpu(size: str = "full") -> dict:
     for nbytes in cfg["bandwidth"]:
         n = nbytes // 8
         a, b, c = np.ones(n), np.ones(n), np.empty(n)
-        bandwidth[f"copy_{nbytes >> 20}MiB"] = _rate(2 * nbytes, _median_time(lambda: np.copyto(c, a), cfg["repeats"]))
+        bandwidth[f"copy_{nbytes >> 20}MiB"] = _rate(
+            2 * nbytes, _median_time(lambda a=a, c=c: np.copyto(c, a), cfg["repeats"]))
 
-        def triad() -> None:  # c = a + s * b, two passes in numpy: read a, b, c(tmp); write c
+        def triad(a=a, b=b, c=c) -> None:  # c = a + s*b in two numpy passes: 5 arrays' worth of traffic
             np.multiply(b, 3.0, out=c)
             np.add(a, c, out=c)
         bandwidth[f"triad_{nbytes >> 20}MiB"] = _rate(5 * nbytes, _median_time(triad, cfg["repeats"]))
@@ -69,7 +70,8 @@ def calibrate_cpu(size: str = "full") -> dict:
         x = np.random.default_rng(0).standard_normal((n, n)).astype(np_dtype)
         y = np.random.default_rng(1).standard_normal((n, n)).astype(np_dtype)
         out = np.empty((n, n), dtype=np_dtype)
-        gemm[dtype] = _rate(2 * n ** 3, _median_time(lambda: np.matmul(x, y, out=out), cfg["repeats"]))
+        gemm[dtype] = _rate(2 * n ** 3, _median_time(lambda x=x, y=y, out=out: np.matmul(x, y, out=out),
+                                                     cfg["repeats"]))
     m = cfg["vector"]
     v = np.ones(m, dtype=np.float32)
     w = np.ones(m, dtype=np.float32)
@@ -96,20 +98,23 @@ def calibrate_cuda(size: str = "full") -> dict:
     for nbytes in cfg["bandwidth"]:
         src = torch.empty(nbytes, dtype=torch.uint8, device=dev)
         dst = torch.empty_like(src)
-        bandwidth[f"copy_{nbytes >> 20}MiB"] = _rate(2 * nbytes, _median_time(lambda: dst.copy_(src), cfg["repeats"], sync))
+        bandwidth[f"copy_{nbytes >> 20}MiB"] = _rate(
+            2 * nbytes, _median_time(lambda dst=dst, src=src: dst.copy_(src), cfg["repeats"], sync))
+        del src, dst
         n = nbytes // 4
         a = torch.ones(n, device=dev)
         b = torch.ones(n, device=dev)
         c = torch.empty(n, device=dev)
+        # c = a + 3 b in one kernel: reads a and b, writes c
         bandwidth[f"triad_{nbytes >> 20}MiB"] = _rate(
-            3 * n * 4, _median_time(lambda: torch.add(a, b, alpha=3.0, out=c), cfg["repeats"], sync))
-        del src, dst, a, b, c
+            3 * n * 4, _median_time(lambda a=a, b=b, c=c: torch.add(a, b, alpha=3.0, out=c), cfg["repeats"], sync))
+        del a, b, c
     gemm = {}
     n = cfg["gemm"]
     for dtype, torch_dtype in (("bf16", torch.bfloat16), ("fp16", torch.float16)):
         x = torch.randn(n, n, device=dev, dtype=torch_dtype)
         y = torch.randn(n, n, device=dev, dtype=torch_dtype)
-        gemm[dtype] = _rate(2 * n ** 3, _median_time(lambda: torch.mm(x, y), cfg["repeats"], sync))
+        gemm[dtype] = _rate(2 * n ** 3, _median_time(lambda x=x, y=y: torch.mm(x, y), cfg["repeats"], sync))
     if hasattr(torch, "float8_e4m3fn") and hasattr(torch, "_scaled_mm"):
         try:
             x8 = torch.randn(n, n, device=dev).to(torch.float8_e4m3fn)

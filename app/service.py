@@ -42,13 +42,19 @@ def place_measurements(fmt: str, content: str, hardware_spec: object, model_spec
     """Parse a measurement file and place its records under one accelerator's roofs; with a
     model, profiler rows without counts borrow the model's predicted FLOPs/bytes."""
     hw = resolve_hardware([hardware_spec])[0]
-    records = parse_measurements(fmt, content, steps)
-    roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
     predicted = None
     if model_spec is not None:
         predicted = analyze(load_model(model_spec), [hw], scenario)["results"][0]["decode"]["ops"]
-    points, skipped = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, predicted)
-    return {"hardware_id": hw.id, "format": fmt, "roofs": roofs.source, "points": points, "skipped": skipped}
+    points, skipped, source = _place(fmt, content, steps, hw, scenario, predicted)
+    return {"hardware_id": hw.id, "format": fmt, "roofs": source, "points": points, "skipped": skipped}
+
+
+def _place(fmt: str, content: str, steps: int, hw: Accelerator, scenario: Scenario,
+           predicted_ops: list[dict] | None) -> tuple[list[dict], list[str], str]:
+    records = parse_measurements(fmt, content, steps)
+    roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
+    points, skipped = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, predicted_ops)
+    return points, skipped, roofs.source
 
 
 def _geometric(high: int, points: int) -> np.ndarray:
@@ -74,9 +80,8 @@ def dashboard_data(model_spec: object, hardware_ids: list[str], scenario: Scenar
     ends = {hw_id: float(s["intensity"][-1]) for hw_id, s in trajectories.items()}
     placed = None
     if measurements:
-        records = parse_measurements(measurements["format"], measurements["content"], measurements.get("steps", 1))
-        roofs = Roofs.of(hardware[0], scenario.compute_dtype, scenario)
-        placed = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, analysis["results"][0]["decode"]["ops"])
+        placed = _place(measurements["format"], measurements["content"], measurements.get("steps", 1), hardware[0],
+                        scenario, analysis["results"][0]["decode"]["ops"])
     return {"analysis": analysis, "trajectories": trajectories, "throughput": throughput,
             "trajectory_end": ends | {"_limit": float(wall)}, "measured_points": placed[0] if placed else None,
             "measurements_skipped": placed[1] if placed else []}

@@ -118,14 +118,20 @@ def parse_csv(text: str) -> list[Record]:
     return records
 
 
-def parse_json(text: str) -> list[Record]:
+def _json_list(text: str, fmt: str, key: str) -> list:
+    """A JSON document that is a list, or an object holding one under `key`."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise EngineInputError("json", f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    rows = data.get("measurements") if isinstance(data, dict) else data
+        raise EngineInputError(fmt, f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    rows = data.get(key) if isinstance(data, dict) else data
     if not isinstance(rows, list):
-        raise EngineInputError("json", 'expected a list of records or {"measurements": [...]}')
+        raise EngineInputError(fmt, f'expected a list or {{"{key}": [...]}}')
+    return rows
+
+
+def parse_json(text: str) -> list[Record]:
+    rows = _json_list(text, "json", "measurements")
     return [_own_record(row if isinstance(row, dict) else {}, f"measurements[{i}]") for i, row in enumerate(rows)]
 
 
@@ -171,13 +177,7 @@ def parse_torch_table(text: str) -> list[Record]:
 
 
 def parse_chrome_trace(text: str) -> list[Record]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EngineInputError("chrome_trace", f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    events = data.get("traceEvents") if isinstance(data, dict) else data
-    if not isinstance(events, list):
-        raise EngineInputError("chrome_trace", "no traceEvents list")
+    events = _json_list(text, "chrome_trace", "traceEvents")
     totals: dict[str, float] = {}
     for i, ev in enumerate(events):
         if not isinstance(ev, dict) or ev.get("ph") != "X" or str(ev.get("cat", "")).lower() not in ("kernel", "gpu_op"):

@@ -120,7 +120,8 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
         traces.append({"type": "scatter", "uid": f"ridge|{hw}", "name": t("ridge", lang, v=f"{ridge:.0f}"),
                        "legendgroup": group, "showlegend": False, "x": [ridge], "y": [peak],
                        "mode": "markers+text", "text": [t("ridge", lang, v=f"{ridge:.0f}")],
-                       "textposition": "top left", "textfont": {"color": c},
+                       "textposition": ("top left", "bottom right", "top right", "bottom left")[i % 4],
+                       "textfont": {"color": c},
                        "marker": {"color": c, "size": 9, "symbol": "x"},
                        "hovertemplate": f"{name} · {t('ridge', lang, v=f'{ridge:.0f}')} FLOP/byte<extra></extra>"})
         if not r["vector_unit"].startswith("tensor"):
