@@ -51,7 +51,7 @@ def kv_bytes_per_sequence(model: ModelConfig, context, kv_bytes: float, block_si
 
 def shared_prefix_bytes(model: ModelConfig, prefix, kv_bytes: float, block_size: int = 1):
     """KV bytes of a shared prefix that are stored once: its whole blocks on unwindowed layers."""
-    if not np.any(prefix):
+    if not (np.any(prefix) if isinstance(prefix, np.ndarray) else prefix):
         return 0.0
     shared_tokens = (prefix // block_size) * block_size
     return sum(shared_tokens * layer.attention.kv_values_per_token() * kv_bytes * count

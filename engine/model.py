@@ -174,6 +174,20 @@ class ModelConfig:
     tensor_parallel: int = 1     # >1: this config is one GPU's shard (see `shard`)
     hf_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
+    def __hash__(self) -> int:
+        # Computed once: the op-list cache hashes the model on every analysis, and hashing
+        # every layer's specs each time cost more than the analysis itself.
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.id, self.family, self.hidden_size, self.vocab_size, self.layers,
+                           self.tie_word_embeddings, self.activation, self.tensor_parallel))
+            self.__dict__["_hash"] = cached
+        return cached
+
+    @cached_property
+    def _shards(self) -> dict[int, "ModelConfig"]:
+        return {1: self}
+
     # ---- shape summaries (first layer stands for the model in tables) ---------------
     @property
     def num_layers(self) -> int:
@@ -264,8 +278,8 @@ class ModelConfig:
         and when there are fewer KV heads than GPUs each GPU keeps one (replicated). An MLA
         latent is shared by all heads, so every GPU keeps the whole latent cache. Norms and
         routers are replicated."""
-        if n == 1:
-            return self
+        if n in self._shards:
+            return self._shards[n]
         layers = []
         for layer in self.layers:
             att, mlp = layer.attention, layer.mlp
@@ -277,8 +291,10 @@ class ModelConfig:
             mlp = replace(mlp, intermediate_size=math.ceil(mlp.intermediate_size / n),
                           shared_intermediate_size=math.ceil(mlp.shared_intermediate_size / n))
             layers.append(replace(layer, attention=att, mlp=mlp))
-        return replace(self, layers=tuple(layers), vocab_size=math.ceil(self.vocab_size / n), tensor_parallel=n,
-                       id=f"{self.id}/tp{n}")
+        shard = replace(self, layers=tuple(layers), vocab_size=math.ceil(self.vocab_size / n), tensor_parallel=n,
+                        id=f"{self.id}/tp{n}")
+        self._shards[n] = shard
+        return shard
 
     def layer_breakdown(self) -> list[dict]:
         """One row per run of identical consecutive layers: which are windowed, MLA, MoE."""
