@@ -10,9 +10,7 @@ move). Prints throughput, p50/p95/p99 latency and errors. Only 127.0.0.1 is ever
 
 import argparse
 import asyncio
-import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,17 +20,12 @@ from pathlib import Path
 import httpx2 as httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from live_server import live_server  # noqa: E402
 from offline_smoke import CALLBACK  # noqa: E402
 
 MODELS = ["llama-3-8b", "llama-3-70b", "qwen2.5-7b-instruct", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b"]
 GPUS = ["h100-sxm5", "h200-sxm", "rtx-4090", "mi300x", "b200", "l40s"]
 MAX_REQUESTS_PER_RUN = 200_000
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request_for(rng: random.Random) -> tuple[str, dict]:
@@ -77,22 +70,9 @@ def summary(stats: dict) -> str:
             f"p99 {q[98] * 1e3:7.1f} ms  errors {stats['errors']}")
 
 
-def start_server(workers: int) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = {**os.environ, "LLM_ROOFLINE_LOG_LEVEL": "warning"}
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--workers", str(workers)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    # warm every worker's caches
+def warm(base: str) -> None:
+    """Fill every worker's caches before measuring."""
     asyncio.run(run_load(base, 4, 2.0))
-    return proc, base
 
 
 def rss_bytes(pid: int) -> int:
@@ -118,8 +98,8 @@ def main() -> None:
     parser.add_argument("--soak", type=float, default=0.0, help="soak for this many seconds instead")
     args = parser.parse_args()
     if args.soak:
-        proc, base = start_server(1)
-        try:
+        with live_server(1) as (proc, base):
+            warm(base)
             samples = [rss_bytes(proc.pid)]
             total = {"latency": [], "count": 0, "errors": 0, "elapsed": 0.0}
             end = time.time() + args.soak
@@ -133,20 +113,14 @@ def main() -> None:
                 samples.append(rss_bytes(proc.pid))
             print(f"soak {args.soak:.0f} s, 32 clients, 1 worker: {summary(total)}")
             print("server RSS (MB) every ~15 s: " + ", ".join(f"{s / 1e6:.0f}" for s in samples))
-        finally:
-            proc.terminate()
-            proc.wait(20)
         return
     print(f"{'workers':>7} {'clients':>7}  result ({args.seconds:.0f} s each, loopback, mixed API + callback)")
     for workers in args.workers:
-        proc, base = start_server(workers)
-        try:
+        with live_server(workers) as (_, base):
+            warm(base)
             for clients in args.clients:
                 stats = asyncio.run(run_load(base, clients, args.seconds))
                 print(f"{workers:>7} {clients:>7}  {summary(stats)}")
-        finally:
-            proc.terminate()
-            proc.wait(20)
 
 
 if __name__ == "__main__":
