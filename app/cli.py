@@ -109,6 +109,34 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _measurements(args: argparse.Namespace) -> int:
+    from .service import place_measurements
+
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            content = f.read(256 * 1024 + 1)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EngineInputError("file", f"cannot read {args.file}: {exc}") from None
+    if len(content) > 256 * 1024:
+        raise EngineInputError("file", f"{args.file} is larger than 256 KiB")
+    scenario = Scenario(batch_size=args.batch, context_length=args.context, roofs=args.roofs,
+                        compute_dtype=args.compute_dtype, tensor_parallel=args.tp)
+    result = place_measurements(args.format, content, args.hardware, args.model, scenario, args.steps)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{len(result['points'])} measured points on {result['hardware_id']} ({result['roofs']} roofs)")
+    print(f"{'name':<28}{'time':>10}{'FLOP/byte':>11}{'achieved':>16}{'roof':>16}{'of roof':>9}")
+    for p in result["points"]:
+        print(f"{p['name'][:27]:<28}{duration(p['time_s']):>10}{p['intensity']:>11.3g}"
+              f"{si(p['achieved_flops_per_s'], 'FLOP/s'):>16}{si(p['attainable_flops_per_s'], 'FLOP/s'):>16}"
+              f"{p['fraction_of_roof']:>9.0%}")
+    if result["skipped"]:
+        print("skipped (no counts): " + ", ".join(result["skipped"]))
+    return 0
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     import yaml
 
@@ -165,6 +193,20 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("models", help="list the model presets")
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=_models)
+
+    me = sub.add_parser("measurements", help="place measured ops under the roofs, with their gap")
+    me.add_argument("file", help="a measurement file (see README: Measure your own GPU)")
+    me.add_argument("--format", required=True, choices=("csv", "json", "torch_table", "chrome_trace", "ncu_csv"))
+    me.add_argument("--hardware", required=True, help="the accelerator it was measured on")
+    me.add_argument("--model", default=None, help="preset: lets profiler rows without counts borrow the model's")
+    me.add_argument("--batch", type=int, default=1)
+    me.add_argument("--context", type=int, default=4096)
+    me.add_argument("--compute-dtype", default="bf16", choices=DTYPES)
+    me.add_argument("--tp", type=int, default=1, choices=(1, 2, 4, 8))
+    me.add_argument("--roofs", choices=("nominal", "measured"), default="nominal")
+    me.add_argument("--steps", type=int, default=1, help="decode steps the profile covers")
+    me.add_argument("--json", action="store_true")
+    me.set_defaults(func=_measurements)
 
     c = sub.add_parser("calibrate", help="measure this machine's bandwidth and FLOP/s roofs")
     c.add_argument("--device", choices=("cpu", "cuda"), default="cpu")

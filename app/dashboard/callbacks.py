@@ -47,7 +47,7 @@ def _fraction(value) -> float:
 
 def _scenario(batch, context, kv_index, precision, kv_precision, flash, tp, measured, bw_eff, fl_eff,
               divisors) -> Scenario:
-    weight, compute = PRECISIONS.get(precision, PRECISIONS["bf16"])
+    weight, compute = PRECISIONS.get(precision if isinstance(precision, str) else "bf16", PRECISIONS["bf16"])
     kv_heads = divisors[int(kv_index)] if isinstance(kv_index, (int, float)) and 0 <= kv_index < len(divisors) else None
     return Scenario(batch_size=int(batch), context_length=int(context), num_kv_heads=kv_heads, weight_dtype=weight,
                     kv_dtype=kv_precision if kv_precision in ("bf16", "fp8", "int8", "int4") else "bf16",
@@ -59,8 +59,24 @@ def _scenario(batch, context, kv_index, precision, kv_precision, flash, tp, meas
 def _clamp(value, low: int, high: int, default: int) -> int:
     try:
         return min(max(int(value), low), high)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return default
+
+
+def _lang(flags) -> str:
+    lang = flags.get("lang") if isinstance(flags, dict) else None
+    return lang if lang in ("en", "zh") else "en"
+
+
+def _hardware_ids(value) -> list[str]:
+    """The dropdown sends a list of ids; anything else (a hand-made request) selects nothing."""
+    return [v for v in value if isinstance(v, str)][:16] if isinstance(value, list) else []
+
+
+def _measurement_spec(value) -> dict | None:
+    ok = isinstance(value, dict) and isinstance(value.get("format"), str) and isinstance(value.get("content"), str)
+    return {"format": value["format"], "content": value["content"], "steps": _clamp(value.get("steps"), 1, 100000, 1)} \
+        if ok else None
 
 
 def register(app) -> None:
@@ -76,15 +92,15 @@ def register(app) -> None:
         scenario = _scenario(_clamp(batch, 1, 65536, 32), _clamp(context, 1, 1 << 20, 4096), kv_index, precision,
                              kv_precision, flash, tp, measured, bw_eff, fl_eff, divisors)
         step_s = float(step_ms) / 1e3 if isinstance(step_ms, (int, float)) and 0 < step_ms < 3.6e6 else None
-        return dashboard_data(spec, list(hardware), scenario, step_s, measurements)
+        return dashboard_data(spec, _hardware_ids(hardware), scenario, step_s, _measurement_spec(measurements))
 
     # The roofline has a callback of its own so that it redraws as soon as its numbers are
     # back, without waiting for the panels (a slider drag is judged by this figure).
     @app.callback(Output("roofline-graph", "figure"), *CONTROL_INPUTS, State("view-flags", "data"))
     def update_roofline(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
                         tp, measured, bw_eff, fl_eff, step_ms, measurements, theme, present, flags):
-        lang = (flags or {}).get("lang", "en")
-        if not hardware:
+        lang = _lang(flags)
+        if not _hardware_ids(hardware):
             return message_figure(t("no_hardware", lang))
         try:
             data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp,
@@ -100,9 +116,9 @@ def register(app) -> None:
         Output("efficiency-notice", "children"), *CONTROL_INPUTS, State("view-flags", "data"))
     def update_panels(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
                       tp, measured, bw_eff, fl_eff, step_ms, measurements, theme, present, flags):
-        lang = (flags or {}).get("lang", "en")
+        lang = _lang(flags)
         empty = {"data": [], "layout": {}}
-        if not hardware:
+        if not _hardware_ids(hardware):
             return t("no_hardware", lang), empty, empty, [], "", [], ""
         try:
             data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp,
@@ -132,7 +148,7 @@ def register(app) -> None:
                   Input("custom-apply", "n_clicks"), Input("custom-upload", "contents"),
                   State("custom-config", "value"), State("view-flags", "data"), prevent_initial_call=True)
     def load_custom(_, upload, pasted, flags):
-        lang = (flags or {}).get("lang", "en")
+        lang = _lang(flags)
         if ctx.triggered_id == "custom-upload" and upload:
             try:
                 text = base64.b64decode(upload.split(",", 1)[1], validate=False).decode("utf-8")
@@ -156,7 +172,7 @@ def register(app) -> None:
                   State("measurements-format", "value"), State("measurements", "data"), State("view-flags", "data"),
                   prevent_initial_call=True)
     def load_measurements(upload, steps, fmt, current, flags):
-        lang = (flags or {}).get("lang", "en")
+        lang = _lang(flags)
         steps = _clamp(steps, 1, 100000, 1)
         if ctx.triggered_id == "measurements-steps":
             return ({**current, "steps": steps} if current else no_update), no_update

@@ -67,3 +67,12 @@ def test_lists():
     assert hw.returncode == 0 and "tpu-v6e" in hw.stdout
     models = json.loads(cli("models", "--json").stdout)
     assert {m["id"] for m in models["items"]} >= {"llama-3-8b", "llama-3.1-405b"}
+
+
+def test_measurements_command():
+    out = cli("measurements", "tests/fixtures/measurements/own.csv", "--format", "csv", "--hardware", "h100-sxm5")
+    assert out.returncode == 0, out.stderr
+    assert "3 measured points on h100-sxm5" in out.stdout and "residual_add" in out.stdout
+    bad = cli("measurements", "tests/fixtures/measurements/own_bad_line3.csv", "--format", "csv",
+              "--hardware", "h100-sxm5")
+    assert bad.returncode == 2 and "line 3: bytes" in bad.stderr and "Traceback" not in bad.stderr

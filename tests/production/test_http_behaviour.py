@@ -98,3 +98,16 @@ def test_sub_path_with_and_without_prefix_stripping(prefix):
     assert 'src="/roofline/_dash-component-suites/' in page
     assert "url: '/roofline/openapi.json'" in client.get(prefix + "/docs").text
     assert client.post(prefix + "/_dash-update-component", json=CALLBACK).status_code == 200
+
+
+@pytest.mark.parametrize("index, value", [
+    (0, 5), (0, "h100-sxm5"), (0, [{"x": 1}]), (1, ["llama"]), (1, {"model_type": "gpt2"}), (2, "not a dict"),
+    (3, 1e308), (3, "many"), (4, -1), (5, 99), (6, ["bf16"]), (7, {"a": 1}), (9, 3), (11, "x"), (12, -5),
+    (13, "0"), (14, {"format": "csv", "content": 5}), (14, {"format": "xlsx", "content": "a"}),
+])
+def test_hostile_callback_values_never_500(client, index, value):
+    """Hand-made callback requests get an answer (a message in the figure), never a 500."""
+    body = {**CALLBACK, "inputs": [dict(i) for i in CALLBACK["inputs"]]}
+    body["inputs"][index]["value"] = value
+    r = client.post("/_dash-update-component", json=body)
+    assert r.status_code in (200, 204), r.text[:300]
