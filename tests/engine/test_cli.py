@@ -70,9 +70,11 @@ def test_lists():
 
 
 def test_measurements_command():
-    out = cli("measurements", "tests/fixtures/measurements/own.csv", "--format", "csv", "--hardware", "h100-sxm5")
+    from pathlib import Path
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "measurements"
+    out = cli("measurements", str(fixtures / "own.csv"), "--format", "csv", "--hardware", "h100-sxm5")
     assert out.returncode == 0, out.stderr
     assert "3 measured points on h100-sxm5" in out.stdout and "residual_add" in out.stdout
-    bad = cli("measurements", "tests/fixtures/measurements/own_bad_line3.csv", "--format", "csv",
+    bad = cli("measurements", str(fixtures / "own_bad_line3.csv"), "--format", "csv",
               "--hardware", "h100-sxm5")
     assert bad.returncode == 2 and "line 3: bytes" in bad.stderr and "Traceback" not in bad.stderr
