@@ -105,7 +105,11 @@ def _serve(args: argparse.Namespace) -> int:
         if value is not None:
             os.environ[f"LLM_ROOFLINE_{key}"] = str(value)
     get_settings.cache_clear()
-    run(get_settings())
+    settings = get_settings()
+    if settings.hardware_dir:
+        os.environ["LLM_ROOFLINE_HARDWARE_DIR"] = settings.hardware_dir
+    catalogue()  # fail here, with the file and field, rather than in every worker
+    run(settings)
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -11,6 +13,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 import engine
 from engine.errors import EngineInputError, UnknownIdError
+from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.routes import health_router, router
 from .config import Settings, get_settings
@@ -43,6 +46,10 @@ async def _engine_error(_: Request, exc: EngineInputError) -> JSONResponse:
 
 def create_app(settings: Settings | None = None, with_dashboard: bool = True) -> FastAPI:
     settings = settings or get_settings()
+    if settings.hardware_dir:
+        # the engine reads the extra catalogue directory from this variable
+        os.environ[USER_DIR_ENV] = settings.hardware_dir
+    catalogue()  # a bad accelerator file stops the start with its path and field, not a 500 later
     api = FastAPI(
         title="llm-roofline API",
         version=engine.__version__,

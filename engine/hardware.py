@@ -27,66 +27,69 @@ MAX_FILE_BYTES = 256 * 1024
 # memory 1 MB .. 1 PB, bandwidth 1 MB/s .. 1 PB/s, rates 1 MFLOP/s .. 1e20 FLOP/s.
 MemoryBytes = Annotated[float, Field(ge=1e6, le=1e15, allow_inf_nan=False)]
 Bandwidth = Annotated[float, Field(ge=1e6, le=1e15, allow_inf_nan=False)]
-OptionalRate = Annotated[float | None, Field(default=None, ge=1e6, le=1e20, allow_inf_nan=False)]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _rate(what: str) -> object:
+    return Field(default=None, ge=1e6, le=1e20, allow_inf_nan=False, description=what)
+
+
 class TensorRoofs(_Strict):
     """Dense matrix-engine peaks in FLOP/s (int8 in OP/s); null where the chip has none.
     fp32: a matrix rate in fp32, for CPUs and calibrations that have nothing narrower."""
 
-    bf16: OptionalRate
-    fp16: OptionalRate
-    fp8: OptionalRate
-    int8: OptionalRate
-    fp4: OptionalRate
-    fp32: OptionalRate
+    bf16: float | None = _rate("dense BF16 matrix FLOP/s (FP32 accumulate)")
+    fp16: float | None = _rate("dense FP16 matrix FLOP/s (FP32 accumulate)")
+    fp8: float | None = _rate("dense FP8 matrix FLOP/s")
+    int8: float | None = _rate("dense INT8 matrix OP/s")
+    fp4: float | None = _rate("dense FP4 (NVFP4/MXFP4) matrix FLOP/s")
+    fp32: float | None = _rate("FP32 matrix FLOP/s (CPUs, calibrations)")
 
 
 class VectorRoofs(_Strict):
     """Non-tensor (CUDA core / VALU / VPU) peaks in FLOP/s; null where not published."""
 
-    fp32: OptionalRate
-    bf16: OptionalRate
-    fp16: OptionalRate
+    fp32: float | None = _rate("non-tensor FP32 FLOP/s")
+    bf16: float | None = _rate("non-tensor BF16 FLOP/s")
+    fp16: float | None = _rate("non-tensor FP16 FLOP/s")
 
 
 class Source(_Strict):
-    document: Annotated[str, Field(min_length=3, max_length=2000)]
-    supports: Annotated[str, Field(max_length=2000)] = ""
+    document: Annotated[str, Field(min_length=3, max_length=2000, description="document, version, table")]
+    supports: Annotated[str, Field(max_length=2000, description="which numbers it supports")] = ""
 
 
 class MeasuredRoofs(_Strict):
     """Roofs measured on a real device by `llm-roofline calibrate`, kept beside (not instead
     of) the datasheet roofs. Same units; `details` records sizes, repeats and spread."""
 
-    date: Annotated[str, Field(max_length=40)]
-    tool: Annotated[str, Field(max_length=200)]
-    device: Annotated[str, Field(max_length=200)]
-    memory_bandwidth_bytes_per_s: Bandwidth
-    tensor_flops_per_s: TensorRoofs = TensorRoofs()
-    vector_flops_per_s: VectorRoofs = VectorRoofs()
-    details: dict[str, Any] = {}
+    date: Annotated[str, Field(max_length=40, description="ISO date of the measurement")]
+    tool: Annotated[str, Field(max_length=200, description="what measured it")]
+    device: Annotated[str, Field(max_length=200, description="the device as the tool named it")]
+    memory_bandwidth_bytes_per_s: Bandwidth = Field(description="achieved memory bandwidth, bytes/s")
+    tensor_flops_per_s: TensorRoofs = Field(TensorRoofs(), description="achieved matrix FLOP/s per dtype")
+    vector_flops_per_s: VectorRoofs = Field(VectorRoofs(), description="achieved non-tensor FLOP/s")
+    details: dict[str, Any] = Field({}, description="sizes, repeats, best/median/worst of each run")
 
 
 class Accelerator(_Strict):
-    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]{0,63}$")]
-    name: Annotated[str, Field(min_length=1, max_length=120)]
-    vendor: Annotated[str, Field(min_length=1, max_length=60)]
-    memory_bytes: MemoryBytes
-    memory_bandwidth_bytes_per_s: Bandwidth
-    tensor_flops_per_s: TensorRoofs
-    vector_flops_per_s: VectorRoofs = VectorRoofs()
-    l2_bytes: OptionalRate
-    interconnect: Annotated[str | None, Field(max_length=200)] = None
-    interconnect_bytes_per_s_per_direction: OptionalRate
-    pcie_bytes_per_s_per_direction: OptionalRate
-    notes: Annotated[str, Field(max_length=4000)] = ""
-    sources: Annotated[list[Source], Field(min_length=1, max_length=20)]
-    measured: MeasuredRoofs | None = None
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]{0,63}$", description="short id, the file name")]
+    name: Annotated[str, Field(min_length=1, max_length=120, description="product name")]
+    vendor: Annotated[str, Field(min_length=1, max_length=60, description="maker")]
+    memory_bytes: MemoryBytes = Field(description="device memory, bytes")
+    memory_bandwidth_bytes_per_s: Bandwidth = Field(description="nominal memory bandwidth, bytes/s")
+    tensor_flops_per_s: TensorRoofs = Field(description="dense matrix-engine peaks per dtype, FLOP/s")
+    vector_flops_per_s: VectorRoofs = Field(VectorRoofs(), description="non-tensor peaks, FLOP/s")
+    l2_bytes: float | None = _rate("last-level on-chip cache, bytes")
+    interconnect: Annotated[str | None, Field(max_length=200, description="scale-up link name")] = None
+    interconnect_bytes_per_s_per_direction: float | None = _rate("scale-up link, bytes/s per direction")
+    pcie_bytes_per_s_per_direction: float | None = _rate("PCIe x16, bytes/s per direction")
+    notes: Annotated[str, Field(max_length=4000, description="caveats, other rates, uncertain fields")] = ""
+    sources: Annotated[list[Source], Field(min_length=1, max_length=20, description="where the numbers come from")]
+    measured: MeasuredRoofs | None = Field(None, description="roofs measured by llm-roofline calibrate")
 
     @model_validator(mode="after")
     def _roofs_consistent(self) -> "Accelerator":

@@ -73,11 +73,11 @@ class MeasurementsRequest(_Request):
     steps: int = Field(1, ge=1, le=100000, description="decode steps the profile covers (times are divided)")
     batch_size: int = Field(1, ge=1, le=MAX_BATCH, description="the measured scenario's batch")
     context_length: int = Field(4096, ge=1, le=MAX_CONTEXT, description="the measured scenario's context")
-    weight_dtype: Dtype = "bf16"
-    kv_dtype: Dtype = "bf16"
-    compute_dtype: Dtype = "bf16"
-    tensor_parallel: Literal[1, 2, 4, 8] = 1
-    roofs: Literal["nominal", "measured"] = "nominal"
+    weight_dtype: Dtype = Field("bf16", description="storage format of the weights")
+    kv_dtype: Dtype = Field("bf16", description="storage format of the KV cache")
+    compute_dtype: Dtype = Field("bf16", description="format of the matrix math")
+    tensor_parallel: Literal[1, 2, 4, 8] = Field(1, description="tensor-parallel degree of the measured run")
+    roofs: Literal["nominal", "measured"] = Field("nominal", description="roofs to measure the gap against")
 
     def scenario(self) -> Scenario:
         return Scenario(batch_size=self.batch_size, context_length=self.context_length, weight_dtype=self.weight_dtype,
@@ -93,117 +93,118 @@ class SweepRequest(ScenarioFields):
 
 
 class GemmOp(_Request):
-    kind: Literal["gemm"]
+    kind: Literal["gemm"] = Field(description="a matrix multiply C[m,n] = A[m,k] B[k,n]")
     m: int = Field(..., ge=1, le=1 << 24, description="rows of A and C")
     n: int = Field(..., ge=1, le=1 << 24, description="columns of B and C")
     k: int = Field(..., ge=1, le=1 << 24, description="inner dimension")
-    dtype: Dtype = "bf16"
+    dtype: Dtype = Field("bf16", description="format of A, B and C (and the tensor roof used)")
 
 
 class ElementwiseOp(_Request):
-    kind: Literal["elementwise"]
+    kind: Literal["elementwise"] = Field(description="an op on the vector units")
     name: ElementwiseName = Field(..., description="which elementwise op")
     elements: int = Field(..., ge=1, le=1 << 40, description="values processed")
-    dtype: Dtype | Literal["fp32"] = "bf16"
+    dtype: Dtype | Literal["fp32"] = Field("bf16", description="value format (fp32 uses the fp32 vector rate)")
 
 
 class OpsRequest(_Request):
-    hardware: list[HardwareSpec] = Field(..., min_length=1, max_length=16)
-    op: GemmOp | ElementwiseOp = Field(..., discriminator="kind")
+    hardware: list[HardwareSpec] = Field(..., min_length=1, max_length=16,
+                                         description="1 to 16 accelerator ids or inline accelerator objects")
+    op: GemmOp | ElementwiseOp = Field(..., discriminator="kind", description="the op to place")
 
 
 # ---- responses ------------------------------------------------------------------------
 
 class OpResult(BaseModel):
-    name: str
+    name: str = Field(description="op name (q_proj, attention, residual_add, ...)")
     unit: Literal["tensor", "vector"] = Field(description="tensor cores or vector units")
     flops: float = Field(description="FLOP")
     bytes: float = Field(description="bytes moved")
     intensity: float = Field(description="FLOP/byte")
     time_s: float = Field(description="lower bound, seconds")
-    bound: Literal["memory", "compute"]
+    bound: Literal["memory", "compute"] = Field(description="which roof limits it")
 
 
 class PhaseResult(BaseModel):
     flops: float = Field(description="FLOP")
     bytes: float = Field(description="bytes")
     intensity: float = Field(description="FLOP/byte")
-    time_s: float = Field(description="seconds (sum of the ops' bounds)")
-    bound: Literal["memory", "compute"]
+    time_s: float = Field(description="seconds (sum of the ops' bounds, plus TP communication)")
+    bound: Literal["memory", "compute"] = Field(description="the regime that holds most of the time")
     attainable_flops_per_s: float = Field(description="FLOP/s")
     tokens_per_s: float = Field(description="tokens/s (decode: B / step; prefill: prompt tokens)")
     compute_time_s: float = Field(description="sum over ops of FLOPs / peak of their unit, seconds")
     memory_time_s: float = Field(description="sum over ops of bytes / bandwidth, seconds")
     communication_time_s: float = Field(description="tensor-parallel all-reduce time, seconds (0 without TP)")
     time_with_overlap_s: float = Field(description="bound if communication were fully hidden, seconds")
-    ops: list[OpResult]
+    ops: list[OpResult] = Field(description="every op of the phase, summed over layers")
 
 
 class MemoryResult(BaseModel):
-    weights_bytes: float
-    kv_bytes_per_token: float
-    kv_cache_bytes: float
+    weights_bytes: float = Field(description="all parameters at the weight dtype, bytes (per GPU)")
+    kv_bytes_per_token: float = Field(description="KV bytes one token adds over all layers")
+    kv_cache_bytes: float = Field(description="KV of the whole batch at this context, bytes (per GPU)")
     kv_block_waste_bytes: float = Field(description="KV rounded up to whole paged blocks, minus the exact KV")
     shared_prefix_bytes: float = Field(description="KV of the shared prefix, stored once")
-    activation_bytes: float
-    total_bytes: float
+    activation_bytes: float = Field(description="activation workspace of one decode step, bytes")
+    total_bytes: float = Field(description="weights + KV + activations, bytes")
     capacity_bytes: float = Field(description="memory of one accelerator")
-    fits: bool
+    fits: bool = Field(description="total_bytes <= capacity_bytes")
     max_batch_size: int = Field(description="largest batch that fits at this context (per TP group)")
     min_tensor_parallel: int | None = Field(description="smallest TP degree (1, 2, 4, 8) that fits the model "
                                                         "and one sequence; null if none")
 
 
 class Link(BaseModel):
-    name: str
-    bytes_per_s_per_direction: float
+    name: str = Field(description="NVLink, ICI, PCIe, ...")
+    bytes_per_s_per_direction: float = Field(description="bytes/s each way")
 
 
 class MeasuredRoofsOut(BaseModel):
-    date: str
-    tool: str
-    device: str
-    memory_bandwidth_bytes_per_s: float
-    tensor_dtype: str
-    tensor_flops_per_s: float
-    vector_flops_per_s: float
+    date: str = Field(description="when it was measured")
+    tool: str = Field(description="what measured it")
+    device: str = Field(description="device name as measured")
+    memory_bandwidth_bytes_per_s: float = Field(description="measured bandwidth, bytes/s")
+    tensor_dtype: str = Field(description="dtype of the measured tensor roof")
+    tensor_flops_per_s: float = Field(description="measured matrix FLOP/s")
+    vector_flops_per_s: float = Field(description="measured non-tensor FLOP/s")
 
 
 class MeasuredDecode(BaseModel):
-    step_time_s: float
-    tokens_per_s: float
+    step_time_s: float = Field(description="measured decode step, seconds")
+    tokens_per_s: float = Field(description="batch / step time")
     mbu: float = Field(description="bytes per step / measured step time / peak bandwidth")
     mfu: float = Field(description="tokens/s x 2 x active params / (GPUs x peak FLOP/s), PaLM")
-    intensity: float
-    achieved_flops_per_s: float
-    predicted_time_s: float
+    intensity: float = Field(description="the step's FLOP/byte (predicted)")
+    achieved_flops_per_s: float = Field(description="predicted FLOPs / measured time")
+    predicted_time_s: float = Field(description="the engine's bound, seconds")
     gap: float = Field(description="measured step time / predicted bound")
 
 
 class HardwareResult(BaseModel):
-    hardware_id: str
-    hardware_name: str
-    tensor_parallel: int
-    roofs: Literal["nominal", "measured"]
-    measured_roofs: MeasuredRoofsOut | None
-    measured_decode: MeasuredDecode | None = None
+    hardware_id: str = Field(description="accelerator id")
+    hardware_name: str = Field(description="product name")
+    tensor_parallel: int = Field(description="TP degree; numbers are per GPU")
+    roofs: Literal["nominal", "measured"] = Field(description="which roof set was used")
+    measured_roofs: MeasuredRoofsOut | None = Field(description="a calibration's roofs, when the accelerator has one")
+    measured_decode: MeasuredDecode | None = Field(None, description="MBU/MFU of a measured decode step")
     link: Link | None = Field(description="GPU-to-GPU link used for tensor parallelism")
     tensor_dtype: str = Field(description="dtype whose tensor roof was used (after fallback)")
-    tensor_flops_per_s: float
-    vector_unit: str
-    vector_flops_per_s: float
-    memory_bandwidth_bytes_per_s: float
+    tensor_flops_per_s: float = Field(description="tensor roof used, FLOP/s (after efficiency)")
+    vector_unit: str = Field(description="which vector rate was used")
+    vector_flops_per_s: float = Field(description="vector roof used, FLOP/s")
+    memory_bandwidth_bytes_per_s: float = Field(description="bandwidth used, bytes/s (after efficiency)")
     ridge_point: float = Field(description="FLOP/byte of the tensor roof")
     vector_ridge_point: float = Field(description="FLOP/byte of the vector roof")
-    decode: PhaseResult
-    prefill: PhaseResult
-    memory: MemoryResult
+    decode: PhaseResult = Field(description="one decode step: B new tokens")
+    prefill: PhaseResult = Field(description="B prompts of T tokens (time-to-first-token bound)")
+    memory: MemoryResult = Field(description="memory budget per GPU")
 
 
 class AnalysisResponse(BaseModel):
-    model: dict[str, Any]
-    scenario: dict[str, Any]
-    results: list[HardwareResult]
+    model: dict[str, Any] = Field(description="the resolved model: params, layers, per-layer groups")
+    scenario: dict[str, Any] = Field(description="the scenario as understood")
+    results: list[HardwareResult] = Field(description="one per accelerator, in request order")
 
 
 class AcceleratorOut(Accelerator):
@@ -211,91 +212,91 @@ class AcceleratorOut(Accelerator):
 
 
 class HardwareList(BaseModel):
-    items: list[AcceleratorOut]
+    items: list[AcceleratorOut] = Field(description="every accelerator, built-in and user-supplied")
 
 
 class ModelSummary(BaseModel):
-    id: str
-    family: str
-    num_params: int
-    num_layers: int
-    hidden_size: int
-    num_heads: int
-    num_kv_heads: int
-    head_dim: int
-    vocab_size: int
-    published_params: str | None
+    id: str = Field(description="preset id")
+    family: str = Field(description="model_type")
+    num_params: int = Field(description="all parameters")
+    num_layers: int = Field(description="decoder layers")
+    hidden_size: int = Field(description="model width")
+    num_heads: int = Field(description="query heads (layer 0)")
+    num_kv_heads: int = Field(description="KV heads (layer 0)")
+    head_dim: int = Field(description="per-head width")
+    vocab_size: int = Field(description="vocabulary")
+    published_params: str | None = Field(description="headline count from the model card")
     num_active_params: int = Field(description="parameters one token uses (MoE: k routed + shared experts)")
-    moe: bool
-    mla: bool
-    sliding_window_layers: int
+    moe: bool = Field(description="has mixture-of-experts layers")
+    mla: bool = Field(description="uses multi-head latent attention")
+    sliding_window_layers: int = Field(description="layers with a sliding window")
 
 
 class ModelList(BaseModel):
-    items: list[ModelSummary]
+    items: list[ModelSummary] = Field(description="every preset")
 
 
 class ModelDetail(ModelSummary):
-    hf_repo: str
-    sources: list[str]
-    config: dict[str, Any]
+    hf_repo: str = Field(description="Hugging Face repository")
+    sources: list[str] = Field(description="where the config was read")
+    config: dict[str, Any] = Field(description="the Hugging Face config.json")
 
 
 class SingleOpResult(BaseModel):
-    hardware_id: str
-    unit: Literal["tensor", "vector"]
-    flops: float
-    bytes: float
-    intensity: float
-    attainable_flops_per_s: float
-    time_s: float
-    bound: Literal["memory", "compute"]
+    hardware_id: str = Field(description="accelerator id")
+    unit: Literal["tensor", "vector"] = Field(description="tensor cores or vector units")
+    flops: float = Field(description="FLOP")
+    bytes: float = Field(description="bytes moved")
+    intensity: float = Field(description="FLOP/byte")
+    attainable_flops_per_s: float = Field(description="min(peak, I x bandwidth), FLOP/s")
+    time_s: float = Field(description="lower bound, seconds")
+    bound: Literal["memory", "compute"] = Field(description="which roof limits it")
 
 
 class OpsResponse(BaseModel):
-    results: list[SingleOpResult]
+    results: list[SingleOpResult] = Field(description="one per accelerator, in request order")
 
 
 class MeasuredPoint(BaseModel):
-    name: str
-    family: str | None
-    phase: str | None
-    hardware: str | None
-    unit: Literal["tensor", "vector"]
-    flops: float
-    bytes: float
-    time_s: float
-    intensity: float
-    achieved_flops_per_s: float
-    achieved_bytes_per_s: float
+    name: str = Field(description="the measured op or op family")
+    family: str | None = Field(description="op family it maps to")
+    phase: str | None = Field(description="decode/prefill, when given")
+    hardware: str | None = Field(description="accelerator named in the file, when given")
+    unit: Literal["tensor", "vector"] = Field(description="roof it sits under")
+    flops: float = Field(description="FLOP (measured, or the model's for its family)")
+    bytes: float = Field(description="bytes (measured, or the model's for its family)")
+    time_s: float = Field(description="measured time, seconds")
+    intensity: float = Field(description="FLOP/byte")
+    achieved_flops_per_s: float = Field(description="flops / time_s")
+    achieved_bytes_per_s: float = Field(description="bytes / time_s")
     attainable_flops_per_s: float = Field(description="the roof at this intensity")
     gap: float = Field(description="roof / achieved (1 = on the roof)")
-    fraction_of_roof: float
-    predicted_time_s: float
+    fraction_of_roof: float = Field(description="achieved / attainable")
+    predicted_time_s: float = Field(description="the roofline bound for these counts, seconds")
     counts_from_model: bool = Field(description="FLOPs and bytes are the model's prediction for this op family")
 
 
 class MeasurementsResponse(BaseModel):
-    hardware_id: str
-    format: str
-    roofs: Literal["nominal", "measured"]
-    points: list[MeasuredPoint]
+    hardware_id: str = Field(description="accelerator the points were placed on")
+    format: str = Field(description="the format parsed")
+    roofs: Literal["nominal", "measured"] = Field(description="roof set used")
+    points: list[MeasuredPoint] = Field(description="one per record or op family")
     skipped: list[str] = Field(description="rows with no counts and no model prediction to borrow")
 
 
 class SweepSeries(BaseModel):
-    hardware_id: str
-    batch_size: list[int]
-    context_length: list[int]
-    time_s: list[float]
-    tokens_per_s: list[float]
-    intensity: list[float]
-    kv_cache_bytes: list[float]
-    fits: list[bool]
+    hardware_id: str = Field(description="accelerator id")
+    batch_size: list[int] = Field(description="sequences per point")
+    context_length: list[int] = Field(description="tokens per sequence per point")
+    time_s: list[float] = Field(description="decode step bound per point, seconds")
+    tokens_per_s: list[float] = Field(description="decode tokens/s bound per point")
+    intensity: list[float] = Field(description="decode FLOP/byte per point")
+    kv_cache_bytes: list[float] = Field(description="KV of the batch per point, bytes")
+    fits: list[bool] = Field(description="whether each point fits in memory")
 
 
 class SweepResponse(BaseModel):
-    results: list[SweepSeries]
+    results: list[SweepSeries] = Field(description="one series per accelerator")
 
 
 class Health(BaseModel):
@@ -304,11 +305,11 @@ class Health(BaseModel):
 
 
 class ErrorItem(BaseModel):
-    field: str
-    message: str
+    field: str = Field(description="the offending field (dotted path)")
+    message: str = Field(description="what was wrong and what is allowed")
 
 
 class ErrorResponse(BaseModel):
-    detail: str
-    errors: list[ErrorItem] = []
-    known_ids: list[str] | None = None
+    detail: str = Field(description="a sentence saying what was wrong")
+    errors: list[ErrorItem] = Field([], description="field by field")
+    known_ids: list[str] | None = Field(None, description="the valid ids, for an unknown id")

@@ -111,3 +111,16 @@ def test_hostile_callback_values_never_500(client, index, value):
     body["inputs"][index]["value"] = value
     r = client.post("/_dash-update-component", json=body)
     assert r.status_code in (200, 204), r.text[:300]
+
+
+def test_bad_user_hardware_stops_the_start(tmp_path):
+    """A broken accelerator file is reported with its path and field before serving starts."""
+    import os
+    import subprocess
+
+    (tmp_path / "my-card.yaml").write_text("id: my-card\nname: x\nvendor: y\nmemory_bytes: -1\n")
+    env = {**os.environ, "LLM_ROOFLINE_HARDWARE_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", "1"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "my-card.yaml" in run.stderr and "memory_bytes" in run.stderr and "Traceback" not in run.stderr
