@@ -3,13 +3,19 @@
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
+def _digits(value: float, digits: int) -> str:
+    """`digits` significant digits, but never scientific notation for the integer part:
+    168 with 2 digits is '168', not '1.7e+02'."""
+    return f"{value:.{max(digits, len(str(int(abs(value)))))}g}"
+
+
 def si(value: float, unit: str = "", digits: int = 3) -> str:
     """1.234e12, 'FLOP/s' -> '1.23 TFLOP/s'."""
     magnitude = abs(value)
     for scale, prefix in _PREFIXES:
         if magnitude >= scale:
-            return f"{value / scale:.{digits}g} {prefix}{unit}"
-    return f"{value:.{digits}g} {unit}".rstrip()
+            return f"{_digits(value / scale, digits)} {prefix}{unit}"
+    return f"{_digits(value, digits)} {unit}".rstrip()
 
 
 def duration(seconds: float) -> str:

@@ -202,7 +202,7 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
                  "hovertemplate": f"{t('capacity', lang)} %{{x:.3s}}B<extra>%{{y}}</extra>"})
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
-    layout.update({"barmode": "stack", "margin": {"l": 130, "r": 10, "t": 30, "b": 40},
+    layout.update({"barmode": "stack", "margin": {"l": 200 if present else 130, "r": 10, "t": 30, "b": 40},
                    "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "font": {"size": 11}},
                    "xaxis": {"title": {"text": t("bytes_axis", lang)}, "gridcolor": colors["grid"],
                              "tickformat": ".2s", "ticksuffix": "B"},

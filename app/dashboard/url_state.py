@@ -78,10 +78,13 @@ def parse_query(args: dict[str, str]) -> View:
         value = str(value)
         if name == "hw":
             ids = [h for h in value.split(",") if h]
-            good = tuple(dict.fromkeys(h for h in ids if h in known_hw))[:MAX_HARDWARE]
+            good = tuple(dict.fromkeys(h for h in ids if h in known_hw))
             for h in ids:
                 if h not in known_hw:
                     bad(name, h, "unknown accelerator")
+            if len(good) > MAX_HARDWARE:
+                bad(name, ",".join(good[MAX_HARDWARE:]), f"at most {MAX_HARDWARE} accelerators at once")
+                good = good[:MAX_HARDWARE]
             if good:
                 changes["hardware"] = good
         elif name == "model":

@@ -133,6 +133,8 @@ def test_url_state_valid_and_hostile():
     assert hostile.hardware == DEFAULT_HARDWARE and hostile.batch == 32 and hostile.kv_heads is None
     assert {n for n, _, _ in hostile.notices} == {"batch", "hw", "kv", "tp", "theme", "zzz", "ctx"}
     assert all(len(v) <= 40 for _, v, _ in hostile.notices)
+    many = parse_query({"hw": "h100-sxm5,h200-sxm,b200,b300,gb200,l4,l40s,rtx-3090,rtx-4090,rtx-5090"})
+    assert len(many.hardware) == 8 and many.notices[0][0] == "hw" and "at most 8" in many.notices[0][2]
 
 
 def test_layout_has_stable_ids():
