@@ -169,3 +169,19 @@ def test_upload_measurements(page: Page, base_url, tmp_path):
     expect(page.locator("#measurements-status")).to_contain_text("1 measured points")
     page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
                            " return g.data.some(t => t.uid === 'measured|h100-sxm5|my_gemv'); }")
+
+
+def test_html_snapshot_and_ops_json_downloads(page: Page, base_url, tmp_path):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32")
+    wait_for_figure(page)
+    with page.expect_download() as info:
+        page.locator("#export-html").click()
+    html = (tmp_path / "roofline.html")
+    info.value.save_as(html)
+    text = html.read_text()
+    assert "point|h100-sxm5|decode" in text and len(text) > 1_000_000  # plotly.js inlined: opens offline
+    assert '<script src="http' not in text
+    with page.expect_download() as info:
+        page.locator("#ops-json").click()
+    ops = json.loads(open(info.value.path()).read())
+    assert ops["hardware"] == "H100 SXM5 80GB" and {r["op"] for r in ops["decode_ops"]} >= {"attention", "lm_head"}
