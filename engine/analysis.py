@@ -14,7 +14,7 @@ from functools import lru_cache
 from .errors import EngineInputError
 from .hardware import Accelerator
 from .measurement import decode_utilisation
-from .memory import TP_DEGREES, max_batch_size, memory_budget, min_tensor_parallel
+from .memory import TP_DEGREES, max_batch_size, max_context_length, memory_budget, min_tensor_parallel
 from .metrics import ring_allreduce_time_s
 from .model import ModelConfig
 from .ops import Op
@@ -174,6 +174,7 @@ def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict
     block, prefix = scenario.kv_block_size, scenario.shared_prefix_length
     memory = memory_budget(shard, b, t, hw.memory_bytes, w.weight, w.kv, block, prefix)
     memory["max_batch_size"] = max_batch_size(shard, t, hw.memory_bytes, w.weight, w.kv, block, prefix)
+    memory["max_context_length"] = max_context_length(shard, b, hw.memory_bytes, w.weight, w.kv, MAX_CONTEXT, block)
     memory["min_tensor_parallel"] = min_tensor_parallel(model, t, hw.memory_bytes, w.weight, w.kv, block)
     return {
         "hardware_id": hw.id,

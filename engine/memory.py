@@ -93,6 +93,12 @@ def max_context_length(model: ModelConfig, batch: int, capacity_bytes: float, we
     """Longest context T at which `batch` sequences fit (0 if none does); binary search
     because windowed layers make KV a piecewise-linear function of T."""
     free = capacity_bytes - weights_bytes(model, weight_bytes) - batch * activation_bytes_per_sequence(model)
+    if free <= 0:
+        return 0
+    if all(layer.attention.window is None for layer, _ in model.layer_groups):
+        # KV is linear in T (in whole blocks): solve directly
+        blocks = int(free // (batch * kv_bytes_per_token(model, kv_bytes) * block_size))
+        return min(blocks * block_size, limit)
 
     def fits(t: int) -> bool:
         return batch * kv_bytes_per_sequence(model, t, kv_bytes, block_size) <= free

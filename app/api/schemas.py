@@ -151,6 +151,7 @@ class MemoryResult(BaseModel):
     capacity_bytes: float = Field(description="memory of one accelerator")
     fits: bool = Field(description="total_bytes <= capacity_bytes")
     max_batch_size: int = Field(description="largest batch that fits at this context (per TP group)")
+    max_context_length: int = Field(description="longest context (tokens) at which this batch fits; 0 if none")
     min_tensor_parallel: int | None = Field(description="smallest TP degree (1, 2, 4, 8) that fits the model "
                                                         "and one sequence; null if none")
 

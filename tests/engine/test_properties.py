@@ -54,11 +54,24 @@ def test_sweep_equals_single_analysis(model_id):
         assert bool(sweep["fits"][i]) == single["memory"]["fits"]
 
 
-def test_max_context_length_is_tight():
-    model, hw = get_model("llama-3-8b"), catalogue()["h100-sxm5"]
-    t = max_context_length(model, 16, hw.memory_bytes, 2.0, 2.0)
-    assert memory_budget(model, 16, t, hw.memory_bytes, 2.0, 2.0)["fits"]
-    assert not memory_budget(model, 16, t + 1, hw.memory_bytes, 2.0, 2.0)["fits"]
+@pytest.mark.parametrize("model_id, block", [("llama-3-8b", 1), ("llama-3-8b", 16), ("gemma-2-9b", 16),
+                                             ("mistral-7b-v0.1", 1), ("deepseek-v3", 16)])
+def test_max_context_length_is_tight(model_id, block):
+    model, hw = get_model(model_id), catalogue()["b200"]
+    t = max_context_length(model, 16, hw.memory_bytes, 1.0, 1.0, block_size=block)
+    if t == 0:
+        assert not memory_budget(model, 16, 1, hw.memory_bytes, 1.0, 1.0, block)["fits"]
+        return
+    assert memory_budget(model, 16, t, hw.memory_bytes, 1.0, 1.0, block)["fits"]
+    if t < 1 << 30:
+        assert not memory_budget(model, 16, t + block, hw.memory_bytes, 1.0, 1.0, block)["fits"]
+
+
+def test_analysis_reports_max_context():
+    r = analyze_one(get_model("llama-3-8b"), catalogue()["h100-sxm5"], Scenario(batch_size=16))
+    t = r["memory"]["max_context_length"]
+    assert memory_budget(get_model("llama-3-8b"), 16, t, 80e9, 2.0, 2.0, 16)["fits"]
+    assert not memory_budget(get_model("llama-3-8b"), 16, t + 16, 80e9, 2.0, 2.0, 16)["fits"]
 
 
 def test_weight_only_quantisation_keeps_the_roof():
