@@ -13,13 +13,16 @@ import yaml
 
 ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "mistral": "MistralForCausalLM",
                  "gemma2": "Gemma2ForCausalLM", "mixtral": "MixtralForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM",
-                 "deepseek_v3": "DeepseekV3ForCausalLM", "gpt_oss": "GptOssForCausalLM"}
+                 "deepseek_v3": "DeepseekV3ForCausalLM", "gpt_oss": "GptOssForCausalLM", "qwen3": "Qwen3ForCausalLM",
+                 "deepseek_v2": "DeepseekV2ForCausalLM"}
 HF_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
            "head_dim", "intermediate_size", "vocab_size", "tie_word_embeddings", "hidden_act",
            "max_position_embeddings", "rms_norm_eps")
 
 
 def hf_config(entry):
+    if entry["model_type"].startswith("kimi_k2"):  # the reference notes its architecture: DeepSeek-V3's
+        entry = {**entry, "model_type": "deepseek_v3"}
     src = entry["config"]
     cfg = {"architectures": [ARCHITECTURES[entry["model_type"]]], "model_type": entry["model_type"]}
     cfg.update({k: src[k] for k in HF_KEYS if k in src})
@@ -51,14 +54,14 @@ def hf_config(entry):
                    moe_intermediate_size=moe["expert_intermediate_size"],
                    decoder_sparse_step=moe["decoder_sparse_step"], mlp_only_layers=moe["mlp_only_layers"],
                    norm_topk_prob=moe["norm_topk_prob"])
-    if mt == "deepseek_v3":
+    if mt in ("deepseek_v2", "deepseek_v3"):
         cfg.pop("head_dim", None)
         cfg.update(n_routed_experts=moe["num_experts"], num_experts_per_tok=moe["top_k"],
                    moe_intermediate_size=moe["expert_intermediate_size"], n_shared_experts=moe["n_shared_experts"],
-                   first_k_dense_replace=moe["first_k_dense"], moe_layer_freq=moe["moe_layer_freq"],
-                   topk_method=moe["topk_method"], n_group=moe["n_group"], topk_group=moe["topk_group"],
-                   scoring_func=moe["scoring_func"], routed_scaling_factor=moe["routed_scaling_factor"],
-                   norm_topk_prob=moe["norm_topk_prob"], num_nextn_predict_layers=moe["num_nextn_predict_layers"])
+                   first_k_dense_replace=moe["first_k_dense"], moe_layer_freq=moe.get("moe_layer_freq", 1))
+        cfg.update({k: moe[k] for k in ("topk_method", "n_group", "topk_group", "scoring_func",
+                                        "routed_scaling_factor", "norm_topk_prob", "num_nextn_predict_layers")
+                    if k in moe})
         cfg.update(src["mla"])
     return cfg
 
