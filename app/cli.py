@@ -37,8 +37,9 @@ def _analyze(args: argparse.Namespace) -> int:
     m = result["model"]
     active = f" ({m['num_active_params'] / 1e9:.2f}B active)" if m["moe"] else ""
     tp = f", TP {args.tp} (numbers per GPU)" if args.tp > 1 else ""
+    kv = "an MLA latent" if m["mla"] else f"{m['num_kv_heads']} KV heads"
     print(f"{m['id']}: {m['num_params'] / 1e9:.2f}B params{active}, {m['num_layers']} layers, "
-          f"{m['num_heads']} heads / {m['num_kv_heads']} KV heads; batch {args.batch}, context {args.context}{tp}")
+          f"{m['num_heads']} heads / {kv}; batch {args.batch}, context {args.context}{tp}")
     if args.layers:
         print(f"{'layers':<10}{'attention':<16}{'KV values/token':>16}  {'mlp':<20}")
         for g in m["layer_groups"]:
@@ -236,6 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     except EngineInputError as exc:
         print(f"llm-roofline: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `llm-roofline ... | head`: the reader has gone, not an error
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
