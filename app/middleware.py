@@ -7,6 +7,8 @@ static bundles alike, and cost a few microseconds per request.
 from __future__ import annotations
 
 import json
+import logging
+import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -104,8 +106,6 @@ class AccessLog:
     response bytes, duration in ms. Replaces uvicorn's plain access log."""
 
     def __init__(self, app: ASGIApp, logger_name: str = "llm_roofline.access") -> None:
-        import logging
-
         self.app = app
         self.logger = logging.getLogger(logger_name)
 
@@ -113,8 +113,6 @@ class AccessLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        import time
-
         start = time.perf_counter()
         status, size = 500, 0
 
@@ -129,7 +127,7 @@ class AccessLog:
         try:
             await self.app(scope, receive, observe)
         finally:
-            if self.logger.isEnabledFor(20):  # INFO
+            if self.logger.isEnabledFor(logging.INFO):
                 self.logger.info(json.dumps({
                     "method": scope.get("method"), "path": scope.get("path"), "status": status, "bytes": size,
                     "duration_ms": round((time.perf_counter() - start) * 1e3, 3),

@@ -3,6 +3,10 @@ spec and accelerator specs, run the engine, return the one analysis shape."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from engine.analysis import MAX_BATCH, Roofs, Scenario, analyze
@@ -61,11 +65,63 @@ def _geometric(high: int, points: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, max(high, 1), points)))
 
 
-def dashboard_data(model_spec: object, hardware_ids: list[str], scenario: Scenario,
+class _SingleFlight:
+    """A small LRU of computed results where concurrent callers of one key share a single
+    computation. A slider move fires the roofline and the panels callbacks at the same
+    moment, in two threads, for the same scenario: this makes it one engine run, not two."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._lock = threading.Lock()
+        self._entries: OrderedDict = OrderedDict()
+
+    def get(self, key, compute):
+        with self._lock:
+            entry = self._entries.get(key)
+            owner = entry is None
+            if owner:
+                entry = self._entries[key] = {"done": threading.Event(), "value": None, "error": None}
+                while len(self._entries) > self._size:
+                    self._entries.popitem(last=False)
+            else:
+                self._entries.move_to_end(key)
+        if owner:
+            try:
+                entry["value"] = compute()
+            except Exception as exc:  # handed to every waiter; failures are not kept
+                entry["error"] = exc
+                with self._lock:
+                    self._entries.pop(key, None)
+            finally:
+                entry["done"].set()
+        else:
+            entry["done"].wait()
+        if entry["error"] is not None:
+            raise entry["error"]
+        return entry["value"]
+
+
+_dashboard_cache = _SingleFlight(64)
+
+
+def dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
                    measured_step_time_s: float | None = None, measurements: dict | None = None) -> dict:
     """What the dashboard draws: the analysis, each accelerator's decode trajectory from B = 1
     to its largest batch that fits, a tokens/s-vs-batch sweep and the KV-wall intensity; with
-    a measured step or imported measurements, those too (on the first accelerator)."""
+    a measured step or imported measurements, those too (on the first accelerator).
+    The result is shared between callers: treat it as read-only."""
+    def compute() -> dict:
+        return _dashboard_data(model_spec, hardware_ids, scenario, measured_step_time_s, measurements)
+
+    if not all(isinstance(h, str) for h in hardware_ids):  # inline accelerators: not worth a key
+        return compute()
+    key = (json.dumps(model_spec, sort_keys=True), tuple(hardware_ids), scenario, measured_step_time_s,
+           json.dumps(measurements, sort_keys=True))
+    return _dashboard_cache.get(key, compute)
+
+
+def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
+                    measured_step_time_s: float | None, measurements: dict | None) -> dict:
     model = load_model(model_spec)
     hardware = resolve_hardware(hardware_ids)
     analysis = analyze(model, hardware, scenario, measured_step_time_s)
@@ -78,10 +134,9 @@ def dashboard_data(model_spec: object, hardware_ids: list[str], scenario: Scenar
         throughput[hw.id] = decode_sweep(model, hw, scenario, batch_sizes=throughput_batches)
     wall = decode_sweep(model, hardware[0], scenario, batch_sizes=[MAX_BATCH])["intensity"][0]
     ends = {hw_id: float(s["intensity"][-1]) for hw_id, s in trajectories.items()}
-    placed = None
+    points = None
     if measurements:
-        placed = _place(measurements["format"], measurements["content"], measurements.get("steps", 1), hardware[0],
-                        scenario, analysis["results"][0]["decode"]["ops"])
+        points, _, _ = _place(measurements["format"], measurements["content"], measurements.get("steps", 1),
+                              hardware[0], scenario, analysis["results"][0]["decode"]["ops"])
     return {"analysis": analysis, "trajectories": trajectories, "throughput": throughput,
-            "trajectory_end": ends | {"_limit": float(wall)}, "measured_points": placed[0] if placed else None,
-            "measurements_skipped": placed[1] if placed else []}
+            "trajectory_end": ends, "kv_wall_intensity": float(wall), "measured_points": points}

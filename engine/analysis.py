@@ -18,7 +18,7 @@ from .memory import TP_DEGREES, max_batch_size, max_context_length, memory_budge
 from .metrics import ring_allreduce_time_s
 from .model import ModelConfig
 from .ops import Op
-from .precision import DTYPES, check_dtype, dtype_bytes
+from .precision import check_dtype, dtype_bytes
 from .transformer import Widths, allreduce_messages, decode_ops, prefill_ops
 
 # Documented upper bounds (README "Conventions"): generous, but finite.
@@ -232,4 +232,4 @@ def scenario_dict(scenario: Scenario) -> dict:
     return {k: getattr(scenario, k) for k in Scenario.__dataclass_fields__}
 
 
-__all__ = ["Scenario", "analyze", "analyze_one", "evaluate_phase", "Roofs", "phase_ops", "DTYPES"]
+__all__ = ["Scenario", "analyze", "analyze_one", "evaluate_phase", "Roofs", "phase_ops"]

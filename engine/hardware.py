@@ -140,11 +140,6 @@ class Accelerator(_Strict):
             return "PCIe", self.pcie_bytes_per_s_per_direction
         return None
 
-    @property
-    def has_vector_roof(self) -> bool:
-        v = self.vector_flops_per_s
-        return any((v.fp32, v.bf16, v.fp16))
-
     def ridge_points_by_dtype(self) -> dict[str, float | None]:
         bw = self.memory_bandwidth_bytes_per_s
         return {k: (None if rate is None else ridge_point(rate, bw))

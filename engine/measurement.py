@@ -21,7 +21,7 @@ import io
 import json
 import math
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from .errors import EngineInputError
 from .metrics import mfu, training_flops_per_token
@@ -333,6 +333,3 @@ def training_mfu(step_time_s: float, tokens_per_step: float, num_params: float, 
     per_token = training_flops_per_token(num_params, num_layers, num_heads, head_dim, seq_len, include_attention)
     return mfu(tokens_per_s, per_token, peak_flops_per_s, num_gpus)
 
-
-def records_as_dicts(records: list[Record]) -> list[dict]:
-    return [asdict(r) for r in records]

@@ -8,7 +8,6 @@ DTYPE_BYTES: dict[str, float] = {
     "fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "fp4": 0.5,
 }
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
-TENSOR_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp4")
 
 # When a chip has no tensor roof for the requested compute dtype, the kernel runs on the
 # next wider format it does have (e.g. fp8 weights are up-converted to bf16 on an A100, as

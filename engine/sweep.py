@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analysis import Roofs, Scenario, communication_time_s, resolve_model
+from .analysis import MAX_BATCH, MAX_CONTEXT, Roofs, Scenario, communication_time_s, resolve_model
 from .errors import EngineInputError
 from .hardware import Accelerator
 from .memory import activation_bytes_per_sequence, kv_cache_bytes, weights_bytes
@@ -31,8 +31,6 @@ def decode_sweep(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_
                  context_lengths=None) -> dict[str, np.ndarray]:
     """Decode step bound over `batch_sizes` (at the scenario's context) or over
     `context_lengths` (at the scenario's batch). Exactly one of the two is given."""
-    from .analysis import MAX_BATCH, MAX_CONTEXT
-
     if (batch_sizes is None) == (context_lengths is None):
         raise EngineInputError("sweep", "give exactly one of batch_sizes or context_lengths")
     model = resolve_model(model, scenario)

@@ -132,7 +132,7 @@ def register(app) -> None:
         # tokens/s against batch does not depend on the current batch: leave it alone while it drags
         throughput = no_update if ctx.triggered_id == "batch-size-input" else throughput_figure(
             data["throughput"], results, lang, theme_name, is_present)
-        return ([html.P(s) for s in insight_sentences(results, data["trajectory_end"], lang)],
+        return ([html.P(s) for s in insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], lang)],
                 memory_figure(results, lang, theme_name, is_present), throughput,
                 ops_rows(results[0]), results[0]["hardware_name"], comparison_rows(results), notice)
 
@@ -184,8 +184,7 @@ def register(app) -> None:
         except (IndexError, ValueError, UnicodeDecodeError) as exc:
             message = str(exc) if isinstance(exc, EngineInputError) else "not a UTF-8 text file"
             return None, html.Span(message, className="error")
-        return ({"format": fmt, "content": text, "steps": steps},
-                t("measurements_loaded", lang, n=len(records), skipped=0))
+        return {"format": fmt, "content": text, "steps": steps}, t("measurements_loaded", lang, n=len(records))
 
     @app.callback(Output("download-html", "data"), Input("export-html", "n_clicks"),
                   State("roofline-graph", "figure"), prevent_initial_call=True)

@@ -10,9 +10,10 @@ def _gb(value: float) -> str:
     return si(value, "B", digits=2)
 
 
-def insight_sentences(results: list[dict], trajectory_end: dict[str, float], lang: str) -> list[str]:
+def insight_sentences(results: list[dict], trajectory_end: dict[str, float], kv_wall_intensity: float,
+                      lang: str) -> list[str]:
     """`trajectory_end`: decode intensity at the largest batch that fits, per accelerator;
-    `limit` under key '_limit': the intensity decode approaches as B grows (KV wall)."""
+    `kv_wall_intensity`: the intensity decode approaches as B grows (the KV wall)."""
     r = results[0]
     d, p, mem = r["decode"], r["prefill"], r["memory"]
     name = r["hardware_name"]
@@ -26,7 +27,7 @@ def insight_sentences(results: list[dict], trajectory_end: dict[str, float], lan
         end = trajectory_end.get(r["hardware_id"], d["intensity"])
         ridge = r["ridge_point"]
         where = "right_of" if end >= ridge else ("far_left" if end < ridge / 3 else "left_of")
-        sentences.append(t("insight_wall", lang, limit=f"{trajectory_end['_limit']:.0f}", cap=cap,
+        sentences.append(t("insight_wall", lang, limit=f"{kv_wall_intensity:.0f}", cap=cap,
                            maxb=grouped(mem["max_batch_size"]), where=t(where, lang), ridge=f"{ridge:.0f}"))
     sentences.append(t("insight_prefill", lang, tokens=grouped(p["tokens_per_s"] * p["time_s"]),
                        bound=t(f"bound_{p['bound']}", lang), intensity=f"{p['intensity']:.0f}",

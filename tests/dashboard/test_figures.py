@@ -113,10 +113,10 @@ def test_tables(data):
 
 def test_insight_from_the_engine(data):
     results = data["analysis"]["results"]
-    text = " ".join(insight_sentences(results, data["trajectory_end"], "en"))
+    text = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "H100 SXM5 80GB is memory-bound" in text
     assert "3,291 tokens/s" in text and "batch ~118" in text and "far left of the ridge (295)" in text
-    zh = " ".join(insight_sentences(results, data["trajectory_end"], "zh"))
+    zh = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "zh"))
     assert "带宽" in zh and "3,291" in zh
 
 
@@ -167,5 +167,5 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
     assert point["x"][0] == pytest.approx(1.2e11 / 3.8e9) and "of the roof" in point["hovertext"][0]
     # measurements belong to the first accelerator only
     assert "measured|h100-sxm5|decode" not in traces and "roof|h100-sxm5|memory-measured" not in traces
-    text = " ".join(insight_sentences(results, data["trajectory_end"], "en"))
+    text = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "MBU" in text and "MFU" in text
