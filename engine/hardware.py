@@ -79,7 +79,10 @@ class Accelerator(_Strict):
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]{0,63}$", description="short id, the file name")]
     name: Annotated[str, Field(min_length=1, max_length=120, description="product name")]
     vendor: Annotated[str, Field(min_length=1, max_length=60, description="maker")]
-    memory_bytes: MemoryBytes = Field(description="device memory, bytes")
+    memory_bytes: MemoryBytes = Field(description="device memory in real bytes: the vendor's capacity in the unit "
+                                                  "the vendor means (80 GB HBM = 80 GiB; README 'Memory capacity')")
+    memory_visible_bytes: MemoryBytes | None = Field(
+        None, description="total the driver reports (nvidia-smi / rocm-smi), bytes, where documented; informational")
     memory_bandwidth_bytes_per_s: Bandwidth = Field(description="nominal memory bandwidth, bytes/s")
     tensor_flops_per_s: TensorRoofs = Field(description="dense matrix-engine peaks per dtype, FLOP/s")
     vector_flops_per_s: VectorRoofs = Field(VectorRoofs(), description="non-tensor peaks, FLOP/s")

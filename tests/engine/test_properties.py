@@ -70,8 +70,9 @@ def test_max_context_length_is_tight(model_id, block):
 def test_analysis_reports_max_context():
     r = analyze_one(get_model("llama-3-8b"), catalogue()["h100-sxm5"], Scenario(batch_size=16))
     t = r["memory"]["max_context_length"]
-    assert memory_budget(get_model("llama-3-8b"), 16, t, 80e9, 2.0, 2.0, 16)["fits"]
-    assert not memory_budget(get_model("llama-3-8b"), 16, t + 16, 80e9, 2.0, 2.0, 16)["fits"]
+    capacity = catalogue()["h100-sxm5"].memory_bytes  # 80 GiB (README "Memory capacity")
+    assert memory_budget(get_model("llama-3-8b"), 16, t, capacity, 2.0, 2.0, 16)["fits"]
+    assert not memory_budget(get_model("llama-3-8b"), 16, t + 16, capacity, 2.0, 2.0, 16)["fits"]
 
 
 def test_weight_only_quantisation_keeps_the_roof():
