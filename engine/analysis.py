@@ -49,6 +49,10 @@ class Scenario:
     roofs: str = "nominal"
     bandwidth_efficiency: float = 1.0
     compute_efficiency: float = 1.0
+    # Fraction of the card's memory the serving engine may fill (weights + KV + activations):
+    # fits, max batch, max context and min TP use capacity x this. vLLM's
+    # gpu_memory_utilization (default 0.9) is the same knob; 1.0 = the whole card.
+    memory_utilization: float = 1.0
 
     def __post_init__(self) -> None:
         _check_int("batch_size", self.batch_size, 1, MAX_BATCH)
@@ -68,6 +72,10 @@ class Scenario:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.01 <= value <= 1.0:
                 raise EngineInputError(name, f"{value!r} is not a fraction in [0.01, 1]")
+        u = self.memory_utilization
+        if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0:
+            raise EngineInputError("memory_utilization", f"{u!r} is not a fraction in (0, 1]",
+                                   "0 < memory_utilization <= 1, e.g. 0.9 as vLLM's default")
 
     @property
     def widths(self) -> Widths:
@@ -163,6 +171,12 @@ def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication
     }
 
 
+def usable_bytes(hw: Accelerator, scenario: Scenario) -> float:
+    """The memory a serving engine may fill: capacity (real bytes, README "Memory capacity")
+    x memory_utilization."""
+    return hw.memory_bytes * scenario.memory_utilization
+
+
 def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict:
     model = resolve_model(model, scenario)
     n = scenario.tensor_parallel
@@ -172,10 +186,11 @@ def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict
     w = scenario.widths
     b, t = scenario.batch_size, scenario.context_length
     block, prefix = scenario.kv_block_size, scenario.shared_prefix_length
-    memory = memory_budget(shard, b, t, hw.memory_bytes, w.weight, w.kv, block, prefix)
-    memory["max_batch_size"] = max_batch_size(shard, t, hw.memory_bytes, w.weight, w.kv, block, prefix)
-    memory["max_context_length"] = max_context_length(shard, b, hw.memory_bytes, w.weight, w.kv, MAX_CONTEXT, block)
-    memory["min_tensor_parallel"] = min_tensor_parallel(model, t, hw.memory_bytes, w.weight, w.kv, block)
+    usable = usable_bytes(hw, scenario)
+    memory = memory_budget(shard, b, t, hw.memory_bytes, w.weight, w.kv, block, prefix, usable)
+    memory["max_batch_size"] = max_batch_size(shard, t, usable, w.weight, w.kv, block, prefix)
+    memory["max_context_length"] = max_context_length(shard, b, usable, w.weight, w.kv, MAX_CONTEXT, block)
+    memory["min_tensor_parallel"] = min_tensor_parallel(model, t, usable, w.weight, w.kv, block)
     return {
         "hardware_id": hw.id,
         "hardware_name": hw.name,

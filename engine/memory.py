@@ -126,14 +126,17 @@ def min_tensor_parallel(model: ModelConfig, context: int, capacity_bytes: float,
 
 
 def memory_budget(model: ModelConfig, batch, context, capacity_bytes: float, weight_bytes: float,
-                  kv_bytes: float, block_size: int = 1, prefix=0) -> dict:
+                  kv_bytes: float, block_size: int = 1, prefix=0, usable_bytes: float | None = None) -> dict:
+    """Weights + KV + activations against `usable_bytes` (capacity x memory utilisation;
+    the whole capacity when not given)."""
+    usable = capacity_bytes if usable_bytes is None else usable_bytes
     weights = weights_bytes(model, weight_bytes)
     kv = kv_cache_bytes(model, batch, context, kv_bytes, block_size, prefix)
     waste = batch * (kv_bytes_per_sequence(model, context, kv_bytes, block_size)
                      - kv_bytes_per_sequence(model, context, kv_bytes))
     act = batch * activation_bytes_per_sequence(model)
     total = weights + kv + act
-    fits = total <= capacity_bytes
+    fits = total <= usable
     return {
         "weights_bytes": weights,
         "kv_bytes_per_token": kv_bytes_per_token(model, kv_bytes),
@@ -143,5 +146,6 @@ def memory_budget(model: ModelConfig, batch, context, capacity_bytes: float, wei
         "activation_bytes": act,
         "total_bytes": total,
         "capacity_bytes": capacity_bytes,
+        "usable_bytes": usable,
         "fits": fits if isinstance(fits, np.ndarray) else bool(fits),
     }

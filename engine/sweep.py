@@ -58,5 +58,5 @@ def decode_sweep(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_
     return {
         "batch_size": batch, "context_length": context, "time_s": time_s, "tokens_per_s": batch / time_s,
         "flops": flops, "bytes": byts, "intensity": flops / byts, "kv_cache_bytes": kv,
-        "total_bytes": total, "fits": total <= hw.memory_bytes,
+        "total_bytes": total, "fits": total <= hw.memory_bytes * scenario.memory_utilization,
     }
