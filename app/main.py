@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 
 from fastapi import FastAPI, Request
@@ -17,7 +19,8 @@ from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.routes import health_router, router
 from .config import Settings, get_settings
-from .middleware import AccessLog, BodySizeLimit, RootPath, SecurityHeaders, StaticCache
+from .middleware import (AccessLog, BodySizeLimit, DashEnvelope, HeadAsGet, ReadTimeout, RootPath, SecurityHeaders,
+                         StaticCache)
 
 
 def _field(loc: tuple) -> str:
@@ -26,6 +29,12 @@ def _field(loc: tuple) -> str:
 
 
 async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    bad_json = next((e for e in exc.errors() if e.get("type") == "json_invalid"), None)
+    if bad_json is not None:  # not a field problem: the body is not JSON at all (documented 400)
+        where = bad_json["loc"][-1] if bad_json.get("loc") else "?"
+        message = f"body is not valid JSON (error at byte {where}: {bad_json['ctx'].get('error', 'invalid')})" \
+            if bad_json.get("ctx") else "body is not valid JSON"
+        return JSONResponse({"detail": message, "errors": [{"field": "body", "message": message}]}, status_code=400)
     errors = []
     for err in exc.errors():
         message = err["msg"]
@@ -74,20 +83,50 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
                                 status_code=405, headers={"allow": ", ".join(allowed)})
         return JSONResponse({"detail": f"no API endpoint /api/{path}"}, status_code=404)
 
+    script_hashes: list[str] = []
     if with_dashboard:
         from .dashboard.mount import mount_dashboard
-        mount_dashboard(api, settings)
+        dash_app = mount_dashboard(api, settings)
+        script_hashes.append(_inline_script_hash(dash_app.renderer))
+        _dash_errors(dash_app)
+        known_outputs = dash_app.callback_map.keys
+    else:
+        known_outputs = lambda: None  # noqa: E731
 
     if settings.cors_origins.strip():
         api.add_middleware(CORSMiddleware, allow_origins=[o.strip() for o in settings.cors_origins.split(",")],
                            allow_methods=["GET", "POST"], allow_headers=["content-type"])
+    # Listed inner to outer. SecurityHeaders sits outside everything that can answer early
+    # (400, 408, 413), so those answers carry the headers too; AccessLog outside it all, so
+    # every answer is logged with its request id, including a 500 from an exception.
     api.add_middleware(StaticCache)
     api.add_middleware(GZipMiddleware, minimum_size=1024)
-    api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
+    api.add_middleware(HeadAsGet)
+    api.add_middleware(DashEnvelope, known_outputs=known_outputs)
     api.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    api.add_middleware(ReadTimeout, timeout_s=settings.read_timeout_s)
+    api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors,
+                       script_hashes=lambda: script_hashes)
     api.add_middleware(AccessLog)
     api.add_middleware(RootPath, root_path=settings.root_path)
     return api
+
+
+def _inline_script_hash(script: str) -> str:
+    """CSP hash of an inline script (Dash's one-line `var renderer = new DashRenderer();`)."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+
+
+def _dash_errors(dash_app) -> None:
+    """Flask lets exceptions through to the ASGI error boundary (AccessLog: one JSON line with
+    the request id, instead of Flask's multi-line traceback on stderr); a bundle path Dash
+    does not know is a 404, not an exception."""
+    from dash.exceptions import DependencyException
+
+    server = dash_app.server
+    server.config["PROPAGATE_EXCEPTIONS"] = True
+    server.register_error_handler(DependencyException, lambda _exc: (
+        JSONResponse({"detail": "no such bundle"}).body, 404, {"content-type": "application/json"}))
 
 
 app = create_app()

@@ -1,4 +1,5 @@
-"""Pure-ASGI middleware for the outer app: body size limit and security headers.
+"""Pure-ASGI middleware for the outer app: request ids and error logging, security headers,
+read timeout, body size limit, Dash envelope check, HEAD for the API, caching, sub-path.
 
 Pure ASGI (not BaseHTTPMiddleware) so that they wrap the API, the mounted Dash app and its
 static bundles alike, and cost a few microseconds per request.
@@ -6,11 +7,46 @@ static bundles alike, and cost a few microseconds per request.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import time
+import traceback
+import uuid
+from urllib.parse import urlsplit
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# The id of the request being served: set by AccessLog, copied into a2wsgi's threads (it runs
+# each WSGI call in a copy of the context), written on every log line about that request.
+request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="")
+
+
+def json_response(status: int, body: dict, extra: list[tuple[bytes, bytes]] = ()) -> tuple[Message, Message]:
+    data = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *extra]
+    return ({"type": "http.response.start", "status": status, "headers": headers},
+            {"type": "http.response.body", "body": data})
+
+
+def content_security_policy(frame_ancestors: str, script_hashes: tuple[str, ...] = ()) -> str:
+    """No 'unsafe-eval' and no 'unsafe-inline' for scripts: every script is a file served by
+    this app, except Dash's one-line inline renderer start, allowed by its hash.
+    Styles keep 'unsafe-inline': the Dash components and Plotly set style attributes."""
+    scripts = " ".join(["'self'", *(f"'{h}'" for h in script_hashes)])
+    return (f"default-src 'self'; script-src {scripts}; worker-src 'self' blob:; "
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
+            f"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+            f"frame-ancestors {frame_ancestors}")
+
+
+def security_headers(frame_ancestors: str, script_hashes: tuple[str, ...] = ()) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"content-security-policy", content_security_policy(frame_ancestors, script_hashes).encode()),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"strict-origin-when-cross-origin"),
+    ]
 
 
 class BodySizeLimit:
@@ -65,27 +101,28 @@ class BodySizeLimit:
         await self.app(scope, limited_receive, guarded_send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps({"detail": f"request body larger than {self.max_bytes} bytes"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        for message in json_response(413, {"detail": f"request body larger than {self.max_bytes} bytes"},
+                                     [(b"connection", b"close")]):
+            await send(message)
 
 
 class SecurityHeaders:
     """CSP (with the configured frame-ancestors), nosniff, referrer policy; drops the
-    `server` banner. Every asset is served by this app, so 'self' is all the page needs;
-    Dash's renderer needs inline scripts/styles and eval (plotly's compiled functions)."""
+    `server` banner. Every asset is served by this app, so 'self' is all the page needs.
+    Outside every middleware that may answer early (413, 408, 400), so those carry them too.
+    `script_hashes` is a callable: the Dash page's inline script is hashed once it exists."""
 
-    def __init__(self, app: ASGIApp, frame_ancestors: str) -> None:
+    def __init__(self, app: ASGIApp, frame_ancestors: str, script_hashes=lambda: ()) -> None:
         self.app = app
-        csp = ("default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
-               "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
-               f"connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors {frame_ancestors}")
-        self.headers = [
-            (b"content-security-policy", csp.encode()),
-            (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"strict-origin-when-cross-origin"),
-        ]
+        self.frame_ancestors = frame_ancestors
+        self.script_hashes = script_hashes
+        self._headers: list[tuple[bytes, bytes]] | None = None
+
+    @property
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        if self._headers is None:
+            self._headers = security_headers(self.frame_ancestors, tuple(self.script_hashes()))
+        return self._headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -102,47 +139,221 @@ class SecurityHeaders:
 
 
 class AccessLog:
-    """One structured (JSON) line per request, with its latency: method, path, status,
-    response bytes, duration in ms. Replaces uvicorn's plain access log."""
+    """One structured (JSON) line per request, with its latency: request id, method, path,
+    status, response bytes, duration in ms. Replaces uvicorn's plain access log.
 
-    def __init__(self, app: ASGIApp, logger_name: str = "llm_roofline.access") -> None:
+    Also the error boundary: an exception from the app (API or Dash, whose Flask app
+    propagates them) is logged as one JSON line with the request id and the traceback as a
+    string field, and answered 500 with that id; it never reaches uvicorn, which would print
+    a raw multi-line traceback between the access lines."""
+
+    def __init__(self, app: ASGIApp, logger_name: str = "llm_roofline.access",
+                 error_logger_name: str = "llm_roofline.error") -> None:
         self.app = app
         self.logger = logging.getLogger(logger_name)
+        self.error_logger = logging.getLogger(error_logger_name)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         start = time.perf_counter()
-        status, size = 500, 0
+        status, size, started = 500, 0, False
+        rid = uuid.uuid4().hex[:16]
+        token = request_id.set(rid)
 
         async def observe(message: Message) -> None:
-            nonlocal status, size
+            nonlocal status, size, started
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, started = message["status"], True
+                message = {**message, "headers": [*message.get("headers", []), (b"x-request-id", rid.encode())]}
             elif message["type"] == "http.response.body":
                 size += len(message.get("body", b""))
             await send(message)
 
         try:
             await self.app(scope, receive, observe)
+        except Exception as exc:  # the boundary: logged as JSON, answered 500, never re-raised to uvicorn
+            self.error_logger.error(json.dumps({
+                "level": "error", "request_id": rid, "method": scope.get("method"), "path": scope.get("path"),
+                "error": f"{type(exc).__name__}: {str(exc)[:500]}",
+                "traceback": "".join(traceback.format_exception(exc))[-8000:]}))
+            if not started:
+                for message in json_response(500, {"detail": "internal error", "request_id": rid}):
+                    await observe(message)
         finally:
+            request_id.reset(token)
             if self.logger.isEnabledFor(logging.INFO):
                 self.logger.info(json.dumps({
-                    "method": scope.get("method"), "path": scope.get("path"), "status": status, "bytes": size,
-                    "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
+                    "request_id": rid, "method": scope.get("method"), "path": scope.get("path"), "status": status,
+                    "bytes": size, "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
                     "client": (scope.get("client") or ("", 0))[0]}))
 
 
-class StaticCache:
-    """Long cache lifetimes for Dash's assets when their URL carries a fingerprint (?m=mtime);
-    Dash already does it for its component bundles."""
+class ReadTimeout:
+    """408 when a request's body has not fully arrived `timeout_s` after its headers: a client
+    trickling a body must not hold a worker thread (a2wsgi's) or a connection for ever. The
+    headers' own deadline is kept by the server's protocol (app/server.py)."""
+
+    def __init__(self, app: ASGIApp, timeout_s: float) -> None:
+        self.app = app
+        self.timeout_s = timeout_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        deadline = anyio.current_time() + self.timeout_s
+        body_done = timed_out = started = False
+
+        async def timed_receive() -> Message:
+            nonlocal body_done, timed_out
+            if timed_out:
+                return {"type": "http.disconnect"}
+            if body_done:  # after the body, receive() only waits for a disconnect: no deadline
+                return await receive()
+            with anyio.move_on_after(max(0.0, deadline - anyio.current_time())):
+                message = await receive()
+                if message["type"] != "http.request" or not message.get("more_body", False):
+                    body_done = True
+                return message
+            timed_out = True
+            if not started:
+                detail = f"request body not received within {self.timeout_s:g} s"
+                for message in json_response(408, {"detail": detail}, [(b"connection", b"close")]):
+                    await send(message)
+            return {"type": "http.disconnect"}
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if timed_out:
+                return
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        await self.app(scope, timed_receive, guarded_send)
+
+
+class DashEnvelope:
+    """400 for a POST to Dash's callback endpoint whose body is not a callback envelope: a JSON
+    object with `output` (a registered callback), `outputs`, `inputs`, optional `state` and
+    `changedPropIds`. Dash itself would raise on `{}`, `[]` or `null` (a 500). What each
+    callback does with its values is the callbacks' business (app/dashboard/callbacks.py)."""
+
+    def __init__(self, app: ASGIApp, known_outputs=lambda: None) -> None:
+        self.app = app
+        self.known_outputs = known_outputs
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not (scope["type"] == "http" and scope.get("method") == "POST"
+                and scope.get("path", "").endswith("/_dash-update-component")):
+            await self.app(scope, receive, send)
+            return
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # client gone (or cut off by a limit above)
+                return
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        problem = self.problem(body)
+        if problem:
+            for message in json_response(400, {"detail": f"not a Dash callback request: {problem}"}):
+                await send(message)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def problem(self, body: bytes) -> str | None:
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+            return "the body is not JSON"
+        if not isinstance(data, dict):
+            return "the body must be a JSON object"
+        if not isinstance(data.get("output"), str):
+            return "`output` must be a string"
+        known = self.known_outputs()
+        if known is not None and data["output"] not in known:
+            return f"`output` {data['output'][:80]!r} is not a callback of this app"
+        if not _dependencies(data.get("outputs"), allow_single=True):
+            return "`outputs` must be an {id, property} object or a list of them"
+        for key in ("inputs", "state"):
+            if key in data and not _dependencies(data[key]):
+                return f"`{key}` must be a list of {{id, property, value}} objects"
+        if "inputs" not in data:
+            return "`inputs` is missing"
+        changed = data.get("changedPropIds", [])
+        if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+            return "`changedPropIds` must be a list of strings"
+        return None
+
+
+def _dependency(item: object) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("id"), (str, dict)) and isinstance(item.get("property"), str)
+
+
+def _dependencies(value: object, allow_single: bool = False) -> bool:
+    """A list of {id, property} objects; pattern-matching (ALL/ALLSMALLER) entries are lists of them."""
+    if allow_single and isinstance(value, dict):
+        return _dependency(value)
+    return isinstance(value, list) and all(
+        _dependency(v) or (isinstance(v, list) and all(_dependency(w) for w in v)) for v in value)
+
+
+class HeadAsGet:
+    """HEAD on the API and /healthz answered like GET without the body (FastAPI routes answer
+    HEAD with 405, and /healthz fell through to the dashboard's HTML catch-all)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        fingerprinted = (scope["type"] == "http" and "/assets/" in scope.get("path", "")
+        if scope["type"] != "http" or scope.get("method") != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        path = _local_path(scope)
+        if not (path == "/healthz" or path.startswith("/api/")):
+            await self.app(scope, receive, send)
+            return
+
+        async def without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if not message.get("more_body", False):
+                    await send({"type": "http.response.body", "body": b""})
+                return
+            await send(message)  # keeps content-length: what GET would send
+
+        await self.app({**scope, "method": "GET"}, receive, without_body)
+
+
+def _local_path(scope: Scope) -> str:
+    """The path without the sub-path prefix, whether the proxy stripped it or not."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root + "/") else path
+
+
+class StaticCache:
+    """Long cache lifetimes for Dash's assets when their URL carries a fingerprint (?m=mtime);
+    Dash already does it for its component bundles. Only for /assets/ at the app's root and
+    only for an asset that was found: `/x/assets/y?m=1` is the page's HTML catch-all, which
+    must never be cached for a year."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        fingerprinted = (scope["type"] == "http" and _local_path(scope).startswith("/assets/")
                          and b"m=" in scope.get("query_string", b""))
         if not fingerprinted:
             await self.app(scope, receive, send)
@@ -150,8 +361,12 @@ class StaticCache:
 
         async def cached(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 200:
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
-                message = {**message, "headers": headers + [(b"cache-control", b"public, max-age=31536000, immutable")]}
+                headers = [(k, v) for k, v in message.get("headers", [])]
+                html = any(k.lower() == b"content-type" and v.startswith(b"text/html") for k, v in headers)
+                if not html:
+                    headers = [(k, v) for k, v in headers if k.lower() != b"cache-control"]
+                    message = {**message, "headers": headers + [(b"cache-control",
+                                                                 b"public, max-age=31536000, immutable")]}
             await send(message)
 
         await self.app(scope, receive, cached)
@@ -161,13 +376,42 @@ class RootPath:
     """Serve under a sub-path whether or not the proxy strips it: requests arrive as
     /roofline/x (prefix kept) or /x (prefix stripped); both route the same, and every
     generated URL (Dash bundles, OpenAPI, docs) carries the prefix. Starlette's routing
-    removes scope["root_path"] from the path when the path starts with it."""
+    removes scope["root_path"] from the path when the path starts with it.
+
+    Redirects are made relative to the host: `/roofline` -> `/roofline/`, and a redirect the
+    app builds from the Host header (Starlette's slash redirect) loses its scheme and host,
+    so a forged Host is never reflected into a Location."""
 
     def __init__(self, app: ASGIApp, root_path: str) -> None:
         self.app = app
         self.root_path = root_path.rstrip("/")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.root_path and scope["type"] in ("http", "websocket"):
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if self.root_path:
             scope = {**scope, "root_path": self.root_path}
-        await self.app(scope, receive, send)
+            if scope["type"] == "http" and scope.get("path") == self.root_path:
+                query = scope.get("query_string", b"")
+                location = (self.root_path + "/").encode() + (b"?" + query if query else b"")
+                await send({"type": "http.response.start", "status": 307,
+                            "headers": [(b"location", location), (b"content-length", b"0")]})
+                await send({"type": "http.response.body", "body": b""})
+                return
+
+        async def relative_redirects(message: Message) -> None:
+            if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+                message = {**message, "headers": [(k, _relative(v) if k.lower() == b"location" else v)
+                                                  for k, v in message.get("headers", [])]}
+            await send(message)
+
+        await self.app(scope, receive, relative_redirects)
+
+
+def _relative(location: bytes) -> bytes:
+    parts = urlsplit(location.decode("latin-1"))
+    if not parts.scheme and not parts.netloc:
+        return location
+    path = parts.path or "/"
+    return (path + ("?" + parts.query if parts.query else "")).encode("latin-1")

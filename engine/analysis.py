@@ -9,8 +9,8 @@ tokens_per_s, which is the whole group's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from .cache import ByteLRU
 from .errors import EngineInputError
 from .hardware import Accelerator
 from .measurement import decode_utilisation
@@ -92,9 +92,17 @@ def resolve_model(model: ModelConfig, scenario: Scenario) -> ModelConfig:
     return model if scenario.num_kv_heads is None else model.with_kv_heads(scenario.num_kv_heads)
 
 
-@lru_cache(maxsize=512)
+# Op lists per (model, scenario), bounded in bytes (engine/cache.py): the key holds the model.
+PHASE_OPS_CACHE_BYTES = 32 * 1024 * 1024
+phase_ops_cache = ByteLRU(PHASE_OPS_CACHE_BYTES)
+
+
 def phase_ops(model: ModelConfig, scenario: Scenario) -> tuple[tuple[Op, ...], tuple[Op, ...]]:
     """(decode ops, prefill ops) of one GPU's shard — hardware independent, so computed once."""
+    return phase_ops_cache.get_or_compute((model, scenario), lambda: _phase_ops(model, scenario))
+
+
+def _phase_ops(model: ModelConfig, scenario: Scenario) -> tuple[tuple[Op, ...], tuple[Op, ...]]:
     shard = model.shard(scenario.tensor_parallel)
     w = scenario.widths
     decode = decode_ops(shard, scenario.batch_size, scenario.context_length, w, scenario.flash_attention)
@@ -208,6 +216,7 @@ def analyze_one(model: ModelConfig, hw: Accelerator, scenario: Scenario) -> dict
         "decode": evaluate_phase(decode, roofs, b, communication_time_s(model, b, roofs, hw.id, n)),
         "prefill": evaluate_phase(prefill, roofs, b * t, communication_time_s(model, b * t, roofs, hw.id, n)),
         "memory": memory,
+        "warnings": [],  # sentences a reader must see next to the numbers (measured_warnings)
     }
 
 
@@ -233,14 +242,32 @@ def analyze(model: ModelConfig, hardware: list[Accelerator], scenario: Scenario,
     results = [analyze_one(model, hw, scenario) for hw in hardware]
     if measured_step_time_s is not None or measured_tokens_per_s is not None:
         for hw, r in zip(hardware, results):
-            # MBU/MFU against the peaks of the roof set in use, not scaled by the efficiency
-            # settings: "how far from the roof", not "how far from what you expected"
-            use_measured = r["roofs"] == "measured"
-            r["measured_decode"] = decode_utilisation(
-                r["decode"], resolved.num_active_params, scenario.tensor_parallel,
-                hw.tensor_roof(scenario.compute_dtype, use_measured)[1], hw.bandwidth(use_measured),
-                scenario.batch_size, measured_step_time_s, measured_tokens_per_s)
+            r["measured_decode"] = measured_decode(resolved, hw, scenario, r["decode"], measured_step_time_s,
+                                                   measured_tokens_per_s)
+            r["warnings"].extend(measured_warnings(r["measured_decode"]))
     return {"model": summary, "scenario": scenario_dict(scenario), "results": results}
+
+
+def measured_decode(resolved: ModelConfig, hw: Accelerator, scenario: Scenario, decode: dict,
+                    step_time_s: float | None = None, tokens_per_s: float | None = None) -> dict:
+    """MBU/MFU of a measured decode step against the peaks of the roof set in use, not scaled by
+    the efficiency settings: "how far from the roof", not "how far from what you expected"."""
+    use_measured = scenario.roofs == "measured" and hw.measured is not None
+    return decode_utilisation(decode, resolved.num_active_params, scenario.tensor_parallel,
+                              hw.tensor_roof(scenario.compute_dtype, use_measured)[1], hw.bandwidth(use_measured),
+                              scenario.batch_size, step_time_s, tokens_per_s)
+
+
+def measured_warnings(measured: dict) -> list[str]:
+    """A measured step faster than the roofs allow (MBU or MFU over 100%) is not an error (the
+    numbers stay finite) but it is never right: the measurement or the scenario is wrong."""
+    utilisation = max(measured["mbu"], measured["mfu"])
+    if utilisation <= 1.0:
+        return []
+    step = measured["step_time_s"]
+    which = "MBU" if measured["mbu"] >= measured["mfu"] else "MFU"
+    return [f"measured decode step {step:.3g} s is faster than the bound {step * utilisation:.3g} s: "
+            f"{which} {utilisation:.3g} > 100% means the measurement or the scenario is wrong"]
 
 
 def scenario_dict(scenario: Scenario) -> dict:

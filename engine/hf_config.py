@@ -19,6 +19,15 @@ TIED_BY_DEFAULT = {"gemma2"}
 MAX_DIM = 1 << 20       # hidden size, heads, ... sanity bound
 MAX_LAYERS = 1024
 MAX_VOCAB = 1 << 22
+# The keys this parser reads: only these are kept on the ModelConfig, so a config padded
+# with unknown keys costs its size once, while parsing, not for as long as it is cached.
+READ_KEYS = ("_name_or_path", "attention_bias", "decoder_sparse_step", "experts_per_token", "first_k_dense_replace",
+             "head_dim", "hidden_act", "hidden_activation", "hidden_size", "intermediate_size", "kv_lora_rank",
+             "layer_types", "max_position_embeddings", "max_window_layers", "mlp_bias", "mlp_only_layers",
+             "model_type", "moe_intermediate_size", "moe_layer_freq", "n_routed_experts", "n_shared_experts",
+             "num_attention_heads", "num_experts", "num_experts_per_tok", "num_hidden_layers", "num_key_value_heads",
+             "num_local_experts", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "sliding_window",
+             "tie_word_embeddings", "topk_method", "use_sliding_window", "v_head_dim", "vocab_size")
 
 
 def _int(cfg: dict, key: str, low: int = 1, high: int = MAX_DIM, default: object = ...) -> int:
@@ -102,7 +111,10 @@ def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
     dense_bias = _bool(cfg, "mlp_bias", False)
     if model_type in ("mixtral", "gpt_oss"):
         experts = _int(cfg, "num_local_experts", high=4096)
-        k = _int(cfg, "num_experts_per_tok", high=experts, default=cfg.get("experts_per_token", 2))
+        # HF Mixtral names it num_experts_per_tok, gpt-oss experts_per_token; both are checked
+        # (a positive integer <= the experts), never passed through as a default unchecked
+        k_key = "num_experts_per_tok" if cfg.get("num_experts_per_tok") is not None else "experts_per_token"
+        k = _int(cfg, k_key, high=experts, default=2 if experts >= 2 else 1)
         is_oss = model_type == "gpt_oss"
         moe = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"), kind="moe", num_experts=experts,
                       experts_per_token=k, router_bias=is_oss, expert_bias=is_oss)
@@ -113,7 +125,12 @@ def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
                       experts_per_token=_int(cfg, "num_experts_per_tok", high=experts))
         dense = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"))
         step = _int(cfg, "decoder_sparse_step", default=1)
-        only_dense = set(cfg.get("mlp_only_layers") or [])
+        only_dense = cfg.get("mlp_only_layers") or []
+        if not isinstance(only_dense, list) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in only_dense):
+            raise EngineInputError("config.mlp_only_layers", f"{str(only_dense)[:60]} is not a list of layer indices",
+                                   f"a list of integers in [0, {n - 1}]")
+        only_dense = set(only_dense)
         return [moe if (i not in only_dense and (i + 1) % step == 0) else dense for i in range(n)]
     if model_type in ("deepseek_v2", "deepseek_v3"):
         experts = _int(cfg, "n_routed_experts", high=4096)
@@ -145,8 +162,8 @@ def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str
     heads = _int(cfg, "num_attention_heads")
     vocab = _int(cfg, "vocab_size", high=MAX_VOCAB)
     act = cfg.get("hidden_activation") or cfg.get("hidden_act") or "silu"
-    if act not in ACTIVATIONS:
-        raise EngineInputError("config.hidden_act", f"unsupported activation {act!r}", ", ".join(ACTIVATIONS))
+    if not isinstance(act, str) or act not in ACTIVATIONS:  # a list or dict is not hashable: check the type first
+        raise EngineInputError("config.hidden_act", f"unsupported activation {str(act)[:60]!r}", ", ".join(ACTIVATIONS))
     max_pos = cfg.get("max_position_embeddings")
     if max_pos is not None:
         max_pos = _int(cfg, "max_position_embeddings", high=1 << 26)
@@ -160,5 +177,5 @@ def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str
         id=model_id, family=model_type, hidden_size=hidden, vocab_size=vocab, layers=layers,
         tie_word_embeddings=_bool(cfg, "tie_word_embeddings", model_type in TIED_BY_DEFAULT),
         max_position_embeddings=max_pos, activation=ACTIVATIONS[act], published_params=published_params,
-        hf_config=dict(cfg),
+        hf_config={k: cfg[k] for k in READ_KEYS if k in cfg},
     )

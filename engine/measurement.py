@@ -27,6 +27,14 @@ from .errors import EngineInputError
 from .metrics import mfu, training_flops_per_token
 
 MAX_RECORDS = 10_000
+# Physical sanity bounds on one record (before dividing by `steps`): counts up to 1e30 and
+# times from a femtosecond to a day keep every derived rate finite in float64.
+MAX_COUNT = 1e30
+MIN_TIME_S = 1e-15
+MAX_TIME_S = 86_400.0
+# ASCII-only number grammar: Python's float() also takes Arabic-Indic digits, "1_000",
+# "inf" and "nan", none of which a profiler writes.
+_NUMBER = re.compile(r"[+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 FORMATS = ("csv", "json", "torch_table", "chrome_trace", "ncu_csv")
 
 # profiler / kernel name -> our op family (first match wins)
@@ -71,6 +79,7 @@ class Record:
     hardware: str | None = None
     family: str | None = None
     unit: str | None = None   # "tensor" | "vector"; inferred from the family when absent
+    where: str = ""           # "line 3", "measurements[2]", ...: named by errors about derived numbers
 
     def resolved_unit(self) -> str:
         if self.unit:
@@ -83,47 +92,98 @@ class Record:
         return "tensor" if self.flops and self.bytes and self.flops / self.bytes > 4 else "vector"
 
 
-def _number(value: object, where: str, field: str, allow_zero: bool = False) -> float:
-    try:
-        x = float(str(value).replace(",", "").strip())
-    except ValueError:
-        raise EngineInputError(f"{where}: {field}", f"{value!r} is not a number") from None
-    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
-        raise EngineInputError(f"{where}: {field}", f"{value!r} must be a finite number > 0")
+def _number(value: object, where: str, field: str, allow_zero: bool = False, high: float = MAX_COUNT) -> float:
+    if isinstance(value, bool):
+        raise EngineInputError(f"{where}: {field}", f"{value!r} is not a number")
+    if isinstance(value, (int, float)):
+        x = float(value) if not isinstance(value, int) or abs(value) < 10**300 else math.inf
+    else:
+        text = str(value).replace(",", "").strip()
+        if not _NUMBER.fullmatch(text):
+            raise EngineInputError(f"{where}: {field}", f"{str(value)[:40]!r} is not a number",
+                                   "ASCII digits, an optional decimal point and exponent, e.g. 1.5e9")
+        x = float(text)
+    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero) or x > high:
+        shown = "a number too large" if isinstance(value, float) and math.isinf(value) else repr(str(value)[:40])
+        raise EngineInputError(f"{where}: {field}", f"{shown} must be a finite number "
+                               f"{'>= 0' if allow_zero else '> 0'} and <= {high:g}")
     return x
+
+
+def _time(value: object, where: str, field: str) -> float:
+    x = _number(value, where, field, high=MAX_TIME_S)
+    if x < MIN_TIME_S:
+        raise EngineInputError(f"{where}: {field}", f"{value!r} s is shorter than a femtosecond",
+                               f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s")
+    return x
+
+
+def _text(value: object, where: str, field: str, limit: int) -> str:
+    """A name from the file: control characters (NUL and friends) are refused, not kept."""
+    text = str(value).strip()[:limit]
+    if any(ord(c) < 32 and c != "\t" or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in text):
+        raise EngineInputError(f"{where}: {field}", "contains a control character or invalid Unicode",
+                               "printable text")
+    return text
 
 
 def _own_record(row: dict, where: str) -> Record:
     missing = [k for k in ("name", "flops", "bytes", "time_s") if row.get(k) in (None, "")]
     if missing:
         raise EngineInputError(where, f"missing {', '.join(missing)}", "name, flops, bytes, time_s[, phase, hardware]")
-    name = str(row["name"]).strip()[:120]
+    name = _text(row["name"], where, "name", 120)
     unit = row.get("unit") or None
     if unit not in (None, "tensor", "vector"):
         raise EngineInputError(f"{where}: unit", f"{unit!r} is not a unit", "tensor, vector")
     return Record(name=name, unit=unit, flops=_number(row["flops"], where, "flops", allow_zero=True),
-                  bytes=_number(row["bytes"], where, "bytes"), time_s=_number(row["time_s"], where, "time_s"),
-                  phase=(str(row["phase"])[:40] if row.get("phase") else None),
-                  hardware=(str(row["hardware"])[:64] if row.get("hardware") else None), family=op_family(name))
+                  bytes=_number(row["bytes"], where, "bytes"), time_s=_time(row["time_s"], where, "time_s"),
+                  phase=(_text(row["phase"], where, "phase", 40) if row.get("phase") else None),
+                  hardware=(_text(row["hardware"], where, "hardware", 64) if row.get("hardware") else None),
+                  family=op_family(name), where=where)
+
+
+def _csv_rows(text: str, prefix: str, first_line: int = 1):
+    """The header's names, then (line number, row) of csv.DictReader over `text`; a csv.Error
+    (a field over the size limit) or a duplicate column is an EngineInputError naming the line."""
+    reader = csv.DictReader(io.StringIO(text))
+    try:
+        fields = reader.fieldnames
+        names = [f.strip() for f in fields or []]
+        duplicates = sorted({f for f in names if names.count(f) > 1})
+        if duplicates:
+            raise EngineInputError(f"{prefix} {first_line}", f"duplicate column {duplicates[0]!r}",
+                                   "each column once")
+        yield names
+        for row in reader:
+            yield reader.line_num + first_line - 1, row
+    except csv.Error as exc:
+        # DictReader.line_num lags on a failed row; its inner reader's does not
+        raise EngineInputError(f"{prefix} {reader.reader.line_num + first_line - 1}", f"not valid CSV ({exc})",
+                               f"fields up to {csv.field_size_limit()} characters") from None
 
 
 def parse_csv(text: str) -> list[Record]:
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames or not {"name", "flops", "bytes", "time_s"} <= {f.strip() for f in reader.fieldnames}:
+    rows = _csv_rows(text, "line")
+    names = next(rows)
+    if not {"name", "flops", "bytes", "time_s"} <= set(names):
         raise EngineInputError("line 1", "the header must name the columns name, flops, bytes, time_s",
                                "name,flops,bytes,time_s[,phase,hardware]")
     records = []
-    for i, row in enumerate(reader, start=2):
-        records.append(_own_record({k.strip(): v for k, v in row.items() if k}, f"line {i}"))
+    for line, row in rows:
+        records.append(_own_record({k.strip(): v for k, v in row.items() if k}, f"line {line}"))
     return records
 
 
 def _json_list(text: str, fmt: str, key: str) -> list:
     """A JSON document that is a list, or an object holding one under `key`."""
     try:
-        data = json.loads(text)
+        # integers as floats: a 5,000-digit integer becomes inf (refused by _number) instead
+        # of tripping Python's int-conversion limit
+        data = json.loads(text, parse_int=float)
     except json.JSONDecodeError as exc:
         raise EngineInputError(fmt, f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise EngineInputError(fmt, "JSON nested too deeply", "a list of flat records") from None
     rows = data.get(key) if isinstance(data, dict) else data
     if not isinstance(rows, list):
         raise EngineInputError(fmt, f'expected a list or {{"{key}": [...]}}')
@@ -139,10 +199,13 @@ _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 
 
 def _duration(text: str, where: str) -> float:
-    m = re.fullmatch(r"([0-9.]+)\s*(s|ms|us|µs|ns)", text.strip())
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(s|ms|us|µs|ns)", text.strip())
     if not m:
-        raise EngineInputError(where, f"{text!r} is not a duration like 13.504ms")
-    return float(m.group(1)) * _TIME_UNITS[m.group(2)]
+        raise EngineInputError(where, f"{text[:40]!r} is not a duration like 13.504ms")
+    value = float(m.group(1)) * _TIME_UNITS[m.group(2)]
+    if value > MAX_TIME_S:
+        raise EngineInputError(where, f"{text[:40]!r} is longer than a day")
+    return value
 
 
 def parse_torch_table(text: str) -> list[Record]:
@@ -172,7 +235,9 @@ def parse_torch_table(text: str) -> list[Record]:
         flops = None
         if flops_col and row[flops_col] not in ("", "--"):
             flops = _number(row[flops_col], f"torch_table line {n}", flops_col, allow_zero=True) * scale[flops_col]
-        records.append(Record(name=row["Name"][:120], time_s=t, flops=flops or None, family=op_family(row["Name"])))
+        where = f"torch_table line {n}"
+        records.append(Record(name=_text(row["Name"], where, "Name", 120), time_s=t, flops=flops or None,
+                              family=op_family(row["Name"]), where=where))
     return records
 
 
@@ -182,12 +247,15 @@ def parse_chrome_trace(text: str) -> list[Record]:
     for i, ev in enumerate(events):
         if not isinstance(ev, dict) or ev.get("ph") != "X" or str(ev.get("cat", "")).lower() not in ("kernel", "gpu_op"):
             continue
-        dur = _number(ev.get("dur", 0), f"traceEvents[{i}]", "dur", allow_zero=True) * 1e-6  # µs
-        name = str(ev.get("name", "kernel"))[:120]
+        dur = _number(ev.get("dur", 0), f"traceEvents[{i}]", "dur", allow_zero=True, high=MAX_TIME_S * 1e6) * 1e-6
+        name = _text(ev.get("name", "kernel"), f"traceEvents[{i}]", "name", 120)
         totals[name] = totals.get(name, 0.0) + dur
+        if totals[name] > MAX_TIME_S:
+            raise EngineInputError(f"traceEvents[{i}]: dur", f"kernel {name!r} adds up to more than a day")
     if not totals:
         raise EngineInputError("chrome_trace", "no GPU kernel events (ph 'X', cat 'kernel')")
-    return [Record(name=name, time_s=t, family=op_family(name)) for name, t in totals.items() if t > 0]
+    return [Record(name=name, time_s=t, family=op_family(name), where=f"chrome_trace kernel {name!r}")
+            for name, t in totals.items() if t > 0]
 
 
 _NCU_SCALE = {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
@@ -201,28 +269,36 @@ def parse_ncu_csv(text: str) -> list[Record]:
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"') or ln.startswith("ID,")), None)
     if start is None:
         raise EngineInputError("ncu_csv", 'no header row starting with "ID" (use ncu --csv)')
-    reader = csv.DictReader(io.StringIO("\n".join(lines[start:])))
+    rows = _csv_rows("\n".join(lines[start:]), "ncu_csv line", first_line=start + 1)
     need = {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"}
-    if not need <= set(reader.fieldnames or []):
+    if not need <= set(next(rows)):
         raise EngineInputError("ncu_csv", "missing columns", ", ".join(sorted(need)))
     kernels: dict[str, dict] = {}
-    for n, row in enumerate(reader, start=start + 2):
-        k = kernels.setdefault(row["ID"], {"name": row["Kernel Name"][:120], "metrics": {}})
+    for n, row in rows:
+        if any(row.get(c) is None for c in need):  # a short row: DictReader fills None
+            raise EngineInputError(f"ncu_csv line {n}", "row has fewer cells than the header", ", ".join(sorted(need)))
+        where = f"ncu_csv line {n}"
+        k = kernels.setdefault(row["ID"], {"name": _text(row["Kernel Name"], where, "Kernel Name", 120),
+                                           "metrics": {}, "where": where})
         unit = (row["Metric Unit"] or "").lower()
         if unit not in _NCU_SCALE:
-            raise EngineInputError(f"ncu_csv line {n}", f"unknown unit {row['Metric Unit']!r}")
-        value = _number(row["Metric Value"], f"ncu_csv line {n}", row["Metric Name"], allow_zero=True)
+            raise EngineInputError(where, f"unknown unit {row['Metric Unit'][:40]!r}", ", ".join(_NCU_SCALE))
+        value = _number(row["Metric Value"], where, row["Metric Name"][:80], allow_zero=True)
         k["metrics"][row["Metric Name"]] = value * _NCU_SCALE[unit]
     records = []
     for kid, k in kernels.items():
         m = k["metrics"]
         if "gpu__time_duration.sum" not in m:
-            raise EngineInputError(f"ncu_csv kernel {kid}", "missing gpu__time_duration.sum")
+            raise EngineInputError(f"ncu_csv kernel {kid[:40]}", "missing gpu__time_duration.sum")
+        time_s = m["gpu__time_duration.sum"]
+        if not MIN_TIME_S <= time_s <= MAX_TIME_S:
+            raise EngineInputError(f"{k['where']}: gpu__time_duration.sum", f"{time_s!r} s is not a kernel time",
+                                   f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s")
         byts = m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)
         flops = sum(w * m[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum"] for op, w in _NCU_FLOPS.items()
                     if f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum" in m)
-        records.append(Record(name=k["name"], time_s=m["gpu__time_duration.sum"], flops=flops or None,
-                              bytes=byts or None, family=op_family(k["name"])))
+        records.append(Record(name=k["name"], time_s=time_s, flops=flops or None,
+                              bytes=byts or None, family=op_family(k["name"]), where=k["where"]))
     return records
 
 
@@ -248,6 +324,8 @@ def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
             r.flops /= steps
         if r.bytes is not None:
             r.bytes /= steps
+        if not r.time_s > 0:  # 5e-324 s over 2 steps underflows to 0
+            raise EngineInputError(f"{r.where or r.name}: time_s", f"divided by {steps} steps it underflows to 0")
     return records
 
 
@@ -291,12 +369,23 @@ def _point(r: Record, flops: float, byts: float, unit: str, unit_peaks: dict[str
     achieved = flops / r.time_s
     roof = min(unit_peaks[unit], intensity * bandwidth)
     bound_time = max(flops / unit_peaks[unit], byts / bandwidth)
-    return {"name": r.name, "family": r.family, "phase": r.phase, "hardware": r.hardware, "unit": unit,
+    point = {"name": r.name, "family": r.family, "phase": r.phase, "hardware": r.hardware, "unit": unit,
             "flops": flops, "bytes": byts, "time_s": r.time_s, "intensity": intensity,
             "achieved_flops_per_s": achieved, "achieved_bytes_per_s": byts / r.time_s,
             "attainable_flops_per_s": roof, "gap": roof / achieved,
             "fraction_of_roof": achieved / roof, "predicted_time_s": bound_time,
             "counts_from_model": predicted}
+    _check_finite(point, r.where or r.name)
+    return point
+
+
+def _check_finite(numbers: dict, where: str) -> None:
+    """Derived numbers that overflow (1e30 FLOP in a femtosecond) or vanish are an input
+    error naming the record, not an inf in the answer (JSON has no inf)."""
+    for key, value in numbers.items():
+        if isinstance(value, float) and not (math.isfinite(value) and (value > 0 or key in ("flops", "gap"))):
+            raise EngineInputError(f"{where}: {key}", f"{value!r} is out of range: the record's numbers are "
+                                   "not physical", "counts and times whose ratios are finite and > 0")
 
 
 def decode_utilisation(decode: dict, num_active_params: float, tensor_parallel: int, peak_flops_per_s: float,
@@ -310,18 +399,23 @@ def decode_utilisation(decode: dict, num_active_params: float, tensor_parallel: 
     if (step_time_s is None) == (tokens_per_s is None):
         raise EngineInputError("measured", "give exactly one of a decode step time or tokens/s")
     if step_time_s is None:
-        tokens_per_s = _number(tokens_per_s, "measured", "tokens_per_s")
+        tokens_per_s = _number(tokens_per_s, "measured", "tokens_per_s", high=math.inf)
         step_time_s = batch / tokens_per_s
     else:
-        step_time_s = _number(step_time_s, "measured", "step_time_s")
+        step_time_s = _number(step_time_s, "measured", "step_time_s", high=math.inf)
         tokens_per_s = batch / step_time_s
-    return {
+    out = {
         "step_time_s": step_time_s, "tokens_per_s": tokens_per_s,
         "mbu": decode["bytes"] / step_time_s / bandwidth,
         "mfu": tokens_per_s * 2.0 * num_active_params / (tensor_parallel * peak_flops_per_s),
         "intensity": decode["intensity"], "achieved_flops_per_s": decode["flops"] / step_time_s,
         "predicted_time_s": decode["time_s"], "gap": step_time_s / decode["time_s"],
     }
+    for key, value in out.items():
+        if not math.isfinite(value) or value <= 0:  # 5e-324 s: batch / step overflows
+            raise EngineInputError(f"measured: {key}", f"{value!r}: the measured number is too extreme to use",
+                                   "a step time or tokens/s whose derived rates are finite")
+    return out
 
 
 def training_mfu(step_time_s: float, tokens_per_step: float, num_params: float, peak_flops_per_s: float,

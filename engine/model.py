@@ -281,7 +281,11 @@ class ModelConfig:
         if n in self._shards:
             return self._shards[n]
         layers = []
+        sharded: dict[LayerSpec, LayerSpec] = {}  # identical layers share one shard (memory, hashing)
         for layer in self.layers:
+            if layer in sharded:
+                layers.append(sharded[layer])
+                continue
             att, mlp = layer.attention, layer.mlp
             if att.num_heads % n:
                 raise EngineInputError("tensor_parallel", f"{n} does not divide the {att.num_heads} attention heads",
@@ -290,7 +294,8 @@ class ModelConfig:
             att = replace(att, num_heads=att.num_heads // n, num_kv_heads=kv_heads)
             mlp = replace(mlp, intermediate_size=math.ceil(mlp.intermediate_size / n),
                           shared_intermediate_size=math.ceil(mlp.shared_intermediate_size / n))
-            layers.append(replace(layer, attention=att, mlp=mlp))
+            sharded[layer] = replace(layer, attention=att, mlp=mlp)
+            layers.append(sharded[layer])
         shard = replace(self, layers=tuple(layers), vocab_size=math.ceil(self.vocab_size / n), tensor_parallel=n,
                         id=f"{self.id}/tp{n}")
         self._shards[n] = shard

@@ -7,10 +7,12 @@ shared/reference/models.yaml (see scripts/import_reference_models.py).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
 
+from .cache import ByteLRU, approx_size
 from .errors import EngineInputError, UnknownIdError
 from .hf_config import parse_hf_config
 from .model import ModelConfig
@@ -41,12 +43,29 @@ def model_ids() -> list[str]:
 
 
 MAX_CONFIG_BYTES = 256 * 1024
+# Parsed custom configs, keyed by a digest of their canonical JSON and bounded in bytes: the
+# raw config (up to 256 KiB of it) is never kept, only the normalised ModelConfig.
+MODEL_CACHE_BYTES = 16 * 1024 * 1024
+# A model grows up to 4 tensor-parallel shards of about its own size after it is cached
+# (ModelConfig.shard): counted up front.
+_SHARD_ALLOWANCE = 5
+model_cache = ByteLRU(MODEL_CACHE_BYTES, sizeof=lambda v: approx_size(v) * _SHARD_ALLOWANCE)
 
 
-@lru_cache(maxsize=256)
-def _parse_config_json(text: str) -> ModelConfig:
-    cfg = json.loads(text)
-    return parse_hf_config(cfg, model_id=str(cfg.get("_name_or_path") or cfg.get("model_type") or "custom")[:64])
+def _model_id(cfg: dict) -> str:
+    name = cfg.get("_name_or_path") or cfg.get("model_type") or "custom"
+    if not isinstance(name, str):
+        raise EngineInputError("config._name_or_path", f"{str(name)[:40]} is not a string")
+    name = name[:64]
+    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in name):
+        # a lone surrogate cannot be encoded as UTF-8: it would fail when the answer is sent
+        raise EngineInputError("config._name_or_path", "contains a control character or invalid Unicode",
+                               "printable text")
+    return name
+
+
+def _parse_config(cfg: dict) -> ModelConfig:
+    return parse_hf_config(cfg, model_id=_model_id(cfg))
 
 
 def load_model(spec: object) -> ModelConfig:
@@ -57,10 +76,14 @@ def load_model(spec: object) -> ModelConfig:
     if isinstance(spec, str):
         return get_model(spec)
     if isinstance(spec, dict):
-        text = json.dumps(spec, sort_keys=True)
+        try:
+            text = json.dumps(spec, sort_keys=True)
+        except (TypeError, ValueError, RecursionError):  # non-string keys, nesting past the recursion limit
+            raise EngineInputError("model", "is not a JSON object of plain values") from None
         if len(text) > MAX_CONFIG_BYTES:
             raise EngineInputError("model", f"config larger than {MAX_CONFIG_BYTES} bytes")
-        return _parse_config_json(text)
+        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+        return model_cache.get_or_compute(key, lambda: _parse_config(spec))
     raise EngineInputError("model", "must be a preset id or a config.json object", ", ".join(model_ids()))
 
 

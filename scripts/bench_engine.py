@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from engine.analysis import Scenario, analyze_one, phase_ops
+from engine.analysis import Scenario, analyze_one, phase_ops, phase_ops_cache
 from engine.hardware import catalogue
 from engine.model_catalog import get_model
 from engine.sweep import decode_sweep
@@ -31,7 +31,7 @@ def main() -> None:
     model, hw = get_model("llama-3-8b"), catalogue()["h100-sxm5"]
     warm = Scenario(batch_size=32, context_length=4096)
     batches = itertools.cycle(range(1, 60001))
-    phase_ops.cache_clear()
+    phase_ops_cache.clear()
     med, best = per_call_us(lambda: analyze_one(model, hw, Scenario(batch_size=next(batches), context_length=4096)))
     print(f"full analysis, new scenario each call : median {med:6.1f} us  (best {best:.1f} us)")
     med, best = per_call_us(lambda: analyze_one(model, hw, warm))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from engine.analysis import MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
 from engine.hardware import Accelerator
@@ -17,8 +17,19 @@ HardwareSpec = Annotated[str, Field(max_length=64, description="accelerator id")
 MAX_SWEEP_POINTS = 4096
 
 
+def _not_bool(value: object) -> object:
+    # Literal[1, ...] matches True (True == 1), even in strict mode
+    if isinstance(value, bool):
+        raise ValueError("must be an integer, not true/false")
+    return value
+
+
+TensorParallel = Annotated[Literal[1, 2, 4, 8], BeforeValidator(_not_bool)]
+
+
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: `true` or "32" for a batch size is a client bug to report, not a value to coerce
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ScenarioFields(_Request):
@@ -35,7 +46,7 @@ class ScenarioFields(_Request):
     compute_dtype: Dtype = Field("bf16", description="format of the matrix math (selects the tensor roof)")
     flash_attention: bool = Field(True, description="fused attention: scores never go to memory")
     causal: bool = Field(True, description="count prefill attention with the causal mask")
-    tensor_parallel: Literal[1, 2, 4, 8] = Field(
+    tensor_parallel: TensorParallel = Field(
         1, description="tensor-parallel degree: every number becomes per GPU, plus all-reduce time")
     kv_block_size: int = Field(16, ge=1, le=MAX_BLOCK, description="paged KV block, tokens (waste reported)")
     shared_prefix_length: int = Field(0, ge=0, le=MAX_CONTEXT,
@@ -76,7 +87,7 @@ class MeasurementsRequest(_Request):
     weight_dtype: Dtype = Field("bf16", description="storage format of the weights")
     kv_dtype: Dtype = Field("bf16", description="storage format of the KV cache")
     compute_dtype: Dtype = Field("bf16", description="format of the matrix math")
-    tensor_parallel: Literal[1, 2, 4, 8] = Field(1, description="tensor-parallel degree of the measured run")
+    tensor_parallel: TensorParallel = Field(1, description="tensor-parallel degree of the measured run")
     roofs: Literal["nominal", "measured"] = Field("nominal", description="roofs to measure the gap against")
 
     def scenario(self) -> Scenario:
@@ -200,6 +211,8 @@ class HardwareResult(BaseModel):
     decode: PhaseResult = Field(description="one decode step: B new tokens")
     prefill: PhaseResult = Field(description="B prompts of T tokens (time-to-first-token bound)")
     memory: MemoryResult = Field(description="memory budget per GPU")
+    warnings: list[str] = Field([], description="sentences to show next to the numbers, e.g. a measured step "
+                                                "faster than the roofs allow (MBU or MFU over 100%)")
 
 
 class AnalysisResponse(BaseModel):
