@@ -27,9 +27,11 @@ def _analyze(args: argparse.Namespace) -> int:
                         flash_attention=args.flash_attention, causal=not args.full_square,
                         tensor_parallel=args.tp, kv_block_size=args.kv_block_size,
                         shared_prefix_length=args.shared_prefix, roofs=args.roofs,
-                        bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency)
+                        bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency,
+                        memory_utilization=args.memory_utilization)
     step_s = None if args.measured_step_ms is None else args.measured_step_ms / 1e3
     result = run_analysis(spec, args.hardware, scenario, step_s, args.measured_tokens_per_s)
+    _with_requests(result, spec, args.hardware, scenario, args.output_tokens, args.gpu_hour_price)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -60,10 +62,31 @@ def _analyze(args: argparse.Namespace) -> int:
             md = r["measured_decode"]
             print(f"{'':<16}  measured decode {duration(md['step_time_s'])} ({grouped(md['tokens_per_s'])} tok/s): "
                   f"MBU {md['mbu']:.1%}, MFU {md['mfu']:.2%}, {md['gap']:.2f}x the bound")
+        if r.get("request"):
+            q = r["request"]
+            cost = "" if q["cost_per_million_output_tokens"] is None else \
+                f", ${q['cost_per_million_output_tokens']:.3g} per million output tokens"
+            print(f"{'':<16}  request of {q['output_tokens']} tokens: TTFT {duration(q['ttft_s'])}, "
+                  f"TPOT {duration(q['tpot_s'])}, end to end {duration(q['e2e_s'])}, "
+                  f"{grouped(q['output_tokens_per_s_per_sequence'])} tok/s per user, "
+                  f"{grouped(q['output_tokens_per_s'])} tok/s in all{cost}"
+                  + ("" if q["fits_at_end"] else "; the batch no longer fits at its last token"))
         if args.tp > 1:
             print(f"{'':<16}  all-reduce {duration(d['communication_time_s'])} per step on {r['link']['name']}; "
                   f"{duration(d['time_with_overlap_s'])} if fully overlapped")
     return 0
+
+
+def _with_requests(result: dict, spec, hardware: list, scenario: Scenario, output_tokens, price) -> dict:
+    """Each result's `request` block, as the API gives it (engine/request.py)."""
+    from engine.model_catalog import load_model
+    from engine.request import attach_requests
+
+    from .service import resolve_hardware
+
+    if output_tokens is None:
+        return attach_requests(result, None, [], scenario, None, price)
+    return attach_requests(result, load_model(spec), resolve_hardware(hardware), scenario, output_tokens, price)
 
 
 def _hardware(args: argparse.Namespace) -> int:
@@ -188,6 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--compute-efficiency", type=float, default=1.0, help="achievable fraction of peak FLOP/s")
     a.add_argument("--measured-step-ms", type=float, default=None, help="a measured decode step -> MBU/MFU")
     a.add_argument("--measured-tokens-per-s", type=float, default=None, help="or a measured decode tokens/s")
+    a.add_argument("--memory-utilization", type=float, default=1.0,
+                   help="fraction of memory the server may fill, 0 < x <= 1 (vLLM default 0.9)")
+    a.add_argument("--output-tokens", type=int, default=None,
+                   help="tokens each sequence generates: TTFT, TPOT, end-to-end time and output rates")
+    a.add_argument("--gpu-hour-price", type=float, default=None,
+                   help="USD per GPU-hour (with --output-tokens): cost per million output tokens")
     a.add_argument("--json", action="store_true", help="the analysis as JSON (SI units)")
     a.set_defaults(func=_analyze)
 

@@ -8,6 +8,7 @@ tensor figure is a *dense* peak (no 2:4 structured sparsity, seed 000 §Roofline
 from __future__ import annotations
 
 import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
@@ -171,14 +172,69 @@ def parse_accelerator(data: object, origin: str) -> Accelerator:
         raise EngineInputError(f"{origin}: {where}", first["msg"]) from None
 
 
-def load_file(path: Path) -> Accelerator:
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise EngineInputError(str(path), f"file larger than {MAX_FILE_BYTES} bytes")
+MAX_YAML_DEPTH = 16
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses what a hand-written accelerator file never needs and an attacker
+    does: anchors and aliases (a 773-byte alias bomb expands to ~1e9 nodes), duplicate keys
+    (the last one silently won) and nesting deeper than MAX_YAML_DEPTH (a RecursionError)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):  # noqa: ANN001, ANN201  (PyYAML's signature)
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise yaml.composer.ComposerError(None, None, "anchors and aliases (&, *) are not allowed",
+                                              event.start_mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                                  event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):  # noqa: ANN001, ANN201
+        seen = set()
+        for key_node, _ in node.value:
+            key = key_node.value
+            if isinstance(key, str) and key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes. Opened non-blocking and checked on
+    the open descriptor, so a FIFO named *.yaml cannot hang the start, and a directory or a
+    symlink to /dev/zero is refused instead of read without end."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise EngineInputError(str(path), f"cannot open: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise EngineInputError(str(path), "not a regular file", "a YAML file")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise EngineInputError(str(path), f"file larger than {limit} bytes")
+    return data
+
+
+def load_file(path: Path) -> Accelerator:
+    data = read_regular_file(path)
+    try:
+        parsed = yaml.load(data.decode("utf-8"), Loader=_StrictLoader)  # noqa: S506  (a SafeLoader subclass)
+    except UnicodeDecodeError as exc:
+        raise EngineInputError(str(path), f"not UTF-8 text (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         raise EngineInputError(str(path), f"not valid YAML: {exc}") from None
-    acc = parse_accelerator(data, str(path))
+    except (ValueError, RecursionError, OverflowError) as exc:  # e.g. a 5,000-digit integer
+        raise EngineInputError(str(path), f"a value cannot be read: {str(exc).split(';')[0][:200]}") from None
+    acc = parse_accelerator(parsed, str(path))
     if acc.id != path.stem:
         raise EngineInputError(f"{path}: id", f"id {acc.id!r} must equal the file name {path.stem!r}")
     return acc

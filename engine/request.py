@@ -110,9 +110,10 @@ def _segments(model: ModelConfig, first: int, last: int) -> list[tuple[int, int]
     return out
 
 
-def decode_steps_sum_s(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch, output_tokens: int):
-    """Exact sum of the decode-step bounds for caches of T .. T + N - 1 tokens (T the
-    scenario's context), for each batch size in `batch` (an int or an array)."""
+def decode_steps_sums(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch, output_tokens: int) -> dict:
+    """Exact sums over the N decode steps with caches of T .. T + N - 1 tokens (T the scenario's
+    context), for each batch size in `batch` (an int or an array): `time_s` (the steps'
+    bounds), `flops` and `bytes` (what the steps compute and move, per GPU)."""
     resolved = resolve_model(model, scenario)
     shard = resolved.shard(scenario.tensor_parallel)
     roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
@@ -120,6 +121,7 @@ def decode_steps_sum_s(model: ModelConfig, hw: Accelerator, scenario: Scenario, 
     bw = roofs.bandwidth_bytes_per_s
     t0 = scenario.context_length
     total = communication_time_s(resolved, batch, roofs, hw.id, scenario.tensor_parallel) * output_tokens
+    flops = byts = 0.0
     for lo, hi in _segments(shard, t0, t0 + output_tokens - 1):
         at_lo = decode_ops(shard, batch, lo, w, fa)
         at_hi = decode_ops(shard, batch, hi, w, fa)
@@ -129,7 +131,15 @@ def decode_steps_sum_s(model: ModelConfig, hw: Accelerator, scenario: Scenario, 
                                         np.asarray(b.flops / peak, dtype=np.float64),
                                         np.asarray(a.bytes / bw, dtype=np.float64),
                                         np.asarray(b.bytes / bw, dtype=np.float64), lo, hi)
-    return total
+            # FLOPs and bytes are affine in T on the segment: their sums are exact too
+            flops = flops + _affine_sum(a.flops, b.flops, hi - lo + 1)
+            byts = byts + _affine_sum(a.bytes, b.bytes, hi - lo + 1)
+    return {"time_s": total, "flops": flops, "bytes": byts}
+
+
+def decode_steps_sum_s(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch, output_tokens: int):
+    """Exact sum of the decode-step bounds for caches of T .. T + N - 1 tokens."""
+    return decode_steps_sums(model, hw, scenario, batch, output_tokens)["time_s"]
 
 
 def prefill_time_s(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch):
@@ -198,12 +208,11 @@ def request_block(model: ModelConfig, hw: Accelerator, scenario: Scenario, outpu
 
 def attach_requests(analysis: dict, model: ModelConfig, hardware: list[Accelerator], scenario: Scenario,
                     output_tokens: int | None, gpu_hour_price: float | None = None) -> dict:
-    """Give each result of an analysis its `request` block (null without output_tokens)."""
+    """Give each result of an analysis its `request` block; without output_tokens the analysis
+    is left as it is (like `measured_decode`, the block is there only when asked for)."""
     if output_tokens is None:
         if gpu_hour_price is not None:
             raise EngineInputError("gpu_hour_price", "a price needs output_tokens (cost is per output token)")
-        for r in analysis["results"]:
-            r["request"] = None
         return analysis
     for hw, r in zip(hardware, analysis["results"]):
         r["request"] = request_block(model, hw, scenario, output_tokens, gpu_hour_price)
@@ -258,6 +267,7 @@ __all__ = [
     "attach_requests",
     "curve_batches",
     "decode_steps_sum_s",
+    "decode_steps_sums",
     "prefill_time_s",
     "request_arrays",
     "request_block",

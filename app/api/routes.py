@@ -6,11 +6,13 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 import engine
+from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.model_catalog import get_model, load_model, model_ids, preset_records
 from engine.ops import elementwise, gemm_op
 from engine.precision import dtype_bytes
 from engine.roofline import attainable_flops_per_s, bound, op_time_s
+from engine.request import attach_requests, request_arrays
 from engine.sweep import decode_sweep
 
 from ..service import place_measurements, resolve_hardware, run_analysis
@@ -56,8 +58,20 @@ def one_model(model_id: str) -> JSONResponse:
 @router.post("/analyze", response_model=AnalysisResponse, responses=BODY_ERRORS,
              summary="Decode and prefill on the roofline, and the memory budget, per accelerator")
 def analyze(request: AnalyzeRequest) -> JSONResponse:
-    return JSONResponse(run_analysis(request.model, request.hardware, request.scenario(),
-                                     request.measured_decode_step_s, request.measured_tokens_per_s))
+    scenario = request.scenario()
+    result = run_analysis(request.model, request.hardware, scenario,
+                          request.measured_decode_step_s, request.measured_tokens_per_s)
+    return JSONResponse(with_requests(result, request.model, request.hardware, scenario, request.output_tokens,
+                                      request.gpu_hour_price))
+
+
+def with_requests(result: dict, model_spec, hardware_specs: list, scenario, output_tokens: int | None,
+                  gpu_hour_price: float | None) -> dict:
+    """Each result's `request` block (engine/request.py; null without output_tokens)."""
+    if output_tokens is None:
+        return attach_requests(result, None, [], scenario, None, gpu_hour_price)
+    return attach_requests(result, load_model(model_spec), resolve_hardware(hardware_specs), scenario,
+                           output_tokens, gpu_hour_price)
 
 
 @router.post("/measurements", response_model=MeasurementsResponse, responses=BODY_ERRORS,
@@ -97,8 +111,23 @@ def sweep(request: SweepRequest) -> JSONResponse:
                         "context_length": s["context_length"].astype(int).tolist(),
                         "time_s": s["time_s"].tolist(), "tokens_per_s": s["tokens_per_s"].tolist(),
                         "intensity": s["intensity"].tolist(), "kv_cache_bytes": s["kv_cache_bytes"].tolist(),
-                        "fits": s["fits"].tolist()})
+                        "fits": s["fits"].tolist(), "request": sweep_request(model, hw, scenario, request)})
     return JSONResponse({"results": results})
+
+
+def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> dict | None:
+    """One request per batch size: the throughput-interactivity curve (README "One request")."""
+    if request.output_tokens is None:
+        if request.gpu_hour_price is not None:
+            raise EngineInputError("gpu_hour_price", "a price needs output_tokens (cost is per output token)")
+        return None
+    if request.batch_sizes is None:
+        raise EngineInputError("output_tokens", "a request per point needs batch_sizes, not context_lengths")
+    a = request_arrays(model, hw, scenario, request.output_tokens, request.batch_sizes, request.gpu_hour_price)
+    cost = a["cost_per_million_output_tokens"]
+    keys = ("ttft_s", "tpot_s", "e2e_s", "output_tokens_per_s_per_sequence", "output_tokens_per_s",
+            "output_tokens_per_s_per_gpu", "fits_at_end")
+    return {k: a[k].tolist() for k in keys} | {"cost_per_million_output_tokens": None if cost is None else cost.tolist()}
 
 
 health_router = APIRouter(tags=["health"])

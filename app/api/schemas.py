@@ -57,6 +57,10 @@ class ScenarioFields(_Request):
                                         description="achievable fraction of memory bandwidth")
     compute_efficiency: float = Field(1.0, ge=0.01, le=1.0, allow_inf_nan=False,
                                       description="achievable fraction of peak FLOP/s")
+    memory_utilization: float = Field(1.0, gt=0, le=1.0, allow_inf_nan=False,
+                                      description="fraction of each accelerator's memory the server may fill "
+                                                  "(vLLM gpu_memory_utilization; 0 < x <= 1): fits, max batch, max "
+                                                  "context and min TP use capacity x this")
 
     def scenario(self) -> Scenario:
         return Scenario(batch_size=self.batch_size, context_length=self.context_length,
@@ -64,7 +68,8 @@ class ScenarioFields(_Request):
                         compute_dtype=self.compute_dtype, flash_attention=self.flash_attention,
                         causal=self.causal, tensor_parallel=self.tensor_parallel, kv_block_size=self.kv_block_size,
                         shared_prefix_length=self.shared_prefix_length, roofs=self.roofs,
-                        bandwidth_efficiency=self.bandwidth_efficiency, compute_efficiency=self.compute_efficiency)
+                        bandwidth_efficiency=self.bandwidth_efficiency, compute_efficiency=self.compute_efficiency,
+                        memory_utilization=self.memory_utilization)
 
 
 class AnalyzeRequest(ScenarioFields):
@@ -72,6 +77,13 @@ class AnalyzeRequest(ScenarioFields):
                                                  description="a measured decode step time, seconds -> MBU/MFU")
     measured_tokens_per_s: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False,
                                                 description="or a measured decode throughput, tokens/s")
+    output_tokens: int | None = Field(None, ge=1, le=MAX_CONTEXT,
+                                      description="tokens each sequence generates: adds a `request` block per result "
+                                                  "(TTFT, TPOT, e2e, output rates, cost); context + output - 1 "
+                                                  "<= 16,777,216")
+    gpu_hour_price: float | None = Field(None, gt=0, le=10_000, allow_inf_nan=False,
+                                         description="USD per GPU-hour (needs output_tokens): cost per million "
+                                                     "output tokens; null gives a null cost")
 
 
 class MeasurementsRequest(_Request):
@@ -101,6 +113,11 @@ class SweepRequest(ScenarioFields):
         None, min_length=1, max_length=MAX_SWEEP_POINTS, description="sweep decode over these batch sizes")
     context_lengths: list[Annotated[int, Field(ge=1, le=MAX_CONTEXT)]] | None = Field(
         None, min_length=1, max_length=MAX_SWEEP_POINTS, description="or over these context lengths")
+    output_tokens: int | None = Field(None, ge=1, le=MAX_CONTEXT,
+                                      description="with batch_sizes: each series gets `request`, one request of this "
+                                                  "many output tokens per batch size (throughput-interactivity)")
+    gpu_hour_price: float | None = Field(None, gt=0, le=10_000, allow_inf_nan=False,
+                                         description="USD per GPU-hour (needs output_tokens): cost per batch size")
 
 
 class GemmOp(_Request):
@@ -159,8 +176,10 @@ class MemoryResult(BaseModel):
     shared_prefix_bytes: float = Field(description="KV of the shared prefix, stored once")
     activation_bytes: float = Field(description="activation workspace of one decode step, bytes")
     total_bytes: float = Field(description="weights + KV + activations, bytes")
-    capacity_bytes: float = Field(description="memory of one accelerator")
-    fits: bool = Field(description="total_bytes <= capacity_bytes")
+    capacity_bytes: float = Field(description="memory of one accelerator, real bytes (80 GB HBM = 80 GiB)")
+    usable_bytes: float = Field(description="capacity x memory_utilization: what fits and max batch are "
+                                            "measured against")
+    fits: bool = Field(description="total_bytes <= usable_bytes")
     max_batch_size: int = Field(description="largest batch that fits at this context (per TP group)")
     max_context_length: int = Field(description="longest context (tokens) at which this batch fits; 0 if none")
     min_tensor_parallel: int | None = Field(description="smallest TP degree (1, 2, 4, 8) that fits the model "
@@ -193,6 +212,33 @@ class MeasuredDecode(BaseModel):
     gap: float = Field(description="measured step time / predicted bound")
 
 
+class RequestResult(BaseModel):
+    output_tokens: int = Field(description="tokens each sequence generates (N)")
+    gpu_hour_price: float | None = Field(description="USD per GPU-hour, as given")
+    ttft_s: float = Field(description="time to first token: prefill bound of the batch's prompts, seconds")
+    tpot_s: float = Field(description="time per output token: mean decode step as the cache grows from context "
+                                      "to context + N - 1 (exact sum / N), seconds")
+    decode_time_s: float = Field(description="sum of the N decode steps, seconds")
+    e2e_s: float = Field(description="ttft_s + decode_time_s, seconds")
+    output_tokens_per_s_per_sequence: float = Field(description="1 / tpot_s: tokens/s one user sees while streaming")
+    output_tokens_per_s: float = Field(description="batch x N / e2e_s: the TP group's output tokens/s over the "
+                                                   "request, prefill included")
+    cost_per_million_output_tokens: float | None = Field(
+        description="gpu_hour_price x GPUs (TP) x e2e_s / 3600 / (batch x N) x 1e6, USD; null without a price")
+    fits_at_end: bool = Field(description="the batch still fits in usable memory with context + N - 1 cached tokens")
+
+
+class RequestSeries(BaseModel):
+    ttft_s: list[float] = Field(description="time to first token per batch size, seconds")
+    tpot_s: list[float] = Field(description="mean decode step per batch size, seconds")
+    e2e_s: list[float] = Field(description="end-to-end time per batch size, seconds")
+    output_tokens_per_s_per_sequence: list[float] = Field(description="1 / TPOT per batch size (x of the curve)")
+    output_tokens_per_s: list[float] = Field(description="batch x N / e2e per batch size (TP group)")
+    output_tokens_per_s_per_gpu: list[float] = Field(description="output_tokens_per_s / TP (y of the curve)")
+    cost_per_million_output_tokens: list[float] | None = Field(description="USD per batch size; null without a price")
+    fits_at_end: list[bool] = Field(description="fits with context + N - 1 cached tokens, per batch size")
+
+
 class HardwareResult(BaseModel):
     hardware_id: str = Field(description="accelerator id")
     hardware_name: str = Field(description="product name")
@@ -211,6 +257,7 @@ class HardwareResult(BaseModel):
     decode: PhaseResult = Field(description="one decode step: B new tokens")
     prefill: PhaseResult = Field(description="B prompts of T tokens (time-to-first-token bound)")
     memory: MemoryResult = Field(description="memory budget per GPU")
+    request: RequestResult | None = Field(None, description="one request end to end; present only with output_tokens")
     warnings: list[str] = Field([], description="sentences to show next to the numbers, e.g. a measured step "
                                                 "faster than the roofs allow (MBU or MFU over 100%)")
 
@@ -307,6 +354,8 @@ class SweepSeries(BaseModel):
     intensity: list[float] = Field(description="decode FLOP/byte per point")
     kv_cache_bytes: list[float] = Field(description="KV of the batch per point, bytes")
     fits: list[bool] = Field(description="whether each point fits in memory")
+    request: RequestSeries | None = Field(None, description="with output_tokens and batch_sizes: the request per "
+                                                            "batch size (the throughput-interactivity curve)")
 
 
 class SweepResponse(BaseModel):

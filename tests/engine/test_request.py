@@ -141,9 +141,9 @@ def test_bad_inputs_name_the_field(kwargs, field):
     assert err.value.field == field
 
 
-def test_price_without_output_tokens_is_refused_and_no_tokens_gives_null():
+def test_price_without_output_tokens_is_refused_and_no_tokens_no_block():
     analysis = {"results": [{}]}
-    assert attach_requests(analysis, get_model("llama-3-8b"), [H100], Scenario(), None)["results"][0]["request"] is None
+    assert "request" not in attach_requests(analysis, get_model("llama-3-8b"), [H100], Scenario(), None)["results"][0]
     with pytest.raises(EngineInputError, match="gpu_hour_price"):
         attach_requests(analysis, get_model("llama-3-8b"), [H100], Scenario(), None, 2.0)
     assert request_block(get_model("llama-3-8b"), H100, Scenario(), 5)["cost_per_million_output_tokens"] is None
@@ -187,3 +187,12 @@ def test_sweep_fits_uses_usable_memory():
     model = get_model("llama-3-8b")
     sweep = decode_sweep(model, H100, Scenario(context_length=4096, memory_utilization=0.9), batch_sizes=[113, 114])
     assert sweep["fits"].tolist() == [True, False]
+
+
+def test_flops_and_bytes_sums_equal_step_by_step():
+    from engine.request import decode_steps_sums
+    model, scenario, n = get_model("gemma-2-9b"), Scenario(batch_size=8, context_length=4000), 300
+    sums = decode_steps_sums(model, H100, scenario, 8, n)
+    sweep = decode_sweep(model, H100, scenario, context_lengths=np.arange(4000, 4000 + n))
+    assert sums["flops"] == pytest.approx(sweep["flops"].sum(), rel=1e-9)
+    assert sums["bytes"] == pytest.approx(sweep["bytes"].sum(), rel=1e-9)
