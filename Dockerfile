@@ -13,6 +13,7 @@ COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY app ./app
 COPY hardware ./hardware
+COPY published ./published
 COPY assets ./assets
 RUN pip install --no-cache-dir --no-deps -e .
 

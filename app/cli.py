@@ -89,6 +89,28 @@ def _with_requests(result: dict, spec, hardware: list, scenario: Scenario, outpu
     return attach_requests(result, load_model(spec), resolve_hardware(hardware), scenario, output_tokens, price)
 
 
+def _published(args: argparse.Namespace) -> int:
+    from engine.published import published_measurements
+
+    items = published_measurements()
+    if args.json:
+        json.dump({"items": items}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{len(items)} published measurements against their bounds (README 'Reality check')")
+    print(f"{'accelerator':<15}{'model':<13}{'prec':<5}{'TP':>3}{'batch':>6}{'in/out':>11}  "
+          f"{'measured':>10}{'bound':>10}{'of bound':>9}{'MBU':>6}{'MFU':>6}  source")
+    units = {"output_tokens_per_s_per_gpu": "tok/s/GPU", "output_tokens_per_s": "tok/s",
+             "output_tokens_per_s_per_sequence": "tok/s/user", "ms_per_output_token": "ms/tok", "ttft_ms": "ms TTFT"}
+    for i in items:
+        print(f"{i['accelerator']:<15}{i['model']:<13}{i['weight_dtype']:<5}{i['tensor_parallel']:>3}"
+              f"{i['batch_size']:>6}{str(i['input_tokens']) + '/' + str(i['output_tokens']):>11}  "
+              f"{grouped(i['value']):>10}{grouped(i['bound']):>10}{i['fraction_of_bound']:>9.0%}"
+              f"{i['mbu']:>6.0%}{i['mfu']:>6.0%}  {i['source']['table']} ({i['source']['date']})")
+    print("units: " + ", ".join(sorted({units[i["metric"]] for i in items})))
+    return 0
+
+
 def _hardware(args: argparse.Namespace) -> int:
     items = catalogue()
     if args.json:
@@ -223,6 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
     h = sub.add_parser("hardware", help="list the accelerator catalogue")
     h.add_argument("--json", action="store_true")
     h.set_defaults(func=_hardware)
+
+    p = sub.add_parser("published", help="published measurements beside the engine's bounds (MBU, MFU)")
+    p.add_argument("--json", action="store_true", help="every entry with its bound, MBU and MFU (SI units)")
+    p.set_defaults(func=_published)
 
     m = sub.add_parser("models", help="list the model presets")
     m.add_argument("--json", action="store_true")

@@ -12,13 +12,14 @@ from engine.model_catalog import get_model, load_model, model_ids, preset_record
 from engine.ops import elementwise, gemm_op
 from engine.precision import dtype_bytes
 from engine.roofline import attainable_flops_per_s, bound, op_time_s
+from engine.published import published_measurements
 from engine.request import attach_requests, request_arrays
 from engine.sweep import decode_sweep
 
 from ..service import place_measurements, resolve_hardware, run_analysis
 from .schemas import (AcceleratorOut, AnalysisResponse, AnalyzeRequest, ErrorResponse, HardwareList,
                       MeasurementsRequest, MeasurementsResponse, ModelDetail, ModelList, OpsRequest, OpsResponse,
-                      SweepRequest, SweepResponse)
+                      PublishedList, SweepRequest, SweepResponse)
 
 router = APIRouter(prefix="/api/v1", tags=["v1"])
 ERRORS = {404: {"model": ErrorResponse, "description": "unknown id"},
@@ -128,6 +129,12 @@ def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> di
     keys = ("ttft_s", "tpot_s", "e2e_s", "output_tokens_per_s_per_sequence", "output_tokens_per_s",
             "output_tokens_per_s_per_gpu", "fits_at_end")
     return {k: a[k].tolist() for k in keys} | {"cost_per_million_output_tokens": None if cost is None else cost.tolist()}
+
+
+@router.get("/published-measurements", response_model=PublishedList,
+            summary="Published measurements (sourced) beside the engine's bound for their scenario: MBU, MFU")
+def published() -> JSONResponse:
+    return JSONResponse({"items": published_measurements()})
 
 
 health_router = APIRouter(tags=["health"])

@@ -8,6 +8,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from engine.analysis import MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
 from engine.hardware import Accelerator
+from engine.published import PublishedEntry
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
 
@@ -360,6 +361,26 @@ class SweepSeries(BaseModel):
 
 class SweepResponse(BaseModel):
     results: list[SweepSeries] = Field(description="one series per accelerator")
+
+
+class PublishedItem(PublishedEntry):
+    bound: float = Field(description="the engine's best case for the measured figure, in its unit (tokens/s: "
+                                     "at most this; ms: at least this)")
+    fraction_of_bound: float = Field(description="bound time / measured time: 1 = on the roof; above 1 the entry "
+                                                 "or the engine is wrong (see verdict)")
+    measured_time_s: float = Field(description="the interval the figure measures: whole request (throughput), "
+                                               "decode steps (per-token), prefill (TTFT), seconds")
+    bound_time_s: float = Field(description="the engine's bound for that interval, seconds")
+    mbu: float = Field(description="bytes the engine counts for the interval / measured time / peak bandwidth, "
+                                   "per GPU (seed 001 §4)")
+    mfu: float = Field(description="FLOPs the engine counts for the interval / measured time / peak tensor "
+                                   "FLOP/s of the compute dtype, per GPU")
+    tensor_dtype: str = Field(description="dtype of the tensor roof used")
+    fits: bool = Field(description="the scenario fits the accelerator's memory at its first and last step")
+
+
+class PublishedList(BaseModel):
+    items: list[PublishedItem] = Field(description="every entry of published/*.yaml with its bound, MBU and MFU")
 
 
 class Health(BaseModel):

@@ -91,3 +91,19 @@ def test_openapi_documents_the_new_fields(client):
         for field, prop in spec[name]["properties"].items():
             assert prop.get("description"), (name, field)
     assert "usable_bytes" in spec["MemoryResult"]["properties"]
+
+
+def test_published_measurements_endpoint(client):
+    from engine.published import published_measurements
+
+    r = client.get("/api/v1/published-measurements")
+    assert r.status_code == 200
+    items = r.json()["items"]
+    assert items == json.loads(json.dumps(published_measurements()))
+    assert len(items) >= 12 and len({i["accelerator"] for i in items}) >= 4
+    for i in items:
+        assert 0.05 < i["mbu"] <= 1 and 0 < i["fraction_of_bound"] <= 1
+        assert i["source"]["quote"] and i["source"]["url"].startswith("https://")
+    spec = client.get("/openapi.json").json()
+    assert "/api/v1/published-measurements" in spec["paths"]
+    assert client.post("/api/v1/published-measurements").status_code == 405
