@@ -19,7 +19,7 @@ from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.routes import health_router, router
 from .config import Settings, get_settings
-from .middleware import (AccessLog, BodySizeLimit, DashEnvelope, HeadAsGet, ReadTimeout, RootPath, SecurityHeaders,
+from .middleware import (AccessLog, BodySizeLimit, DashEnvelope, EngineGate, HeadAsGet, ReadTimeout, RootPath, SecurityHeaders,
                          StaticCache)
 
 
@@ -102,6 +102,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     api.add_middleware(StaticCache)
     api.add_middleware(GZipMiddleware, minimum_size=1024)
     api.add_middleware(HeadAsGet)
+    api.add_middleware(EngineGate, slots=max(2, os.cpu_count() or 2))
     api.add_middleware(DashEnvelope, known_outputs=known_outputs)
     api.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     api.add_middleware(ReadTimeout, timeout_s=settings.read_timeout_s)

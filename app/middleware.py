@@ -250,28 +250,14 @@ class DashEnvelope:
                 and scope.get("path", "").endswith("/_dash-update-component")):
             await self.app(scope, receive, send)
             return
-        chunks, more = [], True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":  # client gone (or cut off by a limit above)
-                return
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
-        problem = self.problem(body)
+        replay = await buffered(receive)
+        if replay is None:
+            return
+        problem = self.problem(replay.body)  # type: ignore[attr-defined]
         if problem:
             for message in json_response(400, {"detail": f"not a Dash callback request: {problem}"}):
                 await send(message)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
         await self.app(scope, replay, send)
 
     def problem(self, body: bytes) -> str | None:
@@ -309,6 +295,55 @@ def _dependencies(value: object, allow_single: bool = False) -> bool:
         return _dependency(value)
     return isinstance(value, list) and all(
         _dependency(v) or (isinstance(v, list) and all(_dependency(w) for w in v)) for v in value)
+
+
+class EngineGate:
+    """At most `slots` engine requests (API POSTs, Dash callbacks) run at once; the rest wait
+    their turn on the event loop, where waiting costs nothing. Sixteen heavy sweeps in sixteen
+    threads kept the event loop from the GIL for seconds, and /healthz with it; with a slot per
+    core the loop gets the GIL back within a switch interval or two."""
+
+    def __init__(self, app: ASGIApp, slots: int) -> None:
+        self.app = app
+        self.slots = slots
+        self._gate: anyio.Semaphore | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        # The body is read before a slot is taken: a client trickling its body (up to the read
+        # timeout) must not hold a slot while it does.
+        receive = await buffered(receive)
+        if receive is None:
+            return
+        if self._gate is None:
+            self._gate = anyio.Semaphore(self.slots)
+        async with self._gate:
+            await self.app(scope, receive, send)
+
+
+async def buffered(receive: Receive) -> Receive | None:
+    """Read the whole request body now; a receive() that replays it (None if the client left)."""
+    chunks, more = [], True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":  # client gone (or cut off by a limit above)
+            return None
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    replay.body = body  # type: ignore[attr-defined]
+    return replay
 
 
 class HeadAsGet:
