@@ -17,6 +17,7 @@ import engine
 from engine.errors import EngineInputError, UnknownIdError
 from engine.hardware import USER_DIR_ENV, catalogue
 
+from .api.docs import add_docs
 from .api.routes import health_router, router
 from .config import Settings, get_settings
 from .middleware import (AccessLog, BodySizeLimit, DashEnvelope, EngineGate, HeadAsGet, ReadTimeout, RootPath, SecurityHeaders,
@@ -60,12 +61,13 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         os.environ[USER_DIR_ENV] = settings.hardware_dir
     catalogue()  # a bad accelerator file stops the start with its path and field, not a 500 later
     api = FastAPI(
-        title="llm-roofline API",
+        title="llm-roofline API", docs_url=None, redoc_url=None,
         version=engine.__version__,
         description="LLM inference on the roofline. Every number is in SI base units: FLOP, bytes, seconds, "
                     "FLOP/s, bytes/s. Limits: batch 1..65536, context 1..16777216, 1..16 accelerators, "
                     f"request bodies up to {settings.max_body_bytes} bytes.",
     )
+    add_docs(api)  # /docs and /redoc from local assets, no inline script (app/api/docs.py)
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(EngineInputError, _engine_error)
     api.include_router(health_router)

@@ -96,7 +96,7 @@ def test_sub_path_with_and_without_prefix_stripping(prefix):
     page = client.get(prefix + "/").text
     assert '"requests_pathname_prefix":"\\u002froofline\\u002f"' in page
     assert 'src="/roofline/_dash-component-suites/' in page
-    assert "url: '/roofline/openapi.json'" in client.get(prefix + "/docs").text
+    assert 'data-openapi-url="/roofline/openapi.json"' in client.get(prefix + "/docs").text
     assert client.post(prefix + "/_dash-update-component", json=CALLBACK).status_code == 200
 
 

@@ -5,6 +5,7 @@ cap and /healthz under load."""
 import json
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -217,3 +218,19 @@ def test_csp_has_no_unsafe_eval_and_no_inline_scripts_but_dash_renderer(client):
     assert "'unsafe-eval'" not in script_src and "'unsafe-inline'" not in script_src
     assert "'sha256-" in script_src  # Dash's `var renderer = new DashRenderer();`, by hash
     assert "'unsafe-eval'" not in csp
+
+
+# ---- 9. /docs and /redoc offline ---------------------------------------------------------
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_docs_pages_use_only_local_scripts(client, page):
+    html = client.get(page).text
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
+    assert scripts and all('src="/' in attrs and not body.strip() for attrs, body in scripts), scripts
+    for src in re.findall(r'(?:src|href)="(/[^"]+)"', html):
+        assert client.get(src).status_code == 200, src
+    assert "cdn." not in html and "https://" not in html
+
+
+def test_redoc_bundle_asks_no_cdn(client):
+    assert b"cdn.redoc.ly" not in client.get("/docs-static/redoc.standalone.js").content
