@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 
-from engine.analysis import MAX_BATCH, Roofs, Scenario, analyze
+from engine.analysis import MAX_BATCH, Roofs, Scenario, analyze, analyze_one, resolve_model
+from engine.analysis import measured_decode as measured_decode_at
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accelerator
 from engine.measurement import parse_measurements, place
 from engine.model import ModelConfig
 from engine.model_catalog import load_model
-from engine.sweep import decode_sweep
+from engine.sweep import decode_sweep, phase_grid
 
 MAX_HARDWARE = 16
 
@@ -101,23 +103,72 @@ class _SingleFlight:
         return entry["value"]
 
 
+# Each entry's size is bounded by construction (at most 8 accelerators; an op list holds one
+# op per distinct name, ~30, whatever the model's depth; custom configs are capped at 256 KiB
+# and only their parsed form is kept), so a bound on the count bounds the bytes: a view is
+# ~0.2 MB at 8 accelerators, a slider grid (arrays for 154 stops) ~2 MB, its formatted
+# payload ~3 MB.
 _dashboard_cache = _SingleFlight(64)
+_grid_cache = _SingleFlight(8)
+
+
+def memo_grid(key: tuple, compute):
+    """Single-flight memo for derived grid products (the dashboard's formatted payload)."""
+    return _grid_cache.get(key, compute)
+
+# The slider stops: batch 1..1024 and context 128..1M, each a power of two (the dashboard's
+# sliders move on this grid; typed values off it go through the server).
+BATCH_STOPS = tuple(2 ** i for i in range(0, 11))
+CONTEXT_STOPS = tuple(2 ** i for i in range(7, 21))
 
 
 def dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
                    measured_step_time_s: float | None = None, measurements: dict | None = None) -> dict:
-    """What the dashboard draws: the analysis, each accelerator's decode trajectory from B = 1
-    to its largest batch that fits, a tokens/s-vs-batch sweep and the KV-wall intensity; with
-    a measured step or imported measurements, those too (on the first accelerator).
-    The result is shared between callers: treat it as read-only."""
+    """What the dashboard draws at one scenario: the analysis, each accelerator's decode
+    trajectory from B = 1 to its largest batch that fits, a tokens/s-vs-batch sweep and the
+    KV-wall intensity; with a measured step or imported measurements, those too (on the first
+    accelerator). The result is shared between callers: treat it as read-only."""
     def compute() -> dict:
         return _dashboard_data(model_spec, hardware_ids, scenario, measured_step_time_s, measurements)
 
     if not all(isinstance(h, str) for h in hardware_ids):  # inline accelerators: not worth a key
         return compute()
-    key = (json.dumps(model_spec, sort_keys=True), tuple(hardware_ids), scenario, measured_step_time_s,
+    key = ("view", json.dumps(model_spec, sort_keys=True), tuple(hardware_ids), scenario, measured_step_time_s,
            json.dumps(measurements, sort_keys=True))
     return _dashboard_cache.get(key, compute)
+
+
+def dashboard_grid(model_spec: object, hardware_ids: list, scenario: Scenario,
+                   measured_step_time_s: float | None = None, measurements: dict | None = None) -> dict:
+    """The same numbers as `dashboard_data` at every slider stop (BATCH_STOPS x CONTEXT_STOPS):
+    per accelerator the decode and prefill phases with their ops (engine.sweep.phase_grid, one
+    vectorised pass), the decode trajectory at each context stop, and on the first accelerator
+    the measured step and imported points placed at each stop. The scenario's own batch and
+    context do not matter here, so one grid serves every slider position."""
+    base = replace(scenario, batch_size=1, context_length=CONTEXT_STOPS[0])
+
+    def compute() -> dict:
+        return _dashboard_grid(model_spec, hardware_ids, base, measured_step_time_s, measurements)
+
+    return _grid_cache.get(grid_key(model_spec, hardware_ids, scenario, measured_step_time_s, measurements), compute)
+
+
+def grid_key(model_spec: object, hardware_ids: list, scenario: Scenario, measured_step_time_s: float | None = None,
+             measurements: dict | None = None) -> tuple:
+    base = replace(scenario, batch_size=1, context_length=CONTEXT_STOPS[0])
+    return ("grid", json.dumps(model_spec, sort_keys=True), tuple(hardware_ids), base, measured_step_time_s,
+            json.dumps(measurements, sort_keys=True))
+
+
+def _trajectory_batches(max_batch: int) -> list[int]:
+    """Powers of two up to the largest batch that fits, and that batch itself."""
+    top = min(max_batch, MAX_BATCH)
+    return sorted({*(b for b in (2 ** i for i in range(17)) if b <= top), top}) if top >= 1 else []
+
+
+def _trajectory(model: ModelConfig, hw: Accelerator, scenario: Scenario, max_batch: int) -> dict | None:
+    batches = _trajectory_batches(max_batch)
+    return decode_sweep(model, hw, scenario, batch_sizes=batches) if batches else None
 
 
 def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
@@ -128,9 +179,9 @@ def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
     trajectories, throughput = {}, {}
     throughput_batches = np.union1d(_geometric(1024, 48), [scenario.batch_size])
     for hw, result in zip(hardware, analysis["results"]):
-        max_batch = result["memory"]["max_batch_size"]
-        if max_batch >= 1:
-            trajectories[hw.id] = decode_sweep(model, hw, scenario, batch_sizes=_geometric(min(max_batch, MAX_BATCH), 40))
+        trajectory = _trajectory(model, hw, scenario, result["memory"]["max_batch_size"])
+        if trajectory is not None:
+            trajectories[hw.id] = trajectory
         throughput[hw.id] = decode_sweep(model, hw, scenario, batch_sizes=throughput_batches)
     wall = decode_sweep(model, hardware[0], scenario, batch_sizes=[MAX_BATCH])["intensity"][0]
     ends = {hw_id: float(s["intensity"][-1]) for hw_id, s in trajectories.items()}
@@ -140,3 +191,50 @@ def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
                               hardware[0], scenario, analysis["results"][0]["decode"]["ops"])
     return {"analysis": analysis, "trajectories": trajectories, "throughput": throughput,
             "trajectory_end": ends, "kv_wall_intensity": float(wall), "measured_points": points}
+
+
+def _dashboard_grid(model_spec: object, hardware_ids: list, base: Scenario,
+                    measured_step_time_s: float | None, measurements: dict | None) -> dict:
+    model = load_model(model_spec)
+    hardware = resolve_hardware(hardware_ids)
+    batch, context = (a.ravel() for a in np.meshgrid(BATCH_STOPS, CONTEXT_STOPS, indexing="ij"))
+    phases = {hw.id: phase_grid(model, hw, base, batch, context) for hw in hardware}
+    trajectories: dict[str, list] = {}
+    for hw in hardware:
+        per_context = []
+        for c in CONTEXT_STOPS:
+            at = replace(base, context_length=c)
+            max_batch = analyze_one(model, hw, at)["memory"]["max_batch_size"]
+            per_context.append(_trajectory(model, hw, at, max_batch))
+        trajectories[hw.id] = per_context
+    first = hardware[0]
+    measured_decode, measured_points = [], []
+    records = parse_measurements(measurements["format"], measurements["content"], measurements.get("steps", 1)) \
+        if measurements else None
+    roofs = Roofs.of(first, base.compute_dtype, base)
+    resolved = resolve_model(model, base)
+    for i, (b, c) in enumerate(zip(batch, context)):
+        decode = phase_at(phases[first.id]["decode"], i)
+        if measured_step_time_s is not None:
+            at = replace(base, batch_size=int(b), context_length=int(c))
+            measured_decode.append(measured_decode_at(resolved, first, at, decode, measured_step_time_s))
+        if records is not None:
+            measured_points.append(place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, decode["ops"])[0])
+    return {"batch_size": batch, "context_length": context, "phases": phases, "trajectories": trajectories,
+            "measured_decode": measured_decode or None, "measured_points": measured_points or None}
+
+
+def phase_at(phase: dict, i: int, with_ops: bool = True) -> dict:
+    """Stop i of a phase_grid phase in the shape of analysis.evaluate_phase (the fields the
+    dashboard reads), so one function draws a point from either."""
+    flops, byts, time_s = float(phase["flops"][i]), float(phase["bytes"][i]), float(phase["time_s"][i])
+    out = {"flops": flops, "bytes": byts, "intensity": flops / byts, "time_s": time_s,
+           "attainable_flops_per_s": flops / time_s, "tokens_per_s": float(phase["tokens_per_s"][i]),
+           "bound": "compute" if phase["compute_bound"][i] else "memory", "ops": []}
+    if with_ops:
+        for o in phase["ops"]:
+            f, b = float(o["flops"][i]), float(o["bytes"][i])
+            out["ops"].append({"name": o["name"], "unit": o["unit"], "flops": f, "bytes": b,
+                               "intensity": f / b if b else 0.0, "time_s": float(o["time_s"][i]),
+                               "bound": "compute" if o["compute_bound"][i] else "memory"})
+    return out

@@ -1,12 +1,26 @@
-"""Human-readable numbers (SI prefixes) for tables, hover text and insight sentences."""
+"""Human-readable numbers (SI prefixes) for tables, hover text and insight sentences.
 
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+Never scientific notation: a reader of a roofline compares magnitudes at a glance, and
+"3.15e+05 s" or "1.25e+03 FLOP/byte" makes them decode exponents instead.
+"""
+
+import math
+
+_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
-def _digits(value: float, digits: int) -> str:
-    """`digits` significant digits, but never scientific notation for the integer part:
-    168 with 2 digits is '168', not '1.7e+02'."""
-    return f"{value:.{max(digits, len(str(int(abs(value)))))}g}"
+def plain(value: float, digits: int = 3) -> str:
+    """`digits` significant digits in positional notation: 1250.4 -> '1,250', 16.83 -> '16.8',
+    0.08333 -> '0.0833', 4.5 -> '4.5'. Integers above 10**digits keep all their digits, grouped."""
+    magnitude = abs(value)
+    if magnitude >= 10 ** (digits - 1):
+        return f"{value:,.0f}"
+    if magnitude >= 1e-4:  # where the 'g' format is positional (and fast: the slider grid formats ~30k)
+        return f"{value:.{digits}g}"
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    decimals = digits - 1 - math.floor(math.log10(magnitude))
+    return f"{value:.{decimals}f}".rstrip("0").rstrip(".")
 
 
 def si(value: float, unit: str = "", digits: int = 3) -> str:
@@ -14,16 +28,25 @@ def si(value: float, unit: str = "", digits: int = 3) -> str:
     magnitude = abs(value)
     for scale, prefix in _PREFIXES:
         if magnitude >= scale:
-            return f"{_digits(value / scale, digits)} {prefix}{unit}"
-    return f"{_digits(value, digits)} {unit}".rstrip()
+            return f"{plain(value / scale, digits)} {prefix}{unit}"
+    return f"{plain(value, digits)} {unit}".rstrip()
 
 
 def duration(seconds: float) -> str:
+    """9.72 ms, 2.23 s, 14.6 min, 87.5 h, 12.3 days: the unit a person would say."""
+    if seconds >= 86400 * 2:
+        return f"{plain(seconds / 86400)} days"
+    if seconds >= 3600:
+        return f"{plain(seconds / 3600)} h"
+    if seconds >= 60:
+        return f"{plain(seconds / 60)} min"
     if seconds >= 1:
-        return f"{seconds:.3g} s"
+        return f"{plain(seconds)} s"
     if seconds >= 1e-3:
-        return f"{seconds * 1e3:.3g} ms"
-    return f"{seconds * 1e6:.3g} µs"
+        return f"{plain(seconds * 1e3)} ms"
+    if seconds >= 1e-6:
+        return f"{plain(seconds * 1e6)} µs"
+    return f"{plain(seconds * 1e9)} ns"
 
 
 def grouped(value: float) -> str:

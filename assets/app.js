@@ -1,34 +1,182 @@
-// Clientside callbacks: slider <-> number sync, URL state, copy link, exports, theme.
-// They run in the browser, so dragging a slider costs no extra server round trip.
+// Clientside callbacks (registered in app/dashboard/callbacks.py): slider <-> box sync with
+// validation, moving the roofline's points from the slider grid (no server round trip while
+// a slider moves), the settle timer that hands a resting slider to the server, URL state,
+// copy link and image exports. Numbers come from the server; nothing here computes one.
 (function () {
   const nu = () => window.dash_clientside.no_update;
-  const triggered = () => ((window.dash_clientside.callback_context.triggered || [])[0] || {}).prop_id || "";
+  const triggeredIds = () => ((window.dash_clientside.callback_context || {}).triggered || [])
+    .map((t) => t.prop_id || "");
 
-  function syncLog(sliderValue, inputValue, low, high) {
-    if (triggered().endsWith("-input.value")) {
-      const n = Number(inputValue);
-      if (!Number.isFinite(n) || n < 1) return [nu(), nu()];
-      return [Math.min(Math.max(Math.log2(n), low), high), nu()];
-    }
-    if (sliderValue === null || sliderValue === undefined) return [nu(), nu()];
-    return [nu(), Math.round(Math.pow(2, sliderValue))];
+  // The two log2 sliders and their boxes; ranges as in app/dashboard/url_state.py.
+  const SIZES = [
+    {key: "batch", slider: "batch-size", box: "batch-size-input", error: "batch-error", lo: 0, hi: 10,
+     max: 65536, message: "batch_invalid"},
+    {key: "ctx", slider: "context-length", box: "context-length-input", error: "context-error", lo: 7, hi: 20,
+     max: 1048576, message: "context_invalid"},
+  ];
+
+  function markInvalid(boxId, errorId, invalid) {
+    const box = document.getElementById(boxId);
+    if (!box) return;
+    box.setAttribute("aria-invalid", invalid ? "true" : "false");
+    box.setAttribute("aria-describedby", errorId);
+  }
+
+  function message(flags, key, value) {
+    const text = ((flags && flags.messages) || {})[key] || key;
+    return text.replace("{v}", String(value)).replace(/\{n\}/g, String(value));
+  }
+
+  let settleSeq = 0;
+
+  // The grid's values at the sliders' stop: update(uid) gives a trace's new x, y (and hover
+  // values), or null for a trace that does not move. null when the stop is not on the grid.
+  function gridStop(sizes, grid) {
+    if (!sizes || !grid || !grid.stops) return null;
+    const bi = grid.batches.indexOf(sizes.batch), ci = grid.contexts.indexOf(sizes.ctx);
+    if (bi < 0 || ci < 0) return null;
+    const values = grid.stops[bi * grid.contexts.length + ci];
+    const at = {};
+    grid.uids.forEach(function (uid, k) { at[uid] = values[k]; });
+    return {
+      update: function (uid) {
+        const point = at[uid];
+        if (point) return {x: [point[0]], y: [point[1]], customdata: [point[2]]};
+        const path = grid.trajectories[uid];
+        if (path) {
+          const xy = path[ci] || [[], []];
+          return {x: xy[0], y: xy[1], customdata: null};
+        }
+        return null;
+      },
+    };
+  }
+
+  // While a slider moves, restyle the drawn chart in place: only the traces that move, with
+  // no new figure through React and dcc.Graph (Plotly.react would diff all ~45 traces). The
+  // drawn stop is kept in the chart's layout.meta, which nothing draws.
+  function restyleToStop(sizes, grid) {
+    const gd = document.querySelector("#roofline-graph .js-plotly-plot");
+    const stop = gridStop(sizes, grid);
+    if (!gd || !gd.data || !gd.layout || !stop || !window.Plotly) return;
+    const meta = gd.layout.meta || {};
+    if (meta.stop && meta.stop[0] === sizes.batch && meta.stop[1] === sizes.ctx) return;
+    const indices = [], x = [], y = [], customdata = [];
+    gd.data.forEach(function (trace, i) {
+      const update = stop.update(trace.uid);
+      if (!update) return;
+      indices.push(i);
+      x.push(update.x);
+      y.push(update.y);
+      customdata.push(update.customdata);
+    });
+    if (!indices.length) return;
+    gd.layout.meta = {stop: [sizes.batch, sizes.ctx]};
+    window.Plotly.restyle(gd, {x: x, y: y, customdata: customdata}, indices);
   }
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     roofline: {
-      syncBatch: (s, i) => syncLog(s, i, 0, 10),
-      syncContext: (s, i) => syncLog(s, i, 7, 20),
+      // Slider moved: the box shows its power of two. Box typed: a whole number in range moves
+      // the slider (between stops if need be); anything else is flagged, and the last valid
+      // value stays computed (the message says which).
+      // The same callback moves the points: one renderer hop from key to redraw.
+      syncSizes: function (bSlider, bBox, cSlider, cBox, sizes, grid, flags) {
+        const ids = triggeredIds();
+        const values = {"batch-size": bSlider, "batch-size-input": bBox, "context-length": cSlider,
+                        "context-length-input": cBox};
+        const out = [nu(), nu(), nu(), nu(), nu(), nu(), nu()];
+        const next = Object.assign({}, sizes);
+        SIZES.forEach(function (d, k) {
+          const sliderOut = 2 * k, boxOut = 2 * k + 1, errorOut = 5 + k;
+          if (ids.indexOf(d.slider + ".value") >= 0) {
+            const v = values[d.slider];
+            if (typeof v !== "number" || !Number.isFinite(v)) return;
+            next[d.key] = Math.round(Math.pow(2, Math.round(v)));
+            out[boxOut] = String(next[d.key]);
+            out[errorOut] = "";
+            markInvalid(d.box, d.error, false);
+          } else if (ids.indexOf(d.box + ".value") >= 0) {
+            const text = String(values[d.box] === null || values[d.box] === undefined ? "" : values[d.box]).trim();
+            const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
+            if (n >= 1 && n <= d.max) {
+              next[d.key] = n;
+              out[sliderOut] = Math.min(Math.max(Math.log2(n), d.lo), d.hi);
+              out[boxOut] = String(n);
+              out[errorOut] = "";
+              markInvalid(d.box, d.error, false);
+            } else {
+              out[errorOut] = message(flags, d.message, sizes[d.key]);
+              markInvalid(d.box, d.error, true);
+            }
+          }
+        });
+        if (next.batch !== sizes.batch || next.ctx !== sizes.ctx) {
+          out[4] = next;
+          restyleToStop(next, grid);
+        }
+        return out;
+      },
 
-      // Mirror every control in the query string with replaceState: dragging must not
-      // flood the history, and the URL is always a link to the exact view.
-      syncUrl: function (hw, model, batch, ctx, kvIndex, kvMarks, prec, kvprec, fa, tp, measured, bweff, fleff, step,
-                         theme, present, flags) {
+
+      // A new grid (after a structural change) came with a figure drawn where the sliders were
+      // when it was asked for: if they have moved since, draw where they are now (a new figure
+      // for dcc.Graph, which is drawing the server's at this moment).
+      drawStop: function (grid, sizes, figure) {
+        const stop = gridStop(sizes, grid);
+        if (!stop || !figure || !figure.data) return nu();
+        const meta = (figure.layout || {}).meta || {};
+        if (meta.stop && meta.stop[0] === sizes.batch && meta.stop[1] === sizes.ctx) return nu();
+        const data = figure.data.map(function (trace) {
+          const update = stop.update(trace.uid);
+          return update ? Object.assign({}, trace, update) : trace;
+        });
+        const layout = Object.assign({}, figure.layout, {meta: {stop: [sizes.batch, sizes.ctx]}});
+        return Object.assign({}, figure, {data: data, layout: layout});
+      },
+
+      // Hand batch and context to the server (panels, off-grid figures) once they rest for
+      // 250 ms: dragging costs no server work and no panel re-render.
+      settle: function (sizes, settled) {
+        const seq = ++settleSeq;
+        return new Promise(function (resolve) {
+          setTimeout(function () {
+            const same = settled && sizes && settled.batch === sizes.batch && settled.ctx === sizes.ctx;
+            resolve(seq === settleSeq && !same ? sizes : nu());
+          }, 250);
+        });
+      },
+
+      // At most 8 accelerators (the figure's palette and legend hold 8): "Select all" keeps the
+      // first 8, and once 8 are chosen the others are offered disabled.
+      limitHardware: function (value, options, flags) {
+        const LIMIT = 8;
+        let kept = value || [], notice = "";
+        if (kept.length > LIMIT) {
+          kept = kept.slice(0, LIMIT);
+          notice = message(flags, "hardware_limit", LIMIT);
+        }
+        const full = kept.length >= LIMIT;
+        const opts = (options || []).map(function (o) {
+          return Object.assign({}, o, {disabled: full && kept.indexOf(o.value) < 0});
+        });
+        return [kept.length === (value || []).length ? nu() : kept, opts, notice];
+      },
+
+      // Mirror every control in the query string, so the URL is always a link to the exact
+      // view. A model or accelerator change is a history entry (Back undoes it); slider moves
+      // replace the entry, or dragging would flood the history.
+      syncUrl: function (hw, model, custom, sizes, kvIndex, kvMarks, kvDisabled, prec, kvprec, fa, tp, measured,
+                         bweff, fleff, step, theme, present, flags) {
         const q = new URLSearchParams();
         if (hw && hw.length) q.set("hw", hw.join(","));
-        if (model && model !== "custom") q.set("model", model);
-        if (batch) q.set("batch", String(batch));
-        if (ctx) q.set("ctx", String(ctx));
-        const kv = kvMarks && kvMarks[String(kvIndex)];
+        if (model === "custom") {
+          if (custom && custom.token) { q.set("model", "custom"); q.set("cfg", custom.token); }
+        } else if (model) {
+          q.set("model", model);
+        }
+        if (sizes) { q.set("batch", String(sizes.batch)); q.set("ctx", String(sizes.ctx)); }
+        const kv = !kvDisabled && kvMarks && kvMarks[String(kvIndex)];
         if (kv) q.set("kv", String(kv));
         q.set("prec", prec);
         q.set("kvprec", kvprec);
@@ -43,7 +191,13 @@
         if (flags && flags.embed) q.set("embed", "1");
         if (present && present.length) q.set("present", "1");
         const url = window.location.pathname + "?" + q.toString();
-        if (url !== window.location.pathname + window.location.search) window.history.replaceState(null, "", url);
+        if (url === window.location.pathname + window.location.search) return nu();
+        const ids = triggeredIds();
+        const discrete = ids.some(function (id) {
+          return id === "hardware.value" || id === "model.value" || id === "custom-model.data";
+        });
+        if (discrete) window.history.pushState(null, "", url);
+        else window.history.replaceState(null, "", url);
         return url;
       },
 
@@ -82,7 +236,7 @@
       },
 
       exportImage: function (nPng, nSvg) {
-        const format = triggered().startsWith("export-svg") ? "svg" : "png";
+        const format = triggeredIds().some((id) => id.startsWith("export-svg")) ? "svg" : "png";
         const plot = document.querySelector("#roofline-graph .js-plotly-plot");
         if (plot && window.Plotly && (nPng || nSvg)) {
           window.Plotly.downloadImage(plot, {format: format, filename: "roofline", width: 1200, height: 750});
@@ -91,4 +245,7 @@
       },
     },
   });
+
+  // Back and Forward after a model or accelerator change: the URL is the state, so show it.
+  window.addEventListener("popstate", function () { window.location.reload(); });
 })();

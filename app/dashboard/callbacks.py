@@ -1,66 +1,44 @@
-"""Thin callbacks: parse the controls -> call the service -> build figures (figures.py)."""
+"""Callbacks: parse the controls into a View (url_state) -> views.py -> outputs.
+
+The live path (README "Dashboard speed"): a slider step never reaches the server. The
+browser moves the points from the slider grid that came with the figure (app.js `syncSizes`),
+and once the slider rests (`settled`, 250 ms) the server redraws the panels. Structural
+changes (model, accelerators, precision, KV heads, TP, FlashAttention, roofs) go through
+the server, which sends the figure and a new grid together.
+
+Every argument a callback receives is checked at one boundary (`view_from_controls` and the
+helpers below): a hand-made request gets defaults or a clear message, never a 500.
+"""
 
 from __future__ import annotations
 
 import base64
+import binascii
 import json
-from urllib.parse import parse_qsl
 
 import plotly.io as pio
-from dash import Input, Output, State, ctx, html, no_update
+from dash import ClientsideFunction, Input, Output, State, ctx, html, no_update
 
-from engine.analysis import Scenario
 from engine.errors import EngineInputError
-from engine.measurement import parse_measurements
+from engine.measurement import FORMATS, parse_measurements
 from engine.model_catalog import MAX_CONFIG_BYTES, load_model
 
-from ..service import dashboard_data
 from ..units import si
-from .figures import comparison_rows, memory_figure, message_figure, ops_rows, roofline_figure, throughput_figure
+from .figures import ops_rows
 from .i18n import t
-from .insight import insight_sentences
-from .layout import kv_slider_props, page
-from .url_state import PRECISIONS, parse_query
+from .layout import kv_controls, page, tp_options
+from .url_state import MAX_CONFIG_TOKEN_CHARS, encode_config, view_from_controls, view_from_search, view_model
+from .views import on_grid, panels, roofline, view_data
 
-MAX_QUERY_CHARS = 4096
-
-CONTROL_INPUTS = [Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
-                  Input("batch-size-input", "value"), Input("context-length-input", "value"),
-                  Input("kv-heads", "value"), Input("precision", "value"), Input("kv-precision", "value"),
-                  Input("flash-attention", "value"), Input("tensor-parallel", "value"),
-                  Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
-                  Input("compute-efficiency", "value"), Input("measured-step", "value"), Input("measurements", "data"),
-                  Input("theme", "value"), Input("present", "value")]
-
-
-def _model_spec(model_value: str, custom: dict | None) -> object:
-    return custom if model_value == "custom" and custom else (model_value if model_value != "custom" else "llama-3-8b")
-
-
-def _fraction(value) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return 1.0
-    return min(max(x, 0.01), 1.0) if x == x else 1.0
-
-
-def _scenario(batch, context, kv_index, precision, kv_precision, flash, tp, measured, bw_eff, fl_eff,
-              divisors) -> Scenario:
-    weight, compute = PRECISIONS.get(precision if isinstance(precision, str) else "bf16", PRECISIONS["bf16"])
-    kv_heads = divisors[int(kv_index)] if isinstance(kv_index, (int, float)) and 0 <= kv_index < len(divisors) else None
-    return Scenario(batch_size=int(batch), context_length=int(context), num_kv_heads=kv_heads, weight_dtype=weight,
-                    kv_dtype=kv_precision if kv_precision in ("bf16", "fp8", "int8", "int4") else "bf16",
-                    compute_dtype=compute, flash_attention=bool(flash), tensor_parallel=tp if tp in (1, 2, 4, 8) else 1,
-                    roofs="measured" if measured else "nominal", bandwidth_efficiency=_fraction(bw_eff),
-                    compute_efficiency=_fraction(fl_eff))
-
-
-def _clamp(value, low: int, high: int, default: int) -> int:
-    try:
-        return min(max(int(value), low), high)
-    except (TypeError, ValueError, OverflowError):
-        return default
+# The controls that define the view; `settled` carries batch and context once a slider rests.
+VIEW_INPUTS = [Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
+               Input("settled", "data"), Input("kv-heads", "value"), Input("precision", "value"),
+               Input("kv-precision", "value"), Input("flash-attention", "value"), Input("tensor-parallel", "value"),
+               Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
+               Input("compute-efficiency", "value"), Input("measured-step", "value"), Input("measurements", "data"),
+               Input("theme", "value"), Input("present", "value")]
+VIEW_STATES = [State(i.component_id, i.component_property) for i in VIEW_INPUTS]
+FLAGS = State("view-flags", "data")
 
 
 def _lang(flags) -> str:
@@ -68,133 +46,170 @@ def _lang(flags) -> str:
     return lang if lang in ("en", "zh") else "en"
 
 
-def _hardware_ids(value) -> list[str]:
-    """The dropdown sends a list of ids; anything else (a hand-made request) selects nothing."""
-    return [v for v in value if isinstance(v, str)][:16] if isinstance(value, list) else []
-
-
-def _measurement_spec(value) -> dict | None:
-    ok = isinstance(value, dict) and isinstance(value.get("format"), str) and isinstance(value.get("content"), str)
-    return {"format": value["format"], "content": value["content"], "steps": _clamp(value.get("steps"), 1, 100000, 1)} \
-        if ok else None
+def _upload_text(contents) -> str:
+    """A dcc.Upload data URL -> its text (ValueError if it is not UTF-8 text)."""
+    if not isinstance(contents, str) or "," not in contents:
+        raise ValueError("not an uploaded file")
+    try:
+        return base64.b64decode(contents.split(",", 1)[1], validate=False).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        raise ValueError("not a UTF-8 text file") from None
 
 
 def register(app) -> None:
-    @app.callback(Output("page", "children"), Input("url", "search"))
-    def render_page(search):
-        query = (search or "").lstrip("?")[:MAX_QUERY_CHARS]
-        return page(parse_query(dict(parse_qsl(query, keep_blank_values=True))))
+    @app.callback(Output("page", "children"), Input("url", "search"), FLAGS)
+    def render_page(search, flags):
+        """Only when the page was rendered for another query (no Referer reached the layout)."""
+        search = search if isinstance(search, str) else ""
+        if isinstance(flags, dict) and flags.get("query") == search.lstrip("?"):
+            return no_update
+        return page(view_from_search(search))
 
-    def compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp,
-                measured, bw_eff, fl_eff, step_ms, measurements):
-        spec = _model_spec(model_value, custom)
-        divisors = load_model(spec).allowed_kv_heads()
-        scenario = _scenario(_clamp(batch, 1, 65536, 32), _clamp(context, 1, 1 << 20, 4096), kv_index, precision,
-                             kv_precision, flash, tp, measured, bw_eff, fl_eff, divisors)
-        step_s = float(step_ms) / 1e3 if isinstance(step_ms, (int, float)) and 0 < step_ms < 3.6e6 else None
-        return dashboard_data(spec, _hardware_ids(hardware), scenario, step_s, _measurement_spec(measurements))
+    @app.callback(Output("roofline-graph", "figure"), Output("grid", "data"), *VIEW_INPUTS, FLAGS,
+                  prevent_initial_call=True)
+    def update_roofline(*args):
+        view = view_from_controls(*args)
+        if ctx.triggered_id == "settled" and on_grid(view):
+            return no_update, no_update  # the browser drew this stop from the grid already
+        figure, grid = roofline(view)
+        # a typed batch or context between stops: the figure moves, the grid stays
+        return figure, (no_update if ctx.triggered_id == "settled" else grid)
 
-    # The roofline has a callback of its own so that it redraws as soon as its numbers are
-    # back, without waiting for the panels (a slider drag is judged by this figure).
-    @app.callback(Output("roofline-graph", "figure"), *CONTROL_INPUTS, State("view-flags", "data"))
-    def update_roofline(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
-                        tp, measured, bw_eff, fl_eff, step_ms, measurements, theme, present, flags):
-        lang = _lang(flags)
-        if not _hardware_ids(hardware):
-            return message_figure(t("no_hardware", lang))
-        try:
-            data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp,
-                           measured, bw_eff, fl_eff, step_ms, measurements)
-        except EngineInputError as exc:  # e.g. a TP degree that does not divide the heads
-            return message_figure(t("error", lang, message=str(exc)))
-        return roofline_figure(data["analysis"]["results"], data["trajectories"], lang,
-                               "dark" if theme else "light", bool(present), data["measured_points"])
-
-    @app.callback(
-        Output("insight", "children"), Output("memory-graph", "figure"), Output("throughput-graph", "figure"),
-        Output("ops-table", "data"), Output("ops-title", "children"), Output("comparison-table", "data"),
-        Output("efficiency-notice", "children"), *CONTROL_INPUTS, State("view-flags", "data"))
-    def update_panels(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash,
-                      tp, measured, bw_eff, fl_eff, step_ms, measurements, theme, present, flags):
-        lang = _lang(flags)
-        empty = {"data": [], "layout": {}}
-        if not _hardware_ids(hardware):
-            return t("no_hardware", lang), empty, empty, [], "", [], ""
-        try:
-            data = compute(hardware, model_value, custom, batch, context, kv_index, precision, kv_precision, flash, tp,
-                           measured, bw_eff, fl_eff, step_ms, measurements)
-        except EngineInputError as exc:
-            return html.P(t("error", lang, message=str(exc)), className="error"), empty, empty, [], "", [], ""
-        bw, fl = _fraction(bw_eff), _fraction(fl_eff)
-        notice = t("efficiency_notice", lang, bw=f"{bw:.0%}", fl=f"{fl:.0%}") if (bw, fl) != (1.0, 1.0) else ""
-        results = data["analysis"]["results"]
-        theme_name, is_present = ("dark" if theme else "light"), bool(present)
-        # tokens/s against batch does not depend on the current batch: leave it alone while it drags
-        throughput = no_update if ctx.triggered_id == "batch-size-input" else throughput_figure(
-            data["throughput"], results, lang, theme_name, is_present)
-        return ([html.P(s) for s in insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], lang)],
-                memory_figure(results, lang, theme_name, is_present), throughput,
-                ops_rows(results[0]), results[0]["hardware_name"], comparison_rows(results), notice)
+    @app.callback(Output("insight", "children"), Output("memory-graph", "figure"), Output("throughput-graph", "figure"),
+                  Output("ops-table", "data"), Output("ops-title", "children"), Output("comparison-table", "data"),
+                  Output("efficiency-notice", "children"), *VIEW_INPUTS, FLAGS, prevent_initial_call=True)
+    def update_panels(*args):
+        return panels(view_from_controls(*args))
 
     @app.callback(Output("kv-heads", "min"), Output("kv-heads", "max"), Output("kv-heads", "marks"),
-                  Output("kv-heads", "value"), Input("model", "value"), Input("custom-model", "data"),
+                  Output("kv-heads", "value"), Output("kv-heads", "disabled"), Output("kv-help", "children"),
+                  Output("tensor-parallel", "options"), Output("tensor-parallel", "value"),
+                  Input("model", "value"), Input("custom-model", "data"), State("tensor-parallel", "value"), FLAGS,
                   prevent_initial_call=True)
-    def kv_slider(model_value, custom):
-        model = load_model(_model_spec(model_value, custom))
-        props = kv_slider_props(model.allowed_kv_heads(), model.num_kv_heads)
-        return props["min"], props["max"], props["marks"], props["value"]
+    def model_choices(model_value, custom, tp, flags):
+        """A new model brings its own KV heads, and only the TP degrees that divide its heads."""
+        lang = _lang(flags)
+        view = view_from_controls([], model_value, custom, None, None, None, None, None, tp, None, None, None, None,
+                                  None, None, None, flags)
+        model = view_model(view)
+        kv, kv_help = kv_controls(model, None, lang)
+        tp_value = view.tensor_parallel if model.num_heads % view.tensor_parallel == 0 else 1
+        return (kv["min"], kv["max"], kv["marks"], kv["value"], kv["disabled"], kv_help, tp_options(model, lang),
+                tp_value)
 
     @app.callback(Output("custom-model", "data"), Output("custom-error", "children"),
                   Input("custom-apply", "n_clicks"), Input("custom-upload", "contents"),
-                  State("custom-config", "value"), State("view-flags", "data"), prevent_initial_call=True)
+                  State("custom-config", "value"), FLAGS, prevent_initial_call=True)
     def load_custom(_, upload, pasted, flags):
         lang = _lang(flags)
-        if ctx.triggered_id == "custom-upload" and upload:
+        if ctx.triggered_id == "custom-upload":
             try:
-                text = base64.b64decode(upload.split(",", 1)[1], validate=False).decode("utf-8")
-            except (IndexError, ValueError, UnicodeDecodeError):
+                text = _upload_text(upload)
+            except ValueError:
                 return no_update, "config.json: not UTF-8 JSON"
         else:
-            text = pasted or ""
+            text = pasted if isinstance(pasted, str) else ""
         if len(text.encode("utf-8", "ignore")) > MAX_CONFIG_BYTES:
             return no_update, f"config.json: larger than {MAX_CONFIG_BYTES // 1024} KiB"
         try:
             config = json.loads(text)
+            if not isinstance(config, dict):
+                raise EngineInputError("config.json", "must be a JSON object")
             model = load_model(config)
         except json.JSONDecodeError as exc:
             return no_update, f"config.json: not valid JSON ({exc.msg}, line {exc.lineno})"
+        except RecursionError:
+            return no_update, "config.json: nested too deeply"
         except EngineInputError as exc:
             return no_update, str(exc)
-        return config, t("custom_ok", lang, name=model.id, params=si(model.num_params))
+        token = encode_config(config)
+        message = t("custom_ok", lang, name=model.id, params=si(model.num_params))
+        if len(token) > MAX_CONFIG_TOKEN_CHARS:
+            message += " " + t("custom_no_link", lang, n=f"{len(token):,}", limit=f"{MAX_CONFIG_TOKEN_CHARS:,}")
+            token = None
+        return {"config": config, "token": token}, message
 
     @app.callback(Output("measurements", "data"), Output("measurements-status", "children"),
                   Input("measurements-upload", "contents"), Input("measurements-steps", "value"),
-                  State("measurements-format", "value"), State("measurements", "data"), State("view-flags", "data"),
+                  State("measurements-format", "value"), State("measurements", "data"), FLAGS,
                   prevent_initial_call=True)
     def load_measurements(upload, steps, fmt, current, flags):
         lang = _lang(flags)
-        steps = _clamp(steps, 1, 100000, 1)
+        steps = steps if isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= 100000 else 1
         if ctx.triggered_id == "measurements-steps":
-            return ({**current, "steps": steps} if current else no_update), no_update
-        if not upload:
-            return no_update, no_update
+            return ({**current, "steps": steps} if isinstance(current, dict) else no_update), no_update
+        if fmt not in FORMATS:
+            return no_update, html.Span(f"format: one of {', '.join(FORMATS)}", className="error")
         try:
-            text = base64.b64decode(upload.split(",", 1)[1], validate=False).decode("utf-8")
+            text = _upload_text(upload)
             records = parse_measurements(fmt, text, steps)  # validated whole before it is kept
-        except (IndexError, ValueError, UnicodeDecodeError) as exc:
-            message = str(exc) if isinstance(exc, EngineInputError) else "not a UTF-8 text file"
-            return None, html.Span(message, className="error")
+        except ValueError as exc:
+            return None, html.Span(str(exc), className="error")
         return {"format": fmt, "content": text, "steps": steps}, t("measurements_loaded", lang, n=len(records))
 
-    @app.callback(Output("download-html", "data"), Input("export-html", "n_clicks"),
-                  State("roofline-graph", "figure"), prevent_initial_call=True)
-    def export_html(_, figure):
-        html = pio.to_html(figure, include_plotlyjs=True, full_html=True, config={"displaylogo": False})
-        return {"content": html, "filename": "roofline.html", "type": "text/html"}
+    @app.callback(Output("download-html", "data"), Input("export-html", "n_clicks"), *VIEW_STATES, FLAGS,
+                  prevent_initial_call=True)
+    def export_html(_, *args):
+        """The snapshot is drawn from the server's own view of the scenario, never from a figure
+        the client sends (a client-sent figure made pio.to_html a denial of service)."""
+        view = view_from_controls(*args)
+        figure, _grid = roofline(view, with_grid=False)
+        text = pio.to_html(figure, include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+        return {"content": text, "filename": "roofline.html", "type": "text/html"}
 
-    @app.callback(Output("download-ops", "data"), Input("ops-json", "n_clicks"), State("ops-table", "data"),
-                  State("ops-title", "children"), prevent_initial_call=True)
-    def export_ops(_, rows, hardware_name):
-        return {"content": json.dumps({"hardware": hardware_name, "decode_ops": rows}, indent=2),
+    @app.callback(Output("download-ops", "data"), Input("ops-json", "n_clicks"), *VIEW_STATES, FLAGS,
+                  prevent_initial_call=True)
+    def export_ops(_, *args):
+        view = view_from_controls(*args)
+        if not view.hardware:
+            return no_update
+        try:
+            first = view_data(view)["analysis"]["results"][0]
+        except EngineInputError:
+            return no_update
+        return {"content": json.dumps({"hardware": first["hardware_name"], "decode_ops": ops_rows(first)}, indent=2),
                 "filename": "decode-ops.json", "type": "application/json"}
 
+    register_clientside(app)
+
+
+def register_clientside(app) -> None:
+    """assets/app.js: slider and box sync, grid moves, the settle timer, URL state, exports."""
+    cs = "roofline"
+    app.clientside_callback(
+        ClientsideFunction(cs, "syncSizes"),
+        Output("batch-size", "value"), Output("batch-size-input", "value"), Output("context-length", "value"),
+        Output("context-length-input", "value"), Output("sizes", "data"), Output("batch-error", "children"),
+        Output("context-error", "children"),
+        Input("batch-size", "value"), Input("batch-size-input", "value"), Input("context-length", "value"),
+        Input("context-length-input", "value"), State("sizes", "data"), State("grid", "data"), FLAGS,
+        prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "drawStop"),
+                            Output("roofline-graph", "figure", allow_duplicate=True),
+                            Input("grid", "data"), State("sizes", "data"), State("roofline-graph", "figure"),
+                            prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "settle"), Output("settled", "data"), Input("sizes", "data"),
+                            State("settled", "data"), prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "limitHardware"), Output("hardware", "value"),
+                            Output("hardware", "options"), Output("hardware-notice", "children"),
+                            Input("hardware", "value"), State("hardware", "options"), FLAGS,
+                            prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "syncUrl"), Output("url-sync", "data"),
+                            Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
+                            Input("sizes", "data"), Input("kv-heads", "value"), Input("kv-heads", "marks"),
+                            Input("kv-heads", "disabled"), Input("precision", "value"), Input("kv-precision", "value"),
+                            Input("flash-attention", "value"), Input("tensor-parallel", "value"),
+                            Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
+                            Input("compute-efficiency", "value"), Input("measured-step", "value"),
+                            Input("theme", "value"), Input("present", "value"), FLAGS)
+    app.clientside_callback(ClientsideFunction(cs, "rootClass"), Output("app-root", "className"),
+                            Input("theme", "value"), Input("present", "value"), FLAGS, prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "customPanel"), Output("custom-panel", "hidden"),
+                            Input("model", "value"), prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "changeLang"), Output("lang", "className"),
+                            Input("lang", "value"), FLAGS, prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "copyLink"), Output("copy-status", "children"),
+                            Input("copy-link", "n_clicks"), FLAGS, prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "exportImage"), Output("export-png", "className"),
+                            Input("export-png", "n_clicks"), Input("export-svg", "n_clicks"),
+                            prevent_initial_call=True)

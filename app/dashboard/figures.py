@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import math
 
-from ..units import duration, grouped, si
+from ..units import duration, grouped, plain, si
 from .i18n import t
+from .marks import Mark, extent as marks_extent, gpu_marks, hover_template, trajectory_xy
+from .uids import uid
 
 # Okabe & Ito colour-blind-safe palette (Color Universal Design, 2008), black last.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 X_RANGE = (0.05, 20000.0)      # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
 Y_RANGE = (1e10, 2e16)         # FLOP/s: 0.01 TFLOP/s to the fp4 roofs of Blackwell
-PHASE_SYMBOLS = {"decode": "circle", "prefill": "square", "attention_decode": "diamond"}
-ELEMENTWISE_SYMBOL = "triangle-up"
+# (symbol, size) of each kind of point
+MARK_STYLE = {"decode": ("circle", 14), "prefill": ("square", 13), "attention_decode": ("diamond", 11),
+              "elementwise": ("triangle-up", 8), "measured_decode": ("star", 16), "measured": ("x-thin-open", 12)}
 THEMES = {
     "light": {"paper": "#ffffff", "plot": "#ffffff", "font": "#1f2328", "grid": "#e5e7eb", "muted": "#6b7280"},
     "dark": {"paper": "#0f172a", "plot": "#0f172a", "font": "#e5e7eb", "grid": "#334155", "muted": "#94a3b8"},
@@ -27,8 +30,8 @@ def color_for(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
-def _log_axis(title: str, rng: tuple[float, float], ticks: list[float], labels: list[str], colors: dict) -> dict:
-    return {"type": "log", "title": {"text": title}, "range": [math.log10(rng[0]), math.log10(rng[1])],
+def _log_axis(title: str, rng: list[float], ticks: list[float], labels: list[str], colors: dict) -> dict:
+    return {"type": "log", "title": {"text": title}, "range": rng,
             "tickvals": ticks, "ticktext": labels, "gridcolor": colors["grid"], "zeroline": False,
             "autorange": False, "fixedrange": False}
 
@@ -45,133 +48,126 @@ def base_layout(lang: str, theme: str, present: bool) -> dict:
     }
 
 
-def _hover(label: str, hw_name: str, flops: float, bytes_: float, time_s: float, bound: str, tokens_per_s: float | None,
-           lang: str) -> str:
-    tokens = t("tokens_per_s", lang, v=grouped(tokens_per_s)) if tokens_per_s else ""
-    return t("hover", lang, label=label, hw=hw_name, flops=si(flops, "FLOP"), bytes=si(bytes_, "B"),
-             intensity=f"{flops / bytes_:.3g}" if bytes_ else "0", bound=t(f"bound_{bound}", lang),
-             time=duration(time_s), tokens=tokens)
+def _mark_trace(mark: Mark, hw_name: str, color: str, lang: str, label: bool) -> dict:
+    symbol, size = MARK_STYLE[mark.kind]
+    trace = {"type": "scatter", "uid": mark.uid, "name": mark.label, "x": [mark.x], "y": [mark.y],
+             "customdata": [list(mark.values)], "hovertemplate": hover_template(mark, hw_name, lang),
+             "mode": "markers+text" if label else "markers", "showlegend": False,
+             "marker": {"color": color, "symbol": symbol, "size": size, "line": {"color": "#ffffff", "width": 1}},
+             "cliponaxis": False}
+    if label:
+        trace.update({"text": [mark.label], "textposition": "top center"})
+    return trace
 
 
-def _point(uid: str, name: str, x: float, y: float, color: str, symbol: str, size: int, text: str,
-           label: str = "") -> dict:
-    return {"type": "scatter", "uid": uid, "name": name, "x": [x], "y": [y],
-            "mode": "markers+text" if label else "markers", "text": [label], "textposition": "top center",
-            "hovertext": [text], "hovertemplate": "%{hovertext}<extra></extra>", "showlegend": False,
-            "marker": {"color": color, "symbol": symbol, "size": size, "line": {"color": "#ffffff", "width": 1}},
-            "cliponaxis": False}
-
-
-def _measured_traces(r: dict, color: str, lang: str, measured_points: list[dict] | None) -> list[dict]:
-    """A calibration's roofs (dotted, beside the datasheet's), the measured decode step, and
-    imported measured points, each with its gap to the roof in the hover."""
-    hw, name = r["hardware_id"], r["hardware_name"]
-    traces = []
+def _roof_traces(r: dict, index: int, lang: str) -> list[dict]:
+    """Memory slope, tensor roof, dashed vector roof and the ridge of one accelerator."""
+    hw, name, c = r["hardware_id"], r["hardware_name"], color_for(index)
+    x0, x1 = X_RANGE[0] / 100, X_RANGE[1] * 100  # past any axis range the points can stretch to
+    bw, peak, ridge = r["memory_bandwidth_bytes_per_s"], r["tensor_flops_per_s"], r["ridge_point"]
+    traces = [
+        {"type": "scatter", "uid": uid("roof", hw, "memory"), "name": name, "legendgroup": hw,
+         "x": [x0, ridge], "y": [x0 * bw, peak], "mode": "lines", "line": {"color": c, "width": 2.5},
+         "hovertemplate": f"{name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>"},
+        {"type": "scatter", "uid": uid("roof", hw, "tensor"), "name": f"{name} {t('tensor_roof', lang)}",
+         "legendgroup": hw, "showlegend": False, "x": [ridge, x1], "y": [peak, peak],
+         "mode": "lines", "line": {"color": c, "width": 2.5},
+         "hovertemplate": f"{name} · {t('tensor_roof', lang)} ({r['tensor_dtype']}) {si(peak, 'FLOP/s')}<extra></extra>"},
+    ]
+    if not r["vector_unit"].startswith("tensor"):
+        vpeak, vridge = r["vector_flops_per_s"], r["vector_ridge_point"]
+        traces.append({"type": "scatter", "uid": uid("roof", hw, "vector"), "name": f"{name} {t('vector_roof', lang)}",
+                       "legendgroup": hw, "showlegend": False, "x": [vridge, x1], "y": [vpeak, vpeak],
+                       "mode": "lines", "line": {"color": c, "width": 1.5, "dash": "dash"},
+                       "hovertemplate": f"{name} · {t('vector_roof', lang)} ({r['vector_unit']}) "
+                                        f"{si(vpeak, 'FLOP/s')}<extra></extra>"})
     m = r.get("measured_roofs")
     if m:
-        ridge = m["tensor_flops_per_s"] / m["memory_bandwidth_bytes_per_s"]
+        mridge = m["tensor_flops_per_s"] / m["memory_bandwidth_bytes_per_s"]
         label = f"{name} · {t('measured_roof', lang)} ({m['date']})"
-        traces.append({"type": "scatter", "uid": f"roof|{hw}|memory-measured", "name": label, "showlegend": False,
-                       "legendgroup": f"hw|{hw}", "x": [X_RANGE[0], ridge],
-                       "y": [X_RANGE[0] * m["memory_bandwidth_bytes_per_s"], m["tensor_flops_per_s"]],
-                       "mode": "lines", "line": {"color": color, "width": 2, "dash": "dot"},
+        dotted = {"color": c, "width": 2, "dash": "dot"}
+        traces.append({"type": "scatter", "uid": uid("roof", hw, "memory-measured"), "name": label,
+                       "showlegend": False, "legendgroup": hw, "x": [x0, mridge],
+                       "y": [x0 * m["memory_bandwidth_bytes_per_s"], m["tensor_flops_per_s"]], "mode": "lines",
+                       "line": dotted,
                        "hovertemplate": f"{label}: {si(m['memory_bandwidth_bytes_per_s'], 'B/s')}<extra></extra>"})
-        traces.append({"type": "scatter", "uid": f"roof|{hw}|tensor-measured", "name": label, "showlegend": False,
-                       "legendgroup": f"hw|{hw}", "x": [ridge, X_RANGE[1]], "y": [m["tensor_flops_per_s"]] * 2,
-                       "mode": "lines", "line": {"color": color, "width": 2, "dash": "dot"},
+        traces.append({"type": "scatter", "uid": uid("roof", hw, "tensor-measured"), "name": label,
+                       "showlegend": False, "legendgroup": hw, "x": [mridge, x1], "y": [m["tensor_flops_per_s"]] * 2,
+                       "mode": "lines", "line": dotted,
                        "hovertemplate": f"{label}: {si(m['tensor_flops_per_s'], 'FLOP/s')} "
                                         f"({m['tensor_dtype']})<extra></extra>"})
-    md = r.get("measured_decode")
-    if md:
-        text = t("insight_measured", lang, time=duration(md["step_time_s"]), tps=grouped(md["tokens_per_s"]),
-                 gap=f"{md['gap']:.2f}", mbu=f"{md['mbu']:.1%}", mfu=f"{md['mfu']:.2%}")
-        traces.append(_point(f"measured|{hw}|decode", t("measured_point", lang), md["intensity"],
-                             md["achieved_flops_per_s"], color, "star", 16, text))
-    for p in measured_points or []:
-        text = t("hover_measured", lang, label=p["name"], hw=name, time=duration(p["time_s"]),
-                 achieved=si(p["achieved_flops_per_s"], "FLOP/s"), roof=si(p["attainable_flops_per_s"], "FLOP/s"),
-                 fraction=f"{p['fraction_of_roof']:.0%}", gap=f"{p['gap']:.2f}")
-        traces.append(_point(f"measured|{hw}|{p['name']}", p["name"], p["intensity"], p["achieved_flops_per_s"],
-                             color, "x-thin-open", 12, text))
+    ridge_label = t("ridge", lang, v=plain(ridge))
+    traces.append({"type": "scatter", "uid": uid("ridge", hw), "name": ridge_label, "legendgroup": hw,
+                   "showlegend": False, "x": [ridge], "y": [peak], "mode": "markers+text", "text": [ridge_label],
+                   "textposition": ("top left", "bottom right", "top right", "bottom left")[index % 4],
+                   "textfont": {"color": c}, "marker": {"color": c, "size": 9, "symbol": "x"},
+                   "hovertemplate": f"{name} · {ridge_label} FLOP/byte<extra></extra>"})
     return traces
 
 
+def trajectory_trace(hw: str, xy: tuple[list[float], list[float]] | None, color: str, lang: str) -> dict:
+    """Decode from B = 1 to the largest batch that fits, a marker at each power of two. It runs
+    under the points, so it never takes their hover (hoverinfo skip: at the current batch it
+    would sit exactly on the decode point and win Plotly's nearest-point contest)."""
+    x, y = xy if xy else ([], [])
+    return {"type": "scatter", "uid": uid("trajectory", hw), "name": t("trajectory", lang), "legendgroup": hw,
+            "showlegend": False, "x": x, "y": y, "mode": "lines+markers", "hoverinfo": "skip",
+            "line": {"color": color, "width": 2, "dash": "dot"},
+            "marker": {"color": color, "size": 6, "symbol": "circle-open", "line": {"width": 1.5}}}
+
+
+def _log_range(low: float, high: float, default: tuple[float, float]) -> list[float]:
+    """Log10 axis range covering the default and [low, high], with a margin of a quarter decade
+    so a marker at the edge is drawn whole."""
+    lo, hi = math.log10(min(low, default[0])), math.log10(max(high, default[1]))
+    return [lo - (0.25 if low < default[0] else 0.0), hi + (0.25 if high > default[1] else 0.0)]
+
+
+def _decade_ticks(rng: list[float], scale: float = 1.0) -> tuple[list[float], list[str]]:
+    vals = [10.0 ** e for e in range(math.floor(rng[0]), math.ceil(rng[1]) + 1)]
+    return vals, [plain(v / scale) for v in vals]
+
+
 def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: str = "en", theme: str = "light",
-                    present: bool = False, measured_points: list[dict] | None = None) -> dict:
+                    present: bool = False, measured_points: list[dict] | None = None,
+                    extent: list[float] | None = None, stop: tuple[int, int] | None = None) -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
-    ridge, the decode/prefill/attention/elementwise points, and the decode batch trajectory;
-    measured roofs and points where there are some (`measured_points` belong to the first
-    accelerator: the machine they were measured on)."""
+    ridge, the decode batch trajectory, then the decode/prefill/attention/elementwise points;
+    measured roofs and points where there are some (`measured_points` and the measured decode
+    step belong to the first accelerator: the machine they were measured on).
+
+    `extent` ([x min, x max, y min, y max]) widens the axes to hold every point the sliders
+    can reach (the grid's), so no point ever falls off the chart; `stop` records the
+    (batch, context) drawn, for the browser's grid moves."""
     colors = THEMES.get(theme, THEMES["light"])
-    x0, x1 = X_RANGE
     traces: list[dict] = []
+    xs, ys = list(extent[:2]) if extent else [], list(extent[2:]) if extent else []
     for i, r in enumerate(results):
         hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i)
-        bw, peak, ridge = r["memory_bandwidth_bytes_per_s"], r["tensor_flops_per_s"], r["ridge_point"]
-        group = f"hw|{hw}"
-        traces.append({"type": "scatter", "uid": f"roof|{hw}|memory", "name": name, "legendgroup": group,
-                       "x": [x0, ridge], "y": [x0 * bw, peak], "mode": "lines", "line": {"color": c, "width": 2.5},
-                       "hovertemplate": f"{name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>"})
-        traces.append({"type": "scatter", "uid": f"roof|{hw}|tensor", "name": f"{name} {t('tensor_roof', lang)}",
-                       "legendgroup": group, "showlegend": False, "x": [ridge, x1], "y": [peak, peak],
-                       "mode": "lines", "line": {"color": c, "width": 2.5},
-                       "hovertemplate": f"{name} · {t('tensor_roof', lang)} ({r['tensor_dtype']}) "
-                                        f"{si(peak, 'FLOP/s')}<extra></extra>"})
-        traces.append({"type": "scatter", "uid": f"ridge|{hw}", "name": t("ridge", lang, v=f"{ridge:.0f}"),
-                       "legendgroup": group, "showlegend": False, "x": [ridge], "y": [peak],
-                       "mode": "markers+text", "text": [t("ridge", lang, v=f"{ridge:.0f}")],
-                       "textposition": ("top left", "bottom right", "top right", "bottom left")[i % 4],
-                       "textfont": {"color": c},
-                       "marker": {"color": c, "size": 9, "symbol": "x"},
-                       "hovertemplate": f"{name} · {t('ridge', lang, v=f'{ridge:.0f}')} FLOP/byte<extra></extra>"})
-        if not r["vector_unit"].startswith("tensor"):
-            vpeak, vridge = r["vector_flops_per_s"], r["vector_ridge_point"]
-            traces.append({"type": "scatter", "uid": f"roof|{hw}|vector", "name": f"{name} {t('vector_roof', lang)}",
-                           "legendgroup": group, "showlegend": False, "x": [vridge, x1], "y": [vpeak, vpeak],
-                           "mode": "lines", "line": {"color": c, "width": 1.5, "dash": "dash"},
-                           "hovertemplate": f"{name} · {t('vector_roof', lang)} ({r['vector_unit']}) "
-                                            f"{si(vpeak, 'FLOP/s')}<extra></extra>"})
-        traj = trajectories.get(hw)
-        if traj is not None and len(traj["intensity"]):
-            traces.append({"type": "scatter", "uid": f"trajectory|{hw}", "name": t("trajectory", lang),
-                           "legendgroup": group, "showlegend": False,
-                           "x": list(traj["intensity"]), "y": list(traj["flops"] / traj["time_s"]),
-                           "text": [f"B = {int(b)}" for b in traj["batch_size"]],
-                           "hovertemplate": f"{name} · %{{text}}<br>%{{x:.3g}} FLOP/byte<extra></extra>",
-                           "mode": "lines", "line": {"color": c, "width": 1.5, "dash": "dot"}})
-        d, p = r["decode"], r["prefill"]
         first = i == 0
-        traces.append(_point(f"point|{hw}|decode", t("decode", lang), d["intensity"], d["attainable_flops_per_s"], c,
-                             PHASE_SYMBOLS["decode"], 14,
-                             _hover(t("decode", lang), name, d["flops"], d["bytes"], d["time_s"], d["bound"],
-                                    d["tokens_per_s"], lang), t("decode", lang) if first else ""))
-        traces.append(_point(f"point|{hw}|prefill", t("prefill", lang), p["intensity"], p["attainable_flops_per_s"], c,
-                             PHASE_SYMBOLS["prefill"], 13,
-                             _hover(t("prefill", lang), name, p["flops"], p["bytes"], p["time_s"], p["bound"],
-                                    p["tokens_per_s"], lang), t("prefill", lang) if first else ""))
-        attention = [o for o in d["ops"] if o["name"].startswith("attention") and o["unit"] == "tensor"]
-        a_flops, a_bytes = sum(o["flops"] for o in attention), sum(o["bytes"] for o in attention)
-        a_time = sum(o["time_s"] for o in attention)
-        if a_time:
-            a_bound = "compute" if all(o["bound"] == "compute" for o in attention) else "memory"
-            traces.append(_point(f"point|{hw}|attention_decode", t("attention_decode", lang), a_flops / a_bytes,
-                                 a_flops / a_time, c, PHASE_SYMBOLS["attention_decode"], 11,
-                                 _hover(t("attention_decode", lang), name, a_flops, a_bytes, a_time, a_bound, None,
-                                        lang)))
-        for op in d["ops"]:
-            if op["unit"] != "vector" or op["flops"] <= 0:
-                continue
-            traces.append(_point(f"point|{hw}|{op['name']}", op["name"], op["intensity"], op["flops"] / op["time_s"],
-                                 c, ELEMENTWISE_SYMBOL, 8,
-                                 _hover(op["name"], name, op["flops"], op["bytes"], op["time_s"], op["bound"], None,
-                                        lang)))
-        traces += _measured_traces(r if first else {**r, "measured_decode": None}, c, lang,
-                                   measured_points if first else None)
+        traces += _roof_traces(r, i, lang)
+        traj = trajectories.get(hw)
+        xy = trajectory_xy(traj) if traj is not None else None
+        traces.append(trajectory_trace(hw, xy, c, lang))
+        marks = gpu_marks(hw, r["decode"], r["prefill"], lang, r.get("measured_decode") if first else None,
+                          measured_points if first else None)
+        for m in marks:
+            traces.append(_mark_trace(m, name, c, lang, first and m.kind in ("decode", "prefill")))
+            xs.append(m.x)
+            ys.append(m.y)
+        if xy:
+            xs += xy[0]
+            ys += xy[1]
+    box = marks_extent(xs, ys)
+    x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
+    y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
     layout = base_layout(lang, theme, present)
-    layout["xaxis"] = _log_axis(t("x_axis", lang), X_RANGE, [0.1, 1, 10, 100, 1000, 10000],
-                                ["0.1", "1", "10", "100", "1,000", "10,000"], colors)
-    layout["yaxis"] = _log_axis(t("y_axis", lang) + " (TFLOP/s)", Y_RANGE, [1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16],
-                                ["0.01", "0.1", "1", "10", "100", "1,000", "10,000"], colors)
+    x_ticks, x_labels = _decade_ticks(x_range)
+    y_ticks, y_labels = _decade_ticks(y_range, 1e12)
+    layout["xaxis"] = _log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
+    layout["yaxis"] = _log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
+    if stop is not None:
+        layout["meta"] = {"stop": list(stop)}
     return {"data": traces, "layout": layout}
 
 
@@ -192,11 +188,11 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
              ("activations", "activation_bytes", "#009E73"))
     data = []
     for key, field, color in parts:
-        data.append({"type": "bar", "orientation": "h", "uid": f"memory|{key}", "name": t(key, lang), "y": names,
+        data.append({"type": "bar", "orientation": "h", "uid": uid("memory", key), "name": t(key, lang), "y": names,
                      "x": [m[field] for m in mem],
                      "marker": {"color": [o or color for o in over] if key == "kv_cache" else color},
                      "hovertemplate": f"{t(key, lang)} %{{x:.3s}}B<extra>%{{y}}</extra>"})
-    data.append({"type": "scatter", "uid": "memory|capacity", "name": t("capacity", lang), "y": names,
+    data.append({"type": "scatter", "uid": uid("memory", "capacity"), "name": t("capacity", lang), "y": names,
                  "x": [m["capacity_bytes"] for m in mem], "mode": "markers",
                  "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": "#c62828"}},
                  "hovertemplate": f"{t('capacity', lang)} %{{x:.3s}}B<extra>%{{y}}</extra>"})
@@ -221,7 +217,7 @@ def throughput_figure(sweeps: dict[str, dict], results: list[dict], lang: str = 
         for part, mask, dash in (("fits", fits, "solid"), ("over", ~fits, "dot")):
             if not mask.any():
                 continue
-            data.append({"type": "scatter", "uid": f"throughput|{r['hardware_id']}|{part}",
+            data.append({"type": "scatter", "uid": uid("throughput", r["hardware_id"], part),
                          "name": r["hardware_name"], "showlegend": part == "fits" or not fits.any(),
                          "legendgroup": r["hardware_id"], "x": s["batch_size"][mask].tolist(),
                          "y": s["tokens_per_s"][mask].tolist(), "mode": "lines",
@@ -230,7 +226,7 @@ def throughput_figure(sweeps: dict[str, dict], results: list[dict], lang: str = 
         maxb = r["memory"]["max_batch_size"]
         if 1 <= maxb <= s["batch_size"][-1]:
             idx = int(min(range(len(s["batch_size"])), key=lambda j: abs(s["batch_size"][j] - maxb)))
-            data.append({"type": "scatter", "uid": f"throughput|{r['hardware_id']}|max", "showlegend": False,
+            data.append({"type": "scatter", "uid": uid("throughput", r["hardware_id"], "max"), "showlegend": False,
                          "x": [maxb], "y": [float(s["tokens_per_s"][idx])], "mode": "markers",
                          "marker": {"color": c, "symbol": "x", "size": 10},
                          "hovertemplate": t("max_batch", lang, n=maxb) + "<extra></extra>"})

@@ -13,6 +13,9 @@ STRINGS: dict[str, dict[str, str]] = {
                     "zh": "粘贴 Hugging Face config.json 或拖入文件（最大 256 KiB，只按 JSON 解析）。"},
     "custom_apply": {"en": "Use this config", "zh": "使用此配置"},
     "custom_ok": {"en": "Custom model loaded: {name}, {params} parameters.", "zh": "已加载自定义模型：{name}，{params} 参数。"},
+    "custom_no_link": {"en": "It is too large to travel in a link ({n} characters encoded; the limit is {limit}): "
+                              "links and reloads will show the default model.",
+                       "zh": "配置过大，无法放进链接（编码后 {n} 个字符，上限 {limit}）：链接和刷新将显示默认模型。"},
     "batch": {"en": "Batch size", "zh": "批大小"},
     "context": {"en": "Context length (tokens)", "zh": "上下文长度（token）"},
     "kv_heads": {"en": "KV heads (MQA … MHA)", "zh": "KV 头数（MQA … MHA）"},
@@ -45,6 +48,18 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "With tensor parallelism over {n} GPUs the all-reduces cost {comm} per step over {link} "
               "({share} of the step if not overlapped).",
         "zh": "{n} 卡张量并行时，all-reduce 每步耗时 {comm}（经 {link}），不重叠时占一步的 {share}。"},
+    "dtype_fallback": {"en": "{hw} has no {want} tensor roof: its matrix ops use the {got} roof.",
+                       "zh": "{hw} 没有 {want} 张量算力：矩阵运算按 {got} 的算力上限计算。"},
+    "batch_invalid": {"en": "Batch size must be a whole number from 1 to 65,536; still showing {v}.",
+                      "zh": "批大小须为 1 到 65,536 的整数；仍显示 {v}。"},
+    "context_invalid": {"en": "Context length must be a whole number from 1 to 1,048,576; still showing {v}.",
+                        "zh": "上下文长度须为 1 到 1,048,576 的整数；仍显示 {v}。"},
+    "hardware_limit": {"en": "At most {n} accelerators at once: kept the first {n}.",
+                       "zh": "最多同时选择 {n} 个加速器：已保留前 {n} 个。"},
+    "kv_mla": {"en": "An MLA model caches one latent per token, not KV heads: nothing to set.",
+               "zh": "MLA 模型每个 token 缓存一个潜向量，没有 KV 头可调。"},
+    "tp_disabled": {"en": "TP {n} does not divide the {heads} attention heads.",
+                    "zh": "TP {n} 不能整除 {heads} 个注意力头。"},
     "theme_dark": {"en": "Dark", "zh": "深色"},
     "present": {"en": "Presentation", "zh": "演示模式"},
     "copy_link": {"en": "Copy link", "zh": "复制链接"},
@@ -93,10 +108,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "notice_ignored": {"en": "Ignored URL parameter {name}={value}: {why}", "zh": "已忽略 URL 参数 {name}={value}：{why}"},
     "no_hardware": {"en": "Select at least one accelerator.", "zh": "请至少选择一个加速器。"},
     "hover": {
-        "en": "<b>{label}</b> on {hw}<br>FLOPs {flops}<br>bytes {bytes}<br>intensity {intensity} FLOP/byte<br>"
-              "{bound}<br>time {time}<br>{tokens}",
-        "zh": "<b>{label}</b> · {hw}<br>FLOPs {flops}<br>字节 {bytes}<br>算术强度 {intensity} FLOP/字节<br>"
-              "{bound}<br>时间 {time}<br>{tokens}"},
+        "en": "<b>{label}</b> on {hw}<br>{attainable} at {intensity} FLOP/byte<br>FLOPs {flops} · bytes {bytes}<br>"
+              "{bound} · time {time}<br>{tokens}",
+        "zh": "<b>{label}</b> · {hw}<br>{attainable}，算术强度 {intensity} FLOP/字节<br>FLOPs {flops} · 字节 {bytes}<br>"
+              "{bound} · 时间 {time}<br>{tokens}"},
     "tokens_per_s": {"en": "{v} tokens/s", "zh": "{v} tokens/s"},
     "insight_decode": {
         "en": "Decode on {hw} is {bound}: each step reads {bytes} ({weights} of weights, {kv} of KV cache) "

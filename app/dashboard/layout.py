@@ -9,13 +9,16 @@ from dash import dash_table, dcc, html
 
 from engine.hardware import catalogue
 from engine.measurement import FORMATS
-from engine.model_catalog import get_model, model_ids
+from engine.model_catalog import model_ids
 
 from .i18n import t
-from .url_state import KV_PRECISIONS, PRECISIONS, View
+from .url_state import KV_PRECISIONS, PRECISIONS, View, view_model
+from .views import panels, roofline
 
 BATCH_SLIDER = (0, 10)       # log2: 1 .. 1024
 CONTEXT_SLIDER = (7, 20)     # log2: 128 .. 1,048,576
+# Messages the browser shows itself (input validation): translated here, filled in by app.js.
+CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit")
 PRECISION_LABELS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8", "int4": "int4 weight-only (W4A16)",
                     "fp4": "fp4"}
 
@@ -35,29 +38,48 @@ def kv_slider_props(divisors: list[int], value: int) -> dict:
     return {"min": 0, "max": len(divisors) - 1, "marks": {i: str(d) for i, d in enumerate(divisors)}, "value": index}
 
 
-def _field(label: str, *children, cls: str = "field") -> html.Div:
-    return html.Div([html.Label(label, className="field-label"), *children], className=cls)
+def kv_controls(model, kv_heads: int | None, lang: str) -> tuple[dict, str]:
+    """(slider props, help text): an MLA model has no KV heads to choose, so the slider is
+    disabled and says why."""
+    if model.is_mla:
+        return {"min": 0, "max": 1, "marks": {0: "MLA"}, "value": 0, "disabled": True}, t("kv_mla", lang)
+    return {**kv_slider_props(model.allowed_kv_heads(), kv_heads or model.num_kv_heads), "disabled": False}, ""
 
 
-def _log_slider(slider_id: str, input_id: str, value: int, span: tuple[int, int], input_max: int) -> html.Div:
+def tp_options(model, lang: str) -> list[dict]:
+    """TP degrees; those that do not divide the attention heads are offered disabled, with why."""
+    return [{"label": html.Span(str(n), title=t("tp_disabled", lang, n=n, heads=model.num_heads)
+                                if model.num_heads % n else None),
+             "value": n, "disabled": bool(model.num_heads % n)} for n in (1, 2, 4, 8)]
+
+
+def _field(label: str, *children, cls: str = "field", html_for: str | None = None) -> html.Div:
+    return html.Div([html.Label(label, className="field-label", htmlFor=html_for), *children], className=cls)
+
+
+def _log_slider(slider_id: str, input_id: str, value: int, span: tuple[int, int], label: str) -> html.Div:
+    """A slider on powers of two and a box that takes any value in range; they always agree
+    (a value between stops puts the thumb between them). Validation is clientside (app.js)."""
     return html.Div([
-        html.Div(dcc.Slider(id=slider_id, min=span[0], max=span[1], step=1, value=min(max(math.log2(value), span[0]), span[1]),
-                            marks=_pow2_marks(*span), updatemode="drag", included=True), className="slider"),
-        dcc.Input(id=input_id, type="number", min=1, max=input_max, step=1, value=value, debounce=True,
-                  className="number-input"),
+        html.Div(dcc.Slider(id=slider_id, min=span[0], max=span[1], step=1,
+                            value=min(max(math.log2(value), span[0]), span[1]), marks=_pow2_marks(*span),
+                            updatemode="drag", included=True, allow_direct_input=False), className="slider",
+                 **{"aria-label": label}),
+        dcc.Input(id=input_id, type="text", inputMode="numeric", value=str(value), debounce=True,
+                  className="number-input", autoComplete="off", size="8"),
     ], className="slider-row")
 
 
 def controls(view: View) -> html.Div:
     lang = view.lang
-    model = get_model(view.model)
-    divisors = model.allowed_kv_heads()
-    kv = kv_slider_props(divisors, view.kv_heads or model.num_kv_heads)
+    model = view_model(view)
+    kv, kv_help = kv_controls(model, view.kv_heads, lang)
     hw_options = [{"label": a.name, "value": a.id} for a in catalogue().values()]
     model_options = [{"label": mid, "value": mid} for mid in model_ids()] + [{"label": t("custom", lang), "value": "custom"}]
     return html.Div([
         _field(t("hardware", lang), dcc.Dropdown(id="hardware", options=hw_options, value=list(view.hardware),
-                                                 multi=True, clearable=False)),
+                                                 multi=True, clearable=False),
+               html.Div(id="hardware-notice", className="help", role="status")),
         _field(t("model", lang), dcc.Dropdown(id="model", options=model_options, value=view.model, clearable=False),
                html.Div([
                    html.P(t("custom_help", lang), className="help"),
@@ -67,11 +89,16 @@ def controls(view: View) -> html.Div:
                    html.Button(t("custom_apply", lang), id="custom-apply", n_clicks=0, className="button"),
                    html.Div(id="custom-error", className="error", role="alert"),
                ], id="custom-panel", className="custom-panel", hidden=view.model != "custom")),
-        _field(t("batch", lang), _log_slider("batch-size", "batch-size-input", view.batch, BATCH_SLIDER, 65536)),
+        _field(t("batch", lang), _log_slider("batch-size", "batch-size-input", view.batch, BATCH_SLIDER,
+                                             t("batch", lang)),
+               html.Div(id="batch-error", className="error", role="alert"), html_for="batch-size-input"),
         _field(t("context", lang), _log_slider("context-length", "context-length-input", view.context,
-                                               CONTEXT_SLIDER, 1 << 20)),
-        _field(t("kv_heads", lang), html.Div(dcc.Slider(id="kv-heads", step=1, updatemode="drag", **kv),
-                                             className="slider")),
+                                               CONTEXT_SLIDER, t("context", lang)),
+               html.Div(id="context-error", className="error", role="alert"), html_for="context-length-input"),
+        _field(t("kv_heads", lang), html.Div(dcc.Slider(id="kv-heads", step=1, updatemode="mouseup",
+                                                        allow_direct_input=False, **kv),
+                                             className="slider", **{"aria-label": t("kv_heads", lang)}),
+               html.Div(kv_help, id="kv-help", className="help")),
         html.Div([
             _field(t("precision", lang), dcc.Dropdown(
                 id="precision", options=[{"label": PRECISION_LABELS[p], "value": p} for p in PRECISIONS],
@@ -81,7 +108,7 @@ def controls(view: View) -> html.Div:
                 value=view.kv_precision, clearable=False)),
         ], className="field-pair"),
         _field(t("tensor_parallel", lang), dcc.RadioItems(
-            id="tensor-parallel", options=[{"label": str(n), "value": n} for n in (1, 2, 4, 8)],
+            id="tensor-parallel", options=tp_options(model, lang),
             value=view.tensor_parallel, inline=True, className="toggle")),
         html.Details([
             html.Summary(t("measurement", lang)),
@@ -127,16 +154,26 @@ def _panel(title: str, *children, panel_id: str) -> html.Section:
 
 
 def page(view: View) -> html.Div:
+    """The whole page for a view, with every figure and panel already computed: the first
+    paint needs no callback round trip, and the callbacks fire only on changes."""
     lang = view.lang
     notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=w)) for n, v, w in view.notices]
     classes = " ".join(c for c in ("app", f"theme-{view.theme}", "embed" if view.embed else "",
                                    "present" if view.present else "") if c)
     graph_config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": "roofline", "scale": 2},
                     "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+    figure, grid = roofline(view)
+    insight, memory, throughput, ops, ops_title, comparison, view_notices = panels(view)
+    sizes = {"batch": view.batch, "ctx": view.context}
+    custom = {"config": view.custom_config, "token": view.custom_token} if view.model == "custom" else None
     return html.Div([
-        dcc.Store(id="view-flags", data={"lang": lang, "embed": view.embed}),
-        dcc.Store(id="custom-model", data=None),
+        dcc.Store(id="view-flags", data={"lang": lang, "embed": view.embed, "query": view.query,
+                                         "messages": {k: t(k, lang, v="{v}", n="{n}") for k in CLIENT_MESSAGES}}),
+        dcc.Store(id="custom-model", data=custom),
         dcc.Store(id="measurements", data=None),
+        dcc.Store(id="sizes", data=sizes),
+        dcc.Store(id="settled", data=sizes),
+        dcc.Store(id="grid", data=grid),
         dcc.Store(id="url-sync"),
         html.Header([
             html.H1(t("title", lang)),
@@ -150,17 +187,17 @@ def page(view: View) -> html.Div:
             ], className="actions"),
         ], className="header"),
         html.Ul(notices, id="notices", className="notices", hidden=not notices, role="status"),
-        html.Div(id="efficiency-notice", className="efficiency-notice", role="status"),
+        html.Ul(view_notices, id="efficiency-notice", className="efficiency-notice", role="status"),
         html.Main([
             controls(view),
-            html.Div(dcc.Graph(id="roofline-graph", config=graph_config, className="roofline-graph"),
+            html.Div(dcc.Graph(id="roofline-graph", figure=figure, config=graph_config, className="roofline-graph"),
                      className="figure"),
             html.Aside([
-                _panel(t("insight", lang), html.Div(id="insight", className="insight"), panel_id="insight-panel"),
-                _panel(t("memory", lang), dcc.Graph(id="memory-graph", config={"displaylogo": False}),
+                _panel(t("insight", lang), html.Div(insight, id="insight", className="insight"), panel_id="insight-panel"),
+                _panel(t("memory", lang), dcc.Graph(id="memory-graph", figure=memory, config={"displaylogo": False}),
                        panel_id="memory-panel"),
                 _panel(t("comparison", lang), dash_table.DataTable(
-                    id="comparison-table", columns=[{"name": t(f"col_{k}", lang), "id": k}
+                    id="comparison-table", data=comparison, columns=[{"name": t(f"col_{k}", lang), "id": k}
                                                     for k in ("gpu", "decode", "ttft", "maxb")],
                     style_as_list_view=True, cell_selectable=False,
                     style_cell={"whiteSpace": "normal", "height": "auto", "textAlign": "right"},
@@ -168,10 +205,10 @@ def page(view: View) -> html.Div:
             ], className="side", id="side-panels"),
         ], className="main"),
         html.Div([
-            _panel(t("throughput", lang), dcc.Graph(id="throughput-graph", config={"displaylogo": False}),
+            _panel(t("throughput", lang), dcc.Graph(id="throughput-graph", figure=throughput, config={"displaylogo": False}),
                    panel_id="throughput-panel"),
-            _panel(t("ops_table", lang), html.Div(id="ops-title", className="help"), dash_table.DataTable(
-                id="ops-table", sort_action="native", export_format="csv", export_headers="names",
+            _panel(t("ops_table", lang), html.Div(ops_title, id="ops-title", className="help"), dash_table.DataTable(
+                id="ops-table", data=ops, sort_action="native", export_format="csv", export_headers="names",
                 columns=[{"name": t("col_op", lang), "id": "op"}, {"name": t("col_unit", lang), "id": "unit"},
                          {"name": t("col_flops", lang), "id": "flops", "type": "numeric",
                           "format": {"specifier": ".3s"}},

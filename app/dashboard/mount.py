@@ -8,24 +8,38 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import flask
 from a2wsgi import WSGIMiddleware
-from dash import ClientsideFunction, Dash, Input, Output, State, dcc, html
+from dash import Dash, dcc, html
 from fastapi import FastAPI
 
 from ..config import Settings
 from . import callbacks
 from .layout import page
-from .url_state import View
+from .url_state import view_from_search
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
 
+def _page_search() -> str:
+    """The query string of the page that asked for the layout.
+
+    Dash's renderer fetches `/_dash-layout` without the page's query string, but the fetch is
+    same-origin and our Referrer-Policy (strict-origin-when-cross-origin) sends the page's
+    full URL as Referer, so the first render can already show the linked view: no callback
+    round trip before the first figure. Without a Referer (a privacy extension strips it),
+    `callbacks.render_page` re-renders from `location.search`."""
+    if not flask.has_request_context():
+        return ""
+    referrer = flask.request.referrer or ""
+    return urlsplit(referrer).query if referrer else ""
+
+
 def shell() -> html.Div:
-    # The renderer fetches the layout without the page's query string, so the page itself is
-    # rendered by a callback on the URL (callbacks.render_page): a link reproduces the view.
-    return html.Div([dcc.Location(id="url", refresh=False), html.Div(id="page", className="page")])
+    view = view_from_search(_page_search())
+    return html.Div([dcc.Location(id="url", refresh=False), html.Div(page(view), id="page", className="page")])
 
 
 def build_dash(root_path: str) -> Dash:
@@ -38,34 +52,8 @@ def build_dash(root_path: str) -> Dash:
         suppress_callback_exceptions=False,
     )
     app.layout = shell
-    app.validation_layout = html.Div([shell(), page(View())])
+    app.validation_layout = shell()
     callbacks.register(app)
-    cs = "roofline"
-    app.clientside_callback(ClientsideFunction(cs, "syncBatch"),
-                            Output("batch-size", "value"), Output("batch-size-input", "value"),
-                            Input("batch-size", "value"), Input("batch-size-input", "value"))
-    app.clientside_callback(ClientsideFunction(cs, "syncContext"),
-                            Output("context-length", "value"), Output("context-length-input", "value"),
-                            Input("context-length", "value"), Input("context-length-input", "value"))
-    app.clientside_callback(ClientsideFunction(cs, "syncUrl"), Output("url-sync", "data"),
-                            Input("hardware", "value"), Input("model", "value"), Input("batch-size-input", "value"),
-                            Input("context-length-input", "value"), Input("kv-heads", "value"),
-                            Input("kv-heads", "marks"), Input("precision", "value"), Input("kv-precision", "value"),
-                            Input("flash-attention", "value"), Input("tensor-parallel", "value"),
-                            Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
-                            Input("compute-efficiency", "value"), Input("measured-step", "value"),
-                            Input("theme", "value"), Input("present", "value"), State("view-flags", "data"))
-    app.clientside_callback(ClientsideFunction(cs, "rootClass"), Output("app-root", "className"),
-                            Input("theme", "value"), Input("present", "value"), State("view-flags", "data"))
-    app.clientside_callback(ClientsideFunction(cs, "customPanel"), Output("custom-panel", "hidden"),
-                            Input("model", "value"))
-    app.clientside_callback(ClientsideFunction(cs, "changeLang"), Output("lang", "className"),
-                            Input("lang", "value"), State("view-flags", "data"), prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "copyLink"), Output("copy-status", "children"),
-                            Input("copy-link", "n_clicks"), State("view-flags", "data"), prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "exportImage"), Output("export-png", "className"),
-                            Input("export-png", "n_clicks"), Input("export-svg", "n_clicks"),
-                            prevent_initial_call=True)
     return app
 
 

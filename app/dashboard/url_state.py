@@ -1,12 +1,21 @@
-"""The view <-> query string. Every control is mirrored in the URL so a link reproduces the
-view; a bad or hostile value is dropped with a notice, never an error page."""
+"""The view state, from the query string and from the controls. Every control is mirrored
+in the URL so a link reproduces the view; a bad or hostile value is dropped with a notice,
+never an error page. Callback arguments pass the same checks (`view_from_controls`): a
+hand-made request to a callback gets the defaults, never a 500."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import math
+import zlib
+from urllib.parse import parse_qsl
 from dataclasses import dataclass, field, replace
 
+from engine.errors import EngineInputError
 from engine.hardware import catalogue
-from engine.model_catalog import get_model, model_ids
+from engine.model_catalog import MAX_CONFIG_BYTES, get_model, load_model, model_ids
 
 DEFAULT_HARDWARE = ("h100-sxm5", "h200-sxm", "rtx-4090")
 DEFAULT_MODEL = "llama-3-8b"
@@ -19,6 +28,12 @@ KV_PRECISIONS = ("bf16", "fp8", "int8", "int4")
 BATCH_RANGE = (1, 65536)        # the slider spans 1..1024; the numeric input goes further
 CONTEXT_RANGE = (1, 1 << 20)    # the slider spans 128..1,048,576
 MAX_HARDWARE = 8
+# A custom config.json travels in the link as `cfg=` (raw deflate, base64url): the app keeps
+# no state, so a link, a reload or a language switch brings the model back. 6,000 characters
+# hold a typical config.json (~1 KB; ~600 characters encoded) with room to spare while the
+# whole URL stays far below what browsers, proxies and wiki pages accept.
+MAX_CONFIG_TOKEN_CHARS = 6000
+MAX_STEP_MS = 3.6e6
 
 
 @dataclass(frozen=True)
@@ -36,11 +51,15 @@ class View:
     bandwidth_efficiency: float = 1.0
     compute_efficiency: float = 1.0
     measured_step_ms: float | None = None
+    custom_config: dict | None = field(default=None, hash=False)   # with model == "custom"
+    custom_token: str | None = None                                 # its `cfg=` form
+    measurements: dict | None = field(default=None, hash=False)    # {"format", "content", "steps"}
     lang: str = "en"
     theme: str = "light"
     embed: bool = False
     present: bool = False
     notices: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)  # (name, value, why)
+    query: str = field(default="", compare=False)  # the query string the view was read from
 
 
 def _int_in(value: str, low: int, high: int) -> int | None:
@@ -62,6 +81,15 @@ def _float_in(value: str, low: float, high: float) -> float | None:
 
 def _flag(value: str) -> bool | None:
     return {"1": True, "0": False, "true": True, "false": False}.get(value.lower())
+
+
+MAX_QUERY_CHARS = 8192
+
+
+def view_from_search(search: str) -> View:
+    """A View from `location.search` ('?a=1&b=2' or 'a=1&b=2')."""
+    query = (search or "").lstrip("?")[:MAX_QUERY_CHARS]
+    return replace(parse_query(dict(parse_qsl(query, keep_blank_values=True))), query=query)
 
 
 def parse_query(args: dict[str, str]) -> View:
@@ -88,10 +116,16 @@ def parse_query(args: dict[str, str]) -> View:
             if good:
                 changes["hardware"] = good
         elif name == "model":
-            if value in model_ids():
+            if value in model_ids() or value == "custom":
                 changes["model"] = value
             else:
                 bad(name, value, "unknown model")
+        elif name == "cfg":
+            try:
+                changes["custom_config"] = decode_config(value)
+                changes["custom_token"] = value
+            except EngineInputError as exc:
+                bad(name, value, str(exc))
         elif name == "batch":
             n = _int_in(value, *BATCH_RANGE)
             changes["batch"] = n if n else view.batch
@@ -137,7 +171,7 @@ def parse_query(args: dict[str, str]) -> View:
             else:
                 changes["bandwidth_efficiency" if name == "bweff" else "compute_efficiency"] = x
         elif name == "step":
-            x = _float_in(value, 1e-3, 3.6e6)
+            x = _float_in(value, 1e-3, MAX_STEP_MS)
             if x is None:
                 bad(name, value, "a measured decode step in ms")
             else:
@@ -155,8 +189,120 @@ def parse_query(args: dict[str, str]) -> View:
         else:
             bad(name[:40], value, "unknown parameter")
     view = replace(view, **changes)
-    # KV heads must divide the chosen model's query heads.
-    if view.kv_heads is not None and view.kv_heads not in get_model(view.model).allowed_kv_heads():
-        bad("kv", str(view.kv_heads), f"must divide the {get_model(view.model).num_heads} query heads")
+    if view.model == "custom" and view.custom_config is None:
+        bad("model", "custom", "a custom model needs its config in cfg=")
+        view = replace(view, model=DEFAULT_MODEL)
+    if view.model != "custom" and view.custom_config is not None:
+        view = replace(view, custom_config=None, custom_token=None)
+    # KV heads must divide the chosen model's query heads (MLA models have no KV heads to set).
+    model = view_model(view)
+    if view.kv_heads is not None and (model.is_mla or view.kv_heads not in model.allowed_kv_heads()):
+        why = "an MLA model caches a latent, not KV heads" if model.is_mla else \
+            f"must divide the {model.num_heads} query heads"
+        bad("kv", str(view.kv_heads), why)
         view = replace(view, kv_heads=None)
+    if model.num_heads % view.tensor_parallel:
+        bad("tp", str(view.tensor_parallel), f"must divide the {model.num_heads} attention heads")
+        view = replace(view, tensor_parallel=1)
     return replace(view, notices=tuple(notices))
+
+
+def view_model(view: View):
+    return load_model(view.custom_config) if view.model == "custom" and view.custom_config else get_model(view.model)
+
+
+def model_spec(view: View) -> object:
+    """What the engine's load_model takes: a preset id or the custom config."""
+    return view.custom_config if view.model == "custom" and view.custom_config else view.model
+
+
+def encode_config(config: dict) -> str:
+    """config.json -> `cfg=` token: compact JSON, raw deflate, base64url without padding."""
+    raw = json.dumps(config, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    packed = zlib.compress(raw, 9)[2:-4]  # zlib header and checksum off: raw deflate
+    return base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+
+
+def decode_config(token: str) -> dict:
+    """`cfg=` token -> validated config.json (EngineInputError on anything else)."""
+    if len(token) > MAX_CONFIG_TOKEN_CHARS:
+        raise EngineInputError("cfg", f"a config link of {len(token):,} characters is over the "
+                               f"{MAX_CONFIG_TOKEN_CHARS:,}-character limit")
+    try:
+        packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        inflater = zlib.decompressobj(-15)
+        raw = inflater.decompress(packed, MAX_CONFIG_BYTES + 1)  # a deflate bomb stops here
+        config = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_CONFIG_BYTES else None
+    except (binascii.Error, ValueError, zlib.error, RecursionError, UnicodeDecodeError):
+        raise EngineInputError("cfg", "not a config link made by this app") from None
+    if not isinstance(config, dict):
+        raise EngineInputError("cfg", "not a config link made by this app")
+    load_model(config)  # validates: EngineInputError names the field
+    return config
+
+
+def _int_value(value: object, low: int, high: int) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return int(value) if value == int(value) and low <= value <= high else None
+
+
+def _fraction_value(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.01 <= value <= 1.0:
+        return 1.0  # NaN fails the comparison too
+    return float(value)
+
+
+def _on(value: object) -> bool:
+    """A one-box Checklist sends a list: ticked when it holds anything."""
+    return isinstance(value, list) and len(value) > 0
+
+
+def view_from_controls(hardware, model, custom, sizes, kv_index, precision, kv_precision, flash, tp, measured,
+                       bw_eff, fl_eff, step_ms, measurements, theme, present, flags) -> View:
+    """The controls' values as the browser sends them (or as anyone can hand-make them) ->
+    a valid View. Values that cannot come from the controls fall back to the defaults."""
+    known = catalogue()
+    hw = tuple(dict.fromkeys(h for h in hardware if isinstance(h, str) and h in known)) \
+        if isinstance(hardware, list) else ()
+    custom_config = custom.get("config") if isinstance(custom, dict) else None
+    custom_token = custom.get("token") if isinstance(custom, dict) else None
+    if model == "custom" and isinstance(custom_config, dict) and isinstance(custom_token, str):
+        model_id = "custom"
+        try:
+            load_model(custom_config)
+        except EngineInputError:  # only a hand-made request gets here: the store holds validated configs
+            model_id, custom_config, custom_token = DEFAULT_MODEL, None, None
+    else:
+        model_id = model if isinstance(model, str) and model in model_ids() else DEFAULT_MODEL
+        custom_config = custom_token = None
+    sizes = sizes if isinstance(sizes, dict) else {}
+    view = View(hardware=hw[:MAX_HARDWARE], model=model_id, custom_config=custom_config, custom_token=custom_token,
+                batch=_int_value(sizes.get("batch"), *BATCH_RANGE) or View.batch,
+                context=_int_value(sizes.get("ctx"), *CONTEXT_RANGE) or View.context,
+                precision=precision if isinstance(precision, str) and precision in PRECISIONS else "bf16",
+                kv_precision=kv_precision if isinstance(kv_precision, str) and kv_precision in KV_PRECISIONS
+                else "bf16",
+                flash_attention=_on(flash), tensor_parallel=tp if isinstance(tp, int) and not isinstance(tp, bool) and tp in (1, 2, 4, 8)
+                else 1,
+                measured_roofs=_on(measured), bandwidth_efficiency=_fraction_value(bw_eff),
+                compute_efficiency=_fraction_value(fl_eff),
+                measured_step_ms=float(step_ms) if isinstance(step_ms, (int, float)) and not isinstance(step_ms, bool)
+                and 1e-3 <= step_ms <= MAX_STEP_MS else None,
+                measurements=_measurement_spec(measurements), theme="dark" if _on(theme) else "light",
+                present=_on(present), lang=flags.get("lang") if isinstance(flags, dict) and
+                flags.get("lang") in ("en", "zh") else "en",
+                embed=bool(flags.get("embed")) if isinstance(flags, dict) else False)
+    model_config = view_model(view)
+    divisors = model_config.allowed_kv_heads()
+    index = _int_value(kv_index, 0, len(divisors) - 1)
+    if index is not None and not model_config.is_mla and divisors[index] != model_config.num_kv_heads:
+        view = replace(view, kv_heads=divisors[index])
+    return view
+
+
+def _measurement_spec(value: object) -> dict | None:
+    if not (isinstance(value, dict) and isinstance(value.get("format"), str) and isinstance(value.get("content"), str)):
+        return None
+    return {"format": value["format"], "content": value["content"], "steps": _int_value(value.get("steps"), 1, 100000)
+            or 1}

@@ -9,7 +9,8 @@ from app.dashboard.figures import (PALETTE, X_RANGE, Y_RANGE, comparison_rows, m
 from app.dashboard.insight import insight_sentences
 from app.dashboard.layout import page
 from app.dashboard.url_state import DEFAULT_HARDWARE, View, parse_query
-from app.service import dashboard_data
+from app.dashboard.marks import grid_payload
+from app.service import dashboard_data, dashboard_grid
 from engine.analysis import Scenario
 
 HW = ["h100-sxm5", "rtx-4090", "tpu-v5e"]
@@ -24,20 +25,28 @@ def by_uid(fig: dict) -> dict:
     return {t["uid"]: t for t in fig["data"]}
 
 
+def hover_text(trace: dict) -> str:
+    """What Plotly shows on hover: the template with the point's values put in."""
+    text = trace["hovertemplate"]
+    for i, value in enumerate(trace["customdata"][0]):
+        text = text.replace(f"%{{customdata[{i}]}}", value)
+    return text
+
+
 def test_roofs_at_the_right_heights(data):
     results = data["analysis"]["results"]
     traces = by_uid(roofline_figure(results, data["trajectories"]))
     for r in results:
         hw = r["hardware_id"]
-        memory, tensor = traces[f"roof|{hw}|memory"], traces[f"roof|{hw}|tensor"]
+        memory, tensor = traces[f"roof--{hw}--memory"], traces[f"roof--{hw}--tensor"]
         # the memory slope is bandwidth x intensity and meets the tensor roof at the ridge
-        assert memory["y"][0] == pytest.approx(X_RANGE[0] * r["memory_bandwidth_bytes_per_s"])
+        assert memory["y"][0] == pytest.approx(memory["x"][0] * r["memory_bandwidth_bytes_per_s"])
         assert memory["x"][1] == pytest.approx(r["ridge_point"]) and memory["y"][1] == r["tensor_flops_per_s"]
         assert tensor["y"] == [r["tensor_flops_per_s"]] * 2
     # the vector roof, dashed, where the vendor publishes one (TPUs do not)
-    assert traces["roof|h100-sxm5|vector"]["y"][0] == pytest.approx(133.8e12)
-    assert traces["roof|h100-sxm5|vector"]["line"]["dash"] == "dash"
-    assert "roof|tpu-v5e|vector" not in traces
+    assert traces["roof--h100-sxm5--vector"]["y"][0] == pytest.approx(133.8e12)
+    assert traces["roof--h100-sxm5--vector"]["line"]["dash"] == "dash"
+    assert "roof--tpu-v5e--vector" not in traces
 
 
 def test_points_at_the_engine_intensities(data):
@@ -45,18 +54,18 @@ def test_points_at_the_engine_intensities(data):
     traces = by_uid(roofline_figure(results, data["trajectories"]))
     for r in results:
         hw = r["hardware_id"]
-        assert traces[f"point|{hw}|decode"]["x"] == [r["decode"]["intensity"]]
-        assert traces[f"point|{hw}|decode"]["y"] == [r["decode"]["attainable_flops_per_s"]]
-        assert traces[f"point|{hw}|prefill"]["x"] == [r["prefill"]["intensity"]]
+        assert traces[f"point--{hw}--decode"]["x"] == [r["decode"]["intensity"]]
+        assert traces[f"point--{hw}--decode"]["y"] == [r["decode"]["attainable_flops_per_s"]]
+        assert traces[f"point--{hw}--prefill"]["x"] == [r["prefill"]["intensity"]]
         att = next(o for o in r["decode"]["ops"] if o["name"] == "attention")
-        assert traces[f"point|{hw}|attention_decode"]["x"][0] == pytest.approx(att["intensity"])
+        assert traces[f"point--{hw}--attention_decode"]["x"][0] == pytest.approx(att["intensity"])
         for name in ("attn_norm", "residual_add", "activation", "logits_softmax", "rope"):
             op = next(o for o in r["decode"]["ops"] if o["name"] == name)
-            point = traces[f"point|{hw}|{name}"]
+            point = traces[f"point--{hw}--{name}"]
             assert point["x"] == [op["intensity"]]
             # elementwise ops sit under the vector roof
             assert point["y"][0] <= r["vector_flops_per_s"] * (1 + 1e-12)
-        assert (f"trajectory|{hw}" in traces) == (r["memory"]["max_batch_size"] >= 1)  # TPU v5e: 16 GB < weights
+        assert (f"trajectory--{hw}" in traces) == (r["memory"]["max_batch_size"] >= 1)  # TPU v5e: 16 GB < weights
 
 
 def test_trajectory_stops_at_the_largest_batch_that_fits(data):
@@ -68,36 +77,59 @@ def test_trajectory_stops_at_the_largest_batch_that_fits(data):
     assert traj["intensity"][-1] < r["ridge_point"] / 5
 
 
-def test_axes_fixed_and_colours_stable(data):
+def test_axes_hold_every_reachable_point_and_colours_stable(data):
+    """The axes cover every point the sliders can reach (the grid's extent), so they stay put
+    while a slider moves and no point ever falls off the chart."""
     results = data["analysis"]["results"]
-    fig = roofline_figure(results, data["trajectories"])
-    assert fig["layout"]["xaxis"]["range"] == [math.log10(X_RANGE[0]), math.log10(X_RANGE[1])]
-    assert fig["layout"]["yaxis"]["range"] == [math.log10(Y_RANGE[0]), math.log10(Y_RANGE[1])]
+    scenario = Scenario(batch_size=32, context_length=4096)
+    grid = grid_payload(dashboard_grid("llama-3-8b", HW, scenario), HW, "en")
+    fig = roofline_figure(results, data["trajectories"], extent=grid["extent"])
+    x0, x1 = fig["layout"]["xaxis"]["range"]
+    y0, y1 = fig["layout"]["yaxis"]["range"]
+    assert x0 <= math.log10(X_RANGE[0]) and x1 >= math.log10(X_RANGE[1]) and y0 <= math.log10(Y_RANGE[0])
+    for stop in grid["stops"]:
+        for x, y, _ in stop:
+            assert x0 < math.log10(x) < x1 and y0 < math.log10(y) < y1
     assert fig["layout"]["xaxis"]["autorange"] is False and fig["layout"]["uirevision"]
-    assert by_uid(fig)["roof|rtx-4090|memory"]["line"]["color"] == PALETTE[1]
+    assert by_uid(fig)["roof--rtx-4090--memory"]["line"]["color"] == PALETTE[1]
     other = dashboard_data("llama-3-8b", HW, Scenario(batch_size=512, context_length=1024))
-    fig2 = roofline_figure(other["analysis"]["results"], other["trajectories"])
+    fig2 = roofline_figure(other["analysis"]["results"], other["trajectories"], extent=grid["extent"])
     assert fig2["layout"]["xaxis"] == fig["layout"]["xaxis"] and fig2["layout"]["yaxis"] == fig["layout"]["yaxis"]
+
+
+def test_grid_stop_equals_the_figure_at_that_stop():
+    """What the browser draws from the grid at a stop is what the server draws there."""
+    grid = grid_payload(dashboard_grid("mixtral-8x7b", HW, Scenario()), HW, "en")
+    for batch, context in ((1, 128), (64, 8192), (1024, 1 << 20)):
+        at = dashboard_data("mixtral-8x7b", HW, Scenario(batch_size=batch, context_length=context))
+        fig = by_uid(roofline_figure(at["analysis"]["results"], at["trajectories"], extent=grid["extent"]))
+        stop = grid["stops"][grid["batches"].index(batch) * len(grid["contexts"]) + grid["contexts"].index(context)]
+        for uid, (x, y, values) in zip(grid["uids"], stop):
+            assert fig[uid]["x"][0] == pytest.approx(x, rel=1e-12) and fig[uid]["y"][0] == pytest.approx(y, rel=1e-12)
+            assert fig[uid]["customdata"][0] == values
+        for uid, per_context in grid["trajectories"].items():
+            xy = per_context[grid["contexts"].index(context)]
+            assert fig[uid]["x"] == pytest.approx(xy[0], rel=1e-12) if xy else fig[uid]["x"] == []
 
 
 def test_hover_in_human_units_and_chinese(data):
     results = data["analysis"]["results"]
-    hover = by_uid(roofline_figure(results, data["trajectories"]))["point|h100-sxm5|decode"]["hovertext"][0]
+    hover = hover_text(by_uid(roofline_figure(results, data["trajectories"]))["point--h100-sxm5--decode"])
     assert "GFLOP" in hover or "TFLOP" in hover
-    assert "ms" in hover and "tokens/s" in hover and "memory-bound" in hover
-    zh = by_uid(roofline_figure(results, data["trajectories"], lang="zh"))["point|h100-sxm5|decode"]["hovertext"][0]
+    assert "ms" in hover and "tokens/s" in hover and "memory-bound" in hover and "TFLOP/s at 16.8 FLOP/byte" in hover
+    zh = hover_text(by_uid(roofline_figure(results, data["trajectories"], lang="zh"))["point--h100-sxm5--decode"])
     assert "算术强度" in zh and "受带宽限制" in zh
 
 
 def test_memory_and_throughput(data):
     results = data["analysis"]["results"]
     mem = memory_figure(results)
-    kv = next(t for t in mem["data"] if t["uid"] == "memory|kv_cache")
+    kv = next(t for t in mem["data"] if t["uid"] == "memory--kv_cache")
     assert kv["x"][0] == results[0]["memory"]["kv_cache_bytes"]
     assert kv["marker"]["color"][1] == "#c62828"  # RTX 4090 does not fit: red
     thr = throughput_figure(data["throughput"], results)
-    fits = next(t for t in thr["data"] if t["uid"] == "throughput|h100-sxm5|fits")
-    over = next(t for t in thr["data"] if t["uid"] == "throughput|h100-sxm5|over")
+    fits = next(t for t in thr["data"] if t["uid"] == "throughput--h100-sxm5--fits")
+    over = next(t for t in thr["data"] if t["uid"] == "throughput--h100-sxm5--over")
     assert max(fits["x"]) <= results[0]["memory"]["max_batch_size"] < min(over["x"])
     assert over["line"]["dash"] == "dot"
 
@@ -115,7 +147,7 @@ def test_insight_from_the_engine(data):
     results = data["analysis"]["results"]
     text = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "H100 SXM5 80GB is memory-bound" in text
-    assert "3,291 tokens/s" in text and "batch ~118" in text and "far left of the ridge (295)" in text
+    assert "3,291 tokens/s" in text and "batch ~129" in text and "far left of the ridge (295)" in text
     zh = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "zh"))
     assert "带宽" in zh and "3,291" in zh
 
@@ -156,16 +188,17 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
     results = data["analysis"]["results"]
     traces = by_uid(roofline_figure(results, data["trajectories"], measured_points=data["measured_points"]))
     m = results[0]["measured_roofs"]
-    assert traces["roof|h200-sxm-calibrated|memory-measured"]["line"]["dash"] == "dot"
-    assert traces["roof|h200-sxm-calibrated|tensor-measured"]["y"][0] == m["tensor_flops_per_s"]
-    assert traces["roof|h200-sxm-calibrated|tensor"]["y"][0] == 989.4e12  # the datasheet roof stays
-    star = traces["measured|h200-sxm-calibrated|decode"]
+    assert traces["roof--h200-sxm-calibrated--memory-measured"]["line"]["dash"] == "dot"
+    assert traces["roof--h200-sxm-calibrated--tensor-measured"]["y"][0] == m["tensor_flops_per_s"]
+    assert traces["roof--h200-sxm-calibrated--tensor"]["y"][0] == 989.4e12  # the datasheet roof stays
+    star = traces["measured--h200-sxm-calibrated--decode"]
     assert star["x"] == [results[0]["decode"]["intensity"]]
     assert star["y"][0] == pytest.approx(results[0]["decode"]["flops"] / 0.0125)
-    assert "MBU" in star["hovertext"][0]
-    point = traces["measured|h200-sxm-calibrated|my_gemv"]
-    assert point["x"][0] == pytest.approx(1.2e11 / 3.8e9) and "of the roof" in point["hovertext"][0]
+    assert "MBU" in hover_text(star)
+    point = traces["measured--h200-sxm-calibrated--0"]  # user-supplied names never go into a uid
+    assert point["x"][0] == pytest.approx(1.2e11 / 3.8e9) and "of the roof" in hover_text(point)
+    assert "my_gemv" in hover_text(point)
     # measurements belong to the first accelerator only
-    assert "measured|h100-sxm5|decode" not in traces and "roof|h100-sxm5|memory-measured" not in traces
+    assert "measured--h100-sxm5--decode" not in traces and "roof--h100-sxm5--memory-measured" not in traces
     text = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "MBU" in text and "MFU" in text

@@ -48,6 +48,16 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture
+def page(page):
+    """Every browser test fails on any console error or uncaught exception in the page."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    assert not errors, f"console errors: {errors}"
+
+
+@pytest.fixture
 def context(context):
     """Abort and record any request whose host is not the loopback server."""
     leaks: list[str] = []

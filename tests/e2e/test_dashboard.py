@@ -9,7 +9,7 @@ from engine.analysis import Scenario, analyze_one
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, load_model
 
-from .helpers import decode_x, traces, wait_for_decode_x_change, wait_for_figure
+from .helpers import assert_svg_matches, decode_x, traces, wait_for_decode_x_change, wait_for_figure, wait_settled
 
 
 def engine_decode_intensity(hw="h100-sxm5", model="llama-3-8b", **scenario) -> float:
@@ -21,12 +21,13 @@ def test_default_view(page: Page, base_url):
     wait_for_figure(page)
     uids = set(traces(page))
     for hw in ("h100-sxm5", "h200-sxm", "rtx-4090"):
-        assert {f"roof|{hw}|memory", f"roof|{hw}|tensor", f"roof|{hw}|vector", f"point|{hw}|decode",
-                f"point|{hw}|prefill", f"point|{hw}|attention_decode", f"trajectory|{hw}",
-                f"point|{hw}|residual_add", f"point|{hw}|activation"} <= uids
+        assert {f"roof--{hw}--memory", f"roof--{hw}--tensor", f"roof--{hw}--vector", f"ridge--{hw}",
+                f"point--{hw}--decode", f"point--{hw}--prefill", f"point--{hw}--attention_decode",
+                f"trajectory--{hw}", f"point--{hw}--residual_add", f"point--{hw}--activation"} <= uids
     assert decode_x(page, "h100-sxm5") == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096))
     expect(page.locator("#insight")).to_contain_text("memory-bound")
     expect(page.locator("#notices")).to_be_hidden()
+    assert_svg_matches(page, ["H100 SXM5 80GB", "H200 SXM 141GB", "GeForce RTX 4090"])
 
 
 def test_batch_slider_moves_decode_point(page: Page, base_url):
@@ -40,6 +41,9 @@ def test_batch_slider_moves_decode_point(page: Page, base_url):
     assert after > before
     expect(page.locator("#batch-size-input")).to_have_value("64")
     page.wait_for_function("() => location.search.includes('batch=64')")
+    assert_svg_matches(page)
+    # the panels follow once the slider rests
+    expect(page.locator("#insight")).to_contain_text("~4,")
 
 
 def test_kv_heads_and_precision_move_decode_point(page: Page, base_url):
@@ -63,14 +67,14 @@ def test_url_reproduces_view(page: Page, base_url):
     page.goto(base_url + "/?hw=rtx-4090,l40s&model=qwen2.5-7b-instruct&batch=64&ctx=8192&kv=4&prec=fp8&kvprec=fp8&fa=0")
     wait_for_figure(page)
     uids = set(traces(page))
-    assert "point|rtx-4090|decode" in uids and "point|l40s|decode" in uids and "point|h100-sxm5|decode" not in uids
+    assert "point--rtx-4090--decode" in uids and "point--l40s--decode" in uids and "point--h100-sxm5--decode" not in uids
     expected = engine_decode_intensity("rtx-4090", "qwen2.5-7b-instruct", batch_size=64, context_length=8192,
                                        num_kv_heads=4, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8",
                                        flash_attention=False)
     assert decode_x(page, "rtx-4090") == pytest.approx(expected)
     expect(page.locator("#batch-size-input")).to_have_value("64")
     expect(page.locator("#context-length-input")).to_have_value("8192")
-    assert "point|rtx-4090|attention_softmax" in uids  # FlashAttention off: scores go through memory
+    assert "point--rtx-4090--attention_softmax" in uids  # FlashAttention off: scores go through memory
 
 
 def test_embed_hides_side_panels(page: Page, base_url):
@@ -101,7 +105,7 @@ def test_hostile_parameter_shows_notice(page: Page, base_url):
     expect(notices).to_contain_text("batch=<script>alert(1)</script>")
     expect(notices).to_contain_text("unknown accelerator")
     expect(notices).to_contain_text("evil")
-    assert "point|h100-sxm5|decode" in traces(page)
+    assert "point--h100-sxm5--decode" in traces(page)
     assert not dialogs
 
 
@@ -112,9 +116,15 @@ def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
                                        tensor_parallel=2)
     assert decode_x(page, "h100-sxm5") == pytest.approx(expected)
     expect(page.locator("#insight")).to_contain_text("all-reduces")
-    # 28 heads do not split 8 ways: a clear message in place of the figure, no error page
+    # 28 heads do not split 8 ways: the link's tp=8 is refused with a notice, and 8 is offered
+    # disabled with the reason
     page.goto(base_url + "/?hw=h100-sxm5&model=qwen2.5-7b-instruct&tp=8")
-    expect(page.locator("#insight")).to_contain_text("does not divide the 28 attention heads")
+    wait_for_figure(page)
+    expect(page.locator("#notices")).to_contain_text("tp=8")
+    expect(page.locator("#tensor-parallel input[value='8']")).to_be_disabled()
+    expect(page.locator("#tensor-parallel span[title]")).to_have_attribute(
+        "title", "TP 8 does not divide the 28 attention heads.")
+    expect(page.locator("#tensor-parallel span[title]")).to_have_text("8")
 
 
 def test_custom_config_paste(page: Page, base_url):
@@ -145,8 +155,8 @@ def test_measured_step_and_efficiency_from_url(page: Page, base_url):
     page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&step=12.5&bweff=0.8")
     wait_for_figure(page)
     page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
-                           " return g.data.some(t => t.uid === 'measured|h100-sxm5|decode'); }")
-    star = traces(page)["measured|h100-sxm5|decode"]
+                           " return g.data.some(t => t.uid === 'measured--h100-sxm5--decode'); }")
+    star = traces(page)["measured--h100-sxm5--decode"]
     scenario = Scenario(batch_size=32, context_length=4096, bandwidth_efficiency=0.8)
     predicted = analyze_one(get_model("llama-3-8b"), get_accelerator("h100-sxm5"), scenario)["decode"]
     assert star["y"][0] == pytest.approx(predicted["flops"] / 12.5e-3)
@@ -168,7 +178,9 @@ def test_upload_measurements(page: Page, base_url, tmp_path):
     page.locator("#measurements-upload input[type=file]").set_input_files(str(good))
     expect(page.locator("#measurements-status")).to_contain_text("1 measured points")
     page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
-                           " return g.data.some(t => t.uid === 'measured|h100-sxm5|my_gemv'); }")
+                           " return g.data.some(t => t.uid === 'measured--h100-sxm5--0'); }")
+    assert traces(page)["measured--h100-sxm5--0"]["x"][0] == pytest.approx(1.2e11 / 3.8e9)
+    assert_svg_matches(page)
 
 
 def test_html_snapshot_and_ops_json_downloads(page: Page, base_url, tmp_path):
@@ -179,7 +191,7 @@ def test_html_snapshot_and_ops_json_downloads(page: Page, base_url, tmp_path):
     html = (tmp_path / "roofline.html")
     info.value.save_as(html)
     text = html.read_text()
-    assert "point|h100-sxm5|decode" in text and len(text) > 1_000_000  # plotly.js inlined: opens offline
+    assert "point--h100-sxm5--decode" in text and len(text) > 1_000_000  # plotly.js inlined: opens offline
     assert '<script src="http' not in text
     with page.expect_download() as info:
         page.locator("#ops-json").click()

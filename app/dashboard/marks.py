@@ -1,0 +1,150 @@
+"""The points drawn on the roofline ("marks") and the grid of slider stops that moves them.
+
+One function, `gpu_marks`, turns an accelerator's phases into marks, both for the figure the
+server draws and for every stop of the slider grid, so a point moved in the browser carries
+exactly what the server would have drawn there: the same uid, position and hover values.
+The browser only picks a stop from the grid (assets/app.js); it never computes a number.
+
+Hover text is a per-trace template (labels, names) plus per-point `customdata` values (the
+numbers, formatted here): only the values travel with each grid stop.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..service import BATCH_STOPS, CONTEXT_STOPS, phase_at
+from ..units import duration, grouped, plain, si
+from .i18n import t
+from .uids import uid
+
+PHASE_FIELDS = ("flops", "bytes", "intensity", "attainable", "bound", "time", "tokens")
+MEASURED_DECODE_FIELDS = ("time", "tps", "gap", "mbu", "mfu")
+MEASURED_FIELDS = ("time", "achieved", "roof", "fraction", "gap")
+
+
+@dataclass(frozen=True)
+class Mark:
+    uid: str
+    kind: str      # decode | prefill | attention_decode | elementwise | measured_decode | measured
+    label: str     # what the point is: "decode", an op name, a measured row's name
+    x: float       # FLOP/byte
+    y: float       # FLOP/s
+    values: tuple[str, ...]  # hover values, in the order of the kind's template fields
+
+    def at_stop(self) -> list:
+        return [self.x, self.y, list(self.values)]
+
+
+def _phase_values(flops: float, bytes_: float, time_s: float, bound: str, tokens_per_s: float | None,
+                  lang: str) -> tuple[str, ...]:
+    return (si(flops, "FLOP"), si(bytes_, "B"), plain(flops / bytes_ if bytes_ else 0.0),
+            si(flops / time_s, "FLOP/s"), t(f"bound_{bound}", lang), duration(time_s),
+            t("tokens_per_s", lang, v=grouped(tokens_per_s)) if tokens_per_s else "")
+
+
+def _phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str, with_tokens: bool = True) -> Mark:
+    return Mark(uid("point", hw, kind), kind, label, phase["intensity"], phase["flops"] / phase["time_s"],
+                _phase_values(phase["flops"], phase["bytes"], phase["time_s"], phase["bound"],
+                              phase["tokens_per_s"] if with_tokens else None, lang))
+
+
+def attention_phase(decode: dict) -> dict | None:
+    """The decode step's attention matmuls taken together (the point that shows the KV wall)."""
+    ops = [o for o in decode["ops"] if o["name"].startswith("attention") and o["unit"] == "tensor"]
+    time_s = sum(o["time_s"] for o in ops)
+    if not time_s:
+        return None
+    flops, bytes_ = sum(o["flops"] for o in ops), sum(o["bytes"] for o in ops)
+    return {"flops": flops, "bytes": bytes_, "intensity": flops / bytes_, "time_s": time_s, "tokens_per_s": None,
+            "bound": "compute" if all(o["bound"] == "compute" for o in ops) else "memory"}
+
+
+def gpu_marks(hw: str, decode: dict, prefill: dict, lang: str, measured_decode: dict | None = None,
+              measured_points: list[dict] | None = None) -> list[Mark]:
+    """Decode, prefill, decode attention and each elementwise op of the decode step; the
+    measured decode step and imported measured points where given."""
+    marks = [_phase_mark(hw, "decode", t("decode", lang), decode, lang),
+             _phase_mark(hw, "prefill", t("prefill", lang), prefill, lang)]
+    attention = attention_phase(decode)
+    if attention is not None:
+        marks.append(_phase_mark(hw, "attention_decode", t("attention_decode", lang), attention, lang, False))
+    for op in decode["ops"]:
+        if op["unit"] == "vector" and op["flops"] > 0:
+            marks.append(Mark(uid("point", hw, op["name"]), "elementwise", op["name"], op["intensity"],
+                              op["flops"] / op["time_s"],
+                              _phase_values(op["flops"], op["bytes"], op["time_s"], op["bound"], None, lang)))
+    if measured_decode:
+        md = measured_decode
+        marks.append(Mark(uid("measured", hw, "decode"), "measured_decode", t("measured_point", lang),
+                          md["intensity"], md["achieved_flops_per_s"],
+                          (duration(md["step_time_s"]), grouped(md["tokens_per_s"]), f"{md['gap']:.2f}",
+                           f"{md['mbu']:.1%}", f"{md['mfu']:.2%}")))
+    for n, p in enumerate(measured_points or []):
+        # user-supplied names are never pasted into a uid: the row's index identifies it
+        marks.append(Mark(uid("measured", hw, n), "measured", p["name"], p["intensity"], p["achieved_flops_per_s"],
+                          (duration(p["time_s"]), si(p["achieved_flops_per_s"], "FLOP/s"),
+                           si(p["attainable_flops_per_s"], "FLOP/s"), f"{p['fraction_of_roof']:.0%}",
+                           f"{p['gap']:.2f}")))
+    return marks
+
+
+def hover_template(mark: Mark, hw_name: str, lang: str) -> str:
+    """The fixed part of a mark's hover text; `%{customdata[i]}` stands for its values."""
+    fields = {"measured_decode": MEASURED_DECODE_FIELDS, "measured": MEASURED_FIELDS}.get(mark.kind, PHASE_FIELDS)
+    slots = {name: f"%{{customdata[{i}]}}" for i, name in enumerate(fields)}
+    if mark.kind == "measured_decode":
+        text = t("insight_measured", lang, **slots)
+    elif mark.kind == "measured":
+        text = t("hover_measured", lang, label=mark.label, hw=hw_name, **slots)
+    else:
+        text = t("hover", lang, label=mark.label, hw=hw_name, **slots)
+    return text + "<extra></extra>"
+
+
+def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
+    """Every slider stop's marks (values only, in the order of `uids`) and each accelerator's
+    decode trajectory at every context stop; plus the extent of all of them, so the axes can
+    hold every point the sliders can reach."""
+    batch, context = grid["batch_size"], grid["context_length"]
+    stops, uids = [], None
+    xs, ys = [], []
+    for i in range(len(batch)):
+        marks: list[Mark] = []
+        for n, hw in enumerate(hardware_ids):
+            phases = grid["phases"][hw]
+            first = n == 0
+            md = grid["measured_decode"][i] if first and grid["measured_decode"] else None
+            mp = grid["measured_points"][i] if first and grid["measured_points"] else None
+            marks += gpu_marks(hw, phase_at(phases["decode"], i), phase_at(phases["prefill"], i, with_ops=False), lang, md, mp)
+        if uids is None:
+            uids = [m.uid for m in marks]
+        stops.append([m.at_stop() for m in marks])
+        xs += [m.x for m in marks]
+        ys += [m.y for m in marks]
+    trajectories = {}
+    for hw in hardware_ids:
+        per_context = []
+        for sweep in grid["trajectories"][hw]:
+            if sweep is None:
+                per_context.append(None)
+                continue
+            x, y = trajectory_xy(sweep)
+            per_context.append([x, y])
+            xs += x
+            ys += y
+        trajectories[uid("trajectory", hw)] = per_context
+    return {"batches": list(BATCH_STOPS), "contexts": list(CONTEXT_STOPS), "uids": uids, "stops": stops,
+            "trajectories": trajectories, "extent": extent(xs, ys)}
+
+
+def trajectory_xy(sweep: dict) -> tuple[list[float], list[float]]:
+    return [float(v) for v in sweep["intensity"]], [float(v) for v in sweep["flops"] / sweep["time_s"]]
+
+
+def extent(xs: list[float], ys: list[float]) -> list[float] | None:
+    good = [(x, y) for x, y in zip(xs, ys) if x > 0 and y > 0 and math.isfinite(x) and math.isfinite(y)]
+    if not good:
+        return None
+    return [min(x for x, _ in good), max(x for x, _ in good), min(y for _, y in good), max(y for _, y in good)]
