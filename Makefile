@@ -21,7 +21,12 @@ chromium:
 run: $(STAMP)
 	$(VENV)/bin/llm-roofline serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP) chromium
+# ruff: lint rules (bugbear, bandit, ...) and formatting, configured in pyproject.toml.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: $(STAMP) chromium lint
 	$(PY) -m pytest
 
 # Engine, API and figure tests only (no browser).

@@ -22,13 +22,23 @@ def _model_spec(value: str):
 
 def _analyze(args: argparse.Namespace) -> int:
     spec = _model_spec(args.model)
-    scenario = Scenario(batch_size=args.batch, context_length=args.context, num_kv_heads=args.kv_heads,
-                        weight_dtype=args.weight_dtype, kv_dtype=args.kv_dtype, compute_dtype=args.compute_dtype,
-                        flash_attention=args.flash_attention, causal=not args.full_square,
-                        tensor_parallel=args.tp, kv_block_size=args.kv_block_size,
-                        shared_prefix_length=args.shared_prefix, roofs=args.roofs,
-                        bandwidth_efficiency=args.bandwidth_efficiency, compute_efficiency=args.compute_efficiency,
-                        memory_utilization=args.memory_utilization)
+    scenario = Scenario(
+        batch_size=args.batch,
+        context_length=args.context,
+        num_kv_heads=args.kv_heads,
+        weight_dtype=args.weight_dtype,
+        kv_dtype=args.kv_dtype,
+        compute_dtype=args.compute_dtype,
+        flash_attention=args.flash_attention,
+        causal=not args.full_square,
+        tensor_parallel=args.tp,
+        kv_block_size=args.kv_block_size,
+        shared_prefix_length=args.shared_prefix,
+        roofs=args.roofs,
+        bandwidth_efficiency=args.bandwidth_efficiency,
+        compute_efficiency=args.compute_efficiency,
+        memory_utilization=args.memory_utilization,
+    )
     step_s = None if args.measured_step_ms is None else args.measured_step_ms / 1e3
     result = run_analysis(spec, args.hardware, scenario, step_s, args.measured_tokens_per_s)
     _with_requests(result, spec, args.hardware, scenario, args.output_tokens, args.gpu_hour_price)
@@ -40,8 +50,10 @@ def _analyze(args: argparse.Namespace) -> int:
     active = f" ({m['num_active_params'] / 1e9:.2f}B active)" if m["moe"] else ""
     tp = f", TP {args.tp} (numbers per GPU)" if args.tp > 1 else ""
     kv = "an MLA latent" if m["mla"] else f"{m['num_kv_heads']} KV heads"
-    print(f"{m['id']}: {m['num_params'] / 1e9:.2f}B params{active}, {m['num_layers']} layers, "
-          f"{m['num_heads']} heads / {kv}; batch {args.batch}, context {args.context}{tp}")
+    print(
+        f"{m['id']}: {m['num_params'] / 1e9:.2f}B params{active}, {m['num_layers']} layers, "
+        f"{m['num_heads']} heads / {kv}; batch {args.batch}, context {args.context}{tp}"
+    )
     if args.layers:
         print(f"{'layers':<10}{'attention':<16}{'KV values/token':>16}  {'mlp':<20}")
         for g in m["layer_groups"]:
@@ -49,31 +61,44 @@ def _analyze(args: argparse.Namespace) -> int:
             att = g["attention"] + (f" w={g['window']}" if g["window"] else "")
             mlp = g["mlp"] + (f" {g['experts_per_token']}/{g['num_experts']}" if g["mlp"] == "moe" else "")
             print(f"{span:<10}{att:<16}{g['kv_values_per_token']:>16}  {mlp:<20}")
-    header = f"{'accelerator':<16}{'ridge':>7}  {'decode step':>11} {'tok/s':>9} {'I':>7} {'bound':>8}  " \
-             f"{'prefill':>9} {'bound':>8}  {'memory':>9} {'fits':>5} {'max B':>6} {'min TP':>6}"
+    header = (
+        f"{'accelerator':<16}{'ridge':>7}  {'decode step':>11} {'tok/s':>9} {'I':>7} {'bound':>8}  "
+        f"{'prefill':>9} {'bound':>8}  {'memory':>9} {'fits':>5} {'max B':>6} {'min TP':>6}"
+    )
     print(header)
     for r in result["results"]:
         d, p, mem = r["decode"], r["prefill"], r["memory"]
-        print(f"{r['hardware_id']:<16}{r['ridge_point']:>7.0f}  {duration(d['time_s']):>11} "
-              f"{grouped(d['tokens_per_s']):>9} {d['intensity']:>7.1f} {d['bound']:>8}  "
-              f"{duration(p['time_s']):>9} {p['bound']:>8}  {si(mem['total_bytes'], 'B'):>9} "
-              f"{'yes' if mem['fits'] else 'NO':>5} {mem['max_batch_size']:>6} {mem['min_tensor_parallel'] or '>8':>6}")
+        print(
+            f"{r['hardware_id']:<16}{r['ridge_point']:>7.0f}  {duration(d['time_s']):>11} "
+            f"{grouped(d['tokens_per_s']):>9} {d['intensity']:>7.1f} {d['bound']:>8}  "
+            f"{duration(p['time_s']):>9} {p['bound']:>8}  {si(mem['total_bytes'], 'B'):>9} "
+            f"{'yes' if mem['fits'] else 'NO':>5} {mem['max_batch_size']:>6} {mem['min_tensor_parallel'] or '>8':>6}"
+        )
         if "measured_decode" in r:
             md = r["measured_decode"]
-            print(f"{'':<16}  measured decode {duration(md['step_time_s'])} ({grouped(md['tokens_per_s'])} tok/s): "
-                  f"MBU {md['mbu']:.1%}, MFU {md['mfu']:.2%}, {md['gap']:.2f}x the bound")
+            print(
+                f"{'':<16}  measured decode {duration(md['step_time_s'])} ({grouped(md['tokens_per_s'])} tok/s): "
+                f"MBU {md['mbu']:.1%}, MFU {md['mfu']:.2%}, {md['gap']:.2f}x the bound"
+            )
         if r.get("request"):
             q = r["request"]
-            cost = "" if q["cost_per_million_output_tokens"] is None else \
-                f", ${q['cost_per_million_output_tokens']:.3g} per million output tokens"
-            print(f"{'':<16}  request of {q['output_tokens']} tokens: TTFT {duration(q['ttft_s'])}, "
-                  f"TPOT {duration(q['tpot_s'])}, end to end {duration(q['e2e_s'])}, "
-                  f"{grouped(q['output_tokens_per_s_per_sequence'])} tok/s per user, "
-                  f"{grouped(q['output_tokens_per_s'])} tok/s in all{cost}"
-                  + ("" if q["fits_at_end"] else "; the batch no longer fits at its last token"))
+            cost = (
+                ""
+                if q["cost_per_million_output_tokens"] is None
+                else f", ${q['cost_per_million_output_tokens']:.3g} per million output tokens"
+            )
+            print(
+                f"{'':<16}  request of {q['output_tokens']} tokens: TTFT {duration(q['ttft_s'])}, "
+                f"TPOT {duration(q['tpot_s'])}, end to end {duration(q['e2e_s'])}, "
+                f"{grouped(q['output_tokens_per_s_per_sequence'])} tok/s per user, "
+                f"{grouped(q['output_tokens_per_s'])} tok/s in all{cost}"
+                + ("" if q["fits_at_end"] else "; the batch no longer fits at its last token")
+            )
         if args.tp > 1:
-            print(f"{'':<16}  all-reduce {duration(d['communication_time_s'])} per step on {r['link']['name']}; "
-                  f"{duration(d['time_with_overlap_s'])} if fully overlapped")
+            print(
+                f"{'':<16}  all-reduce {duration(d['communication_time_s'])} per step on {r['link']['name']}; "
+                f"{duration(d['time_with_overlap_s'])} if fully overlapped"
+            )
     return 0
 
 
@@ -98,15 +123,24 @@ def _published(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     print(f"{len(items)} published measurements against their bounds (README 'Reality check')")
-    print(f"{'accelerator':<15}{'model':<13}{'prec':<5}{'TP':>3}{'batch':>6}{'in/out':>11}  "
-          f"{'measured':>10}{'bound':>10}{'of bound':>9}{'MBU':>6}{'MFU':>6}  source")
-    units = {"output_tokens_per_s_per_gpu": "tok/s/GPU", "output_tokens_per_s": "tok/s",
-             "output_tokens_per_s_per_sequence": "tok/s/user", "ms_per_output_token": "ms/tok", "ttft_ms": "ms TTFT"}
+    print(
+        f"{'accelerator':<15}{'model':<13}{'prec':<5}{'TP':>3}{'batch':>6}{'in/out':>11}  "
+        f"{'measured':>10}{'bound':>10}{'of bound':>9}{'MBU':>6}{'MFU':>6}  source"
+    )
+    units = {
+        "output_tokens_per_s_per_gpu": "tok/s/GPU",
+        "output_tokens_per_s": "tok/s",
+        "output_tokens_per_s_per_sequence": "tok/s/user",
+        "ms_per_output_token": "ms/tok",
+        "ttft_ms": "ms TTFT",
+    }
     for i in items:
-        print(f"{i['accelerator']:<15}{i['model']:<13}{i['weight_dtype']:<5}{i['tensor_parallel']:>3}"
-              f"{i['batch_size']:>6}{str(i['input_tokens']) + '/' + str(i['output_tokens']):>11}  "
-              f"{grouped(i['value']):>10}{grouped(i['bound']):>10}{i['fraction_of_bound']:>9.0%}"
-              f"{i['mbu']:>6.0%}{i['mfu']:>6.0%}  {i['source']['table']} ({i['source']['date']})")
+        print(
+            f"{i['accelerator']:<15}{i['model']:<13}{i['weight_dtype']:<5}{i['tensor_parallel']:>3}"
+            f"{i['batch_size']:>6}{str(i['input_tokens']) + '/' + str(i['output_tokens']):>11}  "
+            f"{grouped(i['value']):>10}{grouped(i['bound']):>10}{i['fraction_of_bound']:>9.0%}"
+            f"{i['mbu']:>6.0%}{i['mfu']:>6.0%}  {i['source']['table']} ({i['source']['date']})"
+        )
     print("units: " + ", ".join(sorted({units[i["metric"]] for i in items})))
     return 0
 
@@ -120,8 +154,10 @@ def _hardware(args: argparse.Namespace) -> int:
     print(f"{'id':<16}{'name':<34}{'memory':>9}{'bandwidth':>12}{'bf16 dense':>13}{'ridge':>7}")
     for a in items.values():
         _, bf16 = a.tensor_roof("bf16")
-        print(f"{a.id:<16}{a.name[:33]:<34}{si(a.memory_bytes, 'B'):>9}{si(a.memory_bandwidth_bytes_per_s, 'B/s'):>12}"
-              f"{si(bf16, 'FLOP/s'):>13}{bf16 / a.memory_bandwidth_bytes_per_s:>7.0f}")
+        print(
+            f"{a.id:<16}{a.name[:33]:<34}{si(a.memory_bytes, 'B'):>9}{si(a.memory_bandwidth_bytes_per_s, 'B/s'):>12}"
+            f"{si(bf16, 'FLOP/s'):>13}{bf16 / a.memory_bandwidth_bytes_per_s:>7.0f}"
+        )
     return 0
 
 
@@ -133,8 +169,10 @@ def _models(args: argparse.Namespace) -> int:
         return 0
     print(f"{'id':<22}{'family':<8}{'params':>9}{'layers':>7}{'heads':>6}{'kv':>4}")
     for r in rows:
-        print(f"{r['id']:<22}{r['family']:<8}{r['num_params'] / 1e9:>8.2f}B{r['num_layers']:>7}"
-              f"{r['num_heads']:>6}{r['num_kv_heads']:>4}")
+        print(
+            f"{r['id']:<22}{r['family']:<8}{r['num_params'] / 1e9:>8.2f}B{r['num_layers']:>7}"
+            f"{r['num_heads']:>6}{r['num_kv_heads']:>4}"
+        )
     return 0
 
 
@@ -169,8 +207,13 @@ def _measurements(args: argparse.Namespace) -> int:
         raise EngineInputError("file", f"cannot read {args.file}: {exc}") from None
     if len(content) > 256 * 1024:
         raise EngineInputError("file", f"{args.file} is larger than 256 KiB")
-    scenario = Scenario(batch_size=args.batch, context_length=args.context, roofs=args.roofs,
-                        compute_dtype=args.compute_dtype, tensor_parallel=args.tp)
+    scenario = Scenario(
+        batch_size=args.batch,
+        context_length=args.context,
+        roofs=args.roofs,
+        compute_dtype=args.compute_dtype,
+        tensor_parallel=args.tp,
+    )
     result = place_measurements(args.format, content, args.hardware, args.model, scenario, args.steps)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
@@ -179,9 +222,11 @@ def _measurements(args: argparse.Namespace) -> int:
     print(f"{len(result['points'])} measured points on {result['hardware_id']} ({result['roofs']} roofs)")
     print(f"{'name':<28}{'time':>10}{'FLOP/byte':>11}{'achieved':>16}{'roof':>16}{'of roof':>9}")
     for p in result["points"]:
-        print(f"{p['name'][:27]:<28}{duration(p['time_s']):>10}{p['intensity']:>11.3g}"
-              f"{si(p['achieved_flops_per_s'], 'FLOP/s'):>16}{si(p['attainable_flops_per_s'], 'FLOP/s'):>16}"
-              f"{p['fraction_of_roof']:>9.0%}")
+        print(
+            f"{p['name'][:27]:<28}{duration(p['time_s']):>10}{p['intensity']:>11.3g}"
+            f"{si(p['achieved_flops_per_s'], 'FLOP/s'):>16}{si(p['attainable_flops_per_s'], 'FLOP/s'):>16}"
+            f"{p['fraction_of_roof']:>9.0%}"
+        )
     if result["skipped"]:
         print("skipped (no counts): " + ", ".join(result["skipped"]))
     return 0
@@ -227,18 +272,34 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--kv-block-size", type=int, default=16, help="paged KV block size in tokens")
     a.add_argument("--shared-prefix", type=int, default=0, help="prefix tokens shared by the whole batch")
     a.add_argument("--layers", action="store_true", help="print the per-layer breakdown (window / MLA / MoE)")
-    a.add_argument("--roofs", choices=("nominal", "measured"), default="nominal",
-                   help="datasheet roofs or a calibration's (where the accelerator has one)")
+    a.add_argument(
+        "--roofs",
+        choices=("nominal", "measured"),
+        default="nominal",
+        help="datasheet roofs or a calibration's (where the accelerator has one)",
+    )
     a.add_argument("--bandwidth-efficiency", type=float, default=1.0, help="achievable fraction of bandwidth")
     a.add_argument("--compute-efficiency", type=float, default=1.0, help="achievable fraction of peak FLOP/s")
     a.add_argument("--measured-step-ms", type=float, default=None, help="a measured decode step -> MBU/MFU")
     a.add_argument("--measured-tokens-per-s", type=float, default=None, help="or a measured decode tokens/s")
-    a.add_argument("--memory-utilization", type=float, default=1.0,
-                   help="fraction of memory the server may fill, 0 < x <= 1 (vLLM default 0.9)")
-    a.add_argument("--output-tokens", type=int, default=None,
-                   help="tokens each sequence generates: TTFT, TPOT, end-to-end time and output rates")
-    a.add_argument("--gpu-hour-price", type=float, default=None,
-                   help="USD per GPU-hour (with --output-tokens): cost per million output tokens")
+    a.add_argument(
+        "--memory-utilization",
+        type=float,
+        default=1.0,
+        help="fraction of memory the server may fill, 0 < x <= 1 (vLLM default 0.9)",
+    )
+    a.add_argument(
+        "--output-tokens",
+        type=int,
+        default=None,
+        help="tokens each sequence generates: TTFT, TPOT, end-to-end time and output rates",
+    )
+    a.add_argument(
+        "--gpu-hour-price",
+        type=float,
+        default=None,
+        help="USD per GPU-hour (with --output-tokens): cost per million output tokens",
+    )
     a.add_argument("--json", action="store_true", help="the analysis as JSON (SI units)")
     a.set_defaults(func=_analyze)
 
@@ -294,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `llm-roofline ... | head`: the reader has gone, not an error
         import os
+
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 

@@ -20,8 +20,12 @@ class Settings(BaseSettings):
     hardware_dir: str = Field("", description="extra directory of accelerator YAML files")
     log_level: str = Field("info", description="uvicorn log level")
     max_body_bytes: int = Field(256 * 1024, ge=1024, description="largest accepted request body")
-    read_timeout_s: float = Field(30.0, gt=0, le=3600, description="seconds a client has to send a request's "
-                                                                   "headers, and again its body; then 408")
+    read_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="seconds a client has to send a request's headers, and again its body; then 408",
+    )
 
 
 @lru_cache(maxsize=1)

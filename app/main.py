@@ -20,8 +20,17 @@ from engine.hardware import USER_DIR_ENV, catalogue
 from .api.docs import add_docs
 from .api.routes import health_router, router
 from .config import Settings, get_settings
-from .middleware import (AccessLog, BodySizeLimit, DashEnvelope, EngineGate, HeadAsGet, ReadTimeout, RootPath, SecurityHeaders,
-                         StaticCache)
+from .middleware import (
+    AccessLog,
+    BodySizeLimit,
+    DashEnvelope,
+    EngineGate,
+    HeadAsGet,
+    ReadTimeout,
+    RootPath,
+    SecurityHeaders,
+    StaticCache,
+)
 
 
 def _field(loc: tuple) -> str:
@@ -33,8 +42,11 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
     bad_json = next((e for e in exc.errors() if e.get("type") == "json_invalid"), None)
     if bad_json is not None:  # not a field problem: the body is not JSON at all (documented 400)
         where = bad_json["loc"][-1] if bad_json.get("loc") else "?"
-        message = f"body is not valid JSON (error at byte {where}: {bad_json['ctx'].get('error', 'invalid')})" \
-            if bad_json.get("ctx") else "body is not valid JSON"
+        message = (
+            f"body is not valid JSON (error at byte {where}: {bad_json['ctx'].get('error', 'invalid')})"
+            if bad_json.get("ctx")
+            else "body is not valid JSON"
+        )
         return JSONResponse({"detail": message, "errors": [{"field": "body", "message": message}]}, status_code=400)
     errors = []
     for err in exc.errors():
@@ -48,10 +60,11 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
 
 async def _engine_error(_: Request, exc: EngineInputError) -> JSONResponse:
     if isinstance(exc, UnknownIdError):
-        return JSONResponse({"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}],
-                             "known_ids": exc.known}, status_code=404)
-    return JSONResponse({"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}]},
-                        status_code=422)
+        return JSONResponse(
+            {"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}], "known_ids": exc.known},
+            status_code=404,
+        )
+    return JSONResponse({"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}]}, status_code=422)
 
 
 def create_app(settings: Settings | None = None, with_dashboard: bool = True) -> FastAPI:
@@ -61,11 +74,13 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         os.environ[USER_DIR_ENV] = settings.hardware_dir
     catalogue()  # a bad accelerator file stops the start with its path and field, not a 500 later
     api = FastAPI(
-        title="llm-roofline API", docs_url=None, redoc_url=None,
+        title="llm-roofline API",
+        docs_url=None,
+        redoc_url=None,
         version=engine.__version__,
         description="LLM inference on the roofline. Every number is in SI base units: FLOP, bytes, seconds, "
-                    "FLOP/s, bytes/s. Limits: batch 1..65536, context 1..16777216, 1..16 accelerators, "
-                    f"request bodies up to {settings.max_body_bytes} bytes.",
+        "FLOP/s, bytes/s. Limits: batch 1..65536, context 1..16777216, 1..16 accelerators, "
+        f"request bodies up to {settings.max_body_bytes} bytes.",
     )
     add_docs(api)  # /docs and /redoc from local assets, no inline script (app/api/docs.py)
     api.add_exception_handler(RequestValidationError, _validation_error)
@@ -75,19 +90,32 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
 
     # Unknown paths under /api/ answer JSON 404, never the dashboard's HTML (registered before
     # the Dash catch-all mount).
-    @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
-                   include_in_schema=False)
+    @api.api_route(
+        "/api/{path:path}",
+        methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+        include_in_schema=False,
+    )
     def api_not_found(request: Request, path: str) -> JSONResponse:
-        allowed = sorted({m for route in router.routes if isinstance(route, APIRoute)
-                          and route.path_regex.match("/api/" + path) for m in route.methods})
+        allowed = sorted(
+            {
+                m
+                for route in router.routes
+                if isinstance(route, APIRoute) and route.path_regex.match("/api/" + path)
+                for m in route.methods
+            }
+        )
         if allowed:  # a real endpoint, wrong method
-            return JSONResponse({"detail": f"method {request.method} not allowed on {request.url.path}"},
-                                status_code=405, headers={"allow": ", ".join(allowed)})
+            return JSONResponse(
+                {"detail": f"method {request.method} not allowed on {request.url.path}"},
+                status_code=405,
+                headers={"allow": ", ".join(allowed)},
+            )
         return JSONResponse({"detail": f"no API endpoint /api/{path}"}, status_code=404)
 
     script_hashes: list[str] = []
     if with_dashboard:
         from .dashboard.mount import mount_dashboard
+
         dash_app = mount_dashboard(api, settings)
         script_hashes.append(_inline_script_hash(dash_app.renderer))
         _dash_errors(dash_app)
@@ -96,8 +124,12 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         known_outputs = lambda: None  # noqa: E731
 
     if settings.cors_origins.strip():
-        api.add_middleware(CORSMiddleware, allow_origins=[o.strip() for o in settings.cors_origins.split(",")],
-                           allow_methods=["GET", "POST"], allow_headers=["content-type"])
+        api.add_middleware(
+            CORSMiddleware,
+            allow_origins=[o.strip() for o in settings.cors_origins.split(",")],
+            allow_methods=["GET", "POST"],
+            allow_headers=["content-type"],
+        )
     # Listed inner to outer. SecurityHeaders sits outside everything that can answer early
     # (400, 408, 413), so those answers carry the headers too; AccessLog outside it all, so
     # every answer is logged with its request id, including a 500 from an exception.
@@ -108,8 +140,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     api.add_middleware(DashEnvelope, known_outputs=known_outputs)
     api.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     api.add_middleware(ReadTimeout, timeout_s=settings.read_timeout_s)
-    api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors,
-                       script_hashes=lambda: script_hashes)
+    api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors, script_hashes=lambda: script_hashes)
     api.add_middleware(AccessLog)
     api.add_middleware(RootPath, root_path=settings.root_path)
     return api
@@ -128,8 +159,10 @@ def _dash_errors(dash_app) -> None:
 
     server = dash_app.server
     server.config["PROPAGATE_EXCEPTIONS"] = True
-    server.register_error_handler(DependencyException, lambda _exc: (
-        JSONResponse({"detail": "no such bundle"}).body, 404, {"content-type": "application/json"}))
+    server.register_error_handler(
+        DependencyException,
+        lambda _exc: (JSONResponse({"detail": "no such bundle"}).body, 404, {"content-type": "application/json"}),
+    )
 
 
 app = create_app()

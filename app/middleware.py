@@ -26,8 +26,10 @@ request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", d
 def json_response(status: int, body: dict, extra: list[tuple[bytes, bytes]] = ()) -> tuple[Message, Message]:
     data = json.dumps(body).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *extra]
-    return ({"type": "http.response.start", "status": status, "headers": headers},
-            {"type": "http.response.body", "body": data})
+    return (
+        {"type": "http.response.start", "status": status, "headers": headers},
+        {"type": "http.response.body", "body": data},
+    )
 
 
 def content_security_policy(frame_ancestors: str, script_hashes: tuple[str, ...] = ()) -> str:
@@ -35,10 +37,12 @@ def content_security_policy(frame_ancestors: str, script_hashes: tuple[str, ...]
     this app, except Dash's one-line inline renderer start, allowed by its hash.
     Styles keep 'unsafe-inline': the Dash components and Plotly set style attributes."""
     scripts = " ".join(["'self'", *(f"'{h}'" for h in script_hashes)])
-    return (f"default-src 'self'; script-src {scripts}; worker-src 'self' blob:; "
-            "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
-            f"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
-            f"frame-ancestors {frame_ancestors}")
+    return (
+        f"default-src 'self'; script-src {scripts}; worker-src 'self' blob:; "
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; "
+        f"connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+        f"frame-ancestors {frame_ancestors}"
+    )
 
 
 def security_headers(frame_ancestors: str, script_hashes: tuple[str, ...] = ()) -> list[tuple[bytes, bytes]]:
@@ -101,8 +105,9 @@ class BodySizeLimit:
         await self.app(scope, limited_receive, guarded_send)
 
     async def _reject(self, send: Send) -> None:
-        for message in json_response(413, {"detail": f"request body larger than {self.max_bytes} bytes"},
-                                     [(b"connection", b"close")]):
+        for message in json_response(
+            413, {"detail": f"request body larger than {self.max_bytes} bytes"}, [(b"connection", b"close")]
+        ):
             await send(message)
 
 
@@ -147,8 +152,9 @@ class AccessLog:
     string field, and answered 500 with that id; it never reaches uvicorn, which would print
     a raw multi-line traceback between the access lines."""
 
-    def __init__(self, app: ASGIApp, logger_name: str = "llm_roofline.access",
-                 error_logger_name: str = "llm_roofline.error") -> None:
+    def __init__(
+        self, app: ASGIApp, logger_name: str = "llm_roofline.access", error_logger_name: str = "llm_roofline.error"
+    ) -> None:
         self.app = app
         self.logger = logging.getLogger(logger_name)
         self.error_logger = logging.getLogger(error_logger_name)
@@ -174,20 +180,37 @@ class AccessLog:
         try:
             await self.app(scope, receive, observe)
         except Exception as exc:  # the boundary: logged as JSON, answered 500, never re-raised to uvicorn
-            self.error_logger.error(json.dumps({
-                "level": "error", "request_id": rid, "method": scope.get("method"), "path": scope.get("path"),
-                "error": f"{type(exc).__name__}: {str(exc)[:500]}",
-                "traceback": "".join(traceback.format_exception(exc))[-8000:]}))
+            self.error_logger.error(
+                json.dumps(
+                    {
+                        "level": "error",
+                        "request_id": rid,
+                        "method": scope.get("method"),
+                        "path": scope.get("path"),
+                        "error": f"{type(exc).__name__}: {str(exc)[:500]}",
+                        "traceback": "".join(traceback.format_exception(exc))[-8000:],
+                    }
+                )
+            )
             if not started:
                 for message in json_response(500, {"detail": "internal error", "request_id": rid}):
                     await observe(message)
         finally:
             request_id.reset(token)
             if self.logger.isEnabledFor(logging.INFO):
-                self.logger.info(json.dumps({
-                    "request_id": rid, "method": scope.get("method"), "path": scope.get("path"), "status": status,
-                    "bytes": size, "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
-                    "client": (scope.get("client") or ("", 0))[0]}))
+                self.logger.info(
+                    json.dumps(
+                        {
+                            "request_id": rid,
+                            "method": scope.get("method"),
+                            "path": scope.get("path"),
+                            "status": status,
+                            "bytes": size,
+                            "duration_ms": round((time.perf_counter() - start) * 1e3, 3),
+                            "client": (scope.get("client") or ("", 0))[0],
+                        }
+                    )
+                )
 
 
 class ReadTimeout:
@@ -246,8 +269,11 @@ class DashEnvelope:
         self.known_outputs = known_outputs
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not (scope["type"] == "http" and scope.get("method") == "POST"
-                and scope.get("path", "").endswith("/_dash-update-component")):
+        if not (
+            scope["type"] == "http"
+            and scope.get("method") == "POST"
+            and scope.get("path", "").endswith("/_dash-update-component")
+        ):
             await self.app(scope, receive, send)
             return
         replay = await buffered(receive)
@@ -294,7 +320,8 @@ def _dependencies(value: object, allow_single: bool = False) -> bool:
     if allow_single and isinstance(value, dict):
         return _dependency(value)
     return isinstance(value, list) and all(
-        _dependency(v) or (isinstance(v, list) and all(_dependency(w) for w in v)) for v in value)
+        _dependency(v) or (isinstance(v, list) and all(_dependency(w) for w in v)) for v in value
+    )
 
 
 class EngineGate:
@@ -375,7 +402,7 @@ class HeadAsGet:
 def _local_path(scope: Scope) -> str:
     """The path without the sub-path prefix, whether the proxy stripped it or not."""
     path, root = scope.get("path", ""), scope.get("root_path", "")
-    return path[len(root):] if root and path.startswith(root + "/") else path
+    return path[len(root) :] if root and path.startswith(root + "/") else path
 
 
 class StaticCache:
@@ -388,8 +415,11 @@ class StaticCache:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        fingerprinted = (scope["type"] == "http" and _local_path(scope).startswith("/assets/")
-                         and b"m=" in scope.get("query_string", b""))
+        fingerprinted = (
+            scope["type"] == "http"
+            and _local_path(scope).startswith("/assets/")
+            and b"m=" in scope.get("query_string", b"")
+        )
         if not fingerprinted:
             await self.app(scope, receive, send)
             return
@@ -400,8 +430,10 @@ class StaticCache:
                 html = any(k.lower() == b"content-type" and v.startswith(b"text/html") for k, v in headers)
                 if not html:
                     headers = [(k, v) for k, v in headers if k.lower() != b"cache-control"]
-                    message = {**message, "headers": headers + [(b"cache-control",
-                                                                 b"public, max-age=31536000, immutable")]}
+                    message = {
+                        **message,
+                        "headers": headers + [(b"cache-control", b"public, max-age=31536000, immutable")],
+                    }
             await send(message)
 
         await self.app(scope, receive, cached)
@@ -430,15 +462,24 @@ class RootPath:
             if scope["type"] == "http" and scope.get("path") == self.root_path:
                 query = scope.get("query_string", b"")
                 location = (self.root_path + "/").encode() + (b"?" + query if query else b"")
-                await send({"type": "http.response.start", "status": 307,
-                            "headers": [(b"location", location), (b"content-length", b"0")]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 307,
+                        "headers": [(b"location", location), (b"content-length", b"0")],
+                    }
+                )
                 await send({"type": "http.response.body", "body": b""})
                 return
 
         async def relative_redirects(message: Message) -> None:
             if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
-                message = {**message, "headers": [(k, _relative(v) if k.lower() == b"location" else v)
-                                                  for k, v in message.get("headers", [])]}
+                message = {
+                    **message,
+                    "headers": [
+                        (k, _relative(v) if k.lower() == b"location" else v) for k, v in message.get("headers", [])
+                    ],
+                }
             await send(message)
 
         await self.app(scope, receive, relative_redirects)

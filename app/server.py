@@ -59,9 +59,15 @@ class TimedH11Protocol(H11Protocol):
             return
         body = f'{{"detail": "request headers not received within {self.read_timeout_s:g} s"}}'.encode()
         # h11 cannot answer a request it has not parsed: the response is written as bytes
-        self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                             b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n"
-                             + self.early_headers + b"\r\n" + body)
+        self.transport.write(
+            b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+            b"content-length: "
+            + str(len(body)).encode()
+            + b"\r\nconnection: close\r\n"
+            + self.early_headers
+            + b"\r\n"
+            + body
+        )
         self.transport.close()
 
 
@@ -84,22 +90,38 @@ def log_config(level: str) -> dict:
     JSON error line per exception (both written by app.middleware.AccessLog; uvicorn's
     access log is off)."""
     return {
-        "version": 1, "disable_existing_loggers": False,
-        "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-                       "access": {"format": "%(message)s"}},
-        "handlers": {"default": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"},
-                     "access": {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stdout"}},
-        "loggers": {"uvicorn": {"handlers": ["default"], "level": level.upper()},
-                    "llm_roofline.access": {"handlers": ["access"], "level": level.upper(), "propagate": False},
-                    # one JSON line per exception, with the request id (app.middleware.AccessLog)
-                    "llm_roofline.error": {"handlers": ["access"], "level": "ERROR", "propagate": False}},
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+            "access": {"format": "%(message)s"},
+        },
+        "handlers": {
+            "default": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"},
+            "access": {"class": "logging.StreamHandler", "formatter": "access", "stream": "ext://sys.stdout"},
+        },
+        "loggers": {
+            "uvicorn": {"handlers": ["default"], "level": level.upper()},
+            "llm_roofline.access": {"handlers": ["access"], "level": level.upper(), "propagate": False},
+            # one JSON line per exception, with the request id (app.middleware.AccessLog)
+            "llm_roofline.error": {"handlers": ["access"], "level": "ERROR", "propagate": False},
+        },
     }
 
 
 def make_config(settings: Settings, app: object = "app.main:app", **overrides) -> uvicorn.Config:
-    options = dict(host=settings.host, port=settings.port, workers=settings.workers, http=TimedH11Protocol,
-                   log_level=settings.log_level, log_config=log_config(settings.log_level), access_log=False,
-                   server_header=False, proxy_headers=True, timeout_graceful_shutdown=10)
+    options = dict(
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        http=TimedH11Protocol,
+        log_level=settings.log_level,
+        log_config=log_config(settings.log_level),
+        access_log=False,
+        server_header=False,
+        proxy_headers=True,
+        timeout_graceful_shutdown=10,
+    )
     config = _TcpNoDelayConfig(app, **(options | overrides))
     config.read_timeout_s = settings.read_timeout_s
     config.early_headers = b"".join(k + b": " + v + b"\r\n" for k, v in security_headers(settings.frame_ancestors))

@@ -74,13 +74,19 @@ class Scenario:
                 raise EngineInputError(name, f"{value!r} is not a fraction in [0.01, 1]")
         u = self.memory_utilization
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0:
-            raise EngineInputError("memory_utilization", f"{u!r} is not a fraction in (0, 1]",
-                                   "0 < memory_utilization <= 1, e.g. 0.9 as vLLM's default")
+            raise EngineInputError(
+                "memory_utilization",
+                f"{u!r} is not a fraction in (0, 1]",
+                "0 < memory_utilization <= 1, e.g. 0.9 as vLLM's default",
+            )
 
     @property
     def widths(self) -> Widths:
-        return Widths(dtype_bytes(self.weight_dtype, "weight_dtype"), dtype_bytes(self.kv_dtype, "kv_dtype"),
-                      dtype_bytes(self.compute_dtype, "compute_dtype"))
+        return Widths(
+            dtype_bytes(self.weight_dtype, "weight_dtype"),
+            dtype_bytes(self.kv_dtype, "kv_dtype"),
+            dtype_bytes(self.compute_dtype, "compute_dtype"),
+        )
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
@@ -106,8 +112,9 @@ def _phase_ops(model: ModelConfig, scenario: Scenario) -> tuple[tuple[Op, ...], 
     shard = model.shard(scenario.tensor_parallel)
     w = scenario.widths
     decode = decode_ops(shard, scenario.batch_size, scenario.context_length, w, scenario.flash_attention)
-    prefill = prefill_ops(shard, scenario.batch_size, scenario.context_length, w, scenario.flash_attention,
-                          scenario.causal)
+    prefill = prefill_ops(
+        shard, scenario.batch_size, scenario.context_length, w, scenario.flash_attention, scenario.causal
+    )
     return tuple(decode), tuple(prefill)
 
 
@@ -126,15 +133,23 @@ class Roofs:
     by_unit: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, hw: Accelerator, compute_dtype: str, scenario: "Scenario | None" = None) -> "Roofs":
+    def of(cls, hw: Accelerator, compute_dtype: str, scenario: Scenario | None = None) -> Roofs:
         measured = scenario is not None and scenario.roofs == "measured" and hw.measured is not None
         compute_eff = scenario.compute_efficiency if scenario else 1.0
         bandwidth_eff = scenario.bandwidth_efficiency if scenario else 1.0
         tensor_dtype, tensor = hw.tensor_roof(compute_dtype, measured)
         vector_unit, vector = hw.vector_roof(measured=measured)
         tensor, vector = tensor * compute_eff, vector * compute_eff
-        return cls(tensor_dtype, tensor, vector_unit, vector, hw.bandwidth(measured) * bandwidth_eff,
-                   hw.link_bandwidth(), "measured" if measured else "nominal", {"tensor": tensor, "vector": vector})
+        return cls(
+            tensor_dtype,
+            tensor,
+            vector_unit,
+            vector,
+            hw.bandwidth(measured) * bandwidth_eff,
+            hw.link_bandwidth(),
+            "measured" if measured else "nominal",
+            {"tensor": tensor, "vector": vector},
+        )
 
 
 def communication_time_s(model: ModelConfig, tokens, roofs: Roofs, hardware_id: str, n: int):
@@ -159,8 +174,17 @@ def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication
         memory_t = op.bytes / bw
         t = compute_t if compute_t > memory_t else memory_t
         op_bound = "compute" if compute_t > memory_t else "memory"
-        rows.append({"name": op.name, "unit": op.unit, "flops": op.flops, "bytes": op.bytes,
-                     "intensity": op.flops / op.bytes if op.bytes else 0.0, "time_s": t, "bound": op_bound})
+        rows.append(
+            {
+                "name": op.name,
+                "unit": op.unit,
+                "flops": op.flops,
+                "bytes": op.bytes,
+                "intensity": op.flops / op.bytes if op.bytes else 0.0,
+                "time_s": t,
+                "bound": op_bound,
+            }
+        )
         flops += op.flops
         byts += op.bytes
         ops_time += t
@@ -170,12 +194,19 @@ def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication
             memory_bound_time += t
     time_s = ops_time + communication_s
     return {
-        "flops": flops, "bytes": byts, "intensity": flops / byts, "time_s": time_s,
+        "flops": flops,
+        "bytes": byts,
+        "intensity": flops / byts,
+        "time_s": time_s,
         # the regime that holds most of the phase's time
         "bound": "memory" if memory_bound_time >= ops_time - memory_bound_time else "compute",
-        "attainable_flops_per_s": flops / time_s, "tokens_per_s": tokens / time_s,
-        "compute_time_s": compute_time, "memory_time_s": memory_time, "communication_time_s": communication_s,
-        "time_with_overlap_s": max(ops_time, communication_s), "ops": rows,
+        "attainable_flops_per_s": flops / time_s,
+        "tokens_per_s": tokens / time_s,
+        "compute_time_s": compute_time,
+        "memory_time_s": memory_time,
+        "communication_time_s": communication_s,
+        "time_with_overlap_s": max(ops_time, communication_s),
+        "ops": rows,
     }
 
 
@@ -226,13 +257,24 @@ def measured_roofs(hw: Accelerator, compute_dtype: str) -> dict | None:
         return None
     tensor_dtype, tensor = hw.tensor_roof(compute_dtype, measured=True)
     vector_unit, vector = hw.vector_roof(measured=True)
-    return {"date": hw.measured.date, "tool": hw.measured.tool, "device": hw.measured.device,
-            "memory_bandwidth_bytes_per_s": hw.measured.memory_bandwidth_bytes_per_s,
-            "tensor_dtype": tensor_dtype, "tensor_flops_per_s": tensor, "vector_flops_per_s": vector}
+    return {
+        "date": hw.measured.date,
+        "tool": hw.measured.tool,
+        "device": hw.measured.device,
+        "memory_bandwidth_bytes_per_s": hw.measured.memory_bandwidth_bytes_per_s,
+        "tensor_dtype": tensor_dtype,
+        "tensor_flops_per_s": tensor,
+        "vector_flops_per_s": vector,
+    }
 
 
-def analyze(model: ModelConfig, hardware: list[Accelerator], scenario: Scenario,
-            measured_step_time_s: float | None = None, measured_tokens_per_s: float | None = None) -> dict:
+def analyze(
+    model: ModelConfig,
+    hardware: list[Accelerator],
+    scenario: Scenario,
+    measured_step_time_s: float | None = None,
+    measured_tokens_per_s: float | None = None,
+) -> dict:
     """The analysis; with a measured decode step time or tokens/s, each result also gets
     `measured_decode` (MBU, MFU, the measured point and its gap to the prediction)."""
     resolved = resolve_model(model, scenario)
@@ -241,21 +283,35 @@ def analyze(model: ModelConfig, hardware: list[Accelerator], scenario: Scenario,
     summary["layer_groups"] = resolved.layer_breakdown()
     results = [analyze_one(model, hw, scenario) for hw in hardware]
     if measured_step_time_s is not None or measured_tokens_per_s is not None:
-        for hw, r in zip(hardware, results):
-            r["measured_decode"] = measured_decode(resolved, hw, scenario, r["decode"], measured_step_time_s,
-                                                   measured_tokens_per_s)
+        for hw, r in zip(hardware, results, strict=True):
+            r["measured_decode"] = measured_decode(
+                resolved, hw, scenario, r["decode"], measured_step_time_s, measured_tokens_per_s
+            )
             r["warnings"].extend(measured_warnings(r["measured_decode"]))
     return {"model": summary, "scenario": scenario_dict(scenario), "results": results}
 
 
-def measured_decode(resolved: ModelConfig, hw: Accelerator, scenario: Scenario, decode: dict,
-                    step_time_s: float | None = None, tokens_per_s: float | None = None) -> dict:
+def measured_decode(
+    resolved: ModelConfig,
+    hw: Accelerator,
+    scenario: Scenario,
+    decode: dict,
+    step_time_s: float | None = None,
+    tokens_per_s: float | None = None,
+) -> dict:
     """MBU/MFU of a measured decode step against the peaks of the roof set in use, not scaled by
     the efficiency settings: "how far from the roof", not "how far from what you expected"."""
     use_measured = scenario.roofs == "measured" and hw.measured is not None
-    return decode_utilisation(decode, resolved.num_active_params, scenario.tensor_parallel,
-                              hw.tensor_roof(scenario.compute_dtype, use_measured)[1], hw.bandwidth(use_measured),
-                              scenario.batch_size, step_time_s, tokens_per_s)
+    return decode_utilisation(
+        decode,
+        resolved.num_active_params,
+        scenario.tensor_parallel,
+        hw.tensor_roof(scenario.compute_dtype, use_measured)[1],
+        hw.bandwidth(use_measured),
+        scenario.batch_size,
+        step_time_s,
+        tokens_per_s,
+    )
 
 
 def measured_warnings(measured: dict) -> list[str]:
@@ -266,8 +322,10 @@ def measured_warnings(measured: dict) -> list[str]:
         return []
     step = measured["step_time_s"]
     which = "MBU" if measured["mbu"] >= measured["mfu"] else "MFU"
-    return [f"measured decode step {step:.3g} s is faster than the bound {step * utilisation:.3g} s: "
-            f"{which} {utilisation:.3g} > 100% means the measurement or the scenario is wrong"]
+    return [
+        f"measured decode step {step:.3g} s is faster than the bound {step * utilisation:.3g} s: "
+        f"{which} {utilisation:.3g} > 100% means the measurement or the scenario is wrong"
+    ]
 
 
 def scenario_dict(scenario: Scenario) -> dict:

@@ -80,10 +80,13 @@ class Accelerator(_Strict):
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]{0,63}$", description="short id, the file name")]
     name: Annotated[str, Field(min_length=1, max_length=120, description="product name")]
     vendor: Annotated[str, Field(min_length=1, max_length=60, description="maker")]
-    memory_bytes: MemoryBytes = Field(description="device memory in real bytes: the vendor's capacity in the unit "
-                                                  "the vendor means (80 GB HBM = 80 GiB; README 'Memory capacity')")
+    memory_bytes: MemoryBytes = Field(
+        description="device memory in real bytes: the vendor's capacity in the unit "
+        "the vendor means (80 GB HBM = 80 GiB; README 'Memory capacity')"
+    )
     memory_visible_bytes: MemoryBytes | None = Field(
-        None, description="total the driver reports (nvidia-smi / rocm-smi), bytes, where documented; informational")
+        None, description="total the driver reports (nvidia-smi / rocm-smi), bytes, where documented; informational"
+    )
     memory_bandwidth_bytes_per_s: Bandwidth = Field(description="nominal memory bandwidth, bytes/s")
     tensor_flops_per_s: TensorRoofs = Field(description="dense matrix-engine peaks per dtype, FLOP/s")
     vector_flops_per_s: VectorRoofs = Field(VectorRoofs(), description="non-tensor peaks, FLOP/s")
@@ -96,7 +99,7 @@ class Accelerator(_Strict):
     measured: MeasuredRoofs | None = Field(None, description="roofs measured by llm-roofline calibrate")
 
     @model_validator(mode="after")
-    def _roofs_consistent(self) -> "Accelerator":
+    def _roofs_consistent(self) -> Accelerator:
         t = self.tensor_flops_per_s
         if t.bf16 is None and t.fp16 is None and t.fp32 is None:
             raise ValueError("tensor_flops_per_s needs at least one of bf16 / fp16 / fp32")
@@ -146,8 +149,10 @@ class Accelerator(_Strict):
 
     def ridge_points_by_dtype(self) -> dict[str, float | None]:
         bw = self.memory_bandwidth_bytes_per_s
-        return {k: (None if rate is None else ridge_point(rate, bw))
-                for k, rate in self.tensor_flops_per_s.model_dump().items()}
+        return {
+            k: (None if rate is None else ridge_point(rate, bw))
+            for k, rate in self.tensor_flops_per_s.model_dump().items()
+        }
 
 
 def _tensor_roof(roofs: TensorRoofs, compute_dtype: str) -> tuple[str, float]:
@@ -185,13 +190,15 @@ class _StrictLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):  # noqa: ANN001, ANN201  (PyYAML's signature)
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise yaml.composer.ComposerError(None, None, "anchors and aliases (&, *) are not allowed",
-                                              event.start_mark)
+            raise yaml.composer.ComposerError(
+                None, None, "anchors and aliases (&, *) are not allowed", event.start_mark
+            )
         self._depth += 1
         try:
             if self._depth > MAX_YAML_DEPTH:
-                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
-                                                  event.start_mark)
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", event.start_mark
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -256,8 +263,9 @@ def _catalogue(user_dir: str | None) -> dict[str, Accelerator]:
             raise EngineInputError(USER_DIR_ENV, f"{user_dir!r} is not a directory")
         for key, acc in load_directory(extra).items():
             if key in items:
-                raise EngineInputError(f"{extra / (key + '.yaml')}: id",
-                                       f"id {key!r} already exists in the built-in catalogue")
+                raise EngineInputError(
+                    f"{extra / (key + '.yaml')}: id", f"id {key!r} already exists in the built-in catalogue"
+                )
             items[key] = acc
     return items
 

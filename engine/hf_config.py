@@ -12,22 +12,63 @@ from __future__ import annotations
 from .errors import EngineInputError
 from .model import AttentionSpec, LayerSpec, MlpSpec, ModelConfig
 
-SUPPORTED_TYPES = ("llama", "qwen2", "qwen3", "mistral", "gemma2", "mixtral", "qwen3_moe", "deepseek_v2",
-                   "deepseek_v3", "gpt_oss")
+SUPPORTED_TYPES = (
+    "llama",
+    "qwen2",
+    "qwen3",
+    "mistral",
+    "gemma2",
+    "mixtral",
+    "qwen3_moe",
+    "deepseek_v2",
+    "deepseek_v3",
+    "gpt_oss",
+)
 ACTIVATIONS = {"silu": "silu", "swish": "silu", "gelu": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_new": "gelu"}
 TIED_BY_DEFAULT = {"gemma2"}
-MAX_DIM = 1 << 20       # hidden size, heads, ... sanity bound
+MAX_DIM = 1 << 20  # hidden size, heads, ... sanity bound
 MAX_LAYERS = 1024
 MAX_VOCAB = 1 << 22
 # The keys this parser reads: only these are kept on the ModelConfig, so a config padded
 # with unknown keys costs its size once, while parsing, not for as long as it is cached.
-READ_KEYS = ("_name_or_path", "attention_bias", "decoder_sparse_step", "experts_per_token", "first_k_dense_replace",
-             "head_dim", "hidden_act", "hidden_activation", "hidden_size", "intermediate_size", "kv_lora_rank",
-             "layer_types", "max_position_embeddings", "max_window_layers", "mlp_bias", "mlp_only_layers",
-             "model_type", "moe_intermediate_size", "moe_layer_freq", "n_routed_experts", "n_shared_experts",
-             "num_attention_heads", "num_experts", "num_experts_per_tok", "num_hidden_layers", "num_key_value_heads",
-             "num_local_experts", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "sliding_window",
-             "tie_word_embeddings", "topk_method", "use_sliding_window", "v_head_dim", "vocab_size")
+READ_KEYS = (
+    "_name_or_path",
+    "attention_bias",
+    "decoder_sparse_step",
+    "experts_per_token",
+    "first_k_dense_replace",
+    "head_dim",
+    "hidden_act",
+    "hidden_activation",
+    "hidden_size",
+    "intermediate_size",
+    "kv_lora_rank",
+    "layer_types",
+    "max_position_embeddings",
+    "max_window_layers",
+    "mlp_bias",
+    "mlp_only_layers",
+    "model_type",
+    "moe_intermediate_size",
+    "moe_layer_freq",
+    "n_routed_experts",
+    "n_shared_experts",
+    "num_attention_heads",
+    "num_experts",
+    "num_experts_per_tok",
+    "num_hidden_layers",
+    "num_key_value_heads",
+    "num_local_experts",
+    "q_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "sliding_window",
+    "tie_word_embeddings",
+    "topk_method",
+    "use_sliding_window",
+    "v_head_dim",
+    "vocab_size",
+)
 
 
 def _int(cfg: dict, key: str, low: int = 1, high: int = MAX_DIM, default: object = ...) -> int:
@@ -62,8 +103,9 @@ def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | N
         kinds = []
         for t in types:
             if t not in ("full_attention", "sliding_attention"):
-                raise EngineInputError("config.layer_types", f"unsupported layer type {t!r}",
-                                       "full_attention, sliding_attention")
+                raise EngineInputError(
+                    "config.layer_types", f"unsupported layer type {t!r}", "full_attention, sliding_attention"
+                )
             kinds.append("sliding" if t == "sliding_attention" else "full")
         if "sliding" in kinds and window is None:
             raise EngineInputError("config.sliding_window", "sliding layers need a window size")
@@ -79,17 +121,26 @@ def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | N
         return ["sliding" if i >= first else "full" for i in range(n)], window
     if model_type in ("mistral", "mixtral", "gpt_oss"):
         return ["sliding"] * n, window
-    raise EngineInputError("config.sliding_window", f"{model_type} models have no sliding-window attention",
-                           "null, or model_type mistral / gemma2 / gpt_oss")
+    raise EngineInputError(
+        "config.sliding_window",
+        f"{model_type} models have no sliding-window attention",
+        "null, or model_type mistral / gemma2 / gpt_oss",
+    )
 
 
 def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, window: int | None) -> AttentionSpec:
     if model_type in ("deepseek_v2", "deepseek_v3"):
         return AttentionSpec(
-            num_heads=heads, num_kv_heads=heads, head_dim=_int(cfg, "v_head_dim"), kind="mla",
-            q_lora_rank=_int(cfg, "q_lora_rank", low=0, default=0), kv_lora_rank=_int(cfg, "kv_lora_rank"),
-            qk_nope_head_dim=_int(cfg, "qk_nope_head_dim"), qk_rope_head_dim=_int(cfg, "qk_rope_head_dim"),
-            v_head_dim=_int(cfg, "v_head_dim"))
+            num_heads=heads,
+            num_kv_heads=heads,
+            head_dim=_int(cfg, "v_head_dim"),
+            kind="mla",
+            q_lora_rank=_int(cfg, "q_lora_rank", low=0, default=0),
+            kv_lora_rank=_int(cfg, "kv_lora_rank"),
+            qk_nope_head_dim=_int(cfg, "qk_nope_head_dim"),
+            qk_rope_head_dim=_int(cfg, "qk_rope_head_dim"),
+            v_head_dim=_int(cfg, "v_head_dim"),
+        )
     kv_heads = _int(cfg, "num_key_value_heads", default=heads)
     if heads % kv_heads:
         raise EngineInputError("config.num_key_value_heads", f"{kv_heads} must divide num_attention_heads ({heads})")
@@ -98,13 +149,22 @@ def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, w
     elif hidden % heads == 0:
         head_dim = hidden // heads
     else:
-        raise EngineInputError("config.head_dim", f"missing and hidden_size {hidden} is not a multiple of {heads} heads")
+        raise EngineInputError(
+            "config.head_dim", f"missing and hidden_size {hidden} is not a multiple of {heads} heads"
+        )
     # Qwen2's q/k/v always carry a bias (no config key); Llama's/gpt-oss's attention_bias covers q, k, v and o.
     attention_bias = _bool(cfg, "attention_bias", model_type == "gpt_oss")
     return AttentionSpec(
-        num_heads=heads, num_kv_heads=kv_heads, head_dim=head_dim, kind=kind, window=window if kind == "sliding" else None,
-        qkv_bias=model_type == "qwen2" or attention_bias, o_bias=attention_bias and model_type != "qwen2",
-        sinks=model_type == "gpt_oss", qk_norm=model_type in ("qwen3", "qwen3_moe"))
+        num_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        kind=kind,
+        window=window if kind == "sliding" else None,
+        qkv_bias=model_type == "qwen2" or attention_bias,
+        o_bias=attention_bias and model_type != "qwen2",
+        sinks=model_type == "gpt_oss",
+        qk_norm=model_type in ("qwen3", "qwen3_moe"),
+    )
 
 
 def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
@@ -116,29 +176,47 @@ def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
         k_key = "num_experts_per_tok" if cfg.get("num_experts_per_tok") is not None else "experts_per_token"
         k = _int(cfg, k_key, high=experts, default=2 if experts >= 2 else 1)
         is_oss = model_type == "gpt_oss"
-        moe = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"), kind="moe", num_experts=experts,
-                      experts_per_token=k, router_bias=is_oss, expert_bias=is_oss)
+        moe = MlpSpec(
+            intermediate_size=_int(cfg, "intermediate_size"),
+            kind="moe",
+            num_experts=experts,
+            experts_per_token=k,
+            router_bias=is_oss,
+            expert_bias=is_oss,
+        )
         return [moe] * n
     if model_type == "qwen3_moe":
         experts = _int(cfg, "num_experts", high=4096)
-        moe = MlpSpec(intermediate_size=_int(cfg, "moe_intermediate_size"), kind="moe", num_experts=experts,
-                      experts_per_token=_int(cfg, "num_experts_per_tok", high=experts))
+        moe = MlpSpec(
+            intermediate_size=_int(cfg, "moe_intermediate_size"),
+            kind="moe",
+            num_experts=experts,
+            experts_per_token=_int(cfg, "num_experts_per_tok", high=experts),
+        )
         dense = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"))
         step = _int(cfg, "decoder_sparse_step", default=1)
         only_dense = cfg.get("mlp_only_layers") or []
         if not isinstance(only_dense, list) or not all(
-                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in only_dense):
-            raise EngineInputError("config.mlp_only_layers", f"{str(only_dense)[:60]} is not a list of layer indices",
-                                   f"a list of integers in [0, {n - 1}]")
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in only_dense
+        ):
+            raise EngineInputError(
+                "config.mlp_only_layers",
+                f"{str(only_dense)[:60]} is not a list of layer indices",
+                f"a list of integers in [0, {n - 1}]",
+            )
         only_dense = set(only_dense)
         return [moe if (i not in only_dense and (i + 1) % step == 0) else dense for i in range(n)]
     if model_type in ("deepseek_v2", "deepseek_v3"):
         experts = _int(cfg, "n_routed_experts", high=4096)
         expert_width = _int(cfg, "moe_intermediate_size")
-        moe = MlpSpec(intermediate_size=expert_width, kind="moe", num_experts=experts,
-                      experts_per_token=_int(cfg, "num_experts_per_tok", high=experts),
-                      shared_intermediate_size=_int(cfg, "n_shared_experts", low=0, default=0) * expert_width,
-                      router_bias=cfg.get("topk_method") == "noaux_tc")  # e_score_correction_bias
+        moe = MlpSpec(
+            intermediate_size=expert_width,
+            kind="moe",
+            num_experts=experts,
+            experts_per_token=_int(cfg, "num_experts_per_tok", high=experts),
+            shared_intermediate_size=_int(cfg, "n_shared_experts", low=0, default=0) * expert_width,
+            router_bias=cfg.get("topk_method") == "noaux_tc",
+        )  # e_score_correction_bias
         dense = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"))
         first_dense = _int(cfg, "first_k_dense_replace", low=0, high=n, default=0)
         freq = _int(cfg, "moe_layer_freq", default=1)
@@ -151,8 +229,9 @@ def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str
         raise EngineInputError("config", "a config.json must be a JSON object")
     model_type = cfg.get("model_type")
     if model_type not in SUPPORTED_TYPES:
-        raise EngineInputError("config.model_type", f"unsupported model_type {model_type!r}",
-                               ", ".join(SUPPORTED_TYPES))
+        raise EngineInputError(
+            "config.model_type", f"unsupported model_type {model_type!r}", ", ".join(SUPPORTED_TYPES)
+        )
     for key in ("num_local_experts", "num_experts", "n_routed_experts", "kv_lora_rank"):
         if cfg.get(key) and model_type in ("llama", "qwen2", "qwen3", "mistral", "gemma2"):
             raise EngineInputError(f"config.{key}", f"not part of a {model_type} model; check model_type")
@@ -174,8 +253,14 @@ def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str
     attention_by_kind = {kind: _attention(cfg, model_type, hidden, heads, kind, window) for kind in set(kinds)}
     layers = tuple(LayerSpec(attention=attention_by_kind[kinds[i]], mlp=mlps[i], norms=norms) for i in range(n))
     return ModelConfig(
-        id=model_id, family=model_type, hidden_size=hidden, vocab_size=vocab, layers=layers,
+        id=model_id,
+        family=model_type,
+        hidden_size=hidden,
+        vocab_size=vocab,
+        layers=layers,
         tie_word_embeddings=_bool(cfg, "tie_word_embeddings", model_type in TIED_BY_DEFAULT),
-        max_position_embeddings=max_pos, activation=ACTIVATIONS[act], published_params=published_params,
+        max_position_embeddings=max_pos,
+        activation=ACTIVATIONS[act],
+        published_params=published_params,
         hf_config={k: cfg[k] for k in READ_KEYS if k in cfg},
     )

@@ -50,10 +50,20 @@ FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 # our op names -> family, to sum the model's prediction per family
 OP_FAMILY = {
-    "attention": "attention", "attention_scores": "attention", "attention_values": "attention",
-    "attention_softmax": "softmax", "logits_softmax": "softmax",
-    "attn_norm": "norm", "mlp_norm": "norm", "final_norm": "norm", "post_norm": "norm", "qk_norm": "norm",
-    "latent_norm": "norm", "activation": "activation", "residual_add": "residual_add", "rope": "rope",
+    "attention": "attention",
+    "attention_scores": "attention",
+    "attention_values": "attention",
+    "attention_softmax": "softmax",
+    "logits_softmax": "softmax",
+    "attn_norm": "norm",
+    "mlp_norm": "norm",
+    "final_norm": "norm",
+    "post_norm": "norm",
+    "qk_norm": "norm",
+    "latent_norm": "norm",
+    "activation": "activation",
+    "residual_add": "residual_add",
+    "rope": "rope",
 }
 
 
@@ -78,8 +88,8 @@ class Record:
     phase: str | None = None
     hardware: str | None = None
     family: str | None = None
-    unit: str | None = None   # "tensor" | "vector"; inferred from the family when absent
-    where: str = ""           # "line 3", "measurements[2]", ...: named by errors about derived numbers
+    unit: str | None = None  # "tensor" | "vector"; inferred from the family when absent
+    where: str = ""  # "line 3", "measurements[2]", ...: named by errors about derived numbers
 
     def resolved_unit(self) -> str:
         if self.unit:
@@ -100,21 +110,26 @@ def _number(value: object, where: str, field: str, allow_zero: bool = False, hig
     else:
         text = str(value).replace(",", "").strip()
         if not _NUMBER.fullmatch(text):
-            raise EngineInputError(f"{where}: {field}", f"{str(value)[:40]!r} is not a number",
-                                   "ASCII digits, an optional decimal point and exponent, e.g. 1.5e9")
+            raise EngineInputError(
+                f"{where}: {field}",
+                f"{str(value)[:40]!r} is not a number",
+                "ASCII digits, an optional decimal point and exponent, e.g. 1.5e9",
+            )
         x = float(text)
     if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero) or x > high:
         shown = "a number too large" if isinstance(value, float) and math.isinf(value) else repr(str(value)[:40])
-        raise EngineInputError(f"{where}: {field}", f"{shown} must be a finite number "
-                               f"{'>= 0' if allow_zero else '> 0'} and <= {high:g}")
+        raise EngineInputError(
+            f"{where}: {field}", f"{shown} must be a finite number {'>= 0' if allow_zero else '> 0'} and <= {high:g}"
+        )
     return x
 
 
 def _time(value: object, where: str, field: str) -> float:
     x = _number(value, where, field, high=MAX_TIME_S)
     if x < MIN_TIME_S:
-        raise EngineInputError(f"{where}: {field}", f"{value!r} s is shorter than a femtosecond",
-                               f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s")
+        raise EngineInputError(
+            f"{where}: {field}", f"{value!r} s is shorter than a femtosecond", f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s"
+        )
     return x
 
 
@@ -122,8 +137,7 @@ def _text(value: object, where: str, field: str, limit: int) -> str:
     """A name from the file: control characters (NUL and friends) are refused, not kept."""
     text = str(value).strip()[:limit]
     if any(ord(c) < 32 and c != "\t" or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in text):
-        raise EngineInputError(f"{where}: {field}", "contains a control character or invalid Unicode",
-                               "printable text")
+        raise EngineInputError(f"{where}: {field}", "contains a control character or invalid Unicode", "printable text")
     return text
 
 
@@ -135,11 +149,17 @@ def _own_record(row: dict, where: str) -> Record:
     unit = row.get("unit") or None
     if unit not in (None, "tensor", "vector"):
         raise EngineInputError(f"{where}: unit", f"{unit!r} is not a unit", "tensor, vector")
-    return Record(name=name, unit=unit, flops=_number(row["flops"], where, "flops", allow_zero=True),
-                  bytes=_number(row["bytes"], where, "bytes"), time_s=_time(row["time_s"], where, "time_s"),
-                  phase=(_text(row["phase"], where, "phase", 40) if row.get("phase") else None),
-                  hardware=(_text(row["hardware"], where, "hardware", 64) if row.get("hardware") else None),
-                  family=op_family(name), where=where)
+    return Record(
+        name=name,
+        unit=unit,
+        flops=_number(row["flops"], where, "flops", allow_zero=True),
+        bytes=_number(row["bytes"], where, "bytes"),
+        time_s=_time(row["time_s"], where, "time_s"),
+        phase=(_text(row["phase"], where, "phase", 40) if row.get("phase") else None),
+        hardware=(_text(row["hardware"], where, "hardware", 64) if row.get("hardware") else None),
+        family=op_family(name),
+        where=where,
+    )
 
 
 def _csv_rows(text: str, prefix: str, first_line: int = 1):
@@ -151,23 +171,28 @@ def _csv_rows(text: str, prefix: str, first_line: int = 1):
         names = [f.strip() for f in fields or []]
         duplicates = sorted({f for f in names if names.count(f) > 1})
         if duplicates:
-            raise EngineInputError(f"{prefix} {first_line}", f"duplicate column {duplicates[0]!r}",
-                                   "each column once")
+            raise EngineInputError(f"{prefix} {first_line}", f"duplicate column {duplicates[0]!r}", "each column once")
         yield names
         for row in reader:
             yield reader.line_num + first_line - 1, row
     except csv.Error as exc:
         # DictReader.line_num lags on a failed row; its inner reader's does not
-        raise EngineInputError(f"{prefix} {reader.reader.line_num + first_line - 1}", f"not valid CSV ({exc})",
-                               f"fields up to {csv.field_size_limit()} characters") from None
+        raise EngineInputError(
+            f"{prefix} {reader.reader.line_num + first_line - 1}",
+            f"not valid CSV ({exc})",
+            f"fields up to {csv.field_size_limit()} characters",
+        ) from None
 
 
 def parse_csv(text: str) -> list[Record]:
     rows = _csv_rows(text, "line")
     names = next(rows)
     if not {"name", "flops", "bytes", "time_s"} <= set(names):
-        raise EngineInputError("line 1", "the header must name the columns name, flops, bytes, time_s",
-                               "name,flops,bytes,time_s[,phase,hardware]")
+        raise EngineInputError(
+            "line 1",
+            "the header must name the columns name, flops, bytes, time_s",
+            "name,flops,bytes,time_s[,phase,hardware]",
+        )
     records = []
     for line, row in rows:
         records.append(_own_record({k.strip(): v for k, v in row.items() if k}, f"line {line}"))
@@ -222,13 +247,13 @@ def parse_torch_table(text: str) -> list[Record]:
     flops_col = next((c for c in names if re.fullmatch(r"Total [KMGT]?FLOPs", c)), None)
     scale = {"Total FLOPs": 1, "Total KFLOPs": 1e3, "Total MFLOPs": 1e6, "Total GFLOPs": 1e9, "Total TFLOPs": 1e12}
     records = []
-    for n, ln in enumerate(lines[header_idx + 1:], start=header_idx + 2):
+    for n, ln in enumerate(lines[header_idx + 1 :], start=header_idx + 2):
         if set(ln.strip()) <= {"-", " "} or ln.startswith("Self CPU time total") or ln.startswith("Self CUDA time"):
             continue
         cells = re.split(r"\s{2,}", ln.strip())
         if len(cells) != len(names):
             raise EngineInputError(f"torch_table line {n}", f"{len(cells)} cells for {len(names)} columns")
-        row = dict(zip(names, cells))
+        row = dict(zip(names, cells, strict=True))
         t = _duration(row[time_col], f"torch_table line {n}")
         if t == 0:
             continue
@@ -236,8 +261,15 @@ def parse_torch_table(text: str) -> list[Record]:
         if flops_col and row[flops_col] not in ("", "--"):
             flops = _number(row[flops_col], f"torch_table line {n}", flops_col, allow_zero=True) * scale[flops_col]
         where = f"torch_table line {n}"
-        records.append(Record(name=_text(row["Name"], where, "Name", 120), time_s=t, flops=flops or None,
-                              family=op_family(row["Name"]), where=where))
+        records.append(
+            Record(
+                name=_text(row["Name"], where, "Name", 120),
+                time_s=t,
+                flops=flops or None,
+                family=op_family(row["Name"]),
+                where=where,
+            )
+        )
     return records
 
 
@@ -245,7 +277,11 @@ def parse_chrome_trace(text: str) -> list[Record]:
     events = _json_list(text, "chrome_trace", "traceEvents")
     totals: dict[str, float] = {}
     for i, ev in enumerate(events):
-        if not isinstance(ev, dict) or ev.get("ph") != "X" or str(ev.get("cat", "")).lower() not in ("kernel", "gpu_op"):
+        if (
+            not isinstance(ev, dict)
+            or ev.get("ph") != "X"
+            or str(ev.get("cat", "")).lower() not in ("kernel", "gpu_op")
+        ):
             continue
         dur = _number(ev.get("dur", 0), f"traceEvents[{i}]", "dur", allow_zero=True, high=MAX_TIME_S * 1e6) * 1e-6
         name = _text(ev.get("name", "kernel"), f"traceEvents[{i}]", "name", 120)
@@ -254,12 +290,26 @@ def parse_chrome_trace(text: str) -> list[Record]:
             raise EngineInputError(f"traceEvents[{i}]: dur", f"kernel {name!r} adds up to more than a day")
     if not totals:
         raise EngineInputError("chrome_trace", "no GPU kernel events (ph 'X', cat 'kernel')")
-    return [Record(name=name, time_s=t, family=op_family(name), where=f"chrome_trace kernel {name!r}")
-            for name, t in totals.items() if t > 0]
+    return [
+        Record(name=name, time_s=t, family=op_family(name), where=f"chrome_trace kernel {name!r}")
+        for name, t in totals.items()
+        if t > 0
+    ]
 
 
-_NCU_SCALE = {"byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
-              "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1, "inst": 1, "": 1}
+_NCU_SCALE = {
+    "byte": 1,
+    "kbyte": 1e3,
+    "mbyte": 1e6,
+    "gbyte": 1e9,
+    "tbyte": 1e12,
+    "nsecond": 1e-9,
+    "usecond": 1e-6,
+    "msecond": 1e-3,
+    "second": 1,
+    "inst": 1,
+    "": 1,
+}
 _NCU_FLOPS = {"fadd": 1, "fmul": 1, "ffma": 2, "hadd": 1, "hmul": 1, "hfma": 2, "dadd": 1, "dmul": 1, "dfma": 2}
 
 
@@ -278,8 +328,9 @@ def parse_ncu_csv(text: str) -> list[Record]:
         if any(row.get(c) is None for c in need):  # a short row: DictReader fills None
             raise EngineInputError(f"ncu_csv line {n}", "row has fewer cells than the header", ", ".join(sorted(need)))
         where = f"ncu_csv line {n}"
-        k = kernels.setdefault(row["ID"], {"name": _text(row["Kernel Name"], where, "Kernel Name", 120),
-                                           "metrics": {}, "where": where})
+        k = kernels.setdefault(
+            row["ID"], {"name": _text(row["Kernel Name"], where, "Kernel Name", 120), "metrics": {}, "where": where}
+        )
         unit = (row["Metric Unit"] or "").lower()
         if unit not in _NCU_SCALE:
             raise EngineInputError(where, f"unknown unit {row['Metric Unit'][:40]!r}", ", ".join(_NCU_SCALE))
@@ -292,18 +343,37 @@ def parse_ncu_csv(text: str) -> list[Record]:
             raise EngineInputError(f"ncu_csv kernel {kid[:40]}", "missing gpu__time_duration.sum")
         time_s = m["gpu__time_duration.sum"]
         if not MIN_TIME_S <= time_s <= MAX_TIME_S:
-            raise EngineInputError(f"{k['where']}: gpu__time_duration.sum", f"{time_s!r} s is not a kernel time",
-                                   f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s")
+            raise EngineInputError(
+                f"{k['where']}: gpu__time_duration.sum",
+                f"{time_s!r} s is not a kernel time",
+                f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s",
+            )
         byts = m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)
-        flops = sum(w * m[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum"] for op, w in _NCU_FLOPS.items()
-                    if f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum" in m)
-        records.append(Record(name=k["name"], time_s=time_s, flops=flops or None,
-                              bytes=byts or None, family=op_family(k["name"]), where=k["where"]))
+        flops = sum(
+            w * m[f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum"]
+            for op, w in _NCU_FLOPS.items()
+            if f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum" in m
+        )
+        records.append(
+            Record(
+                name=k["name"],
+                time_s=time_s,
+                flops=flops or None,
+                bytes=byts or None,
+                family=op_family(k["name"]),
+                where=k["where"],
+            )
+        )
     return records
 
 
-PARSERS = {"csv": parse_csv, "json": parse_json, "torch_table": parse_torch_table,
-           "chrome_trace": parse_chrome_trace, "ncu_csv": parse_ncu_csv}
+PARSERS = {
+    "csv": parse_csv,
+    "json": parse_json,
+    "torch_table": parse_torch_table,
+    "chrome_trace": parse_chrome_trace,
+    "ncu_csv": parse_ncu_csv,
+}
 
 
 def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
@@ -329,8 +399,9 @@ def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
     return records
 
 
-def place(records: list[Record], unit_peaks: dict[str, float], bandwidth: float,
-          predicted_ops: list[dict] | None = None) -> tuple[list[dict], list[str]]:
+def place(
+    records: list[Record], unit_peaks: dict[str, float], bandwidth: float, predicted_ops: list[dict] | None = None
+) -> tuple[list[dict], list[str]]:
     """Measured points: achieved FLOP/s at their intensity, the roof there, and the gap.
 
     Records lacking FLOPs or bytes borrow the model's prediction for their op family (summed
@@ -363,18 +434,37 @@ def place(records: list[Record], unit_peaks: dict[str, float], bandwidth: float,
     return points, skipped
 
 
-def _point(r: Record, flops: float, byts: float, unit: str, unit_peaks: dict[str, float], bandwidth: float,
-           predicted: bool = False) -> dict:
+def _point(
+    r: Record,
+    flops: float,
+    byts: float,
+    unit: str,
+    unit_peaks: dict[str, float],
+    bandwidth: float,
+    predicted: bool = False,
+) -> dict:
     intensity = flops / byts
     achieved = flops / r.time_s
     roof = min(unit_peaks[unit], intensity * bandwidth)
     bound_time = max(flops / unit_peaks[unit], byts / bandwidth)
-    point = {"name": r.name, "family": r.family, "phase": r.phase, "hardware": r.hardware, "unit": unit,
-            "flops": flops, "bytes": byts, "time_s": r.time_s, "intensity": intensity,
-            "achieved_flops_per_s": achieved, "achieved_bytes_per_s": byts / r.time_s,
-            "attainable_flops_per_s": roof, "gap": roof / achieved,
-            "fraction_of_roof": achieved / roof, "predicted_time_s": bound_time,
-            "counts_from_model": predicted}
+    point = {
+        "name": r.name,
+        "family": r.family,
+        "phase": r.phase,
+        "hardware": r.hardware,
+        "unit": unit,
+        "flops": flops,
+        "bytes": byts,
+        "time_s": r.time_s,
+        "intensity": intensity,
+        "achieved_flops_per_s": achieved,
+        "achieved_bytes_per_s": byts / r.time_s,
+        "attainable_flops_per_s": roof,
+        "gap": roof / achieved,
+        "fraction_of_roof": achieved / roof,
+        "predicted_time_s": bound_time,
+        "counts_from_model": predicted,
+    }
     _check_finite(point, r.where or r.name)
     return point
 
@@ -384,13 +474,23 @@ def _check_finite(numbers: dict, where: str) -> None:
     error naming the record, not an inf in the answer (JSON has no inf)."""
     for key, value in numbers.items():
         if isinstance(value, float) and not (math.isfinite(value) and (value > 0 or key in ("flops", "gap"))):
-            raise EngineInputError(f"{where}: {key}", f"{value!r} is out of range: the record's numbers are "
-                                   "not physical", "counts and times whose ratios are finite and > 0")
+            raise EngineInputError(
+                f"{where}: {key}",
+                f"{value!r} is out of range: the record's numbers are not physical",
+                "counts and times whose ratios are finite and > 0",
+            )
 
 
-def decode_utilisation(decode: dict, num_active_params: float, tensor_parallel: int, peak_flops_per_s: float,
-                       bandwidth: float, batch: int, step_time_s: float | None = None,
-                       tokens_per_s: float | None = None) -> dict:
+def decode_utilisation(
+    decode: dict,
+    num_active_params: float,
+    tensor_parallel: int,
+    peak_flops_per_s: float,
+    bandwidth: float,
+    batch: int,
+    step_time_s: float | None = None,
+    tokens_per_s: float | None = None,
+) -> dict:
     """MBU and MFU of a measured decode step (seed 001 §4).
 
     MBU = bytes the step must move (per GPU) / measured step time / peak bandwidth.
@@ -405,25 +505,40 @@ def decode_utilisation(decode: dict, num_active_params: float, tensor_parallel: 
         step_time_s = _number(step_time_s, "measured", "step_time_s", high=math.inf)
         tokens_per_s = batch / step_time_s
     out = {
-        "step_time_s": step_time_s, "tokens_per_s": tokens_per_s,
+        "step_time_s": step_time_s,
+        "tokens_per_s": tokens_per_s,
         "mbu": decode["bytes"] / step_time_s / bandwidth,
         "mfu": tokens_per_s * 2.0 * num_active_params / (tensor_parallel * peak_flops_per_s),
-        "intensity": decode["intensity"], "achieved_flops_per_s": decode["flops"] / step_time_s,
-        "predicted_time_s": decode["time_s"], "gap": step_time_s / decode["time_s"],
+        "intensity": decode["intensity"],
+        "achieved_flops_per_s": decode["flops"] / step_time_s,
+        "predicted_time_s": decode["time_s"],
+        "gap": step_time_s / decode["time_s"],
     }
     for key, value in out.items():
         if not math.isfinite(value) or value <= 0:  # 5e-324 s: batch / step overflows
-            raise EngineInputError(f"measured: {key}", f"{value!r}: the measured number is too extreme to use",
-                                   "a step time or tokens/s whose derived rates are finite")
+            raise EngineInputError(
+                f"measured: {key}",
+                f"{value!r}: the measured number is too extreme to use",
+                "a step time or tokens/s whose derived rates are finite",
+            )
     return out
 
 
-def training_mfu(step_time_s: float, tokens_per_step: float, num_params: float, peak_flops_per_s: float,
-                 num_gpus: int = 1, num_layers: int = 0, num_heads: int = 0, head_dim: int = 0, seq_len: int = 0,
-                 include_attention: bool = False) -> float:
+def training_mfu(
+    step_time_s: float,
+    tokens_per_step: float,
+    num_params: float,
+    peak_flops_per_s: float,
+    num_gpus: int = 1,
+    num_layers: int = 0,
+    num_heads: int = 0,
+    head_dim: int = 0,
+    seq_len: int = 0,
+    include_attention: bool = False,
+) -> float:
     """PaLM MFU of a measured training step: tokens/s x (6N [+ 12·L·H·Q·T]) / (GPUs x peak)."""
-    tokens_per_s = _number(tokens_per_step, "measured", "tokens_per_step") / _number(step_time_s, "measured",
-                                                                                      "step_time_s")
+    tokens_per_s = _number(tokens_per_step, "measured", "tokens_per_step") / _number(
+        step_time_s, "measured", "step_time_s"
+    )
     per_token = training_flops_per_token(num_params, num_layers, num_heads, head_dim, seq_len, include_attention)
     return mfu(tokens_per_s, per_token, peak_flops_per_s, num_gpus)
-

@@ -54,8 +54,11 @@ def shared_prefix_bytes(model: ModelConfig, prefix, kv_bytes: float, block_size:
     if not (np.any(prefix) if isinstance(prefix, np.ndarray) else prefix):
         return 0.0
     shared_tokens = (prefix // block_size) * block_size
-    return sum(shared_tokens * layer.attention.kv_values_per_token() * kv_bytes * count
-               for layer, count in model.layer_groups if layer.attention.window is None)
+    return sum(
+        shared_tokens * layer.attention.kv_values_per_token() * kv_bytes * count
+        for layer, count in model.layer_groups
+        if layer.attention.window is None
+    )
 
 
 def kv_cache_bytes(model: ModelConfig, batch, context, kv_bytes: float, block_size: int = 1, prefix=0):
@@ -66,10 +69,14 @@ def kv_cache_bytes(model: ModelConfig, batch, context, kv_bytes: float, block_si
 
 def activation_bytes_per_sequence(model: ModelConfig) -> float:
     h = model.hidden_size
-    widest = max(2 * h + layer.attention.q_dim + 2 * layer.attention.kv_dim + layer.attention.out_dim
-                 + 2 * max(layer.mlp.intermediate_size * max(layer.mlp.experts_per_token, 1),
-                           layer.mlp.shared_intermediate_size)
-                 for layer, _ in model.layer_groups)
+    widest = max(
+        2 * h
+        + layer.attention.q_dim
+        + 2 * layer.attention.kv_dim
+        + layer.attention.out_dim
+        + 2 * max(layer.mlp.intermediate_size * max(layer.mlp.experts_per_token, 1), layer.mlp.shared_intermediate_size)
+        for layer, _ in model.layer_groups
+    )
     return widest * STREAM_BYTES + model.vocab_size * 4.0
 
 
@@ -78,18 +85,34 @@ def weights_bytes(model: ModelConfig, weight_bytes: float) -> float:
     return model.num_params * weight_bytes
 
 
-def max_batch_size(model: ModelConfig, context: int, capacity_bytes: float, weight_bytes: float,
-                   kv_bytes: float, block_size: int = 1, prefix: int = 0) -> int:
+def max_batch_size(
+    model: ModelConfig,
+    context: int,
+    capacity_bytes: float,
+    weight_bytes: float,
+    kv_bytes: float,
+    block_size: int = 1,
+    prefix: int = 0,
+) -> int:
     """Largest B with weights + KV(B) + B x activations <= capacity; 0 if the weights (and one
     sequence) do not fit."""
     shared = shared_prefix_bytes(model, prefix, kv_bytes, block_size)
     free = capacity_bytes - weights_bytes(model, weight_bytes) - shared
-    per_seq = kv_bytes_per_sequence(model, context, kv_bytes, block_size) - shared + activation_bytes_per_sequence(model)
+    per_seq = (
+        kv_bytes_per_sequence(model, context, kv_bytes, block_size) - shared + activation_bytes_per_sequence(model)
+    )
     return max(0, int(free // per_seq))
 
 
-def max_context_length(model: ModelConfig, batch: int, capacity_bytes: float, weight_bytes: float,
-                       kv_bytes: float, limit: int = 1 << 30, block_size: int = 1) -> int:
+def max_context_length(
+    model: ModelConfig,
+    batch: int,
+    capacity_bytes: float,
+    weight_bytes: float,
+    kv_bytes: float,
+    limit: int = 1 << 30,
+    block_size: int = 1,
+) -> int:
     """Longest context T at which `batch` sequences fit (0 if none does); binary search
     because windowed layers make KV a piecewise-linear function of T."""
     free = capacity_bytes - weights_bytes(model, weight_bytes) - batch * activation_bytes_per_sequence(model)
@@ -114,8 +137,9 @@ def max_context_length(model: ModelConfig, batch: int, capacity_bytes: float, we
     return lo
 
 
-def min_tensor_parallel(model: ModelConfig, context: int, capacity_bytes: float, weight_bytes: float,
-                        kv_bytes: float, block_size: int = 1) -> int | None:
+def min_tensor_parallel(
+    model: ModelConfig, context: int, capacity_bytes: float, weight_bytes: float, kv_bytes: float, block_size: int = 1
+) -> int | None:
     """Smallest TP degree (1, 2, 4, 8) whose per-GPU shard holds its weights and one sequence."""
     for n in TP_DEGREES:
         if model.num_heads % n:
@@ -125,15 +149,25 @@ def min_tensor_parallel(model: ModelConfig, context: int, capacity_bytes: float,
     return None
 
 
-def memory_budget(model: ModelConfig, batch, context, capacity_bytes: float, weight_bytes: float,
-                  kv_bytes: float, block_size: int = 1, prefix=0, usable_bytes: float | None = None) -> dict:
+def memory_budget(
+    model: ModelConfig,
+    batch,
+    context,
+    capacity_bytes: float,
+    weight_bytes: float,
+    kv_bytes: float,
+    block_size: int = 1,
+    prefix=0,
+    usable_bytes: float | None = None,
+) -> dict:
     """Weights + KV + activations against `usable_bytes` (capacity x memory utilisation;
     the whole capacity when not given)."""
     usable = capacity_bytes if usable_bytes is None else usable_bytes
     weights = weights_bytes(model, weight_bytes)
     kv = kv_cache_bytes(model, batch, context, kv_bytes, block_size, prefix)
-    waste = batch * (kv_bytes_per_sequence(model, context, kv_bytes, block_size)
-                     - kv_bytes_per_sequence(model, context, kv_bytes))
+    waste = batch * (
+        kv_bytes_per_sequence(model, context, kv_bytes, block_size) - kv_bytes_per_sequence(model, context, kv_bytes)
+    )
     act = batch * activation_bytes_per_sequence(model)
     total = weights + kv + act
     fits = total <= usable

@@ -31,10 +31,10 @@ class AttentionSpec:
     window: int | None = None
     qkv_bias: bool = False
     o_bias: bool = False
-    sinks: bool = False          # gpt-oss: one learned logit per head
-    qk_norm: bool = False        # Qwen3: RMSNorm on q and k per head
+    sinks: bool = False  # gpt-oss: one learned logit per head
+    qk_norm: bool = False  # Qwen3: RMSNorm on q and k per head
     # MLA only
-    q_lora_rank: int = 0         # 0: q projected directly from the hidden state
+    q_lora_rank: int = 0  # 0: q projected directly from the hidden state
     kv_lora_rank: int = 0
     qk_nope_head_dim: int = 0
     qk_rope_head_dim: int = 0
@@ -81,8 +81,11 @@ class AttentionSpec:
                 q = h * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * self.num_heads * qk
             else:
                 q = h * self.num_heads * qk
-            kv = (h * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank
-                  + self.kv_lora_rank * self.num_heads * (self.qk_nope_head_dim + self.v_head_dim))
+            kv = (
+                h * (self.kv_lora_rank + self.qk_rope_head_dim)
+                + self.kv_lora_rank
+                + self.kv_lora_rank * self.num_heads * (self.qk_nope_head_dim + self.v_head_dim)
+            )
             return q + kv + self.out_dim * h
         weights = h * self.q_dim + 2 * h * self.kv_dim + self.q_dim * h
         extra = (self.q_dim + 2 * self.kv_dim) if self.qkv_bias else 0
@@ -136,15 +139,21 @@ class MlpSpec:
     def params(self, hidden_size: int) -> int:
         if not self.is_moe:
             return self.expert_params(hidden_size)
-        return (self.router_params(hidden_size) + self.num_experts * self.expert_params(hidden_size)
-                + self.shared_params(hidden_size))
+        return (
+            self.router_params(hidden_size)
+            + self.num_experts * self.expert_params(hidden_size)
+            + self.shared_params(hidden_size)
+        )
 
     def active_params(self, hidden_size: int) -> int:
         """Parameters one token uses: router, its k experts and the shared experts."""
         if not self.is_moe:
             return self.params(hidden_size)
-        return (self.router_params(hidden_size) + self.experts_per_token * self.expert_params(hidden_size)
-                + self.shared_params(hidden_size))
+        return (
+            self.router_params(hidden_size)
+            + self.experts_per_token * self.expert_params(hidden_size)
+            + self.shared_params(hidden_size)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +180,7 @@ class ModelConfig:
     max_position_embeddings: int | None = None
     activation: str = "silu"
     published_params: str | None = None
-    tensor_parallel: int = 1     # >1: this config is one GPU's shard (see `shard`)
+    tensor_parallel: int = 1  # >1: this config is one GPU's shard (see `shard`)
     hf_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __hash__(self) -> int:
@@ -179,13 +188,23 @@ class ModelConfig:
         # every layer's specs each time cost more than the analysis itself.
         cached = self.__dict__.get("_hash")
         if cached is None:
-            cached = hash((self.id, self.family, self.hidden_size, self.vocab_size, self.layers,
-                           self.tie_word_embeddings, self.activation, self.tensor_parallel))
+            cached = hash(
+                (
+                    self.id,
+                    self.family,
+                    self.hidden_size,
+                    self.vocab_size,
+                    self.layers,
+                    self.tie_word_embeddings,
+                    self.activation,
+                    self.tensor_parallel,
+                )
+            )
             self.__dict__["_hash"] = cached
         return cached
 
     @cached_property
-    def _shards(self) -> dict[int, "ModelConfig"]:
+    def _shards(self) -> dict[int, ModelConfig]:
         return {1: self}
 
     # ---- shape summaries (first layer stands for the model in tables) ---------------
@@ -256,23 +275,26 @@ class ModelConfig:
             return [self.num_kv_heads]
         return [d for d in range(1, q + 1) if q % d == 0]
 
-    def with_kv_heads(self, num_kv_heads: int) -> "ModelConfig":
+    def with_kv_heads(self, num_kv_heads: int) -> ModelConfig:
         """The same model with `num_kv_heads` KV heads in every layer ("what if GQA-n?")."""
         if all(layer.attention.num_kv_heads == num_kv_heads for layer in self.layers):
             return self
         if self.is_mla:
-            raise EngineInputError("num_kv_heads", "MLA caches one latent per token; KV heads do not apply",
-                                   self.allowed_kv_heads())
+            raise EngineInputError(
+                "num_kv_heads", "MLA caches one latent per token; KV heads do not apply", self.allowed_kv_heads()
+            )
         for layer, _ in self.layer_groups:
             q = layer.attention.num_heads
             if not isinstance(num_kv_heads, int) or num_kv_heads < 1 or q % num_kv_heads:
-                raise EngineInputError("num_kv_heads", f"{num_kv_heads!r} must divide the {q} query heads",
-                                       self.allowed_kv_heads())
-        layers = tuple(replace(layer, attention=replace(layer.attention, num_kv_heads=num_kv_heads))
-                       for layer in self.layers)
+                raise EngineInputError(
+                    "num_kv_heads", f"{num_kv_heads!r} must divide the {q} query heads", self.allowed_kv_heads()
+                )
+        layers = tuple(
+            replace(layer, attention=replace(layer.attention, num_kv_heads=num_kv_heads)) for layer in self.layers
+        )
         return replace(self, layers=layers, id=f"{self.id}@kv{num_kv_heads}")
 
-    def shard(self, n: int) -> "ModelConfig":
+    def shard(self, n: int) -> ModelConfig:
         """One GPU's part under tensor parallelism of degree n (Megatron-LM, Shoeybi et al. 2019):
         query heads, MLP and expert widths and the vocabulary split n ways; KV heads split too,
         and when there are fewer KV heads than GPUs each GPU keeps one (replicated). An MLA
@@ -288,16 +310,27 @@ class ModelConfig:
                 continue
             att, mlp = layer.attention, layer.mlp
             if att.num_heads % n:
-                raise EngineInputError("tensor_parallel", f"{n} does not divide the {att.num_heads} attention heads",
-                                       [d for d in (1, 2, 4, 8) if att.num_heads % d == 0])
+                raise EngineInputError(
+                    "tensor_parallel",
+                    f"{n} does not divide the {att.num_heads} attention heads",
+                    [d for d in (1, 2, 4, 8) if att.num_heads % d == 0],
+                )
             kv_heads = att.num_kv_heads if att.is_mla else max(1, math.ceil(att.num_kv_heads / n))
             att = replace(att, num_heads=att.num_heads // n, num_kv_heads=kv_heads)
-            mlp = replace(mlp, intermediate_size=math.ceil(mlp.intermediate_size / n),
-                          shared_intermediate_size=math.ceil(mlp.shared_intermediate_size / n))
+            mlp = replace(
+                mlp,
+                intermediate_size=math.ceil(mlp.intermediate_size / n),
+                shared_intermediate_size=math.ceil(mlp.shared_intermediate_size / n),
+            )
             sharded[layer] = replace(layer, attention=att, mlp=mlp)
             layers.append(sharded[layer])
-        shard = replace(self, layers=tuple(layers), vocab_size=math.ceil(self.vocab_size / n), tensor_parallel=n,
-                        id=f"{self.id}/tp{n}")
+        shard = replace(
+            self,
+            layers=tuple(layers),
+            vocab_size=math.ceil(self.vocab_size / n),
+            tensor_parallel=n,
+            id=f"{self.id}/tp{n}",
+        )
         self._shards[n] = shard
         return shard
 
@@ -310,22 +343,41 @@ class ModelConfig:
                 rows[-1]["count"] += 1
                 continue
             att, mlp = layer.attention, layer.mlp
-            rows.append({"_spec": layer, "first": i, "last": i, "count": 1, "attention": att.kind,
-                         "window": att.window, "num_heads": att.num_heads, "num_kv_heads": att.num_kv_heads,
-                         "kv_values_per_token": att.kv_values_per_token(), "mlp": mlp.kind,
-                         "num_experts": mlp.num_experts, "experts_per_token": mlp.experts_per_token,
-                         "params_per_layer": layer.params(self.hidden_size)})
+            rows.append(
+                {
+                    "_spec": layer,
+                    "first": i,
+                    "last": i,
+                    "count": 1,
+                    "attention": att.kind,
+                    "window": att.window,
+                    "num_heads": att.num_heads,
+                    "num_kv_heads": att.num_kv_heads,
+                    "kv_values_per_token": att.kv_values_per_token(),
+                    "mlp": mlp.kind,
+                    "num_experts": mlp.num_experts,
+                    "experts_per_token": mlp.experts_per_token,
+                    "params_per_layer": layer.params(self.hidden_size),
+                }
+            )
         for row in rows:
             del row["_spec"]
         return rows
 
     def summary(self) -> dict:
         return {
-            "id": self.id, "family": self.family, "num_params": self.num_params,
+            "id": self.id,
+            "family": self.family,
+            "num_params": self.num_params,
             "num_active_params": self.num_active_params,
-            "num_layers": self.num_layers, "hidden_size": self.hidden_size,
-            "num_heads": self.num_heads, "num_kv_heads": self.num_kv_heads, "head_dim": self.head_dim,
-            "vocab_size": self.vocab_size, "published_params": self.published_params,
-            "moe": self.is_moe, "mla": self.is_mla,
+            "num_layers": self.num_layers,
+            "hidden_size": self.hidden_size,
+            "num_heads": self.num_heads,
+            "num_kv_heads": self.num_kv_heads,
+            "head_dim": self.head_dim,
+            "vocab_size": self.vocab_size,
+            "published_params": self.published_params,
+            "moe": self.is_moe,
+            "mla": self.is_mla,
             "sliding_window_layers": sum(1 for layer in self.layers if layer.attention.kind == "sliding"),
         }

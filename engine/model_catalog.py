@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from .cache import ByteLRU, approx_size
@@ -29,7 +29,7 @@ def preset_records() -> dict[str, dict]:
     return records
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_model(model_id: str) -> ModelConfig:
     records = preset_records()
     if model_id not in records:
@@ -59,8 +59,9 @@ def _model_id(cfg: dict) -> str:
     name = name[:64]
     if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in name):
         # a lone surrogate cannot be encoded as UTF-8: it would fail when the answer is sent
-        raise EngineInputError("config._name_or_path", "contains a control character or invalid Unicode",
-                               "printable text")
+        raise EngineInputError(
+            "config._name_or_path", "contains a control character or invalid Unicode", "printable text"
+        )
     return name
 
 

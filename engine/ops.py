@@ -19,9 +19,9 @@ from .errors import EngineInputError
 @dataclass(slots=True)
 class Op:
     name: str
-    unit: str      # "tensor" | "vector"
-    flops: float   # FLOP
-    bytes: float   # bytes moved to/from memory
+    unit: str  # "tensor" | "vector"
+    flops: float  # FLOP
+    bytes: float  # bytes moved to/from memory
 
 
 def matmul(name: str, m, n, k, a_bytes: float, b_bytes: float, c_bytes: float, extra_bytes=0.0) -> Op:
@@ -30,12 +30,28 @@ def matmul(name: str, m, n, k, a_bytes: float, b_bytes: float, c_bytes: float, e
     return Op(name, "tensor", 2.0 * m * n * k, m * k * a_bytes + k * n * b_bytes + m * n * c_bytes + extra_bytes)
 
 
-def linear(name: str, tokens, out_features: int, in_features: int, weight_bytes: float, act_bytes: float,
-           out_bytes: float | None = None, bias: bool = False) -> Op:
+def linear(
+    name: str,
+    tokens,
+    out_features: int,
+    in_features: int,
+    weight_bytes: float,
+    act_bytes: float,
+    out_bytes: float | None = None,
+    bias: bool = False,
+) -> Op:
     """A linear layer over `tokens` rows: the weight [in, out] is read once for all rows."""
     bias_bytes = out_features * weight_bytes if bias else 0.0
-    return matmul(name, tokens, out_features, in_features, act_bytes, weight_bytes,
-                  act_bytes if out_bytes is None else out_bytes, bias_bytes)
+    return matmul(
+        name,
+        tokens,
+        out_features,
+        in_features,
+        act_bytes,
+        weight_bytes,
+        act_bytes if out_bytes is None else out_bytes,
+        bias_bytes,
+    )
 
 
 # name -> (FLOP per element, values read per element, values written per element).

@@ -5,7 +5,13 @@ from .errors import EngineInputError
 # Bytes per stored value. int4/fp4 pack two values per byte; quantisation scales
 # (e.g. one fp16 scale per 128-value group, ~1.6% extra) are not counted.
 DTYPE_BYTES: dict[str, float] = {
-    "fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "fp4": 0.5,
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+    "fp4": 0.5,
 }
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "fp4")
 

@@ -38,8 +38,13 @@ from .request import decode_steps_sums, request_block
 PUBLISHED_DIR = Path(__file__).resolve().parent.parent / "published"
 MAX_FILE_BYTES = 512 * 1024
 
-Metric = Literal["output_tokens_per_s_per_gpu", "output_tokens_per_s", "output_tokens_per_s_per_sequence",
-                 "ms_per_output_token", "ttft_ms"]
+Metric = Literal[
+    "output_tokens_per_s_per_gpu",
+    "output_tokens_per_s",
+    "output_tokens_per_s_per_sequence",
+    "ms_per_output_token",
+    "ttft_ms",
+]
 Dtype = Literal[DTYPES]  # type: ignore[valid-type]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 
@@ -73,7 +78,8 @@ class PublishedEntry(_Strict):
     source: PublishedSource = Field(description="where the number comes from")
     notes: Annotated[str, Field(max_length=4000)] = Field("", description="how the entry was read, caveats")
     verdict: Annotated[str, Field(max_length=4000)] = Field(
-        "", description="required when the entry is above its bound: which side (entry or engine) is wrong and why")
+        "", description="required when the entry is above its bound: which side (entry or engine) is wrong and why"
+    )
 
 
 class PublishedFile(_Strict):
@@ -118,9 +124,14 @@ def published_entries(directory: Path = PUBLISHED_DIR) -> tuple[PublishedEntry, 
 def place(entry: PublishedEntry) -> dict:
     """The entry with its bound, fraction of the bound, MBU and MFU (see the module doc)."""
     model, hw = get_model(entry.model), get_accelerator(entry.accelerator)
-    scenario = Scenario(batch_size=entry.batch_size, context_length=entry.input_tokens,
-                        weight_dtype=entry.weight_dtype, kv_dtype=entry.kv_dtype, compute_dtype=entry.compute_dtype,
-                        tensor_parallel=entry.tensor_parallel)
+    scenario = Scenario(
+        batch_size=entry.batch_size,
+        context_length=entry.input_tokens,
+        weight_dtype=entry.weight_dtype,
+        kv_dtype=entry.kv_dtype,
+        compute_dtype=entry.compute_dtype,
+        tensor_parallel=entry.tensor_parallel,
+    )
     block = request_block(model, hw, scenario, entry.output_tokens)
     result = analyze_one(model, hw, scenario)
     steps = decode_steps_sums(model, hw, scenario, entry.batch_size, entry.output_tokens)

@@ -53,18 +53,28 @@ CURVE_POINTS = 48
 def check_output_tokens(output_tokens: object, context_length: int) -> int:
     high = MAX_CONTEXT - context_length + 1
     if isinstance(output_tokens, bool) or not isinstance(output_tokens, int) or not 1 <= output_tokens <= high:
-        raise EngineInputError("output_tokens", f"{output_tokens!r} is not an integer in [1, {high}]",
-                               f"context_length + output_tokens - 1 <= {MAX_CONTEXT}")
+        raise EngineInputError(
+            "output_tokens",
+            f"{output_tokens!r} is not an integer in [1, {high}]",
+            f"context_length + output_tokens - 1 <= {MAX_CONTEXT}",
+        )
     return output_tokens
 
 
 def check_price(gpu_hour_price: object) -> float | None:
     if gpu_hour_price is None:
         return None
-    if isinstance(gpu_hour_price, bool) or not isinstance(gpu_hour_price, (int, float)) \
-            or not 0 < gpu_hour_price <= MAX_GPU_HOUR_PRICE or not math.isfinite(gpu_hour_price):
-        raise EngineInputError("gpu_hour_price", f"{gpu_hour_price!r} is not a price in (0, {MAX_GPU_HOUR_PRICE:g}]",
-                               "USD per GPU-hour, or null")
+    if (
+        isinstance(gpu_hour_price, bool)
+        or not isinstance(gpu_hour_price, (int, float))
+        or not 0 < gpu_hour_price <= MAX_GPU_HOUR_PRICE
+        or not math.isfinite(gpu_hour_price)
+    ):
+        raise EngineInputError(
+            "gpu_hour_price",
+            f"{gpu_hour_price!r} is not a price in (0, {MAX_GPU_HOUR_PRICE:g}]",
+            "USD per GPU-hour, or null",
+        )
     return float(gpu_hour_price)
 
 
@@ -100,8 +110,13 @@ def _sum_of_max(c_lo, c_hi, m_lo, m_hi, lo: int, hi: int):
 
 def _segments(model: ModelConfig, first: int, last: int) -> list[tuple[int, int]]:
     """[lo, hi] ranges of cached lengths on which no window starts capping."""
-    cuts = sorted({layer.attention.window for layer, _ in model.layer_groups
-                   if layer.attention.window is not None and first <= layer.attention.window < last})
+    cuts = sorted(
+        {
+            layer.attention.window
+            for layer, _ in model.layer_groups
+            if layer.attention.window is not None and first <= layer.attention.window < last
+        }
+    )
     out, lo = [], first
     for w in cuts:
         out.append((lo, w))
@@ -125,12 +140,16 @@ def decode_steps_sums(model: ModelConfig, hw: Accelerator, scenario: Scenario, b
     for lo, hi in _segments(shard, t0, t0 + output_tokens - 1):
         at_lo = decode_ops(shard, batch, lo, w, fa)
         at_hi = decode_ops(shard, batch, hi, w, fa)
-        for a, b in zip(at_lo, at_hi):
+        for a, b in zip(at_lo, at_hi, strict=True):
             peak = roofs.by_unit[a.unit]
-            total = total + _sum_of_max(np.asarray(a.flops / peak, dtype=np.float64),
-                                        np.asarray(b.flops / peak, dtype=np.float64),
-                                        np.asarray(a.bytes / bw, dtype=np.float64),
-                                        np.asarray(b.bytes / bw, dtype=np.float64), lo, hi)
+            total = total + _sum_of_max(
+                np.asarray(a.flops / peak, dtype=np.float64),
+                np.asarray(b.flops / peak, dtype=np.float64),
+                np.asarray(a.bytes / bw, dtype=np.float64),
+                np.asarray(b.bytes / bw, dtype=np.float64),
+                lo,
+                hi,
+            )
             # FLOPs and bytes are affine in T on the segment: their sums are exact too
             flops = flops + _affine_sum(a.flops, b.flops, hi - lo + 1)
             byts = byts + _affine_sum(a.bytes, b.bytes, hi - lo + 1)
@@ -151,21 +170,34 @@ def prefill_time_s(model: ModelConfig, hw: Accelerator, scenario: Scenario, batc
     t = scenario.context_length
     total = communication_time_s(resolved, batch * t, roofs, hw.id, scenario.tensor_parallel)
     for op in prefill_ops(shard, batch, t, scenario.widths, scenario.flash_attention, scenario.causal):
-        total = total + np.maximum(np.asarray(op.flops, dtype=np.float64) / roofs.by_unit[op.unit],
-                                   np.asarray(op.bytes, dtype=np.float64) / roofs.bandwidth_bytes_per_s)
+        total = total + np.maximum(
+            np.asarray(op.flops, dtype=np.float64) / roofs.by_unit[op.unit],
+            np.asarray(op.bytes, dtype=np.float64) / roofs.bandwidth_bytes_per_s,
+        )
     return total
 
 
-def request_arrays(model: ModelConfig, hw: Accelerator, scenario: Scenario, output_tokens: int,
-                   batch_sizes, gpu_hour_price: float | None = None) -> dict:
+def request_arrays(
+    model: ModelConfig,
+    hw: Accelerator,
+    scenario: Scenario,
+    output_tokens: int,
+    batch_sizes,
+    gpu_hour_price: float | None = None,
+) -> dict:
     """The request figures for each batch size in `batch_sizes` (context, dtypes, TP and roofs
     from the scenario). Arrays in, arrays out; `cost_per_million_output_tokens` is None
     without a price."""
     n = check_output_tokens(output_tokens, scenario.context_length)
     price = check_price(gpu_hour_price)
     batch = np.asarray(batch_sizes, dtype=np.float64)
-    if batch.ndim != 1 or batch.size < 1 or np.any(batch < 1) or np.any(batch > MAX_BATCH) \
-            or np.any(batch != np.floor(batch)):
+    if (
+        batch.ndim != 1
+        or batch.size < 1
+        or np.any(batch < 1)
+        or np.any(batch > MAX_BATCH)
+        or np.any(batch != np.floor(batch))
+    ):
         raise EngineInputError("batch_sizes", f"every value must be an integer in [1, {MAX_BATCH}]")
     gpus = scenario.tensor_parallel
     ttft = prefill_time_s(model, hw, scenario, batch) + np.zeros_like(batch)
@@ -175,20 +207,34 @@ def request_arrays(model: ModelConfig, hw: Accelerator, scenario: Scenario, outp
     group_rate = batch * n / e2e
     shard = resolve_model(model, scenario).shard(gpus)
     w = scenario.widths
-    end = memory_budget(shard, batch, scenario.context_length + n - 1, hw.memory_bytes, w.weight, w.kv,
-                        scenario.kv_block_size, min(scenario.shared_prefix_length, scenario.context_length),
-                        usable_bytes(hw, scenario))
+    end = memory_budget(
+        shard,
+        batch,
+        scenario.context_length + n - 1,
+        hw.memory_bytes,
+        w.weight,
+        w.kv,
+        scenario.kv_block_size,
+        min(scenario.shared_prefix_length, scenario.context_length),
+        usable_bytes(hw, scenario),
+    )
     return {
-        "batch_size": batch, "ttft_s": ttft, "tpot_s": tpot, "decode_time_s": steps, "e2e_s": e2e,
-        "output_tokens_per_s_per_sequence": 1.0 / tpot, "output_tokens_per_s": group_rate,
+        "batch_size": batch,
+        "ttft_s": ttft,
+        "tpot_s": tpot,
+        "decode_time_s": steps,
+        "e2e_s": e2e,
+        "output_tokens_per_s_per_sequence": 1.0 / tpot,
+        "output_tokens_per_s": group_rate,
         "output_tokens_per_s_per_gpu": group_rate / gpus,
         "cost_per_million_output_tokens": None if price is None else price * gpus * e2e / 3600.0 / (batch * n) * 1e6,
         "fits_at_end": np.asarray(end["fits"]),
     }
 
 
-def request_block(model: ModelConfig, hw: Accelerator, scenario: Scenario, output_tokens: int,
-                  gpu_hour_price: float | None = None) -> dict:
+def request_block(
+    model: ModelConfig, hw: Accelerator, scenario: Scenario, output_tokens: int, gpu_hour_price: float | None = None
+) -> dict:
     """The `request` block of one analysis result (the scenario's batch), JSON-ready."""
     a = request_arrays(model, hw, scenario, output_tokens, [scenario.batch_size], gpu_hour_price)
     cost = a["cost_per_million_output_tokens"]
@@ -206,37 +252,57 @@ def request_block(model: ModelConfig, hw: Accelerator, scenario: Scenario, outpu
     }
 
 
-def attach_requests(analysis: dict, model: ModelConfig, hardware: list[Accelerator], scenario: Scenario,
-                    output_tokens: int | None, gpu_hour_price: float | None = None) -> dict:
+def attach_requests(
+    analysis: dict,
+    model: ModelConfig,
+    hardware: list[Accelerator],
+    scenario: Scenario,
+    output_tokens: int | None,
+    gpu_hour_price: float | None = None,
+) -> dict:
     """Give each result of an analysis its `request` block; without output_tokens the analysis
     is left as it is (like `measured_decode`, the block is there only when asked for)."""
     if output_tokens is None:
         if gpu_hour_price is not None:
             raise EngineInputError("gpu_hour_price", "a price needs output_tokens (cost is per output token)")
         return analysis
-    for hw, r in zip(hardware, analysis["results"]):
+    for hw, r in zip(hardware, analysis["results"], strict=True):
         r["request"] = request_block(model, hw, scenario, output_tokens, gpu_hour_price)
     return analysis
 
 
-def curve_batches(model: ModelConfig, hw: Accelerator, scenario: Scenario, output_tokens: int | None = None,
-                  points: int = CURVE_POINTS) -> np.ndarray:
+def curve_batches(
+    model: ModelConfig,
+    hw: Accelerator,
+    scenario: Scenario,
+    output_tokens: int | None = None,
+    points: int = CURVE_POINTS,
+) -> np.ndarray:
     """Batch sizes 1 .. the largest batch that fits (at the request's last cached length when
     output_tokens is given), about `points` of them, geometrically spaced, ends included."""
     resolved = resolve_model(model, scenario)
     shard = resolved.shard(scenario.tensor_parallel)
     w = scenario.widths
     longest = scenario.context_length + (output_tokens - 1 if output_tokens else 0)
-    top = min(MAX_BATCH, max_batch_size(shard, min(longest, MAX_CONTEXT), usable_bytes(hw, scenario), w.weight, w.kv,
-                                        scenario.kv_block_size))
+    top = min(
+        MAX_BATCH,
+        max_batch_size(
+            shard, min(longest, MAX_CONTEXT), usable_bytes(hw, scenario), w.weight, w.kv, scenario.kv_block_size
+        ),
+    )
     if top < 1:
         return np.zeros(0)
     return np.unique(np.round(np.geomspace(1, top, max(2, points)))) if top > 1 else np.ones(1)
 
 
-def throughput_interactivity(model: ModelConfig, hw: Accelerator, scenario: Scenario,
-                             output_tokens: int | None = None, batch_sizes=None,
-                             gpu_hour_price: float | None = None) -> dict:
+def throughput_interactivity(
+    model: ModelConfig,
+    hw: Accelerator,
+    scenario: Scenario,
+    output_tokens: int | None = None,
+    batch_sizes=None,
+    gpu_hour_price: float | None = None,
+) -> dict:
     """The throughput-interactivity curve along batch 1 .. max batch (or `batch_sizes`):
     x = per-user output tokens/s = 1 / TPOT, y = output tokens/s per GPU. Without
     output_tokens, TPOT is the decode step at the scenario's context and y = B / step / GPUs
@@ -246,21 +312,33 @@ def throughput_interactivity(model: ModelConfig, hw: Accelerator, scenario: Scen
     batch = curve_batches(model, hw, scenario, output_tokens) if batch_sizes is None else batch_sizes
     if len(batch) == 0:
         empty = np.zeros(0)
-        return {"batch_size": empty, "tpot_s": empty, "output_tokens_per_s_per_sequence": empty,
-                "output_tokens_per_s_per_gpu": empty, "cost_per_million_output_tokens": None}
+        return {
+            "batch_size": empty,
+            "tpot_s": empty,
+            "output_tokens_per_s_per_sequence": empty,
+            "output_tokens_per_s_per_gpu": empty,
+            "cost_per_million_output_tokens": None,
+        }
     if output_tokens is None:
         if gpu_hour_price is not None:
             raise EngineInputError("gpu_hour_price", "a price needs output_tokens (cost is per output token)")
         b = np.asarray(batch, dtype=np.float64)
         step = decode_steps_sum_s(model, hw, scenario, b, 1) + np.zeros_like(b)
-        return {"batch_size": b, "tpot_s": step, "output_tokens_per_s_per_sequence": 1.0 / step,
-                "output_tokens_per_s_per_gpu": b / step / scenario.tensor_parallel,
-                "cost_per_million_output_tokens": None}
+        return {
+            "batch_size": b,
+            "tpot_s": step,
+            "output_tokens_per_s_per_sequence": 1.0 / step,
+            "output_tokens_per_s_per_gpu": b / step / scenario.tensor_parallel,
+            "cost_per_million_output_tokens": None,
+        }
     a = request_arrays(model, hw, scenario, output_tokens, batch, gpu_hour_price)
-    return {"batch_size": a["batch_size"], "tpot_s": a["tpot_s"],
-            "output_tokens_per_s_per_sequence": a["output_tokens_per_s_per_sequence"],
-            "output_tokens_per_s_per_gpu": a["output_tokens_per_s_per_gpu"],
-            "cost_per_million_output_tokens": a["cost_per_million_output_tokens"]}
+    return {
+        "batch_size": a["batch_size"],
+        "tpot_s": a["tpot_s"],
+        "output_tokens_per_s_per_sequence": a["output_tokens_per_s_per_sequence"],
+        "output_tokens_per_s_per_gpu": a["output_tokens_per_s_per_gpu"],
+        "cost_per_million_output_tokens": a["cost_per_million_output_tokens"],
+    }
 
 
 __all__ = [

@@ -27,8 +27,9 @@ def _as_array(name: str, values, high: int) -> np.ndarray:
     return arr
 
 
-def decode_sweep(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_sizes=None,
-                 context_lengths=None) -> dict[str, np.ndarray]:
+def decode_sweep(
+    model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_sizes=None, context_lengths=None
+) -> dict[str, np.ndarray]:
     """Decode step bound over `batch_sizes` (at the scenario's context) or over
     `context_lengths` (at the scenario's batch). Exactly one of the two is given."""
     if (batch_sizes is None) == (context_lengths is None):
@@ -52,13 +53,21 @@ def decode_sweep(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_
         time_s += np.maximum(op_flops / roofs.by_unit[op.unit], op_bytes / roofs.bandwidth_bytes_per_s)
         flops += op_flops
         byts += op_bytes
-    kv = kv_cache_bytes(shard, batch, context, w.kv, scenario.kv_block_size,
-                        np.minimum(scenario.shared_prefix_length, context))
+    kv = kv_cache_bytes(
+        shard, batch, context, w.kv, scenario.kv_block_size, np.minimum(scenario.shared_prefix_length, context)
+    )
     total = weights_bytes(shard, w.weight) + kv + batch * activation_bytes_per_sequence(shard)
     return {
-        "batch_size": batch, "context_length": context, "time_s": time_s, "tokens_per_s": batch / time_s,
-        "flops": flops, "bytes": byts, "intensity": flops / byts, "kv_cache_bytes": kv,
-        "total_bytes": total, "fits": total <= hw.memory_bytes * scenario.memory_utilization,
+        "batch_size": batch,
+        "context_length": context,
+        "time_s": time_s,
+        "tokens_per_s": batch / time_s,
+        "flops": flops,
+        "bytes": byts,
+        "intensity": flops / byts,
+        "kv_cache_bytes": kv,
+        "total_bytes": total,
+        "fits": total <= hw.memory_bytes * scenario.memory_utilization,
     }
 
 
@@ -77,15 +86,29 @@ def _phase_arrays(ops, roofs: Roofs, tokens: np.ndarray, communication_s) -> dic
         memory_t = op_bytes / bw
         compute_bound = compute_t > memory_t
         t = np.where(compute_bound, compute_t, memory_t)
-        rows.append({"name": op.name, "unit": op.unit, "flops": op_flops, "bytes": op_bytes, "time_s": t,
-                     "compute_bound": compute_bound})
+        rows.append(
+            {
+                "name": op.name,
+                "unit": op.unit,
+                "flops": op_flops,
+                "bytes": op_bytes,
+                "time_s": t,
+                "compute_bound": compute_bound,
+            }
+        )
         flops += op_flops
         byts += op_bytes
         ops_time += t
         memory_bound_time += np.where(compute_bound, 0.0, t)
     time_s = ops_time + communication_s
-    return {"flops": flops, "bytes": byts, "time_s": time_s, "tokens_per_s": tokens / time_s,
-            "compute_bound": memory_bound_time < ops_time - memory_bound_time, "ops": rows}
+    return {
+        "flops": flops,
+        "bytes": byts,
+        "time_s": time_s,
+        "tokens_per_s": tokens / time_s,
+        "compute_bound": memory_bound_time < ops_time - memory_bound_time,
+        "ops": rows,
+    }
 
 
 def phase_grid(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_sizes, context_lengths) -> dict:
@@ -102,9 +125,17 @@ def phase_grid(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_si
     roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
     shard = model.shard(scenario.tensor_parallel)
     n = scenario.tensor_parallel
-    decode = _phase_arrays(decode_ops(shard, batch, context, w, scenario.flash_attention), roofs, batch,
-                           communication_time_s(model, batch, roofs, hw.id, n))
+    decode = _phase_arrays(
+        decode_ops(shard, batch, context, w, scenario.flash_attention),
+        roofs,
+        batch,
+        communication_time_s(model, batch, roofs, hw.id, n),
+    )
     prefill_tokens = batch * context
-    prefill = _phase_arrays(prefill_ops(shard, batch, context, w, scenario.flash_attention, scenario.causal), roofs,
-                            prefill_tokens, communication_time_s(model, prefill_tokens, roofs, hw.id, n))
+    prefill = _phase_arrays(
+        prefill_ops(shard, batch, context, w, scenario.flash_attention, scenario.causal),
+        roofs,
+        prefill_tokens,
+        communication_time_s(model, prefill_tokens, roofs, hw.id, n),
+    )
     return {"batch_size": batch, "context_length": context, "decode": decode, "prefill": prefill}

@@ -86,8 +86,14 @@ def _per_head_shape(att: AttentionSpec, w: Widths) -> AttentionShape:
 
 def _mla_absorbed_shape(att: AttentionSpec, w: Widths) -> AttentionShape:
     latent = (att.kv_lora_rank + att.qk_rope_head_dim) * w.kv
-    return AttentionShape(att.num_heads, att.kv_lora_rank + att.qk_rope_head_dim, att.kv_lora_rank, latent, latent,
-                          att.kv_lora_rank * w.kv)
+    return AttentionShape(
+        att.num_heads,
+        att.kv_lora_rank + att.qk_rope_head_dim,
+        att.kv_lora_rank,
+        latent,
+        latent,
+        att.kv_lora_rank * w.kv,
+    )
 
 
 def _mla_expanded_shape(att: AttentionSpec) -> AttentionShape:
@@ -96,16 +102,23 @@ def _mla_expanded_shape(att: AttentionSpec) -> AttentionShape:
     return AttentionShape(att.num_heads, att.qk_nope_head_dim + att.qk_rope_head_dim, att.v_head_dim, k + v, k, v)
 
 
-def _attention_core(shape: AttentionShape, batch, q_tokens, kv_tokens_read, pairs, score_elems,
-                    flash_attention: bool) -> list[Op]:
+def _attention_core(
+    shape: AttentionShape, batch, q_tokens, kv_tokens_read, pairs, score_elems, flash_attention: bool
+) -> list[Op]:
     m = batch * q_tokens
     q_bytes = m * shape.heads * shape.qk_dim * STREAM_BYTES
     out_bytes = m * shape.heads * shape.v_dim * STREAM_BYTES
     qk_flops = 2.0 * shape.qk_dim * shape.heads * batch * pairs
     pv_flops = 2.0 * shape.v_dim * shape.heads * batch * pairs
     if flash_attention:
-        return [Op("attention", "tensor", qk_flops + pv_flops,
-                   q_bytes + batch * kv_tokens_read * shape.fused_kv_bytes + out_bytes)]
+        return [
+            Op(
+                "attention",
+                "tensor",
+                qk_flops + pv_flops,
+                q_bytes + batch * kv_tokens_read * shape.fused_kv_bytes + out_bytes,
+            )
+        ]
     score_bytes = score_elems * STREAM_BYTES
     return [
         Op("attention_scores", "tensor", qk_flops, q_bytes + batch * kv_tokens_read * shape.k_bytes + score_bytes),
@@ -133,22 +146,39 @@ def _attention_block(att: AttentionSpec, h: int, tokens, core, w: Widths, decode
     ops = []
     q_in = h
     if att.q_lora_rank:
-        ops += [linear("q_a_proj", tokens, att.q_lora_rank, h, w.weight, w.gemm_in, s),
-                elementwise("rmsnorm", tokens * att.q_lora_rank, s, name="latent_norm",
-                            extra_bytes=att.q_lora_rank * w.weight)]
+        ops += [
+            linear("q_a_proj", tokens, att.q_lora_rank, h, w.weight, w.gemm_in, s),
+            elementwise(
+                "rmsnorm", tokens * att.q_lora_rank, s, name="latent_norm", extra_bytes=att.q_lora_rank * w.weight
+            ),
+        ]
         q_in = att.q_lora_rank
-    ops += [linear("q_b_proj", tokens, att.q_dim, q_in, w.weight, w.gemm_in, s),
-            linear("kv_a_proj", tokens, lora + rope, h, w.weight, w.gemm_in, w.kv),
-            elementwise("rmsnorm", tokens * lora, s, name="latent_norm", extra_bytes=lora * w.weight),
-            elementwise("rope", tokens * (heads * rope + rope), s)]
+    ops += [
+        linear("q_b_proj", tokens, att.q_dim, q_in, w.weight, w.gemm_in, s),
+        linear("kv_a_proj", tokens, lora + rope, h, w.weight, w.gemm_in, w.kv),
+        elementwise("rmsnorm", tokens * lora, s, name="latent_norm", extra_bytes=lora * w.weight),
+        elementwise("rope", tokens * (heads * rope + rope), s),
+    ]
     if decode:
         # absorbed: q_nope @ W_UK per head -> a query in latent space; attention over the latent;
         # latent output @ W_UV per head -> values. W_UK and W_UV are the two halves of kv_b_proj.
-        ops.append(Op("mla_q_absorb", "tensor", 2.0 * tokens * heads * nope * lora,
-                      heads * nope * lora * w.weight + tokens * heads * (nope + lora) * s))
+        ops.append(
+            Op(
+                "mla_q_absorb",
+                "tensor",
+                2.0 * tokens * heads * nope * lora,
+                heads * nope * lora * w.weight + tokens * heads * (nope + lora) * s,
+            )
+        )
         ops += core(_mla_absorbed_shape(att, w))
-        ops.append(Op("mla_v_absorb", "tensor", 2.0 * tokens * heads * lora * att.v_head_dim,
-                      heads * lora * att.v_head_dim * w.weight + tokens * heads * (lora + att.v_head_dim) * s))
+        ops.append(
+            Op(
+                "mla_v_absorb",
+                "tensor",
+                2.0 * tokens * heads * lora * att.v_head_dim,
+                heads * lora * att.v_head_dim * w.weight + tokens * heads * (lora + att.v_head_dim) * s,
+            )
+        )
     else:
         ops.append(linear("kv_b_proj", tokens, heads * (nope + att.v_head_dim), lora, w.weight, w.gemm_in, s))
         ops += core(_mla_expanded_shape(att))
@@ -158,34 +188,46 @@ def _attention_block(att: AttentionSpec, h: int, tokens, core, w: Widths, decode
 
 def _mlp_block(mlp: MlpSpec, h: int, tokens, activation: str, w: Widths) -> list[Op]:
     s = STREAM_BYTES
-    act_kind = ("geglu" if activation == "gelu" else "swiglu") if mlp.gated else ("gelu" if activation == "gelu" else "silu")
+    act_kind = (
+        ("geglu" if activation == "gelu" else "swiglu") if mlp.gated else ("gelu" if activation == "gelu" else "silu")
+    )
     inter = mlp.intermediate_size
     if not mlp.is_moe:
         ops = [linear("gate_proj", tokens, inter, h, w.weight, w.gemm_in, s, mlp.bias)] if mlp.gated else []
-        return ops + [linear("up_proj", tokens, inter, h, w.weight, w.gemm_in, s, mlp.bias),
-                      elementwise(act_kind, tokens * inter, s, name="activation"),
-                      linear("down_proj", tokens, h, inter, w.weight, w.gemm_in, s, mlp.bias)]
+        return ops + [
+            linear("up_proj", tokens, inter, h, w.weight, w.gemm_in, s, mlp.bias),
+            elementwise(act_kind, tokens * inter, s, name="activation"),
+            linear("down_proj", tokens, h, inter, w.weight, w.gemm_in, s, mlp.bias),
+        ]
     k, e = mlp.experts_per_token, mlp.num_experts
     routed = tokens * k  # token-expert pairs
     hit = experts_touched(e, k, tokens)
     bias = w.weight if mlp.expert_bias else 0.0
 
     def expert(name: str, out_f: int, in_f: int, out_bytes: float) -> Op:
-        return Op(name, "tensor", 2.0 * routed * out_f * in_f,
-                  hit * (out_f * in_f * w.weight + out_f * bias) + routed * (in_f * w.gemm_in + out_f * out_bytes))
+        return Op(
+            name,
+            "tensor",
+            2.0 * routed * out_f * in_f,
+            hit * (out_f * in_f * w.weight + out_f * bias) + routed * (in_f * w.gemm_in + out_f * out_bytes),
+        )
 
     ops = [linear("router", tokens, e, h, w.weight, w.gemm_in, s, mlp.router_bias)]
     if mlp.gated:
         ops.append(expert("expert_gate_proj", inter, h, s))
-    ops += [expert("expert_up_proj", inter, h, s),
-            elementwise(act_kind, routed * inter, s, name="activation"),
-            expert("expert_down_proj", h, inter, s)]
+    ops += [
+        expert("expert_up_proj", inter, h, s),
+        elementwise(act_kind, routed * inter, s, name="activation"),
+        expert("expert_down_proj", h, inter, s),
+    ]
     if mlp.shared_intermediate_size:
         si = mlp.shared_intermediate_size
-        ops += [linear("shared_gate_proj", tokens, si, h, w.weight, w.gemm_in, s),
-                linear("shared_up_proj", tokens, si, h, w.weight, w.gemm_in, s),
-                elementwise(act_kind, tokens * si, s, name="activation"),
-                linear("shared_down_proj", tokens, h, si, w.weight, w.gemm_in, s)]
+        ops += [
+            linear("shared_gate_proj", tokens, si, h, w.weight, w.gemm_in, s),
+            linear("shared_up_proj", tokens, si, h, w.weight, w.gemm_in, s),
+            elementwise(act_kind, tokens * si, s, name="activation"),
+            linear("shared_down_proj", tokens, h, si, w.weight, w.gemm_in, s),
+        ]
     return ops
 
 
@@ -219,11 +261,15 @@ def _model_ops(model: ModelConfig, tokens, logit_rows, attention_core, w: Widths
     for layer, count in model.layer_groups:
         core = attention_core(layer)
         _accumulate(total, _layer_ops(layer, model, tokens, core, w, decode), count)
-    _accumulate(total, [
-        elementwise("rmsnorm", tokens * h, s, name="final_norm", extra_bytes=h * w.weight),
-        linear("lm_head", logit_rows, v, h, w.weight, w.gemm_in, s),
-        elementwise("softmax", logit_rows * v, s, name="logits_softmax"),
-    ], 1)
+    _accumulate(
+        total,
+        [
+            elementwise("rmsnorm", tokens * h, s, name="final_norm", extra_bytes=h * w.weight),
+            linear("lm_head", logit_rows, v, h, w.weight, w.gemm_in, s),
+            elementwise("softmax", logit_rows * v, s, name="logits_softmax"),
+        ],
+        1,
+    )
     return list(total.values())
 
 
@@ -236,13 +282,15 @@ def decode_ops(model: ModelConfig, batch, context, w: Widths, flash_attention: b
 
         def core(shape: AttentionShape) -> list[Op]:
             return _attention_core(shape, batch, 1, kv_len, kv_len, batch * shape.heads * kv_len, flash_attention)
+
         return core
 
     return _model_ops(model, batch, batch, attention_core, w, decode=True)
 
 
-def prefill_ops(model: ModelConfig, batch, prompt, w: Widths, flash_attention: bool = True,
-                causal: bool = True) -> list[Op]:
+def prefill_ops(
+    model: ModelConfig, batch, prompt, w: Widths, flash_attention: bool = True, causal: bool = True
+) -> list[Op]:
     """Prefill of `batch` prompts of `prompt` tokens each (time-to-first-token lower bound)."""
 
     def attention_core(layer: LayerSpec):
@@ -254,8 +302,10 @@ def prefill_ops(model: ModelConfig, batch, prompt, w: Widths, flash_attention: b
 
         def core(shape: AttentionShape) -> list[Op]:
             # Without FlashAttention the eager kernel materialises the full T x T score matrix.
-            return _attention_core(shape, batch, prompt, prompt, pairs, batch * shape.heads * prompt * prompt,
-                                   flash_attention)
+            return _attention_core(
+                shape, batch, prompt, prompt, pairs, batch * shape.heads * prompt * prompt, flash_attention
+            )
+
         return core
 
     return _model_ops(model, batch * prompt, batch, attention_core, w, decode=False)

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from engine.analysis import Scenario, analyze_one, phase_ops, phase_ops_cache
+from engine.analysis import Scenario, analyze_one, phase_ops_cache
 from engine.hardware import catalogue
 from engine.model_catalog import get_model
 from engine.sweep import decode_sweep

@@ -5,6 +5,7 @@ researched reference (TFLOP/s -> FLOP/s, GB -> bytes, GB/s -> bytes/s). The file
 are then reviewed and committed; nothing reads the reference at run time.
 Usage: python scripts/import_reference_hardware.py ../shared/reference/accelerators.yaml hardware/
 """
+
 import sys
 from pathlib import Path
 
@@ -12,13 +13,25 @@ import yaml
 
 # product id -> reference id
 IDS = {
-    "h100-sxm5": "nvidia_h100_sxm5_80gb", "h100-pcie": "nvidia_h100_pcie_80gb",
-    "h200-sxm": "nvidia_h200_sxm_141gb", "b200": "nvidia_b200_hgx", "b300": "nvidia_b300_hgx",
-    "gb200": "nvidia_gb200_per_gpu", "a100-40gb-sxm": "nvidia_a100_40gb_sxm",
-    "a100-80gb-sxm": "nvidia_a100_80gb_sxm", "l4": "nvidia_l4", "l40s": "nvidia_l40s",
-    "rtx-3090": "nvidia_rtx_3090", "rtx-4090": "nvidia_rtx_4090", "rtx-5090": "nvidia_rtx_5090",
-    "mi300x": "amd_mi300x", "mi325x": "amd_mi325x", "mi355x": "amd_mi355x",
-    "tpu-v5e": "google_tpu_v5e", "tpu-v5p": "google_tpu_v5p", "tpu-v6e": "google_tpu_v6e",
+    "h100-sxm5": "nvidia_h100_sxm5_80gb",
+    "h100-pcie": "nvidia_h100_pcie_80gb",
+    "h200-sxm": "nvidia_h200_sxm_141gb",
+    "b200": "nvidia_b200_hgx",
+    "b300": "nvidia_b300_hgx",
+    "gb200": "nvidia_gb200_per_gpu",
+    "a100-40gb-sxm": "nvidia_a100_40gb_sxm",
+    "a100-80gb-sxm": "nvidia_a100_80gb_sxm",
+    "l4": "nvidia_l4",
+    "l40s": "nvidia_l40s",
+    "rtx-3090": "nvidia_rtx_3090",
+    "rtx-4090": "nvidia_rtx_4090",
+    "rtx-5090": "nvidia_rtx_5090",
+    "mi300x": "amd_mi300x",
+    "mi325x": "amd_mi325x",
+    "mi355x": "amd_mi355x",
+    "tpu-v5e": "google_tpu_v5e",
+    "tpu-v5p": "google_tpu_v5p",
+    "tpu-v6e": "google_tpu_v6e",
     "gaudi-3": "intel_gaudi3",
 }
 T = 1e12
@@ -39,8 +52,10 @@ def convert(pid, d):
     other = d.get("other_rates_tflops") or {}
     fp16_acc = {k: v for k, v in other.items() if "acc" in k.lower()}
     if fp16_acc:
-        notes.append("FP16-accumulate tensor rates (TFLOP/s, not used as roofs): "
-                     + ", ".join(f"{k}={v}" for k, v in fp16_acc.items()))
+        notes.append(
+            "FP16-accumulate tensor rates (TFLOP/s, not used as roofs): "
+            + ", ".join(f"{k}={v}" for k, v in fp16_acc.items())
+        )
     if d.get("uncertain_fields"):
         notes.append("Uncertain: " + "; ".join(d["uncertain_fields"]))
     return {
@@ -50,23 +65,28 @@ def convert(pid, d):
         "memory_bytes": round(mem["capacity_gb"] * 1e9),
         "memory_bandwidth_bytes_per_s": round(mem["bandwidth_gbps"] * 1e9),
         "tensor_flops_per_s": {
-            "bf16": flops(peak.get("bf16_tensor")), "fp16": flops(peak.get("fp16_tensor")),
-            "fp8": flops(peak.get("fp8_tensor")), "int8": flops(peak.get("int8_tensor_tops")),
+            "bf16": flops(peak.get("bf16_tensor")),
+            "fp16": flops(peak.get("fp16_tensor")),
+            "fp8": flops(peak.get("fp8_tensor")),
+            "int8": flops(peak.get("int8_tensor_tops")),
             "fp4": flops(peak.get("fp4_tensor")),
         },
         "vector_flops_per_s": {
-            "fp32": flops(peak.get("fp32_vector")), "bf16": flops(peak.get("bf16_vector")),
+            "fp32": flops(peak.get("fp32_vector")),
+            "bf16": flops(peak.get("bf16_vector")),
             "fp16": flops(peak.get("fp16_vector")),
         },
         "l2_bytes": None if d.get("l2_cache_mb") is None else round(d["l2_cache_mb"] * 1e6),
         "interconnect": link.get("type"),
         "interconnect_bytes_per_s_per_direction": None if per_dir is None else round(per_dir * 1e9),
-        "pcie_bytes_per_s_per_direction": (round(PCIE_X16_PER_DIRECTION[d["pcie_gen"]])
-                                           if d.get("pcie_gen") in PCIE_X16_PER_DIRECTION else None),
+        "pcie_bytes_per_s_per_direction": (
+            round(PCIE_X16_PER_DIRECTION[d["pcie_gen"]]) if d.get("pcie_gen") in PCIE_X16_PER_DIRECTION else None
+        ),
         "notes": " ".join(n for n in notes if n),
-        "sources": [{"document": " ".join(s["document"].split()),
-                     "supports": " ".join(str(s.get("supports", "")).split())}
-                    for s in d["sources"]],
+        "sources": [
+            {"document": " ".join(s["document"].split()), "supports": " ".join(str(s.get("supports", "")).split())}
+            for s in d["sources"]
+        ],
     }
 
 

@@ -5,19 +5,38 @@ shape a user uploads), with the published parameter count and the sources beside
 Kept for provenance; nothing reads the reference at run time.
 Usage: python scripts/import_reference_models.py ../shared/reference/models.yaml engine/presets id [id ...]
 """
+
 import json
 import sys
 from pathlib import Path
 
 import yaml
 
-ARCHITECTURES = {"llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "mistral": "MistralForCausalLM",
-                 "gemma2": "Gemma2ForCausalLM", "mixtral": "MixtralForCausalLM", "qwen3_moe": "Qwen3MoeForCausalLM",
-                 "deepseek_v3": "DeepseekV3ForCausalLM", "gpt_oss": "GptOssForCausalLM", "qwen3": "Qwen3ForCausalLM",
-                 "deepseek_v2": "DeepseekV2ForCausalLM"}
-HF_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-           "head_dim", "intermediate_size", "vocab_size", "tie_word_embeddings", "hidden_act",
-           "max_position_embeddings", "rms_norm_eps")
+ARCHITECTURES = {
+    "llama": "LlamaForCausalLM",
+    "qwen2": "Qwen2ForCausalLM",
+    "mistral": "MistralForCausalLM",
+    "gemma2": "Gemma2ForCausalLM",
+    "mixtral": "MixtralForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+    "deepseek_v3": "DeepseekV3ForCausalLM",
+    "gpt_oss": "GptOssForCausalLM",
+    "qwen3": "Qwen3ForCausalLM",
+    "deepseek_v2": "DeepseekV2ForCausalLM",
+}
+HF_KEYS = (
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "intermediate_size",
+    "vocab_size",
+    "tie_word_embeddings",
+    "hidden_act",
+    "max_position_embeddings",
+    "rms_norm_eps",
+)
 
 
 def hf_config(entry):
@@ -47,21 +66,43 @@ def hf_config(entry):
         cfg["num_experts_per_tok"] = moe["top_k"]
     if mt == "gpt_oss":
         cfg["attention_bias"] = True
-        cfg["layer_types"] = ["sliding_attention" if i % 2 == 0 else "full_attention"
-                              for i in range(src["num_hidden_layers"])]
+        cfg["layer_types"] = [
+            "sliding_attention" if i % 2 == 0 else "full_attention" for i in range(src["num_hidden_layers"])
+        ]
     if mt == "qwen3_moe":
-        cfg.update(num_experts=moe["num_experts"], num_experts_per_tok=moe["top_k"],
-                   moe_intermediate_size=moe["expert_intermediate_size"],
-                   decoder_sparse_step=moe["decoder_sparse_step"], mlp_only_layers=moe["mlp_only_layers"],
-                   norm_topk_prob=moe["norm_topk_prob"])
+        cfg.update(
+            num_experts=moe["num_experts"],
+            num_experts_per_tok=moe["top_k"],
+            moe_intermediate_size=moe["expert_intermediate_size"],
+            decoder_sparse_step=moe["decoder_sparse_step"],
+            mlp_only_layers=moe["mlp_only_layers"],
+            norm_topk_prob=moe["norm_topk_prob"],
+        )
     if mt in ("deepseek_v2", "deepseek_v3"):
         cfg.pop("head_dim", None)
-        cfg.update(n_routed_experts=moe["num_experts"], num_experts_per_tok=moe["top_k"],
-                   moe_intermediate_size=moe["expert_intermediate_size"], n_shared_experts=moe["n_shared_experts"],
-                   first_k_dense_replace=moe["first_k_dense"], moe_layer_freq=moe.get("moe_layer_freq", 1))
-        cfg.update({k: moe[k] for k in ("topk_method", "n_group", "topk_group", "scoring_func",
-                                        "routed_scaling_factor", "norm_topk_prob", "num_nextn_predict_layers")
-                    if k in moe})
+        cfg.update(
+            n_routed_experts=moe["num_experts"],
+            num_experts_per_tok=moe["top_k"],
+            moe_intermediate_size=moe["expert_intermediate_size"],
+            n_shared_experts=moe["n_shared_experts"],
+            first_k_dense_replace=moe["first_k_dense"],
+            moe_layer_freq=moe.get("moe_layer_freq", 1),
+        )
+        cfg.update(
+            {
+                k: moe[k]
+                for k in (
+                    "topk_method",
+                    "n_group",
+                    "topk_group",
+                    "scoring_func",
+                    "routed_scaling_factor",
+                    "norm_topk_prob",
+                    "num_nextn_predict_layers",
+                )
+                if k in moe
+            }
+        )
         cfg.update(src["mla"])
     return cfg
 

@@ -22,8 +22,12 @@ def live_server(workers: int = 1) -> Iterator[tuple[subprocess.Popen, str]]:
     """Start the server, wait for /healthz, yield (process, base URL), stop it."""
     port = free_port()
     env = {**os.environ, "LLM_ROOFLINE_LOG_LEVEL": "warning"}
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--workers", str(workers)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--workers", str(workers)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 60

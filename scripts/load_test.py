@@ -30,9 +30,12 @@ MAX_REQUESTS_PER_RUN = 200_000
 
 def request_for(rng: random.Random) -> tuple[str, dict]:
     if rng.random() < 0.5:
-        return "/api/v1/analyze", {"model": rng.choice(MODELS), "hardware": rng.sample(GPUS, rng.randint(1, 4)),
-                                   "batch_size": rng.choice([1, 8, 32, 64, 256]),
-                                   "context_length": rng.choice([512, 4096, 32768])}
+        return "/api/v1/analyze", {
+            "model": rng.choice(MODELS),
+            "hardware": rng.sample(GPUS, rng.randint(1, 4)),
+            "batch_size": rng.choice([1, 8, 32, 64, 256]),
+            "context_length": rng.choice([512, 4096, 32768]),
+        }
     body = {**CALLBACK, "inputs": [dict(i) for i in CALLBACK["inputs"]]}
     body["inputs"][3]["value"] = rng.choice([1, 2, 4, 8, 16, 32, 64, 128, 256])
     return "/_dash-update-component", body
@@ -66,8 +69,10 @@ async def run_load(base: str, clients: int, seconds: float) -> dict:
 def summary(stats: dict) -> str:
     lat = sorted(stats["latency"])
     q = statistics.quantiles(lat, n=100) if len(lat) > 1 else [lat[0]] * 99
-    return (f"{stats['count'] / stats['elapsed']:8.0f} req/s  p50 {q[49] * 1e3:7.1f} ms  p95 {q[94] * 1e3:7.1f} ms  "
-            f"p99 {q[98] * 1e3:7.1f} ms  errors {stats['errors']}")
+    return (
+        f"{stats['count'] / stats['elapsed']:8.0f} req/s  p50 {q[49] * 1e3:7.1f} ms  p95 {q[94] * 1e3:7.1f} ms  "
+        f"p99 {q[98] * 1e3:7.1f} ms  errors {stats['errors']}"
+    )
 
 
 def warm(base: str) -> None:
@@ -78,8 +83,9 @@ def warm(base: str) -> None:
 def rss_bytes(pid: int) -> int:
     """Resident memory of a process and its children (the uvicorn workers)."""
     total = 0
-    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
-                    .stdout.split()]
+    pids = [pid] + [
+        int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    ]
     for p in pids:
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():

@@ -17,8 +17,12 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 ASSETS = Path(fastapi_offline.__file__).resolve().parent / "static"
 STATIC_URL = "/docs-static"
-FILES = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css",
-         "redoc.standalone.js": "text/javascript", "favicon.png": "image/png"}
+FILES = {
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui.css": "text/css",
+    "redoc.standalone.js": "text/javascript",
+    "favicon.png": "image/png",
+}
 
 SWAGGER_INIT = """\
 (function () {

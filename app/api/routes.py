@@ -11,21 +11,38 @@ from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.model_catalog import get_model, load_model, model_ids, preset_records
 from engine.ops import elementwise, gemm_op
 from engine.precision import dtype_bytes
-from engine.roofline import attainable_flops_per_s, bound, op_time_s
 from engine.published import published_measurements
 from engine.request import attach_requests, request_arrays
+from engine.roofline import attainable_flops_per_s, bound, op_time_s
 from engine.sweep import decode_sweep
 
 from ..service import place_measurements, resolve_hardware, run_analysis
-from .schemas import (AcceleratorOut, AnalysisResponse, AnalyzeRequest, ErrorResponse, HardwareList,
-                      MeasurementsRequest, MeasurementsResponse, ModelDetail, ModelList, OpsRequest, OpsResponse,
-                      PublishedList, SweepRequest, SweepResponse)
+from .schemas import (
+    AcceleratorOut,
+    AnalysisResponse,
+    AnalyzeRequest,
+    ErrorResponse,
+    HardwareList,
+    MeasurementsRequest,
+    MeasurementsResponse,
+    ModelDetail,
+    ModelList,
+    OpsRequest,
+    OpsResponse,
+    PublishedList,
+    SweepRequest,
+    SweepResponse,
+)
 
 router = APIRouter(prefix="/api/v1", tags=["v1"])
-ERRORS = {404: {"model": ErrorResponse, "description": "unknown id"},
-          422: {"model": ErrorResponse, "description": "invalid input: the field and what is allowed"}}
-BODY_ERRORS = ERRORS | {400: {"model": ErrorResponse, "description": "body is not valid JSON"},
-                        413: {"model": ErrorResponse, "description": "body larger than the limit (256 KiB)"}}
+ERRORS = {
+    404: {"model": ErrorResponse, "description": "unknown id"},
+    422: {"model": ErrorResponse, "description": "invalid input: the field and what is allowed"},
+}
+BODY_ERRORS = ERRORS | {
+    400: {"model": ErrorResponse, "description": "body is not valid JSON"},
+    413: {"model": ErrorResponse, "description": "body larger than the limit (256 KiB)"},
+}
 
 
 def accelerator_out(acc: Accelerator) -> dict:
@@ -47,39 +64,59 @@ def list_models() -> JSONResponse:
     return JSONResponse({"items": [get_model(mid).summary() for mid in model_ids()]})
 
 
-@router.get("/models/{model_id}", response_model=ModelDetail, responses=ERRORS,
-            summary="One preset with its Hugging Face config.json")
+@router.get(
+    "/models/{model_id}",
+    response_model=ModelDetail,
+    responses=ERRORS,
+    summary="One preset with its Hugging Face config.json",
+)
 def one_model(model_id: str) -> JSONResponse:
     model = get_model(model_id)
     record = preset_records()[model_id]
-    return JSONResponse(model.summary() | {"hf_repo": record["hf_repo"], "sources": record["sources"],
-                                           "config": record["config"]})
+    return JSONResponse(
+        model.summary() | {"hf_repo": record["hf_repo"], "sources": record["sources"], "config": record["config"]}
+    )
 
 
-@router.post("/analyze", response_model=AnalysisResponse, responses=BODY_ERRORS,
-             summary="Decode and prefill on the roofline, and the memory budget, per accelerator")
+@router.post(
+    "/analyze",
+    response_model=AnalysisResponse,
+    responses=BODY_ERRORS,
+    summary="Decode and prefill on the roofline, and the memory budget, per accelerator",
+)
 def analyze(request: AnalyzeRequest) -> JSONResponse:
     scenario = request.scenario()
-    result = run_analysis(request.model, request.hardware, scenario,
-                          request.measured_decode_step_s, request.measured_tokens_per_s)
-    return JSONResponse(with_requests(result, request.model, request.hardware, scenario, request.output_tokens,
-                                      request.gpu_hour_price))
+    result = run_analysis(
+        request.model, request.hardware, scenario, request.measured_decode_step_s, request.measured_tokens_per_s
+    )
+    return JSONResponse(
+        with_requests(result, request.model, request.hardware, scenario, request.output_tokens, request.gpu_hour_price)
+    )
 
 
-def with_requests(result: dict, model_spec, hardware_specs: list, scenario, output_tokens: int | None,
-                  gpu_hour_price: float | None) -> dict:
+def with_requests(
+    result: dict, model_spec, hardware_specs: list, scenario, output_tokens: int | None, gpu_hour_price: float | None
+) -> dict:
     """Each result's `request` block (engine/request.py; null without output_tokens)."""
     if output_tokens is None:
         return attach_requests(result, None, [], scenario, None, gpu_hour_price)
-    return attach_requests(result, load_model(model_spec), resolve_hardware(hardware_specs), scenario,
-                           output_tokens, gpu_hour_price)
+    return attach_requests(
+        result, load_model(model_spec), resolve_hardware(hardware_specs), scenario, output_tokens, gpu_hour_price
+    )
 
 
-@router.post("/measurements", response_model=MeasurementsResponse, responses=BODY_ERRORS,
-             summary="Parse measurements and place them under the roofs, with their gap (nothing is stored)")
+@router.post(
+    "/measurements",
+    response_model=MeasurementsResponse,
+    responses=BODY_ERRORS,
+    summary="Parse measurements and place them under the roofs, with their gap (nothing is stored)",
+)
 def measurements(request: MeasurementsRequest) -> JSONResponse:
-    return JSONResponse(place_measurements(request.format, request.content, request.hardware, request.model,
-                                           request.scenario(), request.steps))
+    return JSONResponse(
+        place_measurements(
+            request.format, request.content, request.hardware, request.model, request.scenario(), request.steps
+        )
+    )
 
 
 @router.post("/ops", response_model=OpsResponse, responses=BODY_ERRORS, summary="Place a single op on the roofline")
@@ -94,25 +131,46 @@ def place_op(request: OpsRequest) -> JSONResponse:
         peak = hw.tensor_roof(spec.dtype)[1] if op.unit == "tensor" else hw.vector_roof(spec.dtype)[1]
         bw = hw.memory_bandwidth_bytes_per_s
         intensity = op.flops / op.bytes
-        results.append({"hardware_id": hw.id, "unit": op.unit, "flops": op.flops, "bytes": op.bytes,
-                        "intensity": intensity, "attainable_flops_per_s": attainable_flops_per_s(intensity, peak, bw),
-                        "time_s": op_time_s(op.flops, op.bytes, peak, bw), "bound": bound(op.flops, op.bytes, peak, bw)})
+        results.append(
+            {
+                "hardware_id": hw.id,
+                "unit": op.unit,
+                "flops": op.flops,
+                "bytes": op.bytes,
+                "intensity": intensity,
+                "attainable_flops_per_s": attainable_flops_per_s(intensity, peak, bw),
+                "time_s": op_time_s(op.flops, op.bytes, peak, bw),
+                "bound": bound(op.flops, op.bytes, peak, bw),
+            }
+        )
     return JSONResponse({"results": results})
 
 
-@router.post("/sweep", response_model=SweepResponse, responses=BODY_ERRORS,
-             summary="Decode bound over a list of batch sizes or of context lengths")
+@router.post(
+    "/sweep",
+    response_model=SweepResponse,
+    responses=BODY_ERRORS,
+    summary="Decode bound over a list of batch sizes or of context lengths",
+)
 def sweep(request: SweepRequest) -> JSONResponse:
     model = load_model(request.model)
     scenario = request.scenario()
     results = []
     for hw in resolve_hardware(request.hardware):
         s = decode_sweep(model, hw, scenario, request.batch_sizes, request.context_lengths)
-        results.append({"hardware_id": hw.id, "batch_size": s["batch_size"].astype(int).tolist(),
-                        "context_length": s["context_length"].astype(int).tolist(),
-                        "time_s": s["time_s"].tolist(), "tokens_per_s": s["tokens_per_s"].tolist(),
-                        "intensity": s["intensity"].tolist(), "kv_cache_bytes": s["kv_cache_bytes"].tolist(),
-                        "fits": s["fits"].tolist(), "request": sweep_request(model, hw, scenario, request)})
+        results.append(
+            {
+                "hardware_id": hw.id,
+                "batch_size": s["batch_size"].astype(int).tolist(),
+                "context_length": s["context_length"].astype(int).tolist(),
+                "time_s": s["time_s"].tolist(),
+                "tokens_per_s": s["tokens_per_s"].tolist(),
+                "intensity": s["intensity"].tolist(),
+                "kv_cache_bytes": s["kv_cache_bytes"].tolist(),
+                "fits": s["fits"].tolist(),
+                "request": sweep_request(model, hw, scenario, request),
+            }
+        )
     return JSONResponse({"results": results})
 
 
@@ -126,13 +184,25 @@ def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> di
         raise EngineInputError("output_tokens", "a request per point needs batch_sizes, not context_lengths")
     a = request_arrays(model, hw, scenario, request.output_tokens, request.batch_sizes, request.gpu_hour_price)
     cost = a["cost_per_million_output_tokens"]
-    keys = ("ttft_s", "tpot_s", "e2e_s", "output_tokens_per_s_per_sequence", "output_tokens_per_s",
-            "output_tokens_per_s_per_gpu", "fits_at_end")
-    return {k: a[k].tolist() for k in keys} | {"cost_per_million_output_tokens": None if cost is None else cost.tolist()}
+    keys = (
+        "ttft_s",
+        "tpot_s",
+        "e2e_s",
+        "output_tokens_per_s_per_sequence",
+        "output_tokens_per_s",
+        "output_tokens_per_s_per_gpu",
+        "fits_at_end",
+    )
+    return {k: a[k].tolist() for k in keys} | {
+        "cost_per_million_output_tokens": None if cost is None else cost.tolist()
+    }
 
 
-@router.get("/published-measurements", response_model=PublishedList,
-            summary="Published measurements (sourced) beside the engine's bound for their scenario: MBU, MFU")
+@router.get(
+    "/published-measurements",
+    response_model=PublishedList,
+    summary="Published measurements (sourced) beside the engine's bound for their scenario: MBU, MFU",
+)
 def published() -> JSONResponse:
     return JSONResponse({"items": published_measurements()})
 

@@ -8,9 +8,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationIn
 
 from engine.analysis import MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
 from engine.hardware import Accelerator
-from engine.published import PublishedEntry
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
+from engine.published import PublishedEntry
 
 Dtype = Literal[DTYPES]  # type: ignore[valid-type]
 ElementwiseName = Literal[tuple(ELEMENTWISE_KINDS)]  # type: ignore[valid-type]
@@ -38,12 +38,15 @@ class _Request(BaseModel):
 
 class ScenarioFields(_Request):
     model: Annotated[str, Field(max_length=64)] | dict[str, Any] = Field(
-        ..., description="preset id (GET /api/v1/models) or a Hugging Face config.json object")
-    hardware: list[HardwareSpec] = Field(..., min_length=1, max_length=16,
-                                         description="1 to 16 accelerator ids or inline accelerator objects")
+        ..., description="preset id (GET /api/v1/models) or a Hugging Face config.json object"
+    )
+    hardware: list[HardwareSpec] = Field(
+        ..., min_length=1, max_length=16, description="1 to 16 accelerator ids or inline accelerator objects"
+    )
     batch_size: int = Field(1, ge=1, le=MAX_BATCH, description="sequences in flight")
-    context_length: int = Field(4096, ge=1, le=MAX_CONTEXT,
-                                description="tokens per sequence: cached (decode) or prompt (prefill)")
+    context_length: int = Field(
+        4096, ge=1, le=MAX_CONTEXT, description="tokens per sequence: cached (decode) or prompt (prefill)"
+    )
     num_kv_heads: int | None = Field(None, ge=1, le=65536, description="override KV heads; must divide query heads")
     weight_dtype: Dtype = Field("bf16", description="storage format of the weights")
     kv_dtype: Dtype = Field("bf16", description="storage format of the KV cache")
@@ -51,52 +54,84 @@ class ScenarioFields(_Request):
     flash_attention: bool = Field(True, description="fused attention: scores never go to memory")
     causal: bool = Field(True, description="count prefill attention with the causal mask")
     tensor_parallel: TensorParallel = Field(
-        1, description="tensor-parallel degree: every number becomes per GPU, plus all-reduce time")
+        1, description="tensor-parallel degree: every number becomes per GPU, plus all-reduce time"
+    )
     kv_block_size: int = Field(16, ge=1, le=MAX_BLOCK, description="paged KV block, tokens (waste reported)")
-    shared_prefix_length: int = Field(0, ge=0, le=MAX_CONTEXT,
-                                      description="tokens of a prefix shared by the whole batch, stored once")
+    shared_prefix_length: int = Field(
+        0, ge=0, le=MAX_CONTEXT, description="tokens of a prefix shared by the whole batch, stored once"
+    )
     roofs: Literal["nominal", "measured"] = Field(
-        "nominal", description="datasheet roofs, or the calibrated ones where an accelerator has them")
-    bandwidth_efficiency: float = Field(1.0, ge=0.01, le=1.0, allow_inf_nan=False,
-                                        description="achievable fraction of memory bandwidth")
-    compute_efficiency: float = Field(1.0, ge=0.01, le=1.0, allow_inf_nan=False,
-                                      description="achievable fraction of peak FLOP/s")
-    memory_utilization: float = Field(1.0, gt=0, le=1.0, allow_inf_nan=False,
-                                      description="fraction of each accelerator's memory the server may fill "
-                                                  "(vLLM gpu_memory_utilization; 0 < x <= 1): fits, max batch, max "
-                                                  "context and min TP use capacity x this")
+        "nominal", description="datasheet roofs, or the calibrated ones where an accelerator has them"
+    )
+    bandwidth_efficiency: float = Field(
+        1.0, ge=0.01, le=1.0, allow_inf_nan=False, description="achievable fraction of memory bandwidth"
+    )
+    compute_efficiency: float = Field(
+        1.0, ge=0.01, le=1.0, allow_inf_nan=False, description="achievable fraction of peak FLOP/s"
+    )
+    memory_utilization: float = Field(
+        1.0,
+        gt=0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="fraction of each accelerator's memory the server may fill "
+        "(vLLM gpu_memory_utilization; 0 < x <= 1): fits, max batch, max "
+        "context and min TP use capacity x this",
+    )
 
     def scenario(self) -> Scenario:
-        return Scenario(batch_size=self.batch_size, context_length=self.context_length,
-                        num_kv_heads=self.num_kv_heads, weight_dtype=self.weight_dtype, kv_dtype=self.kv_dtype,
-                        compute_dtype=self.compute_dtype, flash_attention=self.flash_attention,
-                        causal=self.causal, tensor_parallel=self.tensor_parallel, kv_block_size=self.kv_block_size,
-                        shared_prefix_length=self.shared_prefix_length, roofs=self.roofs,
-                        bandwidth_efficiency=self.bandwidth_efficiency, compute_efficiency=self.compute_efficiency,
-                        memory_utilization=self.memory_utilization)
+        return Scenario(
+            batch_size=self.batch_size,
+            context_length=self.context_length,
+            num_kv_heads=self.num_kv_heads,
+            weight_dtype=self.weight_dtype,
+            kv_dtype=self.kv_dtype,
+            compute_dtype=self.compute_dtype,
+            flash_attention=self.flash_attention,
+            causal=self.causal,
+            tensor_parallel=self.tensor_parallel,
+            kv_block_size=self.kv_block_size,
+            shared_prefix_length=self.shared_prefix_length,
+            roofs=self.roofs,
+            bandwidth_efficiency=self.bandwidth_efficiency,
+            compute_efficiency=self.compute_efficiency,
+            memory_utilization=self.memory_utilization,
+        )
 
 
 class AnalyzeRequest(ScenarioFields):
-    measured_decode_step_s: float | None = Field(None, gt=0, le=3600, allow_inf_nan=False,
-                                                 description="a measured decode step time, seconds -> MBU/MFU")
-    measured_tokens_per_s: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False,
-                                                description="or a measured decode throughput, tokens/s")
-    output_tokens: int | None = Field(None, ge=1, le=MAX_CONTEXT,
-                                      description="tokens each sequence generates: adds a `request` block per result "
-                                                  "(TTFT, TPOT, e2e, output rates, cost); context + output - 1 "
-                                                  "<= 16,777,216")
-    gpu_hour_price: float | None = Field(None, gt=0, le=10_000, allow_inf_nan=False,
-                                         description="USD per GPU-hour (needs output_tokens): cost per million "
-                                                     "output tokens; null gives a null cost")
+    measured_decode_step_s: float | None = Field(
+        None, gt=0, le=3600, allow_inf_nan=False, description="a measured decode step time, seconds -> MBU/MFU"
+    )
+    measured_tokens_per_s: float | None = Field(
+        None, gt=0, le=1e9, allow_inf_nan=False, description="or a measured decode throughput, tokens/s"
+    )
+    output_tokens: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="tokens each sequence generates: adds a `request` block per result "
+        "(TTFT, TPOT, e2e, output rates, cost); context + output - 1 "
+        "<= 16,777,216",
+    )
+    gpu_hour_price: float | None = Field(
+        None,
+        gt=0,
+        le=10_000,
+        allow_inf_nan=False,
+        description="USD per GPU-hour (needs output_tokens): cost per million output tokens; null gives a null cost",
+    )
 
 
 class MeasurementsRequest(_Request):
     format: Literal["csv", "json", "torch_table", "chrome_trace", "ncu_csv"] = Field(
-        ..., description="csv/json: name, flops, bytes, time_s[, phase, hardware]; or a profiler export")
+        ..., description="csv/json: name, flops, bytes, time_s[, phase, hardware]; or a profiler export"
+    )
     content: str = Field(..., max_length=256 * 1024, description="the file's text (parsed, never executed)")
     hardware: HardwareSpec = Field(..., description="the accelerator it was measured on")
     model: Annotated[str, Field(max_length=64)] | dict[str, Any] | None = Field(
-        None, description="preset or config.json: lets profiler rows without counts borrow the model's")
+        None, description="preset or config.json: lets profiler rows without counts borrow the model's"
+    )
     steps: int = Field(1, ge=1, le=100000, description="decode steps the profile covers (times are divided)")
     batch_size: int = Field(1, ge=1, le=MAX_BATCH, description="the measured scenario's batch")
     context_length: int = Field(4096, ge=1, le=MAX_CONTEXT, description="the measured scenario's context")
@@ -107,30 +142,50 @@ class MeasurementsRequest(_Request):
     roofs: Literal["nominal", "measured"] = Field("nominal", description="roofs to measure the gap against")
 
     def scenario(self) -> Scenario:
-        return Scenario(batch_size=self.batch_size, context_length=self.context_length, weight_dtype=self.weight_dtype,
-                        kv_dtype=self.kv_dtype, compute_dtype=self.compute_dtype,
-                        tensor_parallel=self.tensor_parallel, roofs=self.roofs)
+        return Scenario(
+            batch_size=self.batch_size,
+            context_length=self.context_length,
+            weight_dtype=self.weight_dtype,
+            kv_dtype=self.kv_dtype,
+            compute_dtype=self.compute_dtype,
+            tensor_parallel=self.tensor_parallel,
+            roofs=self.roofs,
+        )
 
 
 class SweepRequest(ScenarioFields):
     batch_sizes: list[Annotated[int, Field(ge=1, le=MAX_BATCH)]] | None = Field(
-        None, min_length=1, max_length=MAX_SWEEP_POINTS, description="sweep decode over these batch sizes")
+        None, min_length=1, max_length=MAX_SWEEP_POINTS, description="sweep decode over these batch sizes"
+    )
     context_lengths: list[Annotated[int, Field(ge=1, le=MAX_CONTEXT)]] | None = Field(
-        None, min_length=1, max_length=MAX_SWEEP_POINTS, description="or over these context lengths")
+        None, min_length=1, max_length=MAX_SWEEP_POINTS, description="or over these context lengths"
+    )
 
     @field_validator("batch_sizes", "context_lengths")
     @classmethod
     def _cap_work(cls, points: list[int] | None, info: ValidationInfo) -> list[int] | None:
         accelerators = len(info.data.get("hardware") or [])
         if points is not None and len(points) * accelerators > MAX_SWEEP_WORK:
-            raise ValueError(f"{len(points)} points x {accelerators} accelerators is more work than one request "
-                             f"may ask for (points x accelerators <= {MAX_SWEEP_WORK})")
+            raise ValueError(
+                f"{len(points)} points x {accelerators} accelerators is more work than one request "
+                f"may ask for (points x accelerators <= {MAX_SWEEP_WORK})"
+            )
         return points
-    output_tokens: int | None = Field(None, ge=1, le=MAX_CONTEXT,
-                                      description="with batch_sizes: each series gets `request`, one request of this "
-                                                  "many output tokens per batch size (throughput-interactivity)")
-    gpu_hour_price: float | None = Field(None, gt=0, le=10_000, allow_inf_nan=False,
-                                         description="USD per GPU-hour (needs output_tokens): cost per batch size")
+
+    output_tokens: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_CONTEXT,
+        description="with batch_sizes: each series gets `request`, one request of this "
+        "many output tokens per batch size (throughput-interactivity)",
+    )
+    gpu_hour_price: float | None = Field(
+        None,
+        gt=0,
+        le=10_000,
+        allow_inf_nan=False,
+        description="USD per GPU-hour (needs output_tokens): cost per batch size",
+    )
 
 
 class GemmOp(_Request):
@@ -149,12 +204,14 @@ class ElementwiseOp(_Request):
 
 
 class OpsRequest(_Request):
-    hardware: list[HardwareSpec] = Field(..., min_length=1, max_length=16,
-                                         description="1 to 16 accelerator ids or inline accelerator objects")
+    hardware: list[HardwareSpec] = Field(
+        ..., min_length=1, max_length=16, description="1 to 16 accelerator ids or inline accelerator objects"
+    )
     op: GemmOp | ElementwiseOp = Field(..., discriminator="kind", description="the op to place")
 
 
 # ---- responses ------------------------------------------------------------------------
+
 
 class OpResult(BaseModel):
     name: str = Field(description="op name (q_proj, attention, residual_add, ...)")
@@ -190,13 +247,15 @@ class MemoryResult(BaseModel):
     activation_bytes: float = Field(description="activation workspace of one decode step, bytes")
     total_bytes: float = Field(description="weights + KV + activations, bytes")
     capacity_bytes: float = Field(description="memory of one accelerator, real bytes (80 GB HBM = 80 GiB)")
-    usable_bytes: float = Field(description="capacity x memory_utilization: what fits and max batch are "
-                                            "measured against")
+    usable_bytes: float = Field(
+        description="capacity x memory_utilization: what fits and max batch are measured against"
+    )
     fits: bool = Field(description="total_bytes <= usable_bytes")
     max_batch_size: int = Field(description="largest batch that fits at this context (per TP group)")
     max_context_length: int = Field(description="longest context (tokens) at which this batch fits; 0 if none")
-    min_tensor_parallel: int | None = Field(description="smallest TP degree (1, 2, 4, 8) that fits the model "
-                                                        "and one sequence; null if none")
+    min_tensor_parallel: int | None = Field(
+        description="smallest TP degree (1, 2, 4, 8) that fits the model and one sequence; null if none"
+    )
 
 
 class Link(BaseModel):
@@ -229,15 +288,19 @@ class RequestResult(BaseModel):
     output_tokens: int = Field(description="tokens each sequence generates (N)")
     gpu_hour_price: float | None = Field(description="USD per GPU-hour, as given")
     ttft_s: float = Field(description="time to first token: prefill bound of the batch's prompts, seconds")
-    tpot_s: float = Field(description="time per output token: mean decode step as the cache grows from context "
-                                      "to context + N - 1 (exact sum / N), seconds")
+    tpot_s: float = Field(
+        description="time per output token: mean decode step as the cache grows from context "
+        "to context + N - 1 (exact sum / N), seconds"
+    )
     decode_time_s: float = Field(description="sum of the N decode steps, seconds")
     e2e_s: float = Field(description="ttft_s + decode_time_s, seconds")
     output_tokens_per_s_per_sequence: float = Field(description="1 / tpot_s: tokens/s one user sees while streaming")
-    output_tokens_per_s: float = Field(description="batch x N / e2e_s: the TP group's output tokens/s over the "
-                                                   "request, prefill included")
+    output_tokens_per_s: float = Field(
+        description="batch x N / e2e_s: the TP group's output tokens/s over the request, prefill included"
+    )
     cost_per_million_output_tokens: float | None = Field(
-        description="gpu_hour_price x GPUs (TP) x e2e_s / 3600 / (batch x N) x 1e6, USD; null without a price")
+        description="gpu_hour_price x GPUs (TP) x e2e_s / 3600 / (batch x N) x 1e6, USD; null without a price"
+    )
     fits_at_end: bool = Field(description="the batch still fits in usable memory with context + N - 1 cached tokens")
 
 
@@ -271,8 +334,11 @@ class HardwareResult(BaseModel):
     prefill: PhaseResult = Field(description="B prompts of T tokens (time-to-first-token bound)")
     memory: MemoryResult = Field(description="memory budget per GPU")
     request: RequestResult | None = Field(None, description="one request end to end; present only with output_tokens")
-    warnings: list[str] = Field([], description="sentences to show next to the numbers, e.g. a measured step "
-                                                "faster than the roofs allow (MBU or MFU over 100%)")
+    warnings: list[str] = Field(
+        [],
+        description="sentences to show next to the numbers, e.g. a measured step "
+        "faster than the roofs allow (MBU or MFU over 100%)",
+    )
 
 
 class AnalysisResponse(BaseModel):
@@ -367,8 +433,11 @@ class SweepSeries(BaseModel):
     intensity: list[float] = Field(description="decode FLOP/byte per point")
     kv_cache_bytes: list[float] = Field(description="KV of the batch per point, bytes")
     fits: list[bool] = Field(description="whether each point fits in memory")
-    request: RequestSeries | None = Field(None, description="with output_tokens and batch_sizes: the request per "
-                                                            "batch size (the throughput-interactivity curve)")
+    request: RequestSeries | None = Field(
+        None,
+        description="with output_tokens and batch_sizes: the request per "
+        "batch size (the throughput-interactivity curve)",
+    )
 
 
 class SweepResponse(BaseModel):
@@ -376,17 +445,26 @@ class SweepResponse(BaseModel):
 
 
 class PublishedItem(PublishedEntry):
-    bound: float = Field(description="the engine's best case for the measured figure, in its unit (tokens/s: "
-                                     "at most this; ms: at least this)")
-    fraction_of_bound: float = Field(description="bound time / measured time: 1 = on the roof; above 1 the entry "
-                                                 "or the engine is wrong (see verdict)")
-    measured_time_s: float = Field(description="the interval the figure measures: whole request (throughput), "
-                                               "decode steps (per-token), prefill (TTFT), seconds")
+    bound: float = Field(
+        description="the engine's best case for the measured figure, in its unit (tokens/s: "
+        "at most this; ms: at least this)"
+    )
+    fraction_of_bound: float = Field(
+        description="bound time / measured time: 1 = on the roof; above 1 the entry "
+        "or the engine is wrong (see verdict)"
+    )
+    measured_time_s: float = Field(
+        description="the interval the figure measures: whole request (throughput), "
+        "decode steps (per-token), prefill (TTFT), seconds"
+    )
     bound_time_s: float = Field(description="the engine's bound for that interval, seconds")
-    mbu: float = Field(description="bytes the engine counts for the interval / measured time / peak bandwidth, "
-                                   "per GPU (seed 001 §4)")
-    mfu: float = Field(description="FLOPs the engine counts for the interval / measured time / peak tensor "
-                                   "FLOP/s of the compute dtype, per GPU")
+    mbu: float = Field(
+        description="bytes the engine counts for the interval / measured time / peak bandwidth, per GPU (seed 001 §4)"
+    )
+    mfu: float = Field(
+        description="FLOPs the engine counts for the interval / measured time / peak tensor "
+        "FLOP/s of the compute dtype, per GPU"
+    )
     tensor_dtype: str = Field(description="dtype of the tensor roof used")
     fits: bool = Field(description="the scenario fits the accelerator's memory at its first and last step")
 

@@ -48,7 +48,9 @@ def test_analyze_equals_engine(client):
     assert r.status_code == 200
     body = r.json()
     assert [x["hardware_id"] for x in body["results"]] == ["h100-sxm5", "rtx-4090"]
-    engine = analyze_one(get_model("llama-3-8b"), get_accelerator("rtx-4090"), Scenario(batch_size=32, context_length=4096))
+    engine = analyze_one(
+        get_model("llama-3-8b"), get_accelerator("rtx-4090"), Scenario(batch_size=32, context_length=4096)
+    )
     assert body["results"][1] == json.loads(json.dumps(engine))
     assert body["results"][1]["memory"]["fits"] is False  # not an error
 
@@ -65,15 +67,18 @@ def test_analyze_inline_config_and_accelerator(client):
     assert r.json()["model"]["num_params"] == 7615616512
 
 
-@pytest.mark.parametrize("patch, field", [
-    ({"batch_size": 0}, "batch_size"),
-    ({"batch_size": 10**9}, "batch_size"),
-    ({"context_length": "long"}, "context_length"),
-    ({"kv_dtype": "fp3"}, "kv_dtype"),
-    ({"hardware": []}, "hardware"),
-    ({"tensor_parallel": 3}, "tensor_parallel"),
-    ({"surprise": 1}, "surprise"),
-])
+@pytest.mark.parametrize(
+    "patch, field",
+    [
+        ({"batch_size": 0}, "batch_size"),
+        ({"batch_size": 10**9}, "batch_size"),
+        ({"context_length": "long"}, "context_length"),
+        ({"kv_dtype": "fp3"}, "kv_dtype"),
+        ({"hardware": []}, "hardware"),
+        ({"tensor_parallel": 3}, "tensor_parallel"),
+        ({"surprise": 1}, "surprise"),
+    ],
+)
 def test_invalid_body_422_names_field(client, patch, field):
     r = client.post("/api/v1/analyze", json=ANALYZE | patch)
     assert r.status_code == 422
@@ -107,18 +112,27 @@ def test_unknown_api_path_is_json_404(client):
 
 
 def test_ops_gemm_and_elementwise(client):
-    r = client.post("/api/v1/ops", json={"hardware": ["h100-sxm5"],
-                                         "op": {"kind": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "bf16"}})
+    r = client.post(
+        "/api/v1/ops",
+        json={"hardware": ["h100-sxm5"], "op": {"kind": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "bf16"}},
+    )
     gemm = r.json()["results"][0]
     assert gemm["intensity"] == pytest.approx(2730.67, rel=1e-4) and gemm["bound"] == "compute"
     assert gemm["time_s"] == pytest.approx(1.11e-3, rel=1e-2) and gemm["unit"] == "tensor"
-    r = client.post("/api/v1/ops", json={"hardware": ["h100-sxm5"],
-                                         "op": {"kind": "elementwise", "name": "add", "elements": 1048576}})
+    r = client.post(
+        "/api/v1/ops",
+        json={"hardware": ["h100-sxm5"], "op": {"kind": "elementwise", "name": "add", "elements": 1048576}},
+    )
     add = r.json()["results"][0]
     assert add["intensity"] == pytest.approx(1 / 6) and add["unit"] == "vector"
     assert add["attainable_flops_per_s"] == pytest.approx(0.5587e12, rel=1e-3)
-    r = client.post("/api/v1/ops", json={"hardware": ["h100-sxm5"],
-                                         "op": {"kind": "elementwise", "name": "add", "elements": 1024, "dtype": "fp32"}})
+    r = client.post(
+        "/api/v1/ops",
+        json={
+            "hardware": ["h100-sxm5"],
+            "op": {"kind": "elementwise", "name": "add", "elements": 1024, "dtype": "fp32"},
+        },
+    )
     assert r.json()["results"][0]["intensity"] == pytest.approx(1 / 12)
     r = client.post("/api/v1/ops", json={"hardware": ["h100-sxm5"], "op": {"kind": "conv", "m": 1}})
     assert r.status_code == 422
@@ -140,33 +154,52 @@ def test_sweep(client):
 def test_openapi_and_docs(client):
     spec = client.get("/openapi.json").json()
     assert "/api/v1/analyze" in spec["paths"]
-    undocumented = {f"{name}.{field}" for name, schema in spec["components"]["schemas"].items()
-                    for field, prop in schema.get("properties", {}).items() if not prop.get("description")}
+    undocumented = {
+        f"{name}.{field}"
+        for name, schema in spec["components"]["schemas"].items()
+        for field, prop in schema.get("properties", {}).items()
+        if not prop.get("description")
+    }
     assert not undocumented  # every field says what it is and its unit
     assert client.get("/docs").status_code == 200
 
 
 def test_measurements_endpoint(client):
     from pathlib import Path
+
     fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "measurements"
-    r = client.post("/api/v1/measurements", json={"format": "csv", "content": (fixtures / "own.csv").read_text(),
-                                                   "hardware": "h100-sxm5"})
+    r = client.post(
+        "/api/v1/measurements",
+        json={"format": "csv", "content": (fixtures / "own.csv").read_text(), "hardware": "h100-sxm5"},
+    )
     assert r.status_code == 200, r.text
     points = {p["name"]: p for p in r.json()["points"]}
     assert points["residual_add"]["intensity"] == pytest.approx(1 / 6)
-    r = client.post("/api/v1/measurements", json={
-        "format": "torch_table", "content": (fixtures / "torch_table.txt").read_text(), "hardware": "h100-sxm5",
-        "model": "llama-3-8b", "batch_size": 32, "context_length": 4096, "steps": 40})
+    r = client.post(
+        "/api/v1/measurements",
+        json={
+            "format": "torch_table",
+            "content": (fixtures / "torch_table.txt").read_text(),
+            "hardware": "h100-sxm5",
+            "model": "llama-3-8b",
+            "batch_size": 32,
+            "context_length": 4096,
+            "steps": 40,
+        },
+    )
     assert r.status_code == 200
     assert {p["name"] for p in r.json()["points"]} >= {"matmul", "attention"}
-    bad = client.post("/api/v1/measurements", json={"format": "csv", "content": "name,flops\nx,1",
-                                                     "hardware": "h100-sxm5"})
+    bad = client.post(
+        "/api/v1/measurements", json={"format": "csv", "content": "name,flops\nx,1", "hardware": "h100-sxm5"}
+    )
     assert bad.status_code == 422 and bad.json()["detail"].startswith("line 1")
 
 
 def test_analyze_with_measured_step_and_roofs(client):
-    r = client.post("/api/v1/analyze", json=ANALYZE | {"measured_decode_step_s": 0.0125, "roofs": "measured",
-                                                       "bandwidth_efficiency": 0.85})
+    r = client.post(
+        "/api/v1/analyze",
+        json=ANALYZE | {"measured_decode_step_s": 0.0125, "roofs": "measured", "bandwidth_efficiency": 0.85},
+    )
     assert r.status_code == 200
     h100 = r.json()["results"][0]
     # MBU is against the peak bandwidth, not the efficiency-scaled roof
@@ -178,6 +211,7 @@ def test_analyze_with_measured_step_and_roofs(client):
 
 def test_calibration_is_an_inline_accelerator(client):
     from app.calibrate import calibrate_cpu, to_accelerator
+
     acc = to_accelerator(calibrate_cpu("small"), "h200-sxm-calibrated", base="h200-sxm").model_dump()
     r = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [acc], "roofs": "measured"})
     assert r.status_code == 200, r.text

@@ -7,11 +7,28 @@ import pytest
 
 H100 = "h100-sxm5"
 NCU_HEADER = '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
-MIXTRAL = {"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
-           "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8}
-QWEN3_MOE = {"model_type": "qwen3_moe", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 32,
-             "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144, "moe_intermediate_size": 768,
-             "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936}
+MIXTRAL = {
+    "model_type": "mixtral",
+    "hidden_size": 4096,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "intermediate_size": 14336,
+    "vocab_size": 32000,
+    "num_local_experts": 8,
+}
+QWEN3_MOE = {
+    "model_type": "qwen3_moe",
+    "hidden_size": 2048,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 4,
+    "head_dim": 128,
+    "intermediate_size": 6144,
+    "moe_intermediate_size": 768,
+    "num_experts": 128,
+    "num_experts_per_tok": 8,
+    "vocab_size": 151936,
+}
 
 
 def post_raw(client, path: str, body: dict):
@@ -25,28 +42,52 @@ def measurements(client, fmt: str, content: str, **extra):
 
 # ---- 1. measurement import ------------------------------------------------------------
 
-@pytest.mark.parametrize("fmt, content, extra, field, allowed", [
-    ("csv", "name,flops,bytes,time_s\nx,1e308,1,1e-308\n", {}, "line 2: flops", "<= 1e+30"),
-    ("csv", "name,flops,bytes,time_s\nx,1,1,5e-324\n", {"steps": 2}, "line 2: time_s", "1e-15 .. 86400 s"),
-    ("ncu_csv", NCU_HEADER + '"0","gemm","gpu__time_duration.sum","nsecond","0"\n'
-                             '"0","gemm","dram__bytes_read.sum","byte","100"\n', {},
-     "ncu_csv line 2: gpu__time_duration.sum", "1e-15 .. 86400 s"),
-    ("json", "[" * 3000, {}, "json", "a list of flat records"),
-    ("chrome_trace", "[" * 3000, {}, "chrome_trace", "a list of flat records"),
-    ("csv", "name,flops,bytes,time_s\n" + "x" * 140_000 + ",1,1,1\n", {}, "line 2", "131072 characters"),
-    ("torch_table", "Name    Self CPU    Self CUDA\n---------\naten::mm    1ms    1.2.3ms\n", {},
-     "torch_table line 3", "13.504ms"),
-    ("ncu_csv", NCU_HEADER + "1\n", {}, "ncu_csv line 2", "Metric Value"),
-    ("json", '[{"name": "x", "flops": ' + "9" * 5000 + ', "bytes": 1, "time_s": 1}]', {},
-     "measurements[0]: flops", "<= 1e+30"),
-    # 3. nonsense that used to be accepted
-    ("csv", "name,flops,bytes,time_s\nx,١٠,1,1\n", {}, "line 2: flops", "ASCII digits"),
-    ("csv", "name,flops,bytes,time_s\nx,1_000,1,1\n", {}, "line 2: flops", "ASCII digits"),
-    ("csv", "name,flops,bytes,time_s,flops\nx,1,1,1,2\n", {}, "line 1", "each column once"),
-    ("csv", "name,flops,bytes,time_s\nx\x00y,1,1,1\n", {}, "line 2: name", "printable text"),
-    ("json", '[{"name": "a\\u0000b", "flops": 1, "bytes": 1, "time_s": 1}]', {}, "measurements[0]: name",
-     "printable text"),
-])
+
+@pytest.mark.parametrize(
+    "fmt, content, extra, field, allowed",
+    [
+        ("csv", "name,flops,bytes,time_s\nx,1e308,1,1e-308\n", {}, "line 2: flops", "<= 1e+30"),
+        ("csv", "name,flops,bytes,time_s\nx,1,1,5e-324\n", {"steps": 2}, "line 2: time_s", "1e-15 .. 86400 s"),
+        (
+            "ncu_csv",
+            NCU_HEADER + '"0","gemm","gpu__time_duration.sum","nsecond","0"\n'
+            '"0","gemm","dram__bytes_read.sum","byte","100"\n',
+            {},
+            "ncu_csv line 2: gpu__time_duration.sum",
+            "1e-15 .. 86400 s",
+        ),
+        ("json", "[" * 3000, {}, "json", "a list of flat records"),
+        ("chrome_trace", "[" * 3000, {}, "chrome_trace", "a list of flat records"),
+        ("csv", "name,flops,bytes,time_s\n" + "x" * 140_000 + ",1,1,1\n", {}, "line 2", "131072 characters"),
+        (
+            "torch_table",
+            "Name    Self CPU    Self CUDA\n---------\naten::mm    1ms    1.2.3ms\n",
+            {},
+            "torch_table line 3",
+            "13.504ms",
+        ),
+        ("ncu_csv", NCU_HEADER + "1\n", {}, "ncu_csv line 2", "Metric Value"),
+        (
+            "json",
+            '[{"name": "x", "flops": ' + "9" * 5000 + ', "bytes": 1, "time_s": 1}]',
+            {},
+            "measurements[0]: flops",
+            "<= 1e+30",
+        ),
+        # 3. nonsense that used to be accepted
+        ("csv", "name,flops,bytes,time_s\nx,١٠,1,1\n", {}, "line 2: flops", "ASCII digits"),
+        ("csv", "name,flops,bytes,time_s\nx,1_000,1,1\n", {}, "line 2: flops", "ASCII digits"),
+        ("csv", "name,flops,bytes,time_s,flops\nx,1,1,1,2\n", {}, "line 1", "each column once"),
+        ("csv", "name,flops,bytes,time_s\nx\x00y,1,1,1\n", {}, "line 2: name", "printable text"),
+        (
+            "json",
+            '[{"name": "a\\u0000b", "flops": 1, "bytes": 1, "time_s": 1}]',
+            {},
+            "measurements[0]: name",
+            "printable text",
+        ),
+    ],
+)
 def test_hostile_measurements_are_422_naming_the_line(client, fmt, content, extra, field, allowed):
     r = measurements(client, fmt, content, **extra)
     assert r.status_code == 422, r.text[:300]
@@ -69,6 +110,7 @@ def test_sane_measurements_still_place(client):
 
 # ---- 2. custom config.json -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("value", ["two", -5, 1e9, float("nan"), 2.5, 0, -1, 9, True])
 def test_experts_per_token_must_be_a_positive_integer_up_to_the_experts(client, value):
     r = post_raw(client, "/api/v1/analyze", {"model": MIXTRAL | {"experts_per_token": value}, "hardware": [H100]})
@@ -84,13 +126,16 @@ def test_experts_per_token_is_used_when_valid(client):
     assert two.json()["model"]["num_active_params"] > one.json()["model"]["num_active_params"] > 0
 
 
-@pytest.mark.parametrize("base, patch, field, allowed", [
-    (MIXTRAL, {"hidden_act": ["silu"]}, "config.hidden_act", "silu, swish"),
-    (QWEN3_MOE, {"mlp_only_layers": 5}, "config.mlp_only_layers", "integers in [0, 3]"),
-    (QWEN3_MOE, {"mlp_only_layers": [0, 9]}, "config.mlp_only_layers", "integers in [0, 3]"),
-    (MIXTRAL, {"_name_or_path": "\ud800"}, "config._name_or_path", "printable text"),
-    (MIXTRAL, {"num_experts_per_tok": -1}, "config.num_experts_per_tok", "[1, 8]"),
-])
+@pytest.mark.parametrize(
+    "base, patch, field, allowed",
+    [
+        (MIXTRAL, {"hidden_act": ["silu"]}, "config.hidden_act", "silu, swish"),
+        (QWEN3_MOE, {"mlp_only_layers": 5}, "config.mlp_only_layers", "integers in [0, 3]"),
+        (QWEN3_MOE, {"mlp_only_layers": [0, 9]}, "config.mlp_only_layers", "integers in [0, 3]"),
+        (MIXTRAL, {"_name_or_path": "\ud800"}, "config._name_or_path", "printable text"),
+        (MIXTRAL, {"num_experts_per_tok": -1}, "config.num_experts_per_tok", "[1, 8]"),
+    ],
+)
 def test_nonsense_config_values_are_422(client, base, patch, field, allowed):
     r = post_raw(client, "/api/v1/analyze", {"model": base | patch, "hardware": [H100]})
     assert r.status_code == 422, r.text[:300]
@@ -100,16 +145,19 @@ def test_nonsense_config_values_are_422(client, base, patch, field, allowed):
 
 def test_mlp_only_layers_list_is_honoured(client):
     moe = post_raw(client, "/api/v1/analyze", {"model": QWEN3_MOE, "hardware": [H100]}).json()
-    dense0 = post_raw(client, "/api/v1/analyze", {"model": QWEN3_MOE | {"mlp_only_layers": [0]},
-                                                   "hardware": [H100]}).json()
+    dense0 = post_raw(
+        client, "/api/v1/analyze", {"model": QWEN3_MOE | {"mlp_only_layers": [0]}, "hardware": [H100]}
+    ).json()
     assert dense0["model"]["num_params"] < moe["model"]["num_params"]
 
 
 # ---- 3. measured step faster than the bound; strict request types ----------------------
 
+
 def test_measured_step_faster_than_the_bound_warns(client):
-    r = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [H100],
-                                             "measured_decode_step_s": 1e-200})
+    r = client.post(
+        "/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [H100], "measured_decode_step_s": 1e-200}
+    )
     assert r.status_code == 200
     result = r.json()["results"][0]
     assert result["measured_decode"]["mbu"] > 1e190  # finite, and absurd: hence the warning
@@ -118,25 +166,28 @@ def test_measured_step_faster_than_the_bound_warns(client):
 
 
 def test_plausible_measured_step_has_no_warning(client):
-    r = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [H100],
-                                             "measured_decode_step_s": 0.02})
+    r = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [H100], "measured_decode_step_s": 0.02})
     assert r.status_code == 200 and r.json()["results"][0]["warnings"] == []
 
 
 def test_measured_step_whose_rates_overflow_is_422(client):
-    r = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [H100],
-                                             "measured_decode_step_s": 5e-324})
+    r = client.post(
+        "/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [H100], "measured_decode_step_s": 5e-324}
+    )
     assert r.status_code == 422 and r.json()["errors"][0]["field"].startswith("measured")
 
 
-@pytest.mark.parametrize("path, patch, field", [
-    ("/api/v1/analyze", {"batch_size": True}, "batch_size"),
-    ("/api/v1/analyze", {"batch_size": "32"}, "batch_size"),
-    ("/api/v1/analyze", {"batch_size": 32.0}, "batch_size"),
-    ("/api/v1/analyze", {"tensor_parallel": True}, "tensor_parallel"),
-    ("/api/v1/analyze", {"flash_attention": "yes"}, "flash_attention"),
-    ("/api/v1/sweep", {"batch_sizes": ["1", 2]}, "batch_sizes.0"),
-])
+@pytest.mark.parametrize(
+    "path, patch, field",
+    [
+        ("/api/v1/analyze", {"batch_size": True}, "batch_size"),
+        ("/api/v1/analyze", {"batch_size": "32"}, "batch_size"),
+        ("/api/v1/analyze", {"batch_size": 32.0}, "batch_size"),
+        ("/api/v1/analyze", {"tensor_parallel": True}, "tensor_parallel"),
+        ("/api/v1/analyze", {"flash_attention": "yes"}, "flash_attention"),
+        ("/api/v1/sweep", {"batch_sizes": ["1", 2]}, "batch_sizes.0"),
+    ],
+)
 def test_request_bodies_are_strictly_typed(client, path, patch, field):
     r = client.post(path, json={"model": "llama-3-8b", "hardware": [H100]} | patch)
     assert r.status_code == 422, r.text[:300]
@@ -144,12 +195,21 @@ def test_request_bodies_are_strictly_typed(client, path, patch, field):
 
 
 def test_strict_types_still_accept_plain_json(client):
-    r = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": [H100], "batch_size": 8,
-                                             "tensor_parallel": 2, "bandwidth_efficiency": 1})
+    r = client.post(
+        "/api/v1/analyze",
+        json={
+            "model": "llama-3-8b",
+            "hardware": [H100],
+            "batch_size": 8,
+            "tensor_parallel": 2,
+            "bandwidth_efficiency": 1,
+        },
+    )
     assert r.status_code == 200, r.text[:300]
 
 
 # ---- 11. malformed JSON is 400 ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("body", [b'{"model": ', b"not json", b'{"a": 1,}'])
 def test_malformed_json_is_400(client, body):

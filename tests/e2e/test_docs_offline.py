@@ -10,8 +10,14 @@ from playwright.sync_api import Page
 def problems(page: Page) -> list[str]:
     seen: list[str] = []
     page.on("pageerror", lambda exc: seen.append(f"pageerror: {exc}"))
-    page.on("console", lambda msg: seen.append(f"console: {msg.text}")
-            if msg.type == "error" or "Content Security Policy" in msg.text else None)
+    page.on(
+        "console",
+        lambda msg: (
+            seen.append(f"console: {msg.text}")
+            if msg.type == "error" or "Content Security Policy" in msg.text
+            else None
+        ),
+    )
     return seen
 
 

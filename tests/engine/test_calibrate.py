@@ -40,18 +40,27 @@ def test_calibration_beside_a_datasheet():
 
 def test_calibrate_command_writes_a_valid_file(tmp_path):
     out = tmp_path / "cpu-calibrated.yaml"
-    run = subprocess.run([sys.executable, "-m", "app.cli", "calibrate", "--size", "small", "--out", str(out)],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "app.cli", "calibrate", "--size", "small", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert "copy_" in run.stdout and "gemm fp32" in run.stdout
     assert load_file(out).id == "cpu-calibrated"
 
 
 def test_cuda_without_torch_is_a_clear_error():
-    run = subprocess.run([sys.executable, "-m", "app.cli", "calibrate", "--device", "cuda", "--size", "small"],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "app.cli", "calibrate", "--device", "cuda", "--size", "small"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     try:
         import torch  # noqa: F401
+
         has_cuda = torch.cuda.is_available()
     except ImportError:
         has_cuda = False

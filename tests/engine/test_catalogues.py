@@ -11,14 +11,33 @@ from engine.hardware import BUILTIN_DIR, _catalogue, catalogue, get_accelerator,
 from engine.hf_config import parse_hf_config
 from engine.model_catalog import get_model, load_model, preset_records
 
-REQUIRED_IDS = {"h100-sxm5", "h100-pcie", "h200-sxm", "b200", "b300", "gb200", "a100-40gb-sxm", "a100-80gb-sxm",
-                "l4", "l40s", "rtx-3090", "rtx-4090", "rtx-5090", "mi300x", "mi325x", "mi355x", "tpu-v5e",
-                "tpu-v5p", "tpu-v6e", "gaudi-3"}
+REQUIRED_IDS = {
+    "h100-sxm5",
+    "h100-pcie",
+    "h200-sxm",
+    "b200",
+    "b300",
+    "gb200",
+    "a100-40gb-sxm",
+    "a100-80gb-sxm",
+    "l4",
+    "l40s",
+    "rtx-3090",
+    "rtx-4090",
+    "rtx-5090",
+    "mi300x",
+    "mi325x",
+    "mi355x",
+    "tpu-v5e",
+    "tpu-v5p",
+    "tpu-v6e",
+    "gaudi-3",
+}
 HW_FILES = sorted(BUILTIN_DIR.glob("*.yaml"))
 
 
 def test_required_accelerators_present():
-    assert REQUIRED_IDS <= set(catalogue())
+    assert set(catalogue()) >= REQUIRED_IDS
 
 
 @pytest.mark.parametrize("path", HW_FILES, ids=[p.stem for p in HW_FILES])
@@ -74,13 +93,16 @@ def test_user_hardware_dir(tmp_path, monkeypatch):
         _catalogue.cache_clear()
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"memory_bandwidth_bytes_per_s": -1}, "memory_bandwidth_bytes_per_s"),
-    ({"flops_with_sparsity": 1}, "flops_with_sparsity"),
-    ({"sources": []}, "sources"),
-    ({"tensor_flops_per_s": {"bf16": 1e15, "fp16": None, "fp8": 5e14, "int8": None, "fp4": None}}, "fp8"),
-    ({"id": "other-name"}, "id"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"memory_bandwidth_bytes_per_s": -1}, "memory_bandwidth_bytes_per_s"),
+        ({"flops_with_sparsity": 1}, "flops_with_sparsity"),
+        ({"sources": []}, "sources"),
+        ({"tensor_flops_per_s": {"bf16": 1e15, "fp16": None, "fp8": 5e14, "int8": None, "fp4": None}}, "fp8"),
+        ({"id": "other-name"}, "id"),
+    ],
+)
 def test_bad_user_hardware_names_file_and_field(tmp_path, monkeypatch, change, field):
     _user_dir(tmp_path, monkeypatch, "my-card", _my_card() | change)
     try:
@@ -131,17 +153,20 @@ def test_user_config_json_equals_preset():
     assert load_model(json.loads(json.dumps(cfg))).num_params == get_model("llama-3-8b").num_params
 
 
-@pytest.mark.parametrize("patch, field", [
-    ({"num_hidden_layers": None}, "config.num_hidden_layers"),
-    ({"hidden_size": "4096"}, "config.hidden_size"),
-    ({"num_key_value_heads": 5}, "config.num_key_value_heads"),
-    ({"model_type": "gpt2"}, "config.model_type"),
-    ({"num_local_experts": 8}, "config.num_local_experts"),
-    ({"kv_lora_rank": 512}, "config.kv_lora_rank"),
-    ({"sliding_window": 4096}, "config.sliding_window"),
-    ({"hidden_act": "relu2"}, "config.hidden_act"),
-    ({"vocab_size": -3}, "config.vocab_size"),
-])
+@pytest.mark.parametrize(
+    "patch, field",
+    [
+        ({"num_hidden_layers": None}, "config.num_hidden_layers"),
+        ({"hidden_size": "4096"}, "config.hidden_size"),
+        ({"num_key_value_heads": 5}, "config.num_key_value_heads"),
+        ({"model_type": "gpt2"}, "config.model_type"),
+        ({"num_local_experts": 8}, "config.num_local_experts"),
+        ({"kv_lora_rank": 512}, "config.kv_lora_rank"),
+        ({"sliding_window": 4096}, "config.sliding_window"),
+        ({"hidden_act": "relu2"}, "config.hidden_act"),
+        ({"vocab_size": -3}, "config.vocab_size"),
+    ],
+)
 def test_bad_config_names_the_field(patch, field):
     cfg = dict(preset_records()["llama-3-8b"]["config"])
     for k, v in patch.items():

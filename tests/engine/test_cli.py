@@ -15,18 +15,38 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_analyze_json_equals_service():
-    out = cli("analyze", "--model", "llama-3-8b", "--hardware", "h100-sxm5", "--hardware", "rtx-4090",
-              "--batch", "32", "--context", "4096", "--json")
+    out = cli(
+        "analyze",
+        "--model",
+        "llama-3-8b",
+        "--hardware",
+        "h100-sxm5",
+        "--hardware",
+        "rtx-4090",
+        "--batch",
+        "32",
+        "--context",
+        "4096",
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert [r["hardware_id"] for r in data["results"]] == ["h100-sxm5", "rtx-4090"]
-    assert data == json.loads(json.dumps(run_analysis("llama-3-8b", ["h100-sxm5", "rtx-4090"],
-                                                      Scenario(batch_size=32, context_length=4096))))
+    assert data == json.loads(
+        json.dumps(run_analysis("llama-3-8b", ["h100-sxm5", "rtx-4090"], Scenario(batch_size=32, context_length=4096)))
+    )
     for key in ("flops", "bytes", "intensity", "time_s", "bound", "attainable_flops_per_s", "tokens_per_s", "ops"):
         assert key in data["results"][0]["decode"] and key in data["results"][0]["prefill"]
-    assert set(data["results"][0]["memory"]) >= {"weights_bytes", "kv_bytes_per_token", "kv_cache_bytes",
-                                                 "activation_bytes", "total_bytes", "capacity_bytes", "fits",
-                                                 "max_batch_size"}
+    assert set(data["results"][0]["memory"]) >= {
+        "weights_bytes",
+        "kv_bytes_per_token",
+        "kv_cache_bytes",
+        "activation_bytes",
+        "total_bytes",
+        "capacity_bytes",
+        "fits",
+        "max_batch_size",
+    }
 
 
 def test_analyze_table():
@@ -37,6 +57,7 @@ def test_analyze_table():
 
 def test_config_path(tmp_path):
     from engine.model_catalog import preset_records
+
     path = tmp_path / "config.json"
     path.write_text(json.dumps(preset_records()["qwen2.5-7b-instruct"]["config"]))
     out = cli("analyze", "--model", str(path), "--hardware", "l4", "--json")
@@ -44,12 +65,15 @@ def test_config_path(tmp_path):
     assert json.loads(out.stdout)["model"]["num_params"] == 7615616512
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--model", "llama-9"), "unknown model id 'llama-9'"),
-    (("--model", "llama-3-8b", "--kv-heads", "3"), "num_kv_heads: 3 must divide"),
-    (("--model", "llama-3-8b", "--batch", "0"), "batch_size: 0 is not an integer"),
-    (("--model", "/nonexistent/config.json"), "cannot read /nonexistent/config.json"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--model", "llama-9"), "unknown model id 'llama-9'"),
+        (("--model", "llama-3-8b", "--kv-heads", "3"), "num_kv_heads: 3 must divide"),
+        (("--model", "llama-3-8b", "--batch", "0"), "batch_size: 0 is not an integer"),
+        (("--model", "/nonexistent/config.json"), "cannot read /nonexistent/config.json"),
+    ],
+)
 def test_bad_input_exits_nonzero_without_traceback(args, message):
     out = cli("analyze", "--hardware", "h100-sxm5", *args)
     assert out.returncode != 0
@@ -71,10 +95,10 @@ def test_lists():
 
 def test_measurements_command():
     from pathlib import Path
+
     fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "measurements"
     out = cli("measurements", str(fixtures / "own.csv"), "--format", "csv", "--hardware", "h100-sxm5")
     assert out.returncode == 0, out.stderr
     assert "3 measured points on h100-sxm5" in out.stdout and "residual_add" in out.stdout
-    bad = cli("measurements", str(fixtures / "own_bad_line3.csv"), "--format", "csv",
-              "--hardware", "h100-sxm5")
+    bad = cli("measurements", str(fixtures / "own_bad_line3.csv"), "--format", "csv", "--hardware", "h100-sxm5")
     assert bad.returncode == 2 and "line 3: bytes" in bad.stderr and "Traceback" not in bad.stderr

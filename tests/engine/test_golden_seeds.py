@@ -63,7 +63,7 @@ def test_7b_decode_weight_read_bound():
     t = op_time_s(2 * 7e9, 1.4e10, BF16, BW)
     assert t == pytest.approx(4.18e-3, rel=5e-3)
     assert 1 / t == pytest.approx(239, rel=5e-3)
-    assert 2 * 7e9 / BF16 == pytest.approx(0.014e-3, rel=2e-2)
+    assert pytest.approx(0.014e-3, rel=2e-2) == 2 * 7e9 / BF16
 
 
 def test_llama2_7b_decode_at_batch_1_matches_the_seed_estimate():
@@ -94,8 +94,8 @@ def test_decode_intensity_limit_near_30():
     Attention FLOPs per token 4 x 128 x 4096 x 32 x 32 = 2.15e9 (exact). Our limit uses the real
     per-token FLOPs of the config (2 x 6.5e9 + 2.15e9): 28.3 at B = 65536. Tol 6%."""
     model = seed_teaching_model()
-    assert 4 * 128 * 4096 * 32 * 32 == pytest.approx(2.15e9, rel=2e-3)
-    assert (1.4e10 + 2.15e9) / 5.37e8 == pytest.approx(30, rel=1e-2)
+    assert pytest.approx(2.15e9, rel=2e-3) == 4 * 128 * 4096 * 32 * 32
+    assert pytest.approx(30, rel=1e-2) == (1.4e10 + 2.15e9) / 5.37e8
     sweep = decode_sweep(model, H100, Scenario(context_length=4096), batch_sizes=[1, 64, 1024, 65536])
     intensity = sweep["intensity"]
     assert list(intensity) == sorted(intensity)
@@ -128,7 +128,7 @@ def test_llama3_8b_prefill_4096():
     both) and adds causal attention: 61.6 TFLOP, 70 ms including memory-bound elementwise ops.
     Tol 8%."""
     r = analyze_one(get_model("llama-3-8b"), H100, Scenario(batch_size=1, context_length=4096))
-    assert 2 * 8.03e9 * 4096 == pytest.approx(66e12, rel=1e-2)
+    assert pytest.approx(66e12, rel=1e-2) == 2 * 8.03e9 * 4096
     assert r["prefill"]["flops"] == pytest.approx(66e12, rel=0.08)
     assert r["prefill"]["time_s"] == pytest.approx(67e-3, rel=0.08)
     assert r["prefill"]["bound"] == "compute"
@@ -183,7 +183,7 @@ def test_palm_style_mfu_example():
     """Seed 000 MFU example: 72,018 tokens/s x 6 x 7e9 / (8 x 989.4e12) ~ 38.2%. Tol 0.1 pt."""
     per_token = training_flops_per_token(7e9)
     assert mfu(72018, per_token, 989.4e12, num_gpus=8) == pytest.approx(0.382, abs=1e-3)
-    assert 262144 / 3.64 == pytest.approx(72018, rel=1e-4)
+    assert pytest.approx(72018, rel=1e-4) == 262144 / 3.64
 
 
 def test_mbu_and_inference_mfu():

@@ -41,15 +41,18 @@ def test_own_json_with_unit():
     assert records[0].resolved_unit() == "tensor"
 
 
-@pytest.mark.parametrize("fixture, fmt, where", [
-    ("own_bad_line3.csv", "csv", "line 3: bytes"),
-    ("own_missing_column.csv", "csv", "line 1"),
-    ("torch_table_truncated.txt", "torch_table", "torch_table line 4"),
-    ("chrome_trace_bad_dur.json", "chrome_trace", "traceEvents[0]: dur"),
-    ("ncu_bad_unit.csv", "ncu_csv", "ncu_csv line 2"),
-    ("own.csv", "torch_table", "torch_table"),
-    ("torch_table.txt", "json", "json"),
-])
+@pytest.mark.parametrize(
+    "fixture, fmt, where",
+    [
+        ("own_bad_line3.csv", "csv", "line 3: bytes"),
+        ("own_missing_column.csv", "csv", "line 1"),
+        ("torch_table_truncated.txt", "torch_table", "torch_table line 4"),
+        ("chrome_trace_bad_dur.json", "chrome_trace", "traceEvents[0]: dur"),
+        ("ncu_bad_unit.csv", "ncu_csv", "ncu_csv line 2"),
+        ("own.csv", "torch_table", "torch_table"),
+        ("torch_table.txt", "json", "json"),
+    ],
+)
 def test_malformed_files_are_refused_whole(fixture, fmt, where):
     with pytest.raises(EngineInputError) as err:
         parse_measurements(fmt, read(fixture))

@@ -21,20 +21,23 @@ def ops_of(result: dict, phase: str = "decode") -> dict:
     return {o["name"]: o for o in result[phase]["ops"]}
 
 
-@pytest.mark.parametrize("model_id, expected", [
-    # DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes
-    ("deepseek-v3", 61 * (512 + 64) * 2),
-    # Mixtral: 32 layers x 2 (K,V) x 8 KV heads x 128 x 2 bytes
-    ("mixtral-8x7b", 32 * 2 * 8 * 128 * 2),
-    # Mistral-7B: same shape as Mixtral's attention, every layer windowed at 4096
-    ("mistral-7b-v0.1", 32 * 2 * 8 * 128 * 2),
-    # Gemma-2-9B: 42 layers x 2 x 8 KV heads x head_dim 256 x 2 bytes (before window caps)
-    ("gemma-2-9b", 42 * 2 * 8 * 256 * 2),
-    # Qwen3-30B-A3B: 48 x 2 x 4 x 128 x 2
-    ("qwen3-30b-a3b", 48 * 2 * 4 * 128 * 2),
-    # gpt-oss-120b: 36 x 2 x 8 x 64 x 2
-    ("gpt-oss-120b", 36 * 2 * 8 * 64 * 2),
-])
+@pytest.mark.parametrize(
+    "model_id, expected",
+    [
+        # DeepSeek-V3: 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes
+        ("deepseek-v3", 61 * (512 + 64) * 2),
+        # Mixtral: 32 layers x 2 (K,V) x 8 KV heads x 128 x 2 bytes
+        ("mixtral-8x7b", 32 * 2 * 8 * 128 * 2),
+        # Mistral-7B: same shape as Mixtral's attention, every layer windowed at 4096
+        ("mistral-7b-v0.1", 32 * 2 * 8 * 128 * 2),
+        # Gemma-2-9B: 42 layers x 2 x 8 KV heads x head_dim 256 x 2 bytes (before window caps)
+        ("gemma-2-9b", 42 * 2 * 8 * 256 * 2),
+        # Qwen3-30B-A3B: 48 x 2 x 4 x 128 x 2
+        ("qwen3-30b-a3b", 48 * 2 * 4 * 128 * 2),
+        # gpt-oss-120b: 36 x 2 x 8 x 64 x 2
+        ("gpt-oss-120b", 36 * 2 * 8 * 64 * 2),
+    ],
+)
 def test_kv_bytes_per_token_bf16(model_id, expected):
     """Exact integers (models.yaml derived values: 70,272; 131,072; 131,072; 344,064; 98,304; 73,728)."""
     assert get_model(model_id).kv_values_per_token * 2 == expected
@@ -63,7 +66,9 @@ def test_gpt_oss_window_128():
 def test_windowed_kv_stops_growing_past_the_window(model_id):
     model = get_model(model_id)
     window = next(layer.attention.window for layer in model.layers if layer.attention.window)
-    full_rate = sum(layer.attention.kv_values_per_token() * 2 for layer in model.layers if layer.attention.window is None)
+    full_rate = sum(
+        layer.attention.kv_values_per_token() * 2 for layer in model.layers if layer.attention.window is None
+    )
     beyond = [kv_bytes_per_sequence(model, window + d, 2.0) for d in (0, 1000, 5000)]
     # past the window only the full-attention layers grow
     assert np.diff(beyond).tolist() == [full_rate * 1000, full_rate * 4000]
@@ -94,8 +99,11 @@ def test_moe_decode_bytes_rise_with_batch_and_never_exceed_all_weights(model_id)
     assert np.all(np.diff(sweep["bytes"]) > 0)
     ops_bytes = [ops_of(analyze_one(model, H100, Scenario(batch_size=b, context_length=1))) for b in (1, 4096)]
     weight_read = [sum(o["bytes"] for n, o in ops.items() if n.startswith("expert_")) for ops in ops_bytes]
-    all_experts = sum(layer.mlp.num_experts * layer.mlp.expert_params(model.hidden_size) * 2 * n
-                      for layer, n in model.layer_groups if layer.mlp.is_moe)
+    all_experts = sum(
+        layer.mlp.num_experts * layer.mlp.expert_params(model.hidden_size) * 2 * n
+        for layer, n in model.layer_groups
+        if layer.mlp.is_moe
+    )
     assert weight_read[0] < 0.3 * all_experts  # k/E <= 2/8 experts at batch 1
     # at 4096 tokens the expert weights are essentially all read; activation bytes come on top
     assert weight_read[1] >= 0.99 * all_experts
@@ -138,8 +146,9 @@ def test_mla_decode_attention_reads_the_latent_once_for_all_heads():
     assert att["flops"] == 61 * 128 * 2 * (576 + 512) * 4096
     assert att["bytes"] == 61 * 4096 * 576 * 2 + 61 * 128 * (576 + 512) * 2
     assert "mla_q_absorb" in ops and "mla_v_absorb" in ops
-    prefill = ops_of(analyze_one(get_model("deepseek-v3"), H100, Scenario(batch_size=1, context_length=4096)),
-                     "prefill")
+    prefill = ops_of(
+        analyze_one(get_model("deepseek-v3"), H100, Scenario(batch_size=1, context_length=4096)), "prefill"
+    )
     assert "kv_b_proj" in prefill  # prefill expands the latent (non-absorbed form)
 
 
@@ -148,14 +157,17 @@ def test_mla_refuses_kv_head_override():
         get_model("deepseek-v3").with_kv_heads(8)
 
 
-@pytest.mark.parametrize("model_id, total, active, convention", [
-    ("mixtral-8x7b", 46.7e9, 12.9e9, "incl"),
-    ("qwen3-30b-a3b", 30.5e9, 3.3e9, "incl"),
-    ("deepseek-v3", 671e9, 37e9, "incl"),
-    ("gpt-oss-120b", 116.83e9, 5.13e9, "excl"),   # OpenAI counts the unembedding, not the embedding
-    ("mistral-7b-v0.1", 7.24e9, 7.24e9, "incl"),
-    ("gemma-2-9b", 9.24e9, 9.24e9, "incl"),
-])
+@pytest.mark.parametrize(
+    "model_id, total, active, convention",
+    [
+        ("mixtral-8x7b", 46.7e9, 12.9e9, "incl"),
+        ("qwen3-30b-a3b", 30.5e9, 3.3e9, "incl"),
+        ("deepseek-v3", 671e9, 37e9, "incl"),
+        ("gpt-oss-120b", 116.83e9, 5.13e9, "excl"),  # OpenAI counts the unembedding, not the embedding
+        ("mistral-7b-v0.1", 7.24e9, 7.24e9, "incl"),
+        ("gemma-2-9b", 9.24e9, 9.24e9, "incl"),
+    ],
+)
 def test_published_total_and_active_params(model_id, total, active, convention):
     """Published headline counts (model cards, models.yaml): total and active within 2%."""
     m = get_model(model_id)
@@ -167,6 +179,7 @@ def test_published_total_and_active_params(model_id, total, active, convention):
 
 # ---- tensor parallelism --------------------------------------------------------------
 
+
 def test_tp2_halves_weights_and_adds_communication():
     model = get_model("llama-3-70b")
     one = analyze_one(model, H100, Scenario(batch_size=8, context_length=4096))
@@ -175,8 +188,9 @@ def test_tp2_halves_weights_and_adds_communication():
     assert two["memory"]["kv_cache_bytes"] == pytest.approx(one["memory"]["kv_cache_bytes"] / 2)
     assert one["decode"]["communication_time_s"] == 0
     assert two["decode"]["communication_time_s"] > 0
-    assert two["decode"]["time_s"] == pytest.approx(sum(o["time_s"] for o in two["decode"]["ops"])
-                                                   + two["decode"]["communication_time_s"])
+    assert two["decode"]["time_s"] == pytest.approx(
+        sum(o["time_s"] for o in two["decode"]["ops"]) + two["decode"]["communication_time_s"]
+    )
     assert two["decode"]["time_with_overlap_s"] < two["decode"]["time_s"]
     assert two["decode"]["time_s"] < one["decode"]["time_s"]
 
@@ -215,12 +229,14 @@ def test_min_tensor_parallel():
 
 def test_tp_needs_a_link():
     with pytest.raises(EngineInputError, match="no GPU-to-GPU link"):
-        card = get_accelerator("tpu-v5e").model_copy(update={"interconnect_bytes_per_s_per_direction": None,
-                                                             "pcie_bytes_per_s_per_direction": None})
+        card = get_accelerator("tpu-v5e").model_copy(
+            update={"interconnect_bytes_per_s_per_direction": None, "pcie_bytes_per_s_per_direction": None}
+        )
         analyze_one(get_model("llama-3-8b"), card, Scenario(tensor_parallel=2))
 
 
 # ---- paged KV and prefix sharing -------------------------------------------------------
+
 
 @pytest.mark.parametrize("context", [1, 15, 16, 17, 1000, 4097])
 def test_paged_waste_is_under_one_block_per_sequence(context):

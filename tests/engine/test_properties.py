@@ -8,7 +8,7 @@ import pytest
 from engine.analysis import Scenario, analyze_one
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
-from engine.memory import kv_bytes_per_sequence, max_batch_size, memory_budget, max_context_length
+from engine.memory import kv_bytes_per_sequence, max_batch_size, max_context_length, memory_budget
 from engine.model_catalog import get_model, model_ids
 from engine.sweep import decode_sweep
 
@@ -54,8 +54,10 @@ def test_sweep_equals_single_analysis(model_id):
         assert bool(sweep["fits"][i]) == single["memory"]["fits"]
 
 
-@pytest.mark.parametrize("model_id, block", [("llama-3-8b", 1), ("llama-3-8b", 16), ("gemma-2-9b", 16),
-                                             ("mistral-7b-v0.1", 1), ("deepseek-v3", 16)])
+@pytest.mark.parametrize(
+    "model_id, block",
+    [("llama-3-8b", 1), ("llama-3-8b", 16), ("gemma-2-9b", 16), ("mistral-7b-v0.1", 1), ("deepseek-v3", 16)],
+)
 def test_max_context_length_is_tight(model_id, block):
     model, hw = get_model(model_id), catalogue()["b200"]
     t = max_context_length(model, 16, hw.memory_bytes, 1.0, 1.0, block_size=block)
@@ -102,16 +104,25 @@ def test_flash_attention_off_moves_scores_through_memory():
 def test_causal_halves_prefill_attention():
     model, hw = get_model("llama-3-8b"), catalogue()["h100-sxm5"]
     causal = {o["name"]: o for o in analyze_one(model, hw, Scenario(context_length=4096))["prefill"]["ops"]}
-    square = {o["name"]: o for o in analyze_one(model, hw, Scenario(context_length=4096, causal=False))["prefill"]["ops"]}
+    square = {
+        o["name"]: o for o in analyze_one(model, hw, Scenario(context_length=4096, causal=False))["prefill"]["ops"]
+    }
     assert causal["attention"]["flops"] / square["attention"]["flops"] == pytest.approx(4097 / 2 / 4096)
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"batch_size": 0}, "batch_size"), ({"batch_size": 1.5}, "batch_size"), ({"context_length": -1}, "context_length"),
-    ({"weight_dtype": "fp12"}, "weight_dtype"), ({"kv_dtype": None}, "kv_dtype"),
-    ({"compute_dtype": "int3"}, "compute_dtype"), ({"tensor_parallel": 3}, "tensor_parallel"),
-    ({"batch_size": True}, "batch_size"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"batch_size": 0}, "batch_size"),
+        ({"batch_size": 1.5}, "batch_size"),
+        ({"context_length": -1}, "context_length"),
+        ({"weight_dtype": "fp12"}, "weight_dtype"),
+        ({"kv_dtype": None}, "kv_dtype"),
+        ({"compute_dtype": "int3"}, "compute_dtype"),
+        ({"tensor_parallel": 3}, "tensor_parallel"),
+        ({"batch_size": True}, "batch_size"),
+    ],
+)
 def test_bad_scenario_names_the_field(kwargs, field):
     with pytest.raises(EngineInputError) as err:
         Scenario(**kwargs)

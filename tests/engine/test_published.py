@@ -79,12 +79,20 @@ def test_other_metrics_place_the_right_interval():
     from engine.request import request_block
 
     base = published_entries()[0]
-    scenario = Scenario(batch_size=base.batch_size, context_length=base.input_tokens, weight_dtype=base.weight_dtype,
-                        kv_dtype=base.kv_dtype, compute_dtype=base.compute_dtype,
-                        tensor_parallel=base.tensor_parallel)
+    scenario = Scenario(
+        batch_size=base.batch_size,
+        context_length=base.input_tokens,
+        weight_dtype=base.weight_dtype,
+        kv_dtype=base.kv_dtype,
+        compute_dtype=base.compute_dtype,
+        tensor_parallel=base.tensor_parallel,
+    )
     block = request_block(get_model(base.model), get_accelerator(base.accelerator), scenario, base.output_tokens)
-    for metric, value in (("ms_per_output_token", block["tpot_s"] * 1e3), ("ttft_ms", block["ttft_s"] * 1e3),
-                          ("output_tokens_per_s_per_sequence", block["output_tokens_per_s_per_sequence"])):
+    for metric, value in (
+        ("ms_per_output_token", block["tpot_s"] * 1e3),
+        ("ttft_ms", block["ttft_s"] * 1e3),
+        ("output_tokens_per_s_per_sequence", block["output_tokens_per_s_per_sequence"]),
+    ):
         placed = place(base.model_copy(update={"metric": metric, "value": value}))
         assert placed["fraction_of_bound"] == pytest.approx(1.0, rel=1e-12), metric
         assert placed["bound"] == pytest.approx(value, rel=1e-12)

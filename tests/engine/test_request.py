@@ -27,9 +27,15 @@ def _hand(model_id, hw, context, output_tokens, price):
     steps = n * r["decode"]["time_s"] + KV_PER_TOKEN * n * (n - 1) / 2 / bw
     ttft = r["prefill"]["time_s"]
     e2e = ttft + steps
-    return {"ttft_s": ttft, "tpot_s": steps / n, "e2e_s": e2e, "output_tokens_per_s_per_sequence": n / steps,
-            "output_tokens_per_s": n / e2e, "cost_per_million_output_tokens": price * e2e / 3600 / n * 1e6,
-            "step0_bytes": r["decode"]["bytes"]}
+    return {
+        "ttft_s": ttft,
+        "tpot_s": steps / n,
+        "e2e_s": e2e,
+        "output_tokens_per_s_per_sequence": n / steps,
+        "output_tokens_per_s": n / e2e,
+        "cost_per_million_output_tokens": price * e2e / 3600 / n * 1e6,
+        "step0_bytes": r["decode"]["bytes"],
+    }
 
 
 @pytest.mark.parametrize("model_id, hw", [("llama-3-8b", H100), ("mixtral-8x7b", H200)])
@@ -38,8 +44,14 @@ def test_request_block_matches_hand_computation(model_id, hw):
     1,000-token prompt, 256 output tokens, USD 2.50 per GPU-hour. Exact up to float rounding."""
     hand = _hand(model_id, hw, 1000, 256, 2.5)
     block = request_block(get_model(model_id), hw, Scenario(batch_size=1, context_length=1000), 256, 2.5)
-    for key in ("ttft_s", "tpot_s", "e2e_s", "output_tokens_per_s_per_sequence", "output_tokens_per_s",
-                "cost_per_million_output_tokens"):
+    for key in (
+        "ttft_s",
+        "tpot_s",
+        "e2e_s",
+        "output_tokens_per_s_per_sequence",
+        "output_tokens_per_s",
+        "cost_per_million_output_tokens",
+    ):
         assert block[key] == pytest.approx(hand[key], rel=1e-9), key
     # and the first step reads what the weights say: 2 bytes x the active parameters (Mixtral:
     # 2 of 8 experts) less the embedding table (a gather of one row), plus 1,000 cached tokens
@@ -57,19 +69,21 @@ def test_worked_example_llama3_8b_h100():
     block = request_block(get_model("llama-3-8b"), H100, Scenario(batch_size=1, context_length=1000), 256, 2.5)
     assert block["tpot_s"] == pytest.approx(4.52e-3, rel=0.02)
     assert block["tpot_s"] * 1e3 - 4.51 == pytest.approx(127.5 * 131072 / 3.352e12 * 1e3 + 0.0, abs=0.02)
-    assert block["cost_per_million_output_tokens"] == pytest.approx(
-        2.5 * block["e2e_s"] / 3600 / 256 * 1e6, rel=1e-12)
+    assert block["cost_per_million_output_tokens"] == pytest.approx(2.5 * block["e2e_s"] / 3600 / 256 * 1e6, rel=1e-12)
     assert 3.0 < block["cost_per_million_output_tokens"] < 3.4
 
 
-@pytest.mark.parametrize("model_id, scenario, n", [
-    ("llama-3-8b", Scenario(batch_size=32, context_length=4096), 777),
-    ("llama-3-8b", Scenario(batch_size=512, context_length=512, flash_attention=False), 300),
-    ("mixtral-8x7b", Scenario(batch_size=8, context_length=1000, tensor_parallel=2), 500),
-    ("gemma-2-9b", Scenario(batch_size=64, context_length=3000), 3000),        # crosses the 4096 window
-    ("gpt-oss-20b", Scenario(batch_size=4, context_length=100, weight_dtype="fp4"), 400),  # 128-token windows
-    ("deepseek-v2-lite", Scenario(batch_size=16, context_length=2000), 300),   # MLA + MoE
-])
+@pytest.mark.parametrize(
+    "model_id, scenario, n",
+    [
+        ("llama-3-8b", Scenario(batch_size=32, context_length=4096), 777),
+        ("llama-3-8b", Scenario(batch_size=512, context_length=512, flash_attention=False), 300),
+        ("mixtral-8x7b", Scenario(batch_size=8, context_length=1000, tensor_parallel=2), 500),
+        ("gemma-2-9b", Scenario(batch_size=64, context_length=3000), 3000),  # crosses the 4096 window
+        ("gpt-oss-20b", Scenario(batch_size=4, context_length=100, weight_dtype="fp4"), 400),  # 128-token windows
+        ("deepseek-v2-lite", Scenario(batch_size=16, context_length=2000), 300),  # MLA + MoE
+    ],
+)
 def test_closed_form_equals_step_by_step_sum(model_id, scenario, n):
     """The closed form (piecewise-linear per op, split at windows and compute/memory crossings)
     equals summing every step's bound one by one (engine.sweep over contexts T .. T+N-1). Tol 1e-9."""
@@ -93,8 +107,9 @@ def test_crossing_from_memory_to_compute_bound_inside_the_request():
 
 
 def test_cost_falls_as_batch_grows_and_tpot_rises():
-    curve = throughput_interactivity(get_model("llama-3-8b"), H100, Scenario(context_length=2048), 512,
-                                     gpu_hour_price=2.0)
+    curve = throughput_interactivity(
+        get_model("llama-3-8b"), H100, Scenario(context_length=2048), 512, gpu_hour_price=2.0
+    )
     cost = curve["cost_per_million_output_tokens"]
     assert curve["batch_size"][0] == 1 and len(curve["batch_size"]) > 20
     assert np.all(np.diff(cost) < 0)
@@ -128,13 +143,18 @@ def test_tensor_parallel_cost_counts_every_gpu():
     assert block["cost_per_million_output_tokens"] == pytest.approx(3.0 * 4 * block["e2e_s"] / 3600 / 800 * 1e6)
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"output_tokens": 0}, "output_tokens"), ({"output_tokens": True}, "output_tokens"),
-    ({"output_tokens": 17_000_000}, "output_tokens"), ({"output_tokens": 2.5}, "output_tokens"),
-    ({"output_tokens": 10, "gpu_hour_price": 0}, "gpu_hour_price"),
-    ({"output_tokens": 10, "gpu_hour_price": float("nan")}, "gpu_hour_price"),
-    ({"output_tokens": 10, "gpu_hour_price": -1.0}, "gpu_hour_price"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"output_tokens": 0}, "output_tokens"),
+        ({"output_tokens": True}, "output_tokens"),
+        ({"output_tokens": 17_000_000}, "output_tokens"),
+        ({"output_tokens": 2.5}, "output_tokens"),
+        ({"output_tokens": 10, "gpu_hour_price": 0}, "gpu_hour_price"),
+        ({"output_tokens": 10, "gpu_hour_price": float("nan")}, "gpu_hour_price"),
+        ({"output_tokens": 10, "gpu_hour_price": -1.0}, "gpu_hour_price"),
+    ],
+)
 def test_bad_inputs_name_the_field(kwargs, field):
     with pytest.raises(EngineInputError) as err:
         request_block(get_model("llama-3-8b"), H100, Scenario(), kwargs["output_tokens"], kwargs.get("gpu_hour_price"))
@@ -151,11 +171,13 @@ def test_price_without_output_tokens_is_refused_and_no_tokens_no_block():
 
 # ---- memory_utilization (issue #13 §1) ----------------------------------------------------
 
+
 def test_memory_utilization_scales_every_memory_answer():
     """vLLM's default 0.9: fits, max batch, max context and min TP use capacity x 0.9; the
     capacity itself is still reported whole. Llama-3-8B 4K on H100 (80 GiB): max batch 129 at
     1.0, (0.9 x 85.9e9 - 16.06e9) / 537.3e6 = 113.99 -> 113 at 0.9."""
     from engine.memory import max_batch_size
+
     model = get_model("llama-3-8b")
     full = analyze_one(model, H100, Scenario(batch_size=120, context_length=4096))["memory"]
     part = analyze_one(model, H100, Scenario(batch_size=120, context_length=4096, memory_utilization=0.9))["memory"]
@@ -172,8 +194,10 @@ def test_memory_utilization_can_change_the_smallest_tp():
     but not 90% of it (136.3e9 B), which needs TP 2."""
     model = get_model("llama-3-70b")
     assert analyze_one(model, H200, Scenario(context_length=1024))["memory"]["min_tensor_parallel"] == 1
-    assert analyze_one(model, H200, Scenario(context_length=1024, memory_utilization=0.9)
-                       )["memory"]["min_tensor_parallel"] == 2
+    assert (
+        analyze_one(model, H200, Scenario(context_length=1024, memory_utilization=0.9))["memory"]["min_tensor_parallel"]
+        == 2
+    )
 
 
 @pytest.mark.parametrize("bad", [0, 0.0, -0.1, 1.01, 2, True, float("nan"), "0.9"])
@@ -191,6 +215,7 @@ def test_sweep_fits_uses_usable_memory():
 
 def test_flops_and_bytes_sums_equal_step_by_step():
     from engine.request import decode_steps_sums
+
     model, scenario, n = get_model("gemma-2-9b"), Scenario(batch_size=8, context_length=4000), 300
     sums = decode_steps_sums(model, H100, scenario, 8, n)
     sweep = decode_sweep(model, H100, scenario, context_lengths=np.arange(4000, 4000 + n))

@@ -29,10 +29,10 @@ def test_hadolint_clean():
 
 def test_image_shape():
     assert len(re.findall(r"^FROM python:3\.11-slim", DOCKERFILE, re.M)) == 2  # multi-stage, slim base
-    assert re.search(r"^USER \d+", DOCKERFILE, re.M)                          # non-root
+    assert re.search(r"^USER \d+", DOCKERFILE, re.M)  # non-root
     assert "HEALTHCHECK" in DOCKERFILE and "/healthz" in DOCKERFILE and "EXPOSE 8050" in DOCKERFILE
     final = DOCKERFILE.split("\nFROM ")[-1]
-    assert "gcc" not in final and "build-essential" not in final            # no compilers in the image
+    assert "gcc" not in final and "build-essential" not in final  # no compilers in the image
 
 
 def test_lock_pins_every_dependency():
@@ -71,8 +71,10 @@ def test_install_and_start_commands_in_a_fresh_venv(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     env = {**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("VIRTUAL_ENV", None)
-    assert _run_lines() == ["pip install --no-cache-dir --no-deps -r requirements.lock",
-                            "pip install --no-cache-dir --no-deps -e ."]
+    assert _run_lines() == [
+        "pip install --no-cache-dir --no-deps -r requirements.lock",
+        "pip install --no-cache-dir --no-deps -e .",
+    ]
     for line in _run_lines():
         out = subprocess.run(line.split(), cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
         assert out.returncode == 0, out.stderr[-2000:]

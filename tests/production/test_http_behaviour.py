@@ -20,8 +20,9 @@ def client():
     return TestClient(create_app(Settings()))
 
 
-@pytest.mark.parametrize("path", ["/", "/healthz", "/api/v1/hardware", "/assets/app.js", "/_dash-layout",
-                                  "/api/nowhere"])
+@pytest.mark.parametrize(
+    "path", ["/", "/healthz", "/api/v1/hardware", "/assets/app.js", "/_dash-layout", "/api/nowhere"]
+)
 def test_security_headers_everywhere(client, path):
     r = client.get(path)
     csp = r.headers["content-security-policy"]
@@ -48,6 +49,7 @@ def test_chunked_upload_without_length_is_limited(client):
     def chunks():
         for _ in range(40):
             yield b"x" * 8192
+
     r = client.post("/api/v1/analyze", content=chunks(), headers={"content-type": "application/json"})
     assert r.status_code == 413
 
@@ -100,11 +102,29 @@ def test_sub_path_with_and_without_prefix_stripping(prefix):
     assert client.post(prefix + "/_dash-update-component", json=CALLBACK).status_code == 200
 
 
-@pytest.mark.parametrize("index, value", [
-    (0, 5), (0, "h100-sxm5"), (0, [{"x": 1}]), (1, ["llama"]), (1, {"model_type": "gpt2"}), (2, "not a dict"),
-    (3, 1e308), (3, "many"), (4, -1), (5, 99), (6, ["bf16"]), (7, {"a": 1}), (9, 3), (11, "x"), (12, -5),
-    (13, "0"), (14, {"format": "csv", "content": 5}), (14, {"format": "xlsx", "content": "a"}),
-])
+@pytest.mark.parametrize(
+    "index, value",
+    [
+        (0, 5),
+        (0, "h100-sxm5"),
+        (0, [{"x": 1}]),
+        (1, ["llama"]),
+        (1, {"model_type": "gpt2"}),
+        (2, "not a dict"),
+        (3, 1e308),
+        (3, "many"),
+        (4, -1),
+        (5, 99),
+        (6, ["bf16"]),
+        (7, {"a": 1}),
+        (9, 3),
+        (11, "x"),
+        (12, -5),
+        (13, "0"),
+        (14, {"format": "csv", "content": 5}),
+        (14, {"format": "xlsx", "content": "a"}),
+    ],
+)
 def test_hostile_callback_values_never_500(client, index, value):
     """Hand-made callback requests get an answer (a message in the figure), never a 500."""
     body = {**CALLBACK, "inputs": [dict(i) for i in CALLBACK["inputs"]]}
@@ -120,7 +140,8 @@ def test_bad_user_hardware_stops_the_start(tmp_path):
 
     (tmp_path / "my-card.yaml").write_text("id: my-card\nname: x\nvendor: y\nmemory_bytes: -1\n")
     env = {**os.environ, "LLM_ROOFLINE_HARDWARE_DIR": str(tmp_path)}
-    run = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", "1"], env=env,
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "app.cli", "serve", "--port", "1"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 2
     assert "my-card.yaml" in run.stderr and "memory_bytes" in run.stderr and "Traceback" not in run.stderr

@@ -34,31 +34,41 @@ def _envelope(client) -> dict:
     """A well-formed request for the app's first single-output server callback, built from
     /_dash-dependencies (the dashboard's callbacks change; the envelope's shape does not)."""
     deps = client.get("/_dash-dependencies").json()
-    dep = next(d for d in deps if not d["output"].startswith("..") and not d.get("clientside_function")
-               and "@" not in d["output"])
+    dep = next(
+        d
+        for d in deps
+        if not d["output"].startswith("..") and not d.get("clientside_function") and "@" not in d["output"]
+    )
     out_id, out_prop = dep["output"].rsplit(".", 1)
-    return {"output": dep["output"], "outputs": {"id": out_id, "property": out_prop},
-            "inputs": [dict(i, value=None) for i in dep["inputs"]],
-            "state": [dict(i, value=None) for i in dep["state"]],
-            "changedPropIds": [f"{dep['inputs'][0]['id']}.{dep['inputs'][0]['property']}"]}
+    return {
+        "output": dep["output"],
+        "outputs": {"id": out_id, "property": out_prop},
+        "inputs": [dict(i, value=None) for i in dep["inputs"]],
+        "state": [dict(i, value=None) for i in dep["state"]],
+        "changedPropIds": [f"{dep['inputs'][0]['id']}.{dep['inputs'][0]['property']}"],
+    }
 
 
 # ---- 8. Dash envelope and bundles ------------------------------------------------------
 
-@pytest.mark.parametrize("body, problem", [
-    (b"{}", "`output` must be a string"),
-    (b"[]", "must be a JSON object"),
-    (b"null", "must be a JSON object"),
-    (b"not json", "not JSON"),
-    (b"\xff\xfe", "not JSON"),
-    (b"[" * 5000, "not JSON"),
-    ({"output": "nope.children"}, "not a callback of this app"),
-    ({"inputs": "x"}, "`inputs` must be a list"),
-    ({"inputs": [{"id": 5, "property": "value"}]}, "`inputs` must be a list"),
-    ({"state": {}}, "`state` must be a list"),
-    ({"outputs": 5}, "`outputs` must be"),
-    ({"changedPropIds": [1]}, "`changedPropIds` must be a list of strings"),
-])
+
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        (b"{}", "`output` must be a string"),
+        (b"[]", "must be a JSON object"),
+        (b"null", "must be a JSON object"),
+        (b"not json", "not JSON"),
+        (b"\xff\xfe", "not JSON"),
+        (b"[" * 5000, "not JSON"),
+        ({"output": "nope.children"}, "not a callback of this app"),
+        ({"inputs": "x"}, "`inputs` must be a list"),
+        ({"inputs": [{"id": 5, "property": "value"}]}, "`inputs` must be a list"),
+        ({"state": {}}, "`state` must be a list"),
+        ({"outputs": 5}, "`outputs` must be"),
+        ({"changedPropIds": [1]}, "`changedPropIds` must be a list of strings"),
+    ],
+)
 def test_bad_callback_envelopes_are_400(client, body, problem):
     if isinstance(body, dict):
         body = json.dumps(_envelope(client) | body).encode()
@@ -81,6 +91,7 @@ def test_unknown_bundle_is_404_without_a_traceback(client, caplog):
 
 
 # ---- 12. errors: one JSON line with the request id ------------------------------------
+
 
 def test_an_exception_is_one_json_log_line_with_the_request_id(caplog):
     async def broken(scope, receive, send):
@@ -106,6 +117,7 @@ def test_every_answer_has_a_request_id(client):
 
 # ---- 13. HEAD ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", ["/healthz", "/api/v1/hardware", "/api/v1/models/llama-3-8b"])
 def test_head_on_get_api_routes(client, path):
     get, head = client.get(path), client.head(path)
@@ -116,6 +128,7 @@ def test_head_on_get_api_routes(client, path):
 
 # ---- 14. security headers on early answers --------------------------------------------
 
+
 def test_413_carries_the_security_headers(client):
     r = client.post("/api/v1/analyze", content=b"x" * (300 * 1024), headers={"content-type": "application/json"})
     assert r.status_code == 413
@@ -124,15 +137,18 @@ def test_413_carries_the_security_headers(client):
 
 # ---- 15. work cap ------------------------------------------------------------------------
 
+
 def test_sweep_work_is_capped_with_a_422(client):
     hardware = [h["id"] for h in client.get("/api/v1/hardware").json()["items"]][:16]
-    r = client.post("/api/v1/sweep", json={"model": "llama-3-8b", "hardware": hardware,
-                                           "context_lengths": list(range(1, 4097))})
+    r = client.post(
+        "/api/v1/sweep", json={"model": "llama-3-8b", "hardware": hardware, "context_lengths": list(range(1, 4097))}
+    )
     assert r.status_code == 422
     assert r.json()["errors"][0]["field"] == "context_lengths"
     assert "points x accelerators <= 16384" in r.json()["detail"]
-    ok = client.post("/api/v1/sweep", json={"model": "llama-3-8b", "hardware": hardware[:4],
-                                            "context_lengths": list(range(1, 4097))})
+    ok = client.post(
+        "/api/v1/sweep", json={"model": "llama-3-8b", "hardware": hardware[:4], "context_lengths": list(range(1, 4097))}
+    )
     assert ok.status_code == 200
 
 
@@ -146,9 +162,13 @@ def test_healthz_stays_responsive_under_heavy_requests():
     """16 maximal sweeps at once (a separate server process): /healthz answers in well under the
     Dockerfile's 3 s health-check timeout (it took 2-4 s before engine requests were gated)."""
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=ROOT,
-                              env={**os.environ, "LLM_ROOFLINE_LOG_LEVEL": "warning"},
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, "LLM_ROOFLINE_LOG_LEVEL": "warning"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 30
@@ -160,13 +180,15 @@ def test_healthz_stays_responsive_under_heavy_requests():
                 assert time.time() < deadline, "server did not start"
                 time.sleep(0.2)
         hardware = ["h100-sxm5", "h200-sxm", "rtx-4090", "l4"]
-        body = json.dumps({"model": "llama-3-8b", "hardware": hardware,
-                           "context_lengths": list(range(1, 4097))}).encode()
+        body = json.dumps(
+            {"model": "llama-3-8b", "hardware": hardware, "context_lengths": list(range(1, 4097))}
+        ).encode()
 
         def heavy():
             for _ in range(2):
-                request = urllib.request.Request(base + "/api/v1/sweep", data=body,
-                                                 headers={"content-type": "application/json"})
+                request = urllib.request.Request(
+                    base + "/api/v1/sweep", data=body, headers={"content-type": "application/json"}
+                )
                 urllib.request.urlopen(request, timeout=120).read()
 
         threads = [threading.Thread(target=heavy) for _ in range(16)]
@@ -187,6 +209,7 @@ def test_healthz_stays_responsive_under_heavy_requests():
 
 
 # ---- 16. sub-path redirects and cache headers ------------------------------------------
+
 
 def test_root_path_redirect_is_relative_and_ignores_host():
     c = TestClient(create_app(Settings(root_path="/roofline")))
@@ -211,6 +234,7 @@ def test_html_under_assets_is_not_cached_for_a_year(client):
 
 # ---- 17. CSP ---------------------------------------------------------------------------
 
+
 def test_csp_has_no_unsafe_eval_and_no_inline_scripts_but_dash_renderer(client):
     page = client.get("/")
     csp = page.headers["content-security-policy"]
@@ -221,6 +245,7 @@ def test_csp_has_no_unsafe_eval_and_no_inline_scripts_but_dash_renderer(client):
 
 
 # ---- 9. /docs and /redoc offline ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
 def test_docs_pages_use_only_local_scripts(client, page):

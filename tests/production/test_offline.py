@@ -21,8 +21,13 @@ def _can_unshare() -> bool:
 
 @pytest.mark.skipif(not _can_unshare(), reason="no network namespaces here (see the socket test)")
 def test_serves_with_networking_disabled():
-    out = subprocess.run(["unshare", "-n", "sh", "-c", f"ip link set lo up && {sys.executable} scripts/offline_smoke.py"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=180)
+    out = subprocess.run(
+        ["unshare", "-n", "sh", "-c", f"ip link set lo up && {sys.executable} scripts/offline_smoke.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "offline ok" in out.stdout
 

@@ -46,12 +46,12 @@ def trickle(port: int, head: bytes, drip: bytes, seconds: float = 6.0) -> tuple[
                 if not chunk:
                     break  # closed by the server
                 received += chunk
-            except socket.timeout:
+            except TimeoutError:
                 pass
             except ConnectionResetError:  # a byte sent after the server closed: the answer came before
                 break
             try:
-                sock.sendall(drip[i % len(drip):i % len(drip) + 1])
+                sock.sendall(drip[i % len(drip) : i % len(drip) + 1])
             except OSError:
                 break
     finally:
@@ -68,8 +68,9 @@ def test_trickled_headers_get_408_and_close(server_port):
 
 @pytest.mark.parametrize("path", ["/api/v1/analyze", "/_dash-update-component"])
 def test_trickled_body_gets_408_and_close(server_port, path):
-    head = (f"POST {path} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
-            "content-length: 1000\r\n\r\n{").encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{{"
+    ).encode()
     answer, elapsed = trickle(server_port, head, b"     ")
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
     assert b"request body not received within 1 s" in answer and b"content-security-policy" in answer
