@@ -119,9 +119,9 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         dash_app = mount_dashboard(api, settings)
         script_hashes.append(_inline_script_hash(dash_app.renderer))
         _dash_errors(dash_app)
-        known_outputs = dash_app.callback_map.keys
+        callbacks = lambda: dash_app.callback_map  # noqa: E731
     else:
-        known_outputs = lambda: None  # noqa: E731
+        callbacks = lambda: None  # noqa: E731
 
     if settings.cors_origins.strip():
         api.add_middleware(
@@ -137,7 +137,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     api.add_middleware(GZipMiddleware, minimum_size=1024)
     api.add_middleware(HeadAsGet)
     api.add_middleware(EngineGate, slots=max(2, os.cpu_count() or 2))
-    api.add_middleware(DashEnvelope, known_outputs=known_outputs)
+    api.add_middleware(DashEnvelope, callbacks=callbacks)
     api.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     api.add_middleware(ReadTimeout, timeout_s=settings.read_timeout_s)
     api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors, script_hashes=lambda: script_hashes)

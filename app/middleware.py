@@ -264,9 +264,9 @@ class DashEnvelope:
     `changedPropIds`. Dash itself would raise on `{}`, `[]` or `null` (a 500). What each
     callback does with its values is the callbacks' business (app/dashboard/callbacks.py)."""
 
-    def __init__(self, app: ASGIApp, known_outputs=lambda: None) -> None:
+    def __init__(self, app: ASGIApp, callbacks=lambda: None) -> None:
         self.app = app
-        self.known_outputs = known_outputs
+        self.callbacks = callbacks  # () -> Dash's callback_map ({output: {"inputs", "state", ...}}), or None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not (
@@ -295,8 +295,8 @@ class DashEnvelope:
             return "the body must be a JSON object"
         if not isinstance(data.get("output"), str):
             return "`output` must be a string"
-        known = self.known_outputs()
-        if known is not None and data["output"] not in known:
+        callbacks = self.callbacks()
+        if callbacks is not None and data["output"] not in callbacks:
             return f"`output` {data['output'][:80]!r} is not a callback of this app"
         if not _dependencies(data.get("outputs"), allow_single=True):
             return "`outputs` must be an {id, property} object or a list of them"
@@ -308,7 +308,25 @@ class DashEnvelope:
         changed = data.get("changedPropIds", [])
         if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
             return "`changedPropIds` must be a list of strings"
+        if callbacks is not None:  # Dash passes values by position: they must be the declared ones
+            spec = callbacks[data["output"]]
+            for key in ("inputs", "state"):
+                if not _matches(data.get(key, []), spec.get(key, [])):
+                    declared = ", ".join(f"{d['id']}.{d['property']}" for d in spec.get(key, []))
+                    return f"`{key}` must be this callback's: {declared or 'none'}"
         return None
+
+
+def _matches(given: list, declared: list) -> bool:
+    """Same count and, for plain string ids, the same id and property at each position
+    (pattern-matching ids are lists of matches: only their count is checked)."""
+    if len(given) != len(declared):
+        return False
+    for g, d in zip(given, declared, strict=True):
+        plain = isinstance(d.get("id"), str) and not d["id"].startswith("{")
+        if plain and (not isinstance(g, dict) or (g.get("id"), g.get("property")) != (d["id"], d["property"])):
+            return False
+    return True
 
 
 def _dependency(item: object) -> bool:

@@ -67,6 +67,8 @@ def _envelope(client) -> dict:
         ({"state": {}}, "`state` must be a list"),
         ({"outputs": 5}, "`outputs` must be"),
         ({"changedPropIds": [1]}, "`changedPropIds` must be a list of strings"),
+        ({"inputs": []}, "`inputs` must be this callback's: "),
+        ({"inputs": [{"id": "nope", "property": "value", "value": 1}]}, "`inputs` must be this callback's: "),
     ],
 )
 def test_bad_callback_envelopes_are_400(client, body, problem):
