@@ -73,7 +73,7 @@ def register(app) -> None:
             return no_update, no_update  # the browser drew this stop from the grid already
         figure, grid = roofline(view)
         # a typed batch or context between stops: the figure moves, the grid stays
-        return figure, (no_update if ctx.triggered_id == "settled" else grid)
+        return figure, (no_update if ctx.triggered_id == "settled" else grid or {})
 
     @app.callback(Output("insight", "children"), Output("memory-graph", "figure"), Output("throughput-graph", "figure"),
                   Output("ops-table", "data"), Output("ops-title", "children"), Output("comparison-table", "data"),
@@ -137,14 +137,15 @@ def register(app) -> None:
         lang = _lang(flags)
         steps = steps if isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= 100000 else 1
         if ctx.triggered_id == "measurements-steps":
-            return ({**current, "steps": steps} if isinstance(current, dict) else no_update), no_update
+            return ({**current, "steps": steps} if isinstance(current, dict) and current.get("format") else no_update), \
+                no_update
         if fmt not in FORMATS:
             return no_update, html.Span(f"format: one of {', '.join(FORMATS)}", className="error")
         try:
             text = _upload_text(upload)
             records = parse_measurements(fmt, text, steps)  # validated whole before it is kept
         except ValueError as exc:
-            return None, html.Span(str(exc), className="error")
+            return {}, html.Span(str(exc), className="error")
         return {"format": fmt, "content": text, "steps": steps}, t("measurements_loaded", lang, n=len(records))
 
     @app.callback(Output("download-html", "data"), Input("export-html", "n_clicks"), *VIEW_STATES, FLAGS,

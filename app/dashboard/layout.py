@@ -165,16 +165,18 @@ def page(view: View) -> html.Div:
     figure, grid = roofline(view)
     insight, memory, throughput, ops, ops_title, comparison, view_notices = panels(view)
     sizes = {"batch": view.batch, "ctx": view.context}
-    custom = {"config": view.custom_config, "token": view.custom_token} if view.model == "custom" else None
+    # No store starts empty (None): dcc.Store would "change" None to undefined on mount and fire
+    # every callback that listens to it.
+    custom = {"config": view.custom_config, "token": view.custom_token} if view.model == "custom" else {}
     return html.Div([
         dcc.Store(id="view-flags", data={"lang": lang, "embed": view.embed, "query": view.query,
                                          "messages": {k: t(k, lang, v="{v}", n="{n}") for k in CLIENT_MESSAGES}}),
         dcc.Store(id="custom-model", data=custom),
-        dcc.Store(id="measurements", data=None),
+        dcc.Store(id="measurements", data={}),
         dcc.Store(id="sizes", data=sizes),
         dcc.Store(id="settled", data=sizes),
-        dcc.Store(id="grid", data=grid),
-        dcc.Store(id="url-sync"),
+        dcc.Store(id="grid", data=grid or {}),
+        dcc.Store(id="url-sync", data=""),
         html.Header([
             html.H1(t("title", lang)),
             html.Div([

@@ -1,0 +1,429 @@
+"""The live path, in Chromium against a live server: after every kind of change the SVG shows
+what the engine says (issue: charts that froze after a trace was removed, exports that did
+nothing, links that lost their parameters, boxes that silently computed something else)."""
+
+import json
+import math
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from engine.hardware import catalogue
+from engine.model_catalog import model_ids
+
+from .helpers import (
+    GD,
+    api_decode_intensity,
+    assert_svg_matches,
+    decode_x,
+    set_control,
+    svg_state,
+    traces,
+    wait_for_figure,
+    wait_for_uids,
+    wait_settled,
+)
+
+NAMES = {a.id: a.name for a in catalogue().values()}
+CUSTOM = {
+    "model_type": "llama",
+    "hidden_size": 2048,
+    "num_hidden_layers": 16,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 4,
+    "intermediate_size": 8192,
+    "vocab_size": 32000,
+}
+
+
+def wait_decode(page: Page, hw: str, expected: float) -> None:
+    """Wait until the decode point of `hw` sits at `expected` in the figure's data."""
+    page.wait_for_function(
+        f"""([uid, want]) => {{ const g = {GD}; if (!g || !g.data) return false;
+            const t = g.data.find(t => t.uid === uid);
+            return t && Math.abs(t.x[0] - want) <= 1e-9 * want; }}""",
+        arg=[f"point--{hw}--decode", expected],
+        timeout=20000,
+    )
+
+
+def query(page: Page) -> dict:
+    return dict(parse_qsl(urlsplit(page.url).query))
+
+
+def test_removing_a_gpu_a_model_change_and_a_long_context_redraw_every_chart(page: Page, base_url):
+    page.goto(base_url + "/")
+    wait_for_figure(page)
+    assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"], NAMES["rtx-4090"]])
+    set_control(page, "hardware", ["h100-sxm5", "h200-sxm"])
+    wait_for_uids(page, absent=["point--rtx-4090--decode", "roof--rtx-4090--memory"])
+    wait_settled(page)
+    assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
+    throughput_legend = page.locator("#throughput-graph .legend .legendtext").all_text_contents()
+    assert NAMES["rtx-4090"] not in throughput_legend and NAMES["h200-sxm"] in throughput_legend
+    set_control(page, "model", "deepseek-v3")
+    wait_decode(
+        page,
+        "h100-sxm5",
+        api_decode_intensity(base_url, "h100-sxm5", "deepseek-v3", batch_size=32, context_length=4096),
+    )
+    wait_settled(page)
+    assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
+    expect(page.locator("#insight")).to_contain_text("H100 SXM5")
+    page.fill("#context-length-input", "1048576")
+    page.keyboard.press("Enter")
+    wait_decode(
+        page,
+        "h100-sxm5",
+        api_decode_intensity(base_url, "h100-sxm5", "deepseek-v3", batch_size=32, context_length=1 << 20),
+    )
+    wait_settled(page)
+    assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
+
+
+def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=64")
+    wait_for_figure(page)
+    set_control(page, "hardware", ["h100-sxm5"])  # the exports once threw as soon as a trace was removed
+    wait_for_uids(page, absent=["point--rtx-4090--decode"])
+    for button, magic in (("#export-png", b"\x89PNG"), ("#export-svg", b"<svg")):
+        with page.expect_download() as info:
+            page.locator(button).click()
+        data = open(info.value.path(), "rb").read()
+        assert data.startswith(magic) and len(data) > 10_000
+        if magic == b"<svg":
+            assert b"tracepoint--h100-sxm5--decode" in data and b"rtx-4090" not in data
+    page.locator("#roofline-graph").hover()
+    with page.expect_download() as info:
+        page.locator("#roofline-graph .modebar-btn[data-title='Download plot as a PNG']").click()
+    assert open(info.value.path(), "rb").read().startswith(b"\x89PNG")
+    with page.expect_download() as info:
+        page.locator("#export-html").click()
+    html = open(info.value.path()).read()
+    assert "point--h100-sxm5--decode" in html and "point--rtx-4090--decode" not in html and len(html) > 1_000_000
+
+
+LINKS = [
+    {"hw": "h100-sxm5", "model": "llama-3-8b", "kv": "32", "batch": "16", "ctx": "8192"},
+    {
+        "hw": "rtx-4090,l40s",
+        "model": "qwen2.5-7b-instruct",
+        "kv": "4",
+        "prec": "fp8",
+        "kvprec": "fp8",
+        "fa": "0",
+        "batch": "3",
+        "ctx": "3000",
+    },
+    {
+        "hw": "h200-sxm",
+        "model": "llama-3-70b",
+        "tp": "4",
+        "prec": "int4",
+        "kvprec": "int8",
+        "bweff": "0.8",
+        "fleff": "0.7",
+        "step": "12.5",
+        "roofs": "measured",
+    },
+    {"hw": "b200,mi300x", "model": "deepseek-v3", "tp": "8", "theme": "dark", "present": "1", "lang": "zh"},
+    {"hw": "h100-sxm5", "embed": "1", "batch": "1024", "ctx": "1048576"},
+]
+
+
+@pytest.mark.parametrize("link", LINKS, ids=lambda link: link["hw"])
+def test_every_url_parameter_round_trips(page: Page, base_url, link):
+    """Open a link, get the same controls and numbers, and read the same link back."""
+    page.goto(base_url + "/?" + "&".join(f"{k}={v}" for k, v in link.items()))
+    wait_for_figure(page)
+    wait_settled(page)
+    expect(page.locator("#notices")).to_be_hidden()
+    back = query(page)
+    for key, value in link.items():
+        assert back.get(key) == value, (key, back)
+    hw = link["hw"].split(",")[0]
+    scenario = {
+        "batch_size": int(link.get("batch", 32)),
+        "context_length": int(link.get("ctx", 4096)),
+        "weight_dtype": {"int4": "int4", "fp8": "fp8"}.get(link.get("prec", "bf16"), "bf16"),
+        "compute_dtype": "fp8" if link.get("prec") == "fp8" else "bf16",
+        "kv_dtype": link.get("kvprec", "bf16"),
+        "flash_attention": link.get("fa", "1") == "1",
+        "tensor_parallel": int(link.get("tp", 1)),
+        "bandwidth_efficiency": float(link.get("bweff", 1)),
+        "compute_efficiency": float(link.get("fleff", 1)),
+        "roofs": link.get("roofs", "nominal"),
+    }
+    if "kv" in link:
+        scenario["num_kv_heads"] = int(link["kv"])
+    assert decode_x(page, hw) == pytest.approx(
+        api_decode_intensity(base_url, hw, link.get("model", "llama-3-8b"), **scenario), rel=1e-12
+    )
+    assert_svg_matches(page, [NAMES[h] for h in link["hw"].split(",")])
+    page.reload()  # the same link again: the same view
+    wait_for_figure(page)
+    assert decode_x(page, hw) == pytest.approx(
+        api_decode_intensity(base_url, hw, link.get("model", "llama-3-8b"), **scenario), rel=1e-12
+    )
+
+
+def test_custom_config_survives_reload_copy_link_and_language(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&batch=4&ctx=2048&step=9")
+    wait_for_figure(page)
+    set_control(page, "model", "custom")
+    page.locator("#custom-config").fill(json.dumps(CUSTOM))
+    page.locator("#custom-apply").click()
+    expect(page.locator("#custom-error")).to_contain_text("Custom model loaded")
+    expected = api_decode_intensity(base_url, "h100-sxm5", CUSTOM, batch_size=4, context_length=2048)
+    wait_decode(page, "h100-sxm5", expected)
+    page.wait_for_function("() => location.search.includes('cfg=') && location.search.includes('model=custom')")
+    link = page.url
+    page.goto(link)  # a reload, or the copied link in a new tab
+    wait_for_figure(page)
+    assert decode_x(page, "h100-sxm5") == pytest.approx(expected, rel=1e-12)
+    star = traces(page)["measured--h100-sxm5--decode"]  # step= applies to the custom model, not llama-3-8b
+    api = api_decode_intensity(base_url, "h100-sxm5", CUSTOM, batch_size=4, context_length=2048)
+    assert star["x"][0] == pytest.approx(api, rel=1e-12)
+    expect(page.locator("#model")).to_contain_text("custom")
+    page.locator("#lang label", has_text="中文").click()
+    page.wait_for_function("() => location.search.includes('lang=zh')")
+    wait_for_figure(page)
+    expect(page.locator("#controls")).to_contain_text("加速器")
+    assert decode_x(page, "h100-sxm5") == pytest.approx(expected, rel=1e-12)
+    assert "cfg=" in page.url
+    page.goto(base_url + "/?model=custom&cfg=AAAA")  # a broken config link: a notice, the default model
+    wait_for_figure(page)
+    expect(page.locator("#notices")).to_contain_text("cfg")
+
+
+@pytest.mark.parametrize(
+    "box,bad",
+    [
+        ("batch-size-input", "0"),
+        ("batch-size-input", "-5"),
+        ("batch-size-input", "1.5"),
+        ("batch-size-input", "100000"),
+        ("context-length-input", "2000000"),
+        ("context-length-input", "abc"),
+    ],
+)
+def test_invalid_box_values_are_flagged_and_never_computed(page: Page, base_url, box, bad):
+    page.goto(base_url + "/?hw=h100-sxm5&batch=32&ctx=4096")
+    wait_for_figure(page)
+    before, search = decode_x(page, "h100-sxm5"), page.url
+    page.fill(f"#{box}", bad)
+    page.keyboard.press("Enter")
+    expect(page.locator(f"#{box}")).to_have_attribute("aria-invalid", "true")
+    error = page.locator("#batch-error" if box.startswith("batch") else "#context-error")
+    expect(error).to_contain_text("65,536" if box.startswith("batch") else "1,048,576")
+    expect(error).to_contain_text("still showing " + ("32" if box.startswith("batch") else "4096"))
+    wait_settled(page)
+    assert decode_x(page, "h100-sxm5") == before and page.url == search
+    slider = "#batch-size" if box.startswith("batch") else "#context-length"
+    assert page.locator(f"{slider} [role=slider]").get_attribute("aria-valuenow") == (
+        "5" if box.startswith("batch") else "12"
+    )
+    # a valid value between stops: the slider sits between them and the server computes it
+    value = 48 if box.startswith("batch") else 3000
+    page.fill(f"#{box}", str(value))
+    page.keyboard.press("Enter")
+    expect(page.locator(f"#{box}")).to_have_attribute("aria-invalid", "false")
+    expect(error).to_have_text("")
+    field = "batch_size" if box.startswith("batch") else "context_length"
+    scenario = {"batch_size": 32, "context_length": 4096, field: value}
+    wait_decode(page, "h100-sxm5", api_decode_intensity(base_url, "h100-sxm5", **scenario))
+    assert float(page.locator(f"{slider} [role=slider]").get_attribute("aria-valuenow")) == pytest.approx(
+        math.log2(value)
+    )
+    page.wait_for_function(f"() => location.search.includes('={value}&')")
+
+
+def test_select_all_keeps_eight_accelerators(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5")
+    wait_for_figure(page)
+    everything = list(NAMES)
+    set_control(page, "hardware", everything)
+    expect(page.locator("#hardware-notice")).to_contain_text("At most 8")
+    page.wait_for_function(
+        f"() => {GD}.data.filter(t => t.uid.startsWith('roof--') && t.uid.endsWith('--memory')).length === 8"
+    )
+    wait_settled(page)
+    assert_svg_matches(page, [NAMES[h] for h in everything[:8]])
+    assert query(page)["hw"] == ",".join(everything[:8])
+    page.locator("#hardware").click()
+    ninth = page.get_by_role("option", name=NAMES[everything[8]], exact=True)
+    expect(ninth).to_be_disabled()
+
+
+def test_choices_that_cannot_apply_are_disabled_or_explained(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&model=qwen2.5-7b-instruct")
+    wait_for_figure(page)
+    expect(page.locator("#tensor-parallel input[value='8']")).to_be_disabled()
+    expect(page.locator("#tensor-parallel input[value='4']")).to_be_enabled()
+    set_control(page, "model", "deepseek-v3")  # MLA: no KV heads to choose
+    expect(page.locator("#kv-help")).to_contain_text("MLA")
+    expect(page.locator("#kv-heads [role=slider]")).to_have_attribute("data-disabled", "")
+    expect(page.locator("#tensor-parallel input[value='8']")).to_be_enabled()
+    set_control(page, "precision", "fp4")  # neither chip has fp4: the fallback is said, not silent
+    expect(page.locator("#efficiency-notice")).to_contain_text("H100 SXM5 80GB has no fp4 tensor roof")
+    expect(page.locator("#efficiency-notice")).to_contain_text("GeForce RTX 4090 has no fp4 tensor roof")
+    # a degree the heads cannot take (only a hand-made request can ask): one clear message per panel
+    set_control(page, "model", "qwen2.5-7b-instruct")
+    expect(page.locator("#tensor-parallel input[value='8']")).to_be_disabled()
+    wait_settled(page)
+    set_control(page, "tensor-parallel", 8)
+    message = "does not divide the 28 attention heads"
+    page.wait_for_function(f"() => ({GD}.layout.annotations || []).some(a => a.text.includes('{message}'))")
+    expect(page.locator("#insight")).to_contain_text(message)
+    assert page.locator("#roofline-graph .xaxislayer-above text").count() == 0  # no empty axes
+
+
+def test_every_point_stays_on_the_chart_at_the_extremes(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=1024&ctx=1048576")
+    wait_for_figure(page)
+    prefill = traces(page)["point--h100-sxm5--prefill"]["x"][0]
+    assert prefill > 20000  # beyond the default axis
+    assert_svg_matches(page)  # includes: every point inside the axes
+    page.locator("#batch-size [role=slider]").focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => location.search.includes('batch=1&')")
+    assert_svg_matches(page)
+
+
+def test_trajectory_is_visible_and_hover_goes_to_the_points(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&batch=32&ctx=4096")
+    wait_for_figure(page)
+    trajectory = traces(page)["trajectory--h100-sxm5"]
+    batches = len(trajectory["x"])
+    drawn = page.locator("#roofline-graph .scatterlayer .tracetrajectory--h100-sxm5 .point").count()
+    assert drawn == batches >= 8  # a marker at each power of two up to the largest batch that fits
+    full = page.evaluate(f"() => {GD}._fullData.find(t => t.uid === 'trajectory--h100-sxm5')")
+    assert full["hoverinfo"] == "skip" and "markers" in full["mode"]
+    box = page.evaluate(f"""() => {{ const g = {GD}, t = g.data.find(t => t.uid === 'point--h100-sxm5--decode');
+        const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
+        const r = g.querySelector('.nsewdrag').getBoundingClientRect();
+        return [r.left + xa.c2p(t.x[0]), r.top + ya.c2p(t.y[0])]; }}""")
+    page.mouse.move(box[0], box[1])
+    label = page.locator("#roofline-graph .hoverlayer .hovertext")
+    expect(label).to_contain_text("decode")
+    expect(label).to_contain_text("tokens/s")
+
+
+def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096")
+    wait_for_figure(page)
+    wait_settled(page)
+    calls = []
+    page.on("request", lambda r: calls.append(r.url) if "_dash-update-component" in r.url else None)
+    page.locator("#context-length [role=slider]").focus()
+    page.keyboard.press("ArrowRight")
+    expected = api_decode_intensity(base_url, "h200-sxm", batch_size=32, context_length=8192)
+    wait_decode(page, "h200-sxm", expected)
+    assert_svg_matches(page)
+    assert calls == []  # drawn from the grid
+    # once it rests, the panels follow through the server
+    page.wait_for_event("request", lambda r: "_dash-update-component" in r.url, timeout=5000)
+    wait_settled(page)
+    expect(page.locator("#insight")).to_contain_text("262,144 prompt tokens")  # 32 x 8,192
+    state = svg_state(page)
+    assert state["drawn"] == state["visible"]
+
+
+TOUR_MODELS = model_ids()
+
+
+def test_tour_of_every_control(page: Page, base_url, tmp_path):
+    """Every control, one after another; after each step the SVG shows the figure's data, the
+    legend lists the selected GPUs and the decode point sits where the API puts it."""
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=8&ctx=2048")
+    wait_for_figure(page)
+    state = {
+        "hw": ["h100-sxm5", "rtx-4090"],
+        "model": "llama-3-8b",
+        "batch_size": 8,
+        "context_length": 2048,
+        "weight_dtype": "bf16",
+        "compute_dtype": "bf16",
+        "kv_dtype": "bf16",
+        "flash_attention": True,
+        "tensor_parallel": 1,
+    }
+
+    def check(step: str):
+        scenario = {k: v for k, v in state.items() if k not in ("hw", "model")}
+        model = state["model"]
+        try:
+            expected = api_decode_intensity(base_url, state["hw"][0], model, **scenario)
+        except AssertionError:
+            return  # a combination the engine refuses (e.g. a model too wide for TP): covered elsewhere
+        wait_decode(page, state["hw"][0], expected)
+        wait_settled(page)
+        assert_svg_matches(page, [NAMES[h] for h in state["hw"]]), step
+
+    set_control(page, "hardware", ["h100-sxm5", "rtx-4090", "mi300x"])
+    state["hw"] = ["h100-sxm5", "rtx-4090", "mi300x"]
+    check("add a GPU")
+    set_control(page, "hardware", ["mi300x", "h100-sxm5"])
+    state["hw"] = ["mi300x", "h100-sxm5"]
+    check("remove and reorder")
+    for model in TOUR_MODELS:
+        set_control(page, "model", model)
+        state["model"] = model
+        check(model)
+    set_control(page, "model", "llama-3-8b")
+    state["model"] = "llama-3-8b"
+    for prec, (weight, compute) in {
+        "fp16": ("fp16", "fp16"),
+        "fp8": ("fp8", "fp8"),
+        "int8": ("int8", "int8"),
+        "int4": ("int4", "bf16"),
+        "fp4": ("fp4", "fp4"),
+        "bf16": ("bf16", "bf16"),
+    }.items():
+        set_control(page, "precision", prec)
+        state.update(weight_dtype=weight, compute_dtype=compute)
+        check(prec)
+    for kvprec in ("fp8", "int4", "bf16"):
+        set_control(page, "kv-precision", kvprec)
+        state["kv_dtype"] = kvprec
+        check(kvprec)
+    for tp in (2, 4, 8, 1):
+        set_control(page, "tensor-parallel", tp)
+        state["tensor_parallel"] = tp
+        check(f"tp {tp}")
+    set_control(page, "flash-attention", [])
+    state["flash_attention"] = False
+    check("flash off")
+    page.locator("#batch-size [role=slider]").focus()
+    page.keyboard.press("ArrowRight")
+    state["batch_size"] = 16
+    check("batch slider")
+    page.locator("#context-length [role=slider]").focus()
+    page.keyboard.press("ArrowLeft")
+    state["context_length"] = 1024
+    check("context slider")
+    for theme in (["dark"], []):
+        set_control(page, "theme", theme)
+        check(f"theme {theme}")
+    set_control(page, "present", ["on"])
+    check("presentation")
+    set_control(page, "model", "custom")
+    page.locator("#custom-config").fill(json.dumps(CUSTOM))
+    page.locator("#custom-apply").click()
+    state["model"] = CUSTOM
+    check("custom config")
+    page.locator(".measurement summary").click()
+    csv = tmp_path / "m.csv"
+    csv.write_text("name,flops,bytes,time_s\nmy_gemv,1.2e11,3.8e9,1.6e-3\n")
+    page.locator("#measurements-upload input[type=file]").set_input_files(str(csv))
+    wait_for_uids(page, present=["measured--mi300x--0"])
+    check("measurements")
+    page.locator("#lang label", has_text="中文").click()
+    page.wait_for_function("() => location.search.includes('lang=zh')")
+    wait_for_figure(page)
+    check("language")
+    page.goto(page.url + "&embed=1")
+    wait_for_figure(page)
+    check("embed")
