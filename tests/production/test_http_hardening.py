@@ -261,3 +261,27 @@ def test_docs_pages_use_only_local_scripts(client, page):
 
 def test_redoc_bundle_asks_no_cdn(client):
     assert b"cdn.redoc.ly" not in client.get("/docs-static/redoc.standalone.js").content
+
+
+def test_a_flask_exception_reaches_the_json_error_log(caplog):
+    """The Dash side: Flask propagates (as create_app configures Dash's server), a2wsgi re-raises
+    in the event loop, AccessLog logs one JSON line with the request id from the WSGI thread."""
+    import flask
+    from a2wsgi import WSGIMiddleware
+
+    from app.middleware import request_id
+
+    flask_app = flask.Flask("crash")
+    flask_app.config["PROPAGATE_EXCEPTIONS"] = True
+    seen = {}
+
+    @flask_app.post("/cb")
+    def crash():
+        seen["rid"] = request_id.get()  # the id is visible in a2wsgi's thread
+        raise KeyError("output")
+
+    with caplog.at_level(logging.INFO):
+        r = TestClient(AccessLog(WSGIMiddleware(flask_app))).post("/cb")
+    assert r.status_code == 500 and r.json()["request_id"] == seen["rid"] != ""
+    errors = [json.loads(rec.getMessage()) for rec in caplog.records if rec.name == "llm_roofline.error"]
+    assert [e["request_id"] for e in errors] == [seen["rid"]] and "KeyError" in errors[0]["error"]
