@@ -1,8 +1,20 @@
-"""Slider-to-redraw latency in a real browser (a benchmark, not a test).
+"""Slider-to-screen latency in a real browser, with where the time goes (a benchmark, not a test).
 
-Starts `llm-roofline serve`, opens the dashboard in Debian's Chromium, presses the batch
-slider's arrow keys N times and measures, inside the page, the time from keydown to the
-next `plotly_afterplot` of the roofline figure. Also reports the cold first-figure time.
+Starts `llm-roofline serve`, opens the dashboard in Debian's Chromium with 3 GPUs and, for
+the batch and the context slider, presses arrow keys and measures inside the page:
+
+  key -> callback    keydown to the clientside callback starting (Dash's renderer)
+  callback           the clientside callback before it hands over to Plotly (grid lookup)
+  plotly             Plotly.animate (no transition) of the moving traces: the SVG is redrawn in it
+  key -> SVG         keydown to the first mutation of the roofline's SVG (what a user sees)
+
+A slider step never reaches the server; once the slider rests (250 ms) the panels follow
+through one request, reported as "settle": server time (request start -> response start,
+from the Resource Timing of `_dash-update-component`) and response -> panels painted.
+Also: a structural change (an accelerator removed) key -> SVG with its server time, and the
+cold load to the first drawn figure in fresh browser contexts.
+
+    .venv/bin/python scripts/bench_dashboard.py [presses per slider]
 """
 
 import statistics
@@ -14,45 +26,107 @@ from playwright.sync_api import sync_playwright
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+VIEW = "/?hw=h100-sxm5,h200-sxm,rtx-4090&model=llama-3-8b&batch=32&ctx=4096"
+GD = "document.querySelector('#roofline-graph .js-plotly-plot')"
 
-INSTRUMENT = """() => {
-  const gd = document.querySelector('#roofline-graph .js-plotly-plot');
-  window.__lat = []; window.__key = null;
-  document.addEventListener('keydown', () => { window.__key = performance.now(); }, true);
-  gd.on('plotly_afterplot', () => {
-    if (window.__key !== null) { window.__lat.push(performance.now() - window.__key); window.__key = null; }
-  });
-}"""
+INSTRUMENT = f"""() => {{
+  const gd = {GD};
+  const r = window.dash_clientside.roofline;
+  window.__m = {{rows: [], cur: null}};
+  const M = window.__m;
+  document.addEventListener('keydown', () => {{ M.cur = {{key: performance.now()}}; }}, true);
+  const sync = r.syncSizes;
+  r.syncSizes = function (...a) {{
+    if (M.cur && !M.cur.cb) M.cur.cb = performance.now();
+    return sync.apply(this, a);
+  }};
+  const animate = window.Plotly.animate;
+  window.Plotly.animate = function (...a) {{
+    if (M.cur && !M.cur.plotStart) M.cur.plotStart = performance.now();
+    const out = animate.apply(this, a);
+    if (M.cur && !M.cur.plotEnd) M.cur.plotEnd = performance.now();
+    return out;
+  }};
+  new MutationObserver(() => {{
+    if (M.cur && !M.cur.svg) {{ M.cur.svg = performance.now(); M.rows.push(M.cur); }}
+  }}).observe(gd, {{subtree: true, childList: true, attributes: true}});
+}}"""
+
+SETTLE = """() => new Promise(resolve => {
+  const start = performance.now();
+  const panel = document.querySelector('#insight');
+  let painted = null;
+  new MutationObserver(() => { painted = painted || performance.now(); }).observe(panel,
+    {subtree: true, childList: true, characterData: true});
+  setTimeout(() => {
+    const req = performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component')
+                                                                 && e.startTime >= start - 400);
+    resolve(req.map(e => ({server: e.responseStart - e.requestStart, end: e.responseEnd,
+                           painted: painted})));
+  }, 1500);
+})"""
 
 
-def main(presses: int = 60) -> None:
+def stats(values: list[float]) -> str:
+    values = sorted(values)
+    p95 = values[min(len(values) - 1, round(0.95 * (len(values) - 1)))]
+    return f"median {statistics.median(values):6.1f} ms  p95 {p95:6.1f} ms"
+
+
+def slider_run(page, slider: str, presses: int) -> dict:
+    page.evaluate(INSTRUMENT)
+    page.locator(f"#{slider} [role=slider]").focus()
+    for i in range(presses):
+        page.keyboard.press("ArrowRight" if (i // 3) % 2 == 0 else "ArrowLeft")
+        page.wait_for_function(f"() => window.__m.rows.length >= {i + 1}", timeout=10000)
+        page.wait_for_timeout(60)  # keys 60 ms apart: a drag, never resting long enough to settle
+    rows = page.evaluate("() => window.__m.rows")
+    return {
+        "key -> SVG": [r["svg"] - r["key"] for r in rows],
+        "key -> callback": [r["cb"] - r["key"] for r in rows if r.get("cb")],
+        "callback": [r["plotStart"] - r["cb"] for r in rows if r.get("cb") and r.get("plotStart")],
+        "plotly": [r["plotEnd"] - r["plotStart"] for r in rows if r.get("plotStart")],
+    }
+
+
+def main(presses: int = 30) -> None:
     with live_server() as (_, base), sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         colds = []
         for _ in range(3):
-            page = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
-            page.goto(base + "/?batch=32")
-            page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
-                                   " return g && g.data && g.data.length > 0 && g._fullLayout; }", timeout=30000)
+            context = browser.new_context(viewport={"width": 1600, "height": 1000})
+            page = context.new_page()
+            page.goto(base + VIEW)
+            page.wait_for_function(f"() => {{ const g = {GD}; return g && g._fullLayout && "
+                                   "g.querySelectorAll('.scatterlayer .trace').length > 0; }", timeout=30000)
             colds.append(page.evaluate("() => performance.now()"))
-            page.context.close()
+            context.close()
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
-        page.goto(base + "/?batch=32")
-        page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
-                               " return g && g.data && g.data.length > 0; }", timeout=30000)
+        page.goto(base + VIEW)
+        page.wait_for_function(f"() => {{ const g = {GD}; return g && g._fullLayout; }}", timeout=30000)
+        page.wait_for_timeout(1000)
+        runs = {slider: slider_run(page, slider, presses) for slider in ("batch-size", "context-length")}
+        settle = page.evaluate(SETTLE)
         page.evaluate(INSTRUMENT)
-        page.locator("#batch-size .dash-slider-thumb").focus()
-        for i in range(presses):
-            page.keyboard.press("ArrowRight" if (i // 3) % 2 == 0 else "ArrowLeft")
-            page.wait_for_function(f"() => window.__lat.length >= {i + 1}", timeout=10000)
-            page.wait_for_timeout(50)
-        lat = sorted(page.evaluate("() => window.__lat"))
+        page.evaluate("() => { window.__m.cur = {key: performance.now()}; "
+                      "dash_clientside.set_props('hardware', {value: ['h100-sxm5', 'h200-sxm']}); }")
+        page.wait_for_function("() => window.__m.rows.length >= 1", timeout=10000)
+        structural = page.evaluate("() => window.__m.rows[0].svg - window.__m.rows[0].key")
+        structural_server = page.evaluate(
+            "() => performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component'))"
+            ".map(e => e.responseStart - e.requestStart)")
         browser.close()
-    q = statistics.quantiles(lat, n=100)
-    print(f"cold load to first figure (3 fresh contexts): {', '.join(f'{c:.0f}' for c in colds)} ms")
-    print(f"slider key press -> redrawn roofline, {len(lat)} presses: median {statistics.median(lat):.1f} ms, "
-          f"p95 {q[94]:.1f} ms, max {lat[-1]:.1f} ms")
+    print(f"cold load to the first drawn figure (3 fresh contexts): {', '.join(f'{c:.0f}' for c in colds)} ms")
+    for slider, run in runs.items():
+        print(f"{slider} slider, {len(run['key -> SVG'])} key presses, 3 GPUs (no server round trip):")
+        for name in ("key -> SVG", "key -> callback", "callback", "plotly"):
+            print(f"  {name:16s} {stats(run[name])}")
+    for s in settle:
+        painted = f"{s['painted'] - s['end']:.0f} ms" if s["painted"] else "n/a"
+        print(f"settle (panels through the server): server {s['server']:.1f} ms, response -> panels painted {painted}")
+    server = ", ".join(f"{v:.0f}" for v in structural_server[-2:])
+    print(f"structural change (a GPU removed): key -> SVG {structural:.0f} ms (server {server} ms)")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 60)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 30)

@@ -16,7 +16,6 @@ import base64
 import binascii
 import json
 
-import plotly.io as pio
 from dash import ClientsideFunction, Input, Output, State, ctx, html, no_update
 
 from engine.errors import EngineInputError
@@ -24,6 +23,7 @@ from engine.measurement import FORMATS, parse_measurements
 from engine.model_catalog import MAX_CONFIG_BYTES, load_model
 
 from ..units import si
+from .exports import snapshot_html
 from .figures import ops_rows
 from .i18n import t
 from .layout import kv_controls, page, tp_options
@@ -155,8 +155,8 @@ def register(app) -> None:
         the client sends (a client-sent figure made pio.to_html a denial of service)."""
         view = view_from_controls(*args)
         figure, _grid = roofline(view, with_grid=False)
-        text = pio.to_html(figure, include_plotlyjs=True, full_html=True, config={"displaylogo": False})
-        return {"content": text, "filename": "roofline.html", "type": "text/html"}
+        return {"content": snapshot_html(figure, t("title", view.lang)), "filename": "roofline.html",
+                "type": "text/html"}
 
     @app.callback(Output("download-ops", "data"), Input("ops-json", "n_clicks"), *VIEW_STATES, FLAGS,
                   prevent_initial_call=True)

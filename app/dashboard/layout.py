@@ -17,6 +17,10 @@ from .views import panels, roofline
 
 BATCH_SLIDER = (0, 10)       # log2: 1 .. 1024
 CONTEXT_SLIDER = (7, 20)     # log2: 128 .. 1,048,576
+# Plotly's "Share chart..." button uploads the figure to a public cloud service: these numbers
+# may be internal, so it is gone (and so are the selection tools, which select nothing here).
+PANEL_GRAPH_CONFIG = {"displaylogo": False, "showSendToCloud": False, "showEditInChartStudio": False,
+                      "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"]}
 # Messages the browser shows itself (input validation): translated here, filled in by app.js.
 CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit")
 PRECISION_LABELS = {"bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "int8": "int8", "int4": "int4 weight-only (W4A16)",
@@ -160,8 +164,8 @@ def page(view: View) -> html.Div:
     notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=w)) for n, v, w in view.notices]
     classes = " ".join(c for c in ("app", f"theme-{view.theme}", "embed" if view.embed else "",
                                    "present" if view.present else "") if c)
-    graph_config = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": "roofline", "scale": 2},
-                    "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+    graph_config = {**PANEL_GRAPH_CONFIG,
+                    "toImageButtonOptions": {"format": "png", "filename": "roofline", "scale": 2}}
     figure, grid = roofline(view)
     insight, memory, throughput, ops, ops_title, comparison, view_notices = panels(view)
     sizes = {"batch": view.batch, "ctx": view.context}
@@ -196,7 +200,7 @@ def page(view: View) -> html.Div:
                      className="figure"),
             html.Aside([
                 _panel(t("insight", lang), html.Div(insight, id="insight", className="insight"), panel_id="insight-panel"),
-                _panel(t("memory", lang), dcc.Graph(id="memory-graph", figure=memory, config={"displaylogo": False}),
+                _panel(t("memory", lang), dcc.Graph(id="memory-graph", figure=memory, config=PANEL_GRAPH_CONFIG),
                        panel_id="memory-panel"),
                 _panel(t("comparison", lang), dash_table.DataTable(
                     id="comparison-table", data=comparison, columns=[{"name": t(f"col_{k}", lang), "id": k}
@@ -207,7 +211,7 @@ def page(view: View) -> html.Div:
             ], className="side", id="side-panels"),
         ], className="main"),
         html.Div([
-            _panel(t("throughput", lang), dcc.Graph(id="throughput-graph", figure=throughput, config={"displaylogo": False}),
+            _panel(t("throughput", lang), dcc.Graph(id="throughput-graph", figure=throughput, config=PANEL_GRAPH_CONFIG),
                    panel_id="throughput-panel"),
             _panel(t("ops_table", lang), html.Div(ops_title, id="ops-title", className="help"), dash_table.DataTable(
                 id="ops-table", data=ops, sort_action="native", export_format="csv", export_headers="names",
