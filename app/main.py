@@ -80,7 +80,9 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         version=engine.__version__,
         description="LLM inference on the roofline. Every number is in SI base units: FLOP, bytes, seconds, "
         "FLOP/s, bytes/s. Limits: batch 1..65536, context 1..16777216, 1..16 accelerators, "
-        f"request bodies up to {settings.max_body_bytes} bytes.",
+        "sweep points x accelerators <= 16384, "
+        f"request bodies up to {settings.max_body_bytes} bytes, sent within {settings.read_timeout_s:g} s. "
+        "Malformed JSON is a 400; a body that does not fit the schema a 422 naming the field.",
     )
     add_docs(api)  # /docs and /redoc from local assets, no inline script (app/api/docs.py)
     api.add_exception_handler(RequestValidationError, _validation_error)

@@ -41,6 +41,7 @@ ERRORS = {
 }
 BODY_ERRORS = ERRORS | {
     400: {"model": ErrorResponse, "description": "body is not valid JSON"},
+    408: {"model": ErrorResponse, "description": "headers or body not received within the read timeout (30 s)"},
     413: {"model": ErrorResponse, "description": "body larger than the limit (256 KiB)"},
 }
 
