@@ -106,3 +106,16 @@ def api_decode_intensity(base_url: str, hw: str, model: object = "llama-3-8b", *
     response = httpx.post(f"{base_url}/api/v1/analyze", json={"model": model, "hardware": [hw], **scenario}, timeout=30)
     assert response.status_code == 200, response.text
     return response.json()["results"][0]["decode"]["intensity"]
+
+
+def hover_label(page: Page, uid: str) -> str:
+    """Move the mouse onto a one-point trace's marker and read the hover label on screen."""
+    x, y = page.evaluate(f"""(uid) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
+        const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
+        const r = g.querySelector('.nsewdrag').getBoundingClientRect();
+        return [r.left + xa.c2p(t.x[0]), r.top + ya.c2p(t.y[0])]; }}""", uid)
+    page.mouse.move(x + 30, y + 30)
+    page.mouse.move(x, y)
+    label = page.locator("#roofline-graph .hoverlayer .hovertext")
+    label.first.wait_for(timeout=5000)
+    return label.first.text_content()

@@ -6,6 +6,7 @@ import json
 import math
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx2 as httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -17,6 +18,7 @@ from .helpers import (
     api_decode_intensity,
     assert_svg_matches,
     decode_x,
+    hover_label,
     set_control,
     svg_state,
     traces,
@@ -325,9 +327,14 @@ def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, bas
     wait_decode(page, "h200-sxm", expected)
     assert_svg_matches(page)
     assert calls == []  # drawn from the grid
+    # the hover follows the points: the API's tokens/s at the new context, as on screen
+    response = httpx.post(f"{base_url}/api/v1/analyze", json={"model": "llama-3-8b", "hardware": ["h200-sxm"],
+                                                              "batch_size": 32, "context_length": 8192})
+    tokens = response.json()["results"][0]["decode"]["tokens_per_s"]
+    assert f"{tokens:,.0f} tokens/s" in hover_label(page, "point--h200-sxm--decode")
     # once it rests, the panels follow through the server
-    page.wait_for_event("request", lambda r: "_dash-update-component" in r.url, timeout=5000)
     wait_settled(page)
+    assert calls, "the panels never asked the server"
     expect(page.locator("#insight")).to_contain_text("262,144 prompt tokens")  # 32 x 8,192
     state = svg_state(page)
     assert state["drawn"] == state["visible"]
