@@ -68,6 +68,13 @@ class TrainingModel:
     num_heads: int
     head_dim: int
     hidden_size: int
+    # parameters one token uses (MoE: routed + shared experts); the FLOP counts use these,
+    # the memory bill and the gradient all-reduce use every parameter
+    num_active_params: float | None = None
+
+    @property
+    def active_params(self) -> float:
+        return self.num_params if self.num_active_params is None else self.num_active_params
 
 
 def _int(name: str, value: object, low: int, high: int) -> int:
@@ -108,7 +115,13 @@ def teaching_model(spec: dict) -> TrainingModel:
 def from_config(model) -> TrainingModel:  # noqa: ANN001  (engine.model.ModelConfig)
     """A preset or config.json model (engine.model.ModelConfig): its totals and layer 0's shape."""
     return TrainingModel(
-        model.id, float(model.num_params), model.num_layers, model.num_heads, model.head_dim, model.hidden_size
+        model.id,
+        float(model.num_params),
+        model.num_layers,
+        model.num_heads,
+        model.head_dim,
+        model.hidden_size,
+        float(model.num_active_params),
     )
 
 
@@ -183,8 +196,8 @@ class TrainingSetup:
 
 # ---- FLOPs per token ---------------------------------------------------------------------
 def dense_flops_per_token(m: TrainingModel) -> float:
-    """6N: forward 2N, backward 4N (PaLM appendix B)."""
-    return 6.0 * m.num_params
+    """6N: forward 2N, backward 4N (PaLM appendix B); N = active parameters for MoE."""
+    return 6.0 * m.active_params
 
 
 def attention_flops_per_token(m: TrainingModel, seq_len: int) -> float:
@@ -197,7 +210,7 @@ def recompute_flops_per_token(m: TrainingModel, seq_len: int, recompute: str) ->
     forward (2N + 4·L·H·Q·T); selective only the attention core's forward (4·L·H·Q·T)."""
     attention_forward = attention_flops_per_token(m, seq_len) / 3.0
     if recompute == "full":
-        return 2.0 * m.num_params, attention_forward
+        return 2.0 * m.active_params, attention_forward
     if recompute == "selective":
         return 0.0, attention_forward
     return 0.0, 0.0
@@ -430,6 +443,7 @@ def training_lab(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
             "num_heads": m.num_heads,
             "head_dim": m.head_dim,
             "hidden_size": m.hidden_size,
+            "num_active_params": m.active_params,
         },
         "hardware_id": hw.id,
         "setup": {
