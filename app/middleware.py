@@ -35,7 +35,8 @@ def json_response(status: int, body: dict, extra: list[tuple[bytes, bytes]] = ()
 def content_security_policy(frame_ancestors: str, script_hashes: tuple[str, ...] = ()) -> str:
     """No 'unsafe-eval' and no 'unsafe-inline' for scripts: every script is a file served by
     this app, except Dash's one-line inline renderer start, allowed by its hash.
-    Styles keep 'unsafe-inline': the Dash components and Plotly set style attributes."""
+    Styles keep 'unsafe-inline': the Dash components and Plotly set style attributes.
+    Workers may come from blob: URLs: ReDoc (/redoc) starts its search worker from one."""
     scripts = " ".join(["'self'", *(f"'{h}'" for h in script_hashes)])
     return (
         f"default-src 'self'; script-src {scripts}; worker-src 'self' blob:; "
