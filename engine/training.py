@@ -469,3 +469,18 @@ def training_lab(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
         "fixes": None if fix is None else fix["options"],
         "fix_note": None if fix is None or fix["found"] else fix["reason"],
     }
+
+
+def training_model(spec: object) -> TrainingModel:
+    """A model for the lab: the teaching form (a mapping with num_params), else a preset id or
+    a config.json mapping (engine.model_catalog.load_model)."""
+    from .model_catalog import load_model
+
+    if isinstance(spec, dict) and "num_params" in spec:
+        return teaching_model(spec)
+    return from_config(load_model(spec))
+
+
+def run_training(model_spec: object, hw: Accelerator, **setup: object) -> dict:
+    """The lab for a model spec and setup fields (TrainingSetup's names)."""
+    return training_lab(training_model(model_spec), hw, TrainingSetup(**setup))

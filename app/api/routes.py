@@ -15,6 +15,7 @@ from engine.published import published_measurements
 from engine.request import attach_requests, request_arrays
 from engine.roofline import attainable_flops_per_s, bound, op_time_s
 from engine.sweep import decode_sweep
+from engine.training import run_training
 
 from ..service import place_measurements, resolve_hardware, run_analysis
 from .schemas import (
@@ -33,6 +34,7 @@ from .schemas import (
     SweepRequest,
     SweepResponse,
 )
+from .training_schemas import TrainingRequest, TrainingResponse
 
 router = APIRouter(prefix="/api/v1", tags=["v1"])
 ERRORS = {
@@ -206,6 +208,16 @@ def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> di
 )
 def published() -> JSONResponse:
     return JSONResponse({"items": published_measurements()})
+
+
+@router.post(
+    "/training",
+    response_model=TrainingResponse,
+    responses=BODY_ERRORS,
+    summary="Training lab: MFU/HFU under each counting choice, the DDP all-reduce, the memory bill per GPU",
+)
+def training(request: TrainingRequest) -> JSONResponse:
+    return JSONResponse(run_training(request.model, get_accelerator(request.hardware), **request.setup_fields()))
 
 
 health_router = APIRouter(tags=["health"])

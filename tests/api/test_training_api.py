@@ -1,0 +1,81 @@
+"""POST /api/v1/training over HTTP: seed 000's 7B example and 422s that name the field."""
+
+import pytest
+
+SEED = {
+    "model": {"num_params": 7e9, "num_layers": 32, "num_heads": 32, "head_dim": 128},
+    "hardware": "h100-sxm5",
+    "gpus": 8,
+    "sequence_length": 4096,
+    "tokens_per_step": 262144,
+    "step_time_s": 3.64,
+    "optimizer": "adamw",
+    "zero_stage": 0,
+    "recompute": "none",
+}
+
+
+def test_seed_000_example(client):
+    r = client.post("/api/v1/training", json=SEED | {"recompute": "full"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["mfu"] == pytest.approx(0.382, abs=5e-4)
+    assert body["mfu_with_attention"] == pytest.approx(0.441, abs=5e-4)
+    assert body["hfu"] == pytest.approx(0.510, abs=5e-4)
+    assert body["mfu_sparse_peak"] == pytest.approx(0.191, abs=5e-4)
+    assert body["allreduce_time_s"] == pytest.approx(14e9 / 450e9 * 2 * 7 / 8, rel=1e-9)
+    assert body["model_state_bytes"] == 112e9  # 16 B/param x 7e9, ZeRO-0
+    assert body["fits"] is False and body["overflow"].startswith("model_states")
+    assert "6N" in body["counted"]["mfu"]
+
+
+def test_issue_request_shape_and_fix(client):
+    body = client.post("/api/v1/training", json=SEED).json()
+    assert body["hfu"] == body["mfu"]  # nothing recomputed
+    fix = body["smallest_fix"]
+    assert (fix["zero_stage"], fix["recompute"], fix["micro_batch_size"]) == (1, "selective", 2)
+    again = client.post(
+        "/api/v1/training", json=SEED | {"zero_stage": 1, "recompute": "selective", "micro_batch_size": 2}
+    ).json()
+    assert again["fits"] is True and again["overflow"] is None and again["smallest_fix"] is None
+    assert again["memory"]["total_bytes"] == fix["total_bytes"]
+
+
+def test_preset_and_measured_busbw(client):
+    r = client.post(
+        "/api/v1/training",
+        json=SEED
+        | {"model": "llama-3.1-8b", "gpus": 16, "tokens_per_step": 16 * 4096, "bus_bandwidth_bytes_per_s": 50e9},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    n = body["model"]["num_params"]
+    assert body["allreduce_time_s"] == pytest.approx(2 * n / 50e9 * 2 * 15 / 16, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"step_time_s": -3.64}, "step_time_s"),
+        ({"gpus": 0}, "gpus"),
+        ({"zero_stage": 4}, "zero_stage"),
+        ({"zero_stage": True}, "zero_stage"),
+        ({"recompute": "partial"}, "recompute"),
+        ({"optimizer": "lion"}, "optimizer"),
+        ({"tokens_per_step": 1000}, "tokens_per_step"),
+        ({"micro_batch_size": 3}, "micro_batch_size"),
+        ({"tokens_per_s": 72018.0}, "step_time_s"),
+        ({"model": {"num_params": 7e9, "num_layers": 32}}, "model.num_heads"),
+        ({"gpus": 16, "tokens_per_step": 16 * 4096}, "bus_bandwidth_bytes_per_s"),
+        ({"surprise": 1}, "surprise"),
+    ],
+)
+def test_bad_values_are_422_naming_the_field(client, change, field):
+    r = client.post("/api/v1/training", json=SEED | change)
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"][0]["field"] == field
+
+
+def test_unknown_hardware_is_404(client):
+    r = client.post("/api/v1/training", json=SEED | {"hardware": "h999"})
+    assert r.status_code == 404
