@@ -57,6 +57,7 @@ def linear(
 # name -> (FLOP per element, values read per element, values written per element).
 # FLOP counts are conventional (exp, rsqrt count as one FLOP each):
 #   add/mul/residual_add: one op on two inputs -> I = 1/6 in bf16, 1/12 in fp32 (seed 000)
+#   scale: x * a scalar, one input (seed 003 §3.1 counts each of its ten ops this way)
 #   silu: x * sigmoid(x) = neg, exp, add, div, mul ~ 4;  gelu (tanh form) ~ 8
 #   swiglu: silu(gate) * up -> 5 FLOP, two inputs;  geglu: 9 FLOP, two inputs
 #   rmsnorm: square, accumulate, scale by rsqrt, scale by weight -> 4
@@ -68,6 +69,7 @@ ELEMENTWISE_KINDS: dict[str, tuple[float, int, int]] = {
     "add": (1, 2, 1),
     "mul": (1, 2, 1),
     "residual_add": (1, 2, 1),
+    "scale": (1, 1, 1),
     "silu": (4, 1, 1),
     "gelu": (8, 1, 1),
     "swiglu": (5, 2, 1),

@@ -3,6 +3,10 @@
 attainable = min(peak, intensity x bandwidth); ridge point = peak / bandwidth. An op's time
 lower bound is max(flops / peak, bytes / bandwidth): compute and data movement fully
 overlapped (seed 000 "三个操作放上同一张图").
+
+A kernel also pays a fixed launch cost (seed 002 §五: "kernel launch 有固定开销（几微秒）"):
+with it, a kernel's bound is max(compute, memory, launch overhead) and a tiny op is bound by
+`overhead`, the third regime, which the two roofs alone hide.
 """
 
 
@@ -24,3 +28,20 @@ def op_time_s(flops: float, bytes_moved: float, peak_flops_per_s: float, bandwid
 def bound(flops: float, bytes_moved: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float) -> str:
     """'compute' when the compute time is the larger one, else 'memory'."""
     return "compute" if flops / peak_flops_per_s > bytes_moved / bandwidth_bytes_per_s else "memory"
+
+
+def kernel_time_s(
+    flops: float, bytes_moved: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float, launch_overhead_s=0.0
+) -> float:
+    """One kernel's lower bound: max(compute, memory, launch overhead) (seed 002 §五)."""
+    return max(flops / peak_flops_per_s, bytes_moved / bandwidth_bytes_per_s, launch_overhead_s)
+
+
+def kernel_bound(
+    flops: float, bytes_moved: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float, launch_overhead_s=0.0
+) -> str:
+    """'overhead' when the launch cost exceeds both roofs' times, else bound() (so a zero
+    overhead never reports 'overhead')."""
+    if launch_overhead_s > max(flops / peak_flops_per_s, bytes_moved / bandwidth_bytes_per_s):
+        return "overhead"
+    return bound(flops, bytes_moved, peak_flops_per_s, bandwidth_bytes_per_s)

@@ -1,0 +1,85 @@
+"""What-if accelerators from a short text: `<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>]`
+(the dashboard's `xhw=` URL parameter, README "Labs").
+
+Seed 004 §9 asks what changes when a vendor doubles a GPU's TFLOP/s but keeps its HBM
+bandwidth; seed 002's self-test is a 2 TB/s, 500 TFLOP/s card (ridge 250, 70B decode ~70 ms).
+The result is an ordinary `Accelerator`, validated by the catalogue's schema, marked with the
+vendor "what-if". Units are the ones a datasheet prints: TB/s = 1e12 bytes/s, TFLOP/s = 1e12
+FLOP/s (dense bf16), and memory "GB" as the vendors mean it for HBM: GiB (80 GB = 80 x 2^30
+bytes, README "Memory capacity"), so `h100:3.352:989.4:80` equals the catalogue's H100.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .errors import EngineInputError
+from .hardware import Accelerator, catalogue, parse_accelerator
+from .oplab import WHAT_IF_VENDOR
+
+FORMAT = "<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>], e.g. fast:3.35:1979:80"
+NAME = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-)){0,47}$")  # CSS-safe, no '--' (the uid separator)
+NUMBER = re.compile(r"^[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?$")
+# Ranges: a unit slip (GB/s typed as TB/s, 3350 instead of 3.35) lands outside them.
+BANDWIDTH_TB_S = (0.001, 1000.0)
+TFLOPS = (0.001, 1e8)
+MEMORY_GB = (0.001, 1e6)
+# Without a capacity the card holds anything: 1 PB, the schema's ceiling, and a note says so.
+UNSTATED_MEMORY_BYTES = 1e15
+
+
+def _number(field: str, text: str, what: str, bounds: tuple[float, float], whole: str) -> float:
+    t = text.strip().lower()
+    value = float(t) if NUMBER.match(t) else math.nan
+    if not math.isfinite(value) or not bounds[0] <= value <= bounds[1]:
+        raise EngineInputError(
+            field, f"{what} {text!r} in {whole!r} is not a number in [{bounds[0]:g}, {bounds[1]:g}]", FORMAT
+        )
+    return value
+
+
+def parse_what_if(text: str, field: str = "xhw") -> Accelerator:
+    """One what-if accelerator; EngineInputError names `field`, the bad part and the format."""
+    if not isinstance(text, str) or not 1 <= len(text) <= 200:
+        raise EngineInputError(field, f"{text!r} is not a what-if accelerator", FORMAT)
+    parts = text.split(":")
+    if len(parts) not in (3, 4):
+        raise EngineInputError(field, f"{text!r} has {len(parts)} part(s), not 3 or 4", FORMAT)
+    name = parts[0].strip()
+    if not NAME.match(name):
+        raise EngineInputError(
+            field,
+            f"name {name!r} in {text!r} must be 1-48 lower-case letters, digits, '.' or single '-'",
+            FORMAT,
+        )
+    if name in catalogue():
+        raise EngineInputError(field, f"name {name!r} is a catalogue id; a what-if needs its own name", FORMAT)
+    bandwidth = _number(field, parts[1], "bandwidth (TB/s)", BANDWIDTH_TB_S, text)
+    tflops = _number(field, parts[2], "bf16 TFLOP/s", TFLOPS, text)
+    memory_gb = None if len(parts) == 3 else _number(field, parts[3], "memory (GB)", MEMORY_GB, text)
+    memory_bytes = UNSTATED_MEMORY_BYTES if memory_gb is None else memory_gb * 2**30
+    note = (
+        "memory not given: treated as 1 PB, so everything fits (fits, max batch and min TP say nothing)"
+        if memory_gb is None
+        else ""
+    )
+    return parse_accelerator(
+        {
+            "id": name,
+            "name": f"{name} (what-if)",
+            "vendor": WHAT_IF_VENDOR,
+            "memory_bytes": memory_bytes,
+            "memory_bandwidth_bytes_per_s": bandwidth * 1e12,
+            "tensor_flops_per_s": {"bf16": tflops * 1e12},
+            "notes": note,
+            "sources": [{"document": f"what-if: {text}", "supports": "every number (user-given)"}],
+        },
+        field,
+    )
+
+
+def what_if_text(acc: Accelerator) -> str:
+    """The short form back (for URLs): inverse of parse_what_if up to float formatting."""
+    base = f"{acc.id}:{acc.memory_bandwidth_bytes_per_s / 1e12:g}:{(acc.tensor_flops_per_s.bf16 or 0) / 1e12:g}"
+    return base if acc.memory_bytes == UNSTATED_MEMORY_BYTES else f"{base}:{acc.memory_bytes / 2**30:g}"
