@@ -215,6 +215,10 @@ def _measurements(args: argparse.Namespace) -> int:
         tensor_parallel=args.tp,
     )
     result = place_measurements(args.format, content, args.hardware, args.model, scenario, args.steps)
+    from engine.hardware import get_accelerator
+    from engine.triage import triage_for
+
+    result["triage"] = triage_for(result["points"], get_accelerator(args.hardware), scenario)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -229,6 +233,13 @@ def _measurements(args: argparse.Namespace) -> int:
         )
     if result["skipped"]:
         print("skipped (no counts): " + ", ".join(result["skipped"]))
+    print("triage, by recoverable time (measured - roof = time x (1 - 1/gap)):")
+    print(f"{'#':>3} {'name':<28}{'recoverable':>12}{'of profile':>11}{'gap':>7}  {'regime':<9} first check")
+    for t in result["triage"]:
+        print(
+            f"{t['rank']:>3} {t['name'][:27]:<28}{duration(t['recoverable_time_s']):>12}"
+            f"{t['recoverable_share']:>11.1%}{t['gap']:>7.2f}  {t['regime']:<9} {t['first_check']}"
+        )
     return 0
 
 

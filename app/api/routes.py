@@ -16,6 +16,7 @@ from engine.request import attach_requests, request_arrays
 from engine.roofline import attainable_flops_per_s, bound, op_time_s
 from engine.sweep import decode_sweep
 from engine.training import run_training
+from engine.triage import triage_for
 
 from ..service import place_measurements, resolve_hardware, run_analysis
 from .schemas import (
@@ -115,11 +116,13 @@ def with_requests(
     summary="Parse measurements and place them under the roofs, with their gap (nothing is stored)",
 )
 def measurements(request: MeasurementsRequest) -> JSONResponse:
-    return JSONResponse(
-        place_measurements(
-            request.format, request.content, request.hardware, request.model, request.scenario(), request.steps
-        )
+    scenario = request.scenario()
+    result = place_measurements(
+        request.format, request.content, request.hardware, request.model, scenario, request.steps
     )
+    # ranked by recoverable time, with the first thing to check (engine/triage.py)
+    result["triage"] = triage_for(result["points"], resolve_hardware([request.hardware])[0], scenario)
+    return JSONResponse(result)
 
 
 @router.post("/ops", response_model=OpsResponse, responses=BODY_ERRORS, summary="Place a single op on the roofline")

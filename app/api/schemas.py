@@ -416,12 +416,33 @@ class MeasuredPoint(BaseModel):
     counts_from_model: bool = Field(description="FLOPs and bytes are the model's prediction for this op family")
 
 
+class TriageRow(BaseModel):
+    rank: int = Field(description="1 = the most recoverable time")
+    name: str = Field(description="the measured op or op family")
+    unit: Literal["tensor", "vector"] = Field(description="roof it sits under")
+    time_s: float = Field(description="measured time, seconds")
+    roof_time_s: float = Field(description="the roofline bound for its counts, seconds")
+    gap: float = Field(description="measured time / roof time")
+    time_share: float = Field(description="its share of the profile's measured time")
+    recoverable_time_s: float = Field(description="measured time - roof time = time x (1 - 1/gap), seconds")
+    recoverable_share: float = Field(description="time share x (1 - 1/gap)")
+    achieved_bandwidth_fraction: float = Field(description="achieved bytes/s / peak memory bandwidth")
+    regime: Literal["memory", "compute", "overhead"] = Field(
+        description="overhead: roof time under one kernel launch (5 µs); else the binding roof"
+    )
+    far_from_roof: bool = Field(description="gap > 1/0.75 (real kernels reach 75-90% of nominal, seed 003 §4.1)")
+    first_check: str = Field(description="the first thing to check for its regime (seed 003 §4.2)")
+
+
 class MeasurementsResponse(BaseModel):
     hardware_id: str = Field(description="accelerator the points were placed on")
     format: str = Field(description="the format parsed")
     roofs: Literal["nominal", "measured"] = Field(description="roof set used")
     points: list[MeasuredPoint] = Field(description="one per record or op family")
     skipped: list[str] = Field(description="rows with no counts and no model prediction to borrow")
+    triage: list[TriageRow] = Field(
+        [], description="the points ranked by recoverable time (not by gap), each with its first check"
+    )
 
 
 class SweepSeries(BaseModel):

@@ -79,3 +79,14 @@ def test_bad_values_are_422_naming_the_field(client, change, field):
 def test_unknown_hardware_is_404(client):
     r = client.post("/api/v1/training", json=SEED | {"hardware": "h999"})
     assert r.status_code == 404
+
+
+def test_measurements_response_has_triage(client):
+    from tests.engine.test_triage import PROFILE
+
+    r = client.post("/api/v1/measurements", json={"format": "csv", "content": PROFILE, "hardware": "h100-sxm5"})
+    assert r.status_code == 200, r.text
+    triage = r.json()["triage"]
+    assert [t["name"] for t in triage] == ["gemm_8192", "big_add", "tiny_add"]
+    assert [t["regime"] for t in triage] == ["compute", "memory", "overhead"]
+    assert triage[0]["recoverable_time_s"] > triage[1]["recoverable_time_s"] > triage[2]["recoverable_time_s"]

@@ -38,3 +38,16 @@ def test_json_matches_the_engine():
 def test_bad_input_exits_2_naming_the_field(extra, field):
     out = cli(*SEED, *extra)
     assert out.returncode == 2 and field in out.stderr
+
+
+def test_measurements_prints_triage_by_recoverable_time(tmp_path):
+    from tests.engine.test_triage import PROFILE
+
+    path = tmp_path / "profile.csv"
+    path.write_text(PROFILE)
+    out = cli("measurements", str(path), "--format", "csv", "--hardware", "h100-sxm5")
+    assert out.returncode == 0, out.stderr
+    triage = out.stdout.split("triage, by recoverable time")[1].splitlines()[2:]
+    assert [line.split()[1] for line in triage] == ["gemm_8192", "big_add", "tiny_add"]
+    body = json.loads(cli("measurements", str(path), "--format", "csv", "--hardware", "h100-sxm5", "--json").stdout)
+    assert body["triage"][0]["regime"] == "compute"
