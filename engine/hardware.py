@@ -76,6 +76,21 @@ class MeasuredRoofs(_Strict):
     details: dict[str, Any] = Field({}, description="sizes, repeats, best/median/worst of each run")
 
 
+class CacheRoof(_Strict):
+    """A bandwidth roof of an on-chip cache level (README "Training and profiling": memory-hierarchy
+    roofs). Only where a vendor document or a published microbenchmark gives the number: a card
+    without a source has no such roof. A working set of at most `capacity_bytes` can be placed
+    under it (seed 004: the bandwidth cliff past the cache; seed 003 §6.2: the L2 hit rate)."""
+
+    level: Annotated[str, Field(pattern=r"^(l1|l2|infinity_cache)$", description="l1, l2 or infinity_cache")]
+    bandwidth_bytes_per_s: Bandwidth = Field(description="bytes/s delivered from this level")
+    capacity_bytes: MemoryBytes = Field(
+        description="largest working set this bandwidth holds for (the measured plateau's end, else the size)"
+    )
+    kind: Annotated[str, Field(pattern=r"^(peak|measured)$", description="vendor peak or measured")]
+    source: Annotated[str, Field(min_length=10, max_length=2000, description="document, table/figure, rows")]
+
+
 class Accelerator(_Strict):
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]{0,63}$", description="short id, the file name")]
     name: Annotated[str, Field(min_length=1, max_length=120, description="product name")]
@@ -91,6 +106,9 @@ class Accelerator(_Strict):
     tensor_flops_per_s: TensorRoofs = Field(description="dense matrix-engine peaks per dtype, FLOP/s")
     vector_flops_per_s: VectorRoofs = Field(VectorRoofs(), description="non-tensor peaks, FLOP/s")
     l2_bytes: float | None = _rate("last-level on-chip cache, bytes")
+    cache_roofs: Annotated[list[CacheRoof], Field(max_length=4)] = Field(
+        [], description="sourced on-chip cache bandwidth roofs (L2, Infinity Cache, L1); empty without a source"
+    )
     interconnect: Annotated[str | None, Field(max_length=200, description="scale-up link name")] = None
     interconnect_bytes_per_s_per_direction: float | None = _rate("scale-up link, bytes/s per direction")
     pcie_bytes_per_s_per_direction: float | None = _rate("PCIe x16, bytes/s per direction")
@@ -146,6 +164,15 @@ class Accelerator(_Strict):
         if self.pcie_bytes_per_s_per_direction:
             return "PCIe", self.pcie_bytes_per_s_per_direction
         return None
+
+    def cache_roof(self, level: str) -> CacheRoof | None:
+        return next((c for c in self.cache_roofs if c.level == level), None)
+
+    @property
+    def l2_bandwidth_bytes_per_s(self) -> float | None:
+        """The sourced L2 roof, None without one (no guesses)."""
+        roof = self.cache_roof("l2")
+        return None if roof is None else roof.bandwidth_bytes_per_s
 
     def ridge_points_by_dtype(self) -> dict[str, float | None]:
         bw = self.memory_bandwidth_bytes_per_s
