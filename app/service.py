@@ -17,6 +17,7 @@ from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accel
 from engine.measurement import parse_measurements, place
 from engine.model import ModelConfig
 from engine.model_catalog import load_model
+from engine.request import attach_requests, throughput_interactivity
 from engine.sweep import decode_sweep, phase_grid
 
 MAX_HARDWARE = 16
@@ -123,18 +124,22 @@ CONTEXT_STOPS = tuple(2 ** i for i in range(7, 21))
 
 
 def dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
-                   measured_step_time_s: float | None = None, measurements: dict | None = None) -> dict:
+                   measured_step_time_s: float | None = None, measurements: dict | None = None,
+                   output_tokens: int | None = None, gpu_hour_price: float | None = None) -> dict:
     """What the dashboard draws at one scenario: the analysis, each accelerator's decode
-    trajectory from B = 1 to its largest batch that fits, a tokens/s-vs-batch sweep and the
-    KV-wall intensity; with a measured step or imported measurements, those too (on the first
-    accelerator). The result is shared between callers: treat it as read-only."""
+    trajectory from B = 1 to its largest batch that fits, a tokens/s-vs-batch sweep, the
+    throughput-interactivity curve and the KV-wall intensity; with a measured step or imported
+    measurements, those too (on the first accelerator); with output tokens, each result's
+    `request` block (engine/request.py). The result is shared between callers: treat it as
+    read-only."""
     def compute() -> dict:
-        return _dashboard_data(model_spec, hardware_ids, scenario, measured_step_time_s, measurements)
+        return _dashboard_data(model_spec, hardware_ids, scenario, measured_step_time_s, measurements,
+                               output_tokens, gpu_hour_price)
 
     if not all(isinstance(h, str) for h in hardware_ids):  # inline accelerators: not worth a key
         return compute()
     key = ("view", json.dumps(model_spec, sort_keys=True), tuple(hardware_ids), scenario, measured_step_time_s,
-           json.dumps(measurements, sort_keys=True))
+           json.dumps(measurements, sort_keys=True), output_tokens, gpu_hour_price)
     return _dashboard_cache.get(key, compute)
 
 
@@ -172,10 +177,14 @@ def _trajectory(model: ModelConfig, hw: Accelerator, scenario: Scenario, max_bat
 
 
 def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
-                    measured_step_time_s: float | None, measurements: dict | None) -> dict:
+                    measured_step_time_s: float | None, measurements: dict | None,
+                    output_tokens: int | None = None, gpu_hour_price: float | None = None) -> dict:
     model = load_model(model_spec)
     hardware = resolve_hardware(hardware_ids)
-    analysis = analyze(model, hardware, scenario, measured_step_time_s)
+    analysis = attach_requests(analyze(model, hardware, scenario, measured_step_time_s), model, hardware, scenario,
+                               output_tokens, gpu_hour_price)
+    interactivity = {hw.id: throughput_interactivity(model, hw, scenario, output_tokens, gpu_hour_price=gpu_hour_price)
+                     for hw in hardware}
     trajectories, throughput = {}, {}
     throughput_batches = np.union1d(_geometric(1024, 48), [scenario.batch_size])
     for hw, result in zip(hardware, analysis["results"]):
@@ -190,7 +199,8 @@ def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
         points, _, _ = _place(measurements["format"], measurements["content"], measurements.get("steps", 1),
                               hardware[0], scenario, analysis["results"][0]["decode"]["ops"])
     return {"analysis": analysis, "trajectories": trajectories, "throughput": throughput,
-            "trajectory_end": ends, "kv_wall_intensity": float(wall), "measured_points": points}
+            "interactivity": interactivity, "trajectory_end": ends, "kv_wall_intensity": float(wall),
+            "measured_points": points}
 
 
 def _dashboard_grid(model_spec: object, hardware_ids: list, base: Scenario,

@@ -168,7 +168,7 @@
       // view. A model or accelerator change is a history entry (Back undoes it); slider moves
       // replace the entry, or dragging would flood the history.
       syncUrl: function (hw, model, custom, sizes, kvIndex, kvMarks, kvDisabled, prec, kvprec, fa, tp, measured,
-                         bweff, fleff, step, theme, present, flags) {
+                         bweff, fleff, step, theme, present, out, price, memutil, published, flags) {
         const q = new URLSearchParams();
         if (hw && hw.length) q.set("hw", hw.join(","));
         if (model === "custom") {
@@ -187,6 +187,10 @@
         if (bweff && bweff < 1) q.set("bweff", String(bweff));
         if (fleff && fleff < 1) q.set("fleff", String(fleff));
         if (step) q.set("step", String(step));
+        if (out) q.set("out", String(out));
+        if (price) q.set("price", String(price));
+        if (memutil && memutil < 1) q.set("memutil", String(memutil));
+        if (published && published.length) q.set("published", "1");
         q.set("lang", (flags && flags.lang) || "en");
         q.set("theme", theme && theme.length ? "dark" : "light");
         if (flags && flags.embed) q.set("embed", "1");
@@ -209,6 +213,8 @@
       },
 
       customPanel: (model) => model !== "custom",
+
+      unticked: (value) => !(value && value.length),
 
       // A new language re-renders the page server-side in that language (state is in the URL).
       changeLang: function (lang, flags) {

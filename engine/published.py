@@ -157,6 +157,11 @@ def place(entry: PublishedEntry) -> dict:
         "fraction_of_bound": bound_s / measured_s,
         "measured_time_s": measured_s,
         "bound_time_s": bound_s,
+        # where the measured interval sits on the roofline: its intensity and achieved FLOP/s
+        "flops": work["flops"],
+        "bytes": work["bytes"],
+        "intensity": work["flops"] / work["bytes"],
+        "achieved_flops_per_s": work["flops"] / measured_s,
         "mbu": work["bytes"] / measured_s / hw.memory_bandwidth_bytes_per_s,
         "mfu": work["flops"] / measured_s / peak_flops,
         "tensor_dtype": result["tensor_dtype"],

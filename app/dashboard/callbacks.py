@@ -36,7 +36,8 @@ VIEW_INPUTS = [Input("hardware", "value"), Input("model", "value"), Input("custo
                Input("kv-precision", "value"), Input("flash-attention", "value"), Input("tensor-parallel", "value"),
                Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
                Input("compute-efficiency", "value"), Input("measured-step", "value"), Input("measurements", "data"),
-               Input("theme", "value"), Input("present", "value")]
+               Input("theme", "value"), Input("present", "value"), Input("output-tokens", "value"),
+               Input("gpu-price", "value"), Input("memory-utilization", "value"), Input("published", "value")]
 VIEW_STATES = [State(i.component_id, i.component_property) for i in VIEW_INPUTS]
 FLAGS = State("view-flags", "data")
 
@@ -77,7 +78,9 @@ def register(app) -> None:
 
     @app.callback(Output("insight", "children"), Output("memory-graph", "figure"), Output("throughput-graph", "figure"),
                   Output("ops-table", "data"), Output("ops-title", "children"), Output("comparison-table", "data"),
-                  Output("efficiency-notice", "children"), *VIEW_INPUTS, FLAGS, prevent_initial_call=True)
+                  Output("efficiency-notice", "children"), Output("request", "children"),
+                  Output("interactivity-graph", "figure"), Output("reality-table", "data"), *VIEW_INPUTS, FLAGS,
+                  prevent_initial_call=True)
     def update_panels(*args):
         return panels(view_from_controls(*args))
 
@@ -90,7 +93,7 @@ def register(app) -> None:
         """A new model brings its own KV heads, and only the TP degrees that divide its heads."""
         lang = _lang(flags)
         view = view_from_controls([], model_value, custom, None, None, None, None, None, tp, None, None, None, None,
-                                  None, None, None, flags)
+                                  None, None, None, None, None, None, None, flags)
         model = view_model(view)
         kv, kv_help = kv_controls(model, None, lang)
         tp_value = view.tensor_parallel if model.num_heads % view.tensor_parallel == 0 else 1
@@ -202,11 +205,15 @@ def register_clientside(app) -> None:
                             Input("flash-attention", "value"), Input("tensor-parallel", "value"),
                             Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
                             Input("compute-efficiency", "value"), Input("measured-step", "value"),
-                            Input("theme", "value"), Input("present", "value"), FLAGS)
+                            Input("theme", "value"), Input("present", "value"), Input("output-tokens", "value"),
+                            Input("gpu-price", "value"), Input("memory-utilization", "value"),
+                            Input("published", "value"), FLAGS)
     app.clientside_callback(ClientsideFunction(cs, "rootClass"), Output("app-root", "className"),
                             Input("theme", "value"), Input("present", "value"), FLAGS, prevent_initial_call=True)
     app.clientside_callback(ClientsideFunction(cs, "customPanel"), Output("custom-panel", "hidden"),
                             Input("model", "value"), prevent_initial_call=True)
+    app.clientside_callback(ClientsideFunction(cs, "unticked"), Output("reality-panel", "hidden"),
+                            Input("published", "value"), prevent_initial_call=True)
     app.clientside_callback(ClientsideFunction(cs, "changeLang"), Output("lang", "className"),
                             Input("lang", "value"), FLAGS, prevent_initial_call=True)
     app.clientside_callback(ClientsideFunction(cs, "copyLink"), Output("copy-status", "children"),

@@ -130,7 +130,8 @@ def _decade_ticks(rng: list[float], scale: float = 1.0) -> tuple[list[float], li
 
 def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: str = "en", theme: str = "light",
                     present: bool = False, measured_points: list[dict] | None = None,
-                    extent: list[float] | None = None, stop: tuple[int, int] | None = None) -> dict:
+                    extent: list[float] | None = None, stop: tuple[int, int] | None = None,
+                    published: list[dict] | None = None) -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
     ridge, the decode batch trajectory, then the decode/prefill/attention/elementwise points;
     measured roofs and points where there are some (`measured_points` and the measured decode
@@ -158,6 +159,10 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
         if xy:
             xs += xy[0]
             ys += xy[1]
+    for trace in published_traces(published or [], results, lang):
+        traces.append(trace)
+        xs += trace["x"]
+        ys += trace["y"]
     box = marks_extent(xs, ys)
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
@@ -259,3 +264,90 @@ def comparison_rows(results: list[dict]) -> list[dict]:
                      "ttft": f"{duration(ttft)} ({base['prefill']['time_s'] / ttft:.2f}x)",
                      "maxb": f"{maxb} ({(maxb / b_maxb):.2f}x)" if b_maxb else str(maxb)})
     return rows
+
+
+def request_rows(results: list[dict]) -> list[dict]:
+    """One request end to end per accelerator (engine/request.py), formatted."""
+    rows = []
+    for r in results:
+        q = r.get("request")
+        if not q:
+            continue
+        cost = q["cost_per_million_output_tokens"]
+        rows.append({"gpu": r["hardware_name"], "ttft": duration(q["ttft_s"]), "tpot": duration(q["tpot_s"]),
+                     "e2e": duration(q["e2e_s"]), "user": grouped(q["output_tokens_per_s_per_sequence"]),
+                     "group": grouped(q["output_tokens_per_s"]),
+                     "cost": "—" if cost is None else f"${plain(cost)}", "fits": q["fits_at_end"]})
+    return rows
+
+
+def interactivity_figure(curves: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light",
+                         present: bool = False) -> dict:
+    """Output tokens/s per GPU against tokens/s per user (1 / TPOT) along batch 1 .. the largest
+    batch that fits, one curve per accelerator, the current batch marked: past the knee the
+    group's throughput stops rising while every user waits longer (seed 000)."""
+    data = []
+    for i, r in enumerate(results):
+        hw, c = r["hardware_id"], color_for(i)
+        curve = curves.get(hw)
+        if curve is None or not len(curve["batch_size"]):
+            continue
+        batch = [int(b) for b in curve["batch_size"]]
+        data.append({"type": "scatter", "uid": uid("interactivity", hw, "curve"), "name": r["hardware_name"],
+                     "legendgroup": hw, "x": [float(v) for v in curve["output_tokens_per_s_per_sequence"]],
+                     "y": [float(v) for v in curve["output_tokens_per_s_per_gpu"]], "mode": "lines",
+                     "line": {"color": c, "width": 2}, "customdata": batch,
+                     "hovertemplate": f"{r['hardware_name']}<br>B = %{{customdata}}<br>"
+                                      f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
+                                      f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>"})
+        q = r.get("request")
+        tpot = q["tpot_s"] if q else r["decode"]["time_s"]
+        per_gpu = (q["output_tokens_per_s"] if q else r["decode"]["tokens_per_s"]) / r["tensor_parallel"]
+        data.append({"type": "scatter", "uid": uid("interactivity", hw, "current"), "name": r["hardware_name"],
+                     "legendgroup": hw, "showlegend": False, "x": [1.0 / tpot], "y": [per_gpu], "mode": "markers",
+                     "marker": {"color": c, "size": 11, "symbol": "circle", "line": {"color": "#ffffff", "width": 1}},
+                     "hovertemplate": f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
+                                      f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
+                                      f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>"})
+    layout = base_layout(lang, theme, present)
+    colors = THEMES.get(theme, THEMES["light"])
+    # ticks at 1-2-5 steps, never Plotly's lone minor digits ("2 3 4 5") on a short log range
+    ticks = {"tickformat": ",~r", "dtick": "D2"}
+    layout.update({"xaxis": {"type": "log", "title": {"text": t("per_user_axis", lang)}, "gridcolor": colors["grid"],
+                             **ticks},
+                   "yaxis": {"type": "log", "title": {"text": t("per_gpu_axis", lang)}, "gridcolor": colors["grid"],
+                             **ticks},
+                   "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+                   "height": 320, "margin": {"l": 70, "r": 20, "t": 30, "b": 45}})
+    return {"data": data, "layout": layout}
+
+
+def published_traces(published: list[dict], results: list[dict], lang: str) -> list[dict]:
+    """Published measurements (README "Reality check") where their accelerator is drawn: at the
+    intensity of the measured interval and the FLOP/s it achieved, the gap in the hover."""
+    colors = {r["hardware_id"]: color_for(i) for i, r in enumerate(results)}
+    traces = []
+    for n, p in enumerate(published):
+        hw = p["accelerator"]
+        if hw not in colors:
+            continue
+        text = t("hover_published", lang, title=p["source"]["table"], date=p["source"]["date"],
+                 model=p["model"], batch=p["batch_size"], tokens_in=p["input_tokens"], tokens_out=p["output_tokens"],
+                 tp=p["tensor_parallel"], fraction=f"{p['fraction_of_bound']:.0%}", mbu=f"{p['mbu']:.0%}")
+        traces.append({"type": "scatter", "uid": uid("published", hw, n), "name": p["id"], "legendgroup": hw,
+                       "showlegend": False, "x": [p["intensity"]], "y": [p["achieved_flops_per_s"]],
+                       "mode": "markers", "hovertemplate": text + "<extra></extra>",
+                       "marker": {"color": colors[hw], "symbol": "hexagram", "size": 12,
+                                  "line": {"color": "#ffffff", "width": 1}}})
+    return traces
+
+
+def reality_rows(published: list[dict]) -> list[dict]:
+    """The "reality check" table: each published figure against its bound."""
+    return [{"gpu": p["accelerator"], "model": p["model"], "scenario":
+             f"{p['weight_dtype']} · TP {p['tensor_parallel']} · B {p['batch_size']} · "
+             f"{grouped(p['input_tokens'])}/{grouped(p['output_tokens'])}",
+             "metric": p["metric"], "measured": plain(p["value"]), "bound": plain(p["bound"]),
+             "fraction": f"{p['fraction_of_bound']:.0%}", "mbu": f"{p['mbu']:.0%}",
+             "source": f"{p['source']['table']}, {p['source']['date']}", "url": p["source"]["url"]}
+            for p in published]

@@ -140,6 +140,23 @@ def controls(view: View) -> html.Div:
             html.Div(id="measurements-status", className="help", role="status"),
         ], className="measurement", open=bool(view.measured_roofs or view.measured_step_ms
                                               or view.bandwidth_efficiency < 1 or view.compute_efficiency < 1)),
+        html.Details([
+            html.Summary(t("serving", lang)),
+            html.Div([
+                _field(t("output_tokens", lang), dcc.Input(id="output-tokens", type="number", min=1, step=1,
+                                                           value=view.output_tokens, debounce=True,
+                                                           className="number-input")),
+                _field(t("gpu_price", lang), dcc.Input(id="gpu-price", type="number", min=0, step="any",
+                                                       value=view.gpu_hour_price, debounce=True,
+                                                       className="number-input")),
+            ], className="field-pair"),
+            _field(t("memory_utilization", lang), dcc.Input(id="memory-utilization", type="number", min=0.01, max=1,
+                                                            step=0.01, value=view.memory_utilization, debounce=True,
+                                                            className="number-input")),
+            dcc.Checklist(id="published", options=[{"label": t("show_published", lang), "value": "on"}],
+                          value=["on"] if view.published else [], className="toggle"),
+        ], className="serving", open=bool(view.output_tokens or view.gpu_hour_price or view.published
+                                          or view.memory_utilization < 1)),
         html.Div([
             dcc.Checklist(id="flash-attention", options=[{"label": t("flash", lang), "value": "on"}],
                           value=["on"] if view.flash_attention else [], className="toggle"),
@@ -167,7 +184,8 @@ def page(view: View) -> html.Div:
     graph_config = {**PANEL_GRAPH_CONFIG,
                     "toImageButtonOptions": {"format": "png", "filename": "roofline", "scale": 2}}
     figure, grid = roofline(view)
-    insight, memory, throughput, ops, ops_title, comparison, view_notices = panels(view)
+    insight, memory, throughput, ops, ops_title, comparison, view_notices, request, interactivity, reality = \
+        panels(view)
     sizes = {"batch": view.batch, "ctx": view.context}
     # No store starts empty (None): dcc.Store would "change" None to undefined on mount and fire
     # every callback that listens to it.
@@ -211,6 +229,9 @@ def page(view: View) -> html.Div:
             ], className="side", id="side-panels"),
         ], className="main"),
         html.Div([
+            _panel(t("request", lang), html.Div(request, id="request"), panel_id="request-panel"),
+            _panel(t("interactivity", lang), dcc.Graph(id="interactivity-graph", figure=interactivity,
+                                                       config=PANEL_GRAPH_CONFIG), panel_id="interactivity-panel"),
             _panel(t("throughput", lang), dcc.Graph(id="throughput-graph", figure=throughput, config=PANEL_GRAPH_CONFIG),
                    panel_id="throughput-panel"),
             _panel(t("ops_table", lang), html.Div(ops_title, id="ops-title", className="help"), dash_table.DataTable(
@@ -230,5 +251,11 @@ def page(view: View) -> html.Div:
                 style_as_list_view=True, cell_selectable=False),
                 html.Button(t("download_json", lang), id="ops-json", n_clicks=0, className="button"),
                 dcc.Download(id="download-ops"), panel_id="ops-panel"),
+            html.Section([html.H2(t("reality", lang)), dash_table.DataTable(
+                id="reality-table", data=reality, style_as_list_view=True, cell_selectable=False,
+                columns=[{"name": t(f"col_{k}", lang), "id": k} for k in
+                         ("gpu", "model", "scenario", "metric", "measured", "bound", "fraction", "mbu", "source")],
+                style_cell={"whiteSpace": "normal", "height": "auto", "textAlign": "left"})],
+                className="panel", id="reality-panel", hidden=not view.published),
         ], className="below", id="below-panels"),
     ], className=classes, id="app-root", lang="zh-CN" if lang == "zh" else "en")

@@ -34,6 +34,7 @@ MAX_HARDWARE = 8
 # whole URL stays far below what browsers, proxies and wiki pages accept.
 MAX_CONFIG_TOKEN_CHARS = 6000
 MAX_STEP_MS = 3.6e6
+MAX_PRICE = 10_000.0  # USD per GPU-hour, as the API allows
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class View:
     custom_config: dict | None = field(default=None, hash=False)   # with model == "custom"
     custom_token: str | None = None                                 # its `cfg=` form
     measurements: dict | None = field(default=None, hash=False)    # {"format", "content", "steps"}
+    output_tokens: int | None = None     # a whole request: prefill + this many decode steps
+    gpu_hour_price: float | None = None  # USD per GPU-hour: cost per million output tokens
+    memory_utilization: float = 1.0      # the fraction of each card's memory a server may use
+    published: bool = False              # published measurements beside the bounds
     lang: str = "en"
     theme: str = "light"
     embed: bool = False
@@ -176,6 +181,30 @@ def parse_query(args: dict[str, str]) -> View:
                 bad(name, value, "a measured decode step in ms")
             else:
                 changes["measured_step_ms"] = x
+        elif name == "out":
+            n = _int_in(value, 1, CONTEXT_RANGE[1])
+            if n:
+                changes["output_tokens"] = n
+            else:
+                bad(name, value, f"output tokens, an integer in 1..{CONTEXT_RANGE[1]}")
+        elif name == "price":
+            x = _float_in(value, 1e-6, MAX_PRICE)
+            if x is None:
+                bad(name, value, f"USD per GPU-hour, above 0 and at most {MAX_PRICE:,.0f}")
+            else:
+                changes["gpu_hour_price"] = x
+        elif name == "memutil":
+            x = _float_in(value, 0.01, 1.0)
+            if x is None:
+                bad(name, value, "a fraction in 0.01..1")
+            else:
+                changes["memory_utilization"] = x
+        elif name == "published":
+            flag = _flag(value)
+            if flag is None:
+                bad(name, value, "0 or 1")
+            else:
+                changes["published"] = flag
         elif name == "lang":
             if value in ("en", "zh"):
                 changes["lang"] = value
@@ -258,8 +287,15 @@ def _on(value: object) -> bool:
     return isinstance(value, list) and len(value) > 0
 
 
+def _number_in(value: object, low: float, high: float) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        return None  # NaN fails the comparison too
+    return float(value)
+
+
 def view_from_controls(hardware, model, custom, sizes, kv_index, precision, kv_precision, flash, tp, measured,
-                       bw_eff, fl_eff, step_ms, measurements, theme, present, flags) -> View:
+                       bw_eff, fl_eff, step_ms, measurements, theme, present, output_tokens, price, memutil, published,
+                       flags) -> View:
     """The controls' values as the browser sends them (or as anyone can hand-make them) ->
     a valid View. Values that cannot come from the controls fall back to the defaults."""
     known = catalogue()
@@ -292,7 +328,10 @@ def view_from_controls(hardware, model, custom, sizes, kv_index, precision, kv_p
                 measurements=_measurement_spec(measurements), theme="dark" if _on(theme) else "light",
                 present=_on(present), lang=flags.get("lang") if isinstance(flags, dict) and
                 flags.get("lang") in ("en", "zh") else "en",
-                embed=bool(flags.get("embed")) if isinstance(flags, dict) else False)
+                embed=bool(flags.get("embed")) if isinstance(flags, dict) else False,
+                output_tokens=_int_value(output_tokens, 1, CONTEXT_RANGE[1]),
+                gpu_hour_price=_number_in(price, 1e-6, MAX_PRICE), memory_utilization=_fraction_value(memutil),
+                published=_on(published))
     model_config = view_model(view)
     divisors = model_config.allowed_kv_heads()
     index = _int_value(kv_index, 0, len(divisors) - 1)

@@ -10,9 +10,11 @@ from dash import html
 
 from engine.analysis import Scenario
 from engine.errors import EngineInputError
+from engine.published import published_measurements
 
 from ..service import BATCH_STOPS, CONTEXT_STOPS, dashboard_data, dashboard_grid, grid_key, memo_grid
-from .figures import comparison_rows, memory_figure, message_figure, ops_rows, roofline_figure, throughput_figure
+from .figures import (comparison_rows, interactivity_figure, memory_figure, message_figure, ops_rows, reality_rows,
+                      request_rows, roofline_figure, throughput_figure)
 from .i18n import t
 from .insight import insight_sentences
 from .marks import grid_payload
@@ -25,7 +27,8 @@ def scenario_of(view: View) -> Scenario:
                     weight_dtype=weight, kv_dtype=view.kv_precision, compute_dtype=compute,
                     flash_attention=view.flash_attention, tensor_parallel=view.tensor_parallel,
                     roofs="measured" if view.measured_roofs else "nominal",
-                    bandwidth_efficiency=view.bandwidth_efficiency, compute_efficiency=view.compute_efficiency)
+                    bandwidth_efficiency=view.bandwidth_efficiency, compute_efficiency=view.compute_efficiency,
+                    memory_utilization=view.memory_utilization)
 
 
 def _step_s(view: View) -> float | None:
@@ -34,7 +37,8 @@ def _step_s(view: View) -> float | None:
 
 def view_data(view: View) -> dict:
     """The engine's numbers at the view's scenario (cached and shared by concurrent callers)."""
-    return dashboard_data(model_spec(view), list(view.hardware), scenario_of(view), _step_s(view), view.measurements)
+    return dashboard_data(model_spec(view), list(view.hardware), scenario_of(view), _step_s(view), view.measurements,
+                          view.output_tokens, view.gpu_hour_price)
 
 
 def on_grid(view: View) -> bool:
@@ -57,24 +61,35 @@ def roofline(view: View, with_grid: bool = True) -> tuple[dict, dict | None]:
         data = view_data(view)
     except EngineInputError as exc:  # e.g. a TP degree that does not divide the heads
         return message_figure(t("error", view.lang, message=str(exc))), None
+    published = published_on(view) if view.published else None
     figure = roofline_figure(data["analysis"]["results"], data["trajectories"], view.lang, view.theme, view.present,
-                             data["measured_points"], grid["extent"], (view.batch, view.context))
+                             data["measured_points"], grid["extent"], (view.batch, view.context), published)
     return figure, grid if with_grid else None
 
 
 EMPTY_FIGURE = {"data": [], "layout": {"xaxis": {"visible": False}, "yaxis": {"visible": False}, "height": 120}}
 
 
+def published_on(view: View) -> list[dict]:
+    """Published measurements on the selected accelerators (README "Reality check")."""
+    return [p for p in published_measurements() if p["accelerator"] in view.hardware]
+
+
+PANEL_OUTPUTS = ("insight", "memory", "throughput", "ops", "ops_title", "comparison", "notices", "request",
+                 "interactivity", "reality")
+
+
 def panels(view: View) -> tuple:
-    """(insight, memory figure, throughput figure, ops rows, ops title, comparison rows, notices)."""
+    """Everything beside the roofline, in the order of PANEL_OUTPUTS."""
     lang = view.lang
     if not view.hardware:
-        return html.P(t("no_hardware", lang), className="error"), EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], []
+        message = html.P(t("no_hardware", lang), className="error")
+        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view)
     try:
         data = view_data(view)
     except EngineInputError as exc:
         message = html.P(t("error", lang, message=str(exc)), className="error", role="alert")
-        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], []
+        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view)
     results = data["analysis"]["results"]
     notices = []
     if (view.bandwidth_efficiency, view.compute_efficiency) != (1.0, 1.0):
@@ -89,4 +104,25 @@ def panels(view: View) -> tuple:
             memory_figure(results, lang, view.theme, view.present),
             throughput_figure(data["throughput"], results, lang, view.theme, view.present),
             ops_rows(results[0]), results[0]["hardware_name"], comparison_rows(results),
-            [html.Li(n) for n in notices])
+            [html.Li(n) for n in notices], request_panel(results, view.output_tokens, lang),
+            interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
+            _reality(view))
+
+
+def _reality(view: View) -> list[dict]:
+    return reality_rows(published_on(view)) if view.published else []
+
+
+REQUEST_COLUMNS = (("gpu", "col_gpu"), ("ttft", "col_ttft_req"), ("tpot", "col_tpot"), ("e2e", "col_e2e"),
+                   ("user", "col_user"), ("group", "col_group"), ("cost", "col_cost"))
+
+
+def request_panel(results: list[dict], output_tokens: int | None, lang: str):
+    """TTFT, TPOT, end to end and cost of one request per accelerator, or how to get them."""
+    if not output_tokens:
+        return html.P(t("request_hint", lang), className="help")
+    rows = request_rows(results)
+    head = html.Tr([html.Th(t(label, lang)) for _, label in REQUEST_COLUMNS])
+    body = [html.Tr([html.Td(row[key]) for key, _ in REQUEST_COLUMNS], className="" if row["fits"] else "nofit")
+            for row in rows]
+    return html.Table([html.Thead(head), html.Tbody(body)], className="request-table")

@@ -10,6 +10,7 @@ import httpx2 as httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.units import duration, plain
 from engine.hardware import catalogue
 from engine.model_catalog import model_ids
 
@@ -133,6 +134,8 @@ LINKS = [
     },
     {"hw": "b200,mi300x", "model": "deepseek-v3", "tp": "8", "theme": "dark", "present": "1", "lang": "zh"},
     {"hw": "h100-sxm5", "embed": "1", "batch": "1024", "ctx": "1048576"},
+    {"hw": "h100-sxm5,l40s", "model": "llama-2-7b", "out": "512", "price": "2.5", "memutil": "0.9",
+     "published": "1"},
 ]
 
 
@@ -436,3 +439,37 @@ def test_tour_of_every_control(page: Page, base_url, tmp_path):
     page.goto(page.url + "&embed=1")
     wait_for_figure(page)
     check("embed")
+
+
+def test_one_request_its_cost_the_interactivity_curve_and_the_reality_check(page: Page, base_url):
+    """Issue 13 on screen: the request panel and the curve show the API's request block; the
+    published measurements are drawn on their accelerators with a reality-check table."""
+    page.goto(base_url + "/?hw=h100-sxm5,l40s&model=llama-2-7b&batch=16&ctx=2048&out=256&price=2.5&published=1")
+    wait_for_figure(page)
+    body = {"model": "llama-2-7b", "hardware": ["h100-sxm5", "l40s"], "batch_size": 16, "context_length": 2048,
+            "output_tokens": 256, "gpu_hour_price": 2.5}
+    results = httpx.post(f"{base_url}/api/v1/analyze", json=body, timeout=30).json()["results"]
+    rows = page.locator("#request-panel tbody tr")
+    expect(rows).to_have_count(2)
+    for row, r in zip(rows.all(), results, strict=True):
+        q = r["request"]
+        cells = row.locator("td").all_text_contents()
+        assert cells[0] == r["hardware_name"]
+        assert cells[1] == duration(q["ttft_s"]) and cells[2] == duration(q["tpot_s"]) and cells[3] == duration(q["e2e_s"])
+        assert cells[6] == f"${plain(q['cost_per_million_output_tokens'])}"
+    curve = page.evaluate("() => document.querySelector('#interactivity-graph .js-plotly-plot').data"
+                          ".find(t => t.uid === 'interactivity--h100-sxm5--current')")
+    assert curve["x"][0] == pytest.approx(1 / results[0]["request"]["tpot_s"], rel=1e-12)
+    assert page.locator("#interactivity-graph .scatterlayer .trace").count() == 4  # 2 curves, 2 current points
+    published = [u for u in traces(page) if u.startswith("published--")]
+    assert published and all(u.split("--")[1] in ("h100-sxm5", "l40s") for u in published)
+    assert_svg_matches(page)
+    expect(page.locator("#reality-panel")).to_be_visible()
+    expect(page.locator("#reality-table")).to_contain_text("Peak Throughput")
+    everything = traces(page)
+    farthest_from_ridges = min(published, key=lambda u: everything[u]["x"][0])  # decode-heavy: low intensity
+    label = hover_label(page, farthest_from_ridges)
+    assert "of the bound" in label and "MBU" in label
+    set_control(page, "published", [])
+    expect(page.locator("#reality-panel")).to_be_hidden()
+    wait_for_uids(page, absent=published[:1])
