@@ -132,9 +132,10 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
             allow_methods=["GET", "POST"],
             allow_headers=["content-type"],
         )
-    # Listed inner to outer. SecurityHeaders sits outside everything that can answer early
-    # (400, 408, 413), so those answers carry the headers too; AccessLog outside it all, so
-    # every answer is logged with its request id, including a 500 from an exception.
+    # Listed inner to outer. AccessLog sits outside everything that can answer early (400,
+    # 408, 413) or fail, so every answer is logged with its request id, a 500 from an
+    # exception included; SecurityHeaders outermost, so every answer carries the headers, the
+    # sub-path redirect and that 500 included.
     api.add_middleware(StaticCache)
     api.add_middleware(GZipMiddleware, minimum_size=1024)
     api.add_middleware(HeadAsGet)
@@ -142,9 +143,9 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     api.add_middleware(DashEnvelope, callbacks=callbacks)
     api.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     api.add_middleware(ReadTimeout, timeout_s=settings.read_timeout_s)
-    api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors, script_hashes=lambda: script_hashes)
     api.add_middleware(AccessLog)
     api.add_middleware(RootPath, root_path=settings.root_path)
+    api.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors, script_hashes=lambda: script_hashes)
     return api
 
 

@@ -217,6 +217,7 @@ def test_root_path_redirect_is_relative_and_ignores_host():
     c = TestClient(create_app(Settings(root_path="/roofline")))
     r = c.get("/roofline?hw=l4", headers={"host": "evil.example"}, follow_redirects=False)
     assert r.status_code == 307 and r.headers["location"] == "/roofline/?hw=l4"
+    assert all(h in r.headers for h in SECURITY)
 
 
 def test_app_redirects_never_reflect_the_host():
