@@ -34,7 +34,8 @@ def _analyze(args: argparse.Namespace) -> int:
         tensor_parallel=args.tp,
         kv_block_size=args.kv_block_size,
         shared_prefix_length=args.shared_prefix,
-        roofs=args.roofs,
+        # hierarchy: the datasheet roofs plus each sourced cache roof (engine/hierarchy.py)
+        roofs="nominal" if args.roofs == "hierarchy" else args.roofs,
         bandwidth_efficiency=args.bandwidth_efficiency,
         compute_efficiency=args.compute_efficiency,
         memory_utilization=args.memory_utilization,
@@ -42,6 +43,12 @@ def _analyze(args: argparse.Namespace) -> int:
     step_s = None if args.measured_step_ms is None else args.measured_step_ms / 1e3
     result = run_analysis(spec, args.hardware, scenario, step_s, args.measured_tokens_per_s)
     _with_requests(result, spec, args.hardware, scenario, args.output_tokens, args.gpu_hour_price)
+    if args.roofs == "hierarchy":
+        from engine.hardware import get_accelerator
+        from engine.hierarchy import hierarchy_roofs
+
+        for r in result["results"]:
+            r["hierarchy_roofs"] = hierarchy_roofs(get_accelerator(r["hardware_id"]), args.compute_dtype)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -99,6 +106,13 @@ def _analyze(args: argparse.Namespace) -> int:
                 f"{'':<16}  all-reduce {duration(d['communication_time_s'])} per step on {r['link']['name']}; "
                 f"{duration(d['time_with_overlap_s'])} if fully overlapped"
             )
+        for h in r.get("hierarchy_roofs", []):
+            print(
+                f"{'':<16}  {h['level']:<15}{si(h['bandwidth_bytes_per_s'], 'B/s'):>11} ({h['times_hbm']:.2f}x HBM, "
+                f"ridge {h['ridge_point']:.0f}) for working sets up to {si(h['capacity_bytes'], 'B')}, {h['kind']}"
+            )
+        if args.roofs == "hierarchy" and len(r.get("hierarchy_roofs", [])) < 2:
+            print(f"{'':<16}  no sourced cache roof for {r['hardware_id']}")
     return 0
 
 
@@ -364,9 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--layers", action="store_true", help="print the per-layer breakdown (window / MLA / MoE)")
     a.add_argument(
         "--roofs",
-        choices=("nominal", "measured"),
+        choices=("nominal", "measured", "hierarchy"),
         default="nominal",
-        help="datasheet roofs or a calibration's (where the accelerator has one)",
+        help="datasheet roofs, a calibration's (where the accelerator has one), or the datasheet roofs "
+        "plus the sourced cache roofs (L2, Infinity Cache)",
     )
     a.add_argument("--bandwidth-efficiency", type=float, default=1.0, help="achievable fraction of bandwidth")
     a.add_argument("--compute-efficiency", type=float, default=1.0, help="achievable fraction of peak FLOP/s")

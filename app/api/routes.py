@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse
 import engine
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
+from engine.hierarchy import hierarchy_roofs
 from engine.model_catalog import get_model, load_model, model_ids, preset_records
 from engine.ops import elementwise, gemm_op
 from engine.precision import dtype_bytes
@@ -50,7 +51,7 @@ BODY_ERRORS = ERRORS | {
 
 
 def accelerator_out(acc: Accelerator) -> dict:
-    return acc.model_dump() | {"ridge_points": acc.ridge_points_by_dtype()}
+    return acc.model_dump() | {"ridge_points": acc.ridge_points_by_dtype(), "hierarchy_roofs": hierarchy_roofs(acc)}
 
 
 @router.get("/hardware", response_model=HardwareList, summary="All accelerators (dense peaks, SI units)")

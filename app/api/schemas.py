@@ -347,8 +347,24 @@ class AnalysisResponse(BaseModel):
     results: list[HardwareResult] = Field(description="one per accelerator, in request order")
 
 
+class HierarchyRoof(BaseModel):
+    level: str = Field(description="hbm, l2, infinity_cache or l1")
+    uid: str = Field(description="the chart's trace uid: roof--<hardware id>--<level>")
+    bandwidth_bytes_per_s: float = Field(description="bytes/s from this level")
+    capacity_bytes: float = Field(description="largest working set the bandwidth holds for, bytes")
+    kind: Literal["peak", "measured"] = Field(description="vendor peak or a measured plateau")
+    source: str = Field(description="where the number comes from")
+    tensor_dtype: str = Field(description="dtype of the tensor peak the ridge point uses")
+    ridge_point: float = Field(description="bf16 tensor peak / this bandwidth, FLOP/byte")
+    vector_ridge_point: float = Field(description="vector peak / this bandwidth, FLOP/byte")
+    times_hbm: float = Field(description="this bandwidth / the HBM roof")
+
+
 class AcceleratorOut(Accelerator):
     ridge_points: dict[str, float | None] = Field(description="tensor FLOP/s / bandwidth per dtype (FLOP/byte)")
+    hierarchy_roofs: list[HierarchyRoof] = Field(
+        [], description="HBM, then each sourced cache roof (engine/hierarchy.py); no source, no roof"
+    )
 
 
 class HardwareList(BaseModel):

@@ -90,3 +90,14 @@ def test_measurements_response_has_triage(client):
     assert [t["name"] for t in triage] == ["gemm_8192", "big_add", "tiny_add"]
     assert [t["regime"] for t in triage] == ["compute", "memory", "overhead"]
     assert triage[0]["recoverable_time_s"] > triage[1]["recoverable_time_s"] > triage[2]["recoverable_time_s"]
+
+
+def test_hardware_reports_hierarchy_roofs(client):
+    h200 = client.get("/api/v1/hardware/h200-sxm").json()
+    levels = {r["level"]: r for r in h200["hierarchy_roofs"]}
+    assert levels["l2"]["uid"] == "roof--h200-sxm--l2"
+    assert levels["l2"]["bandwidth_bytes_per_s"] == 9.77e12 and levels["l2"]["kind"] == "measured"
+    assert "gpu-benches" in levels["l2"]["source"]
+    assert h200["cache_roofs"][0]["capacity_bytes"] == 40e6
+    b200 = client.get("/api/v1/hardware/b200").json()
+    assert [r["level"] for r in b200["hierarchy_roofs"]] == ["hbm"]  # no source, no L2 roof

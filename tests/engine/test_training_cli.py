@@ -51,3 +51,14 @@ def test_measurements_prints_triage_by_recoverable_time(tmp_path):
     assert [line.split()[1] for line in triage] == ["gemm_8192", "big_add", "tiny_add"]
     body = json.loads(cli("measurements", str(path), "--format", "csv", "--hardware", "h100-sxm5", "--json").stdout)
     assert body["triage"][0]["regime"] == "compute"
+
+
+def test_analyze_roofs_hierarchy():
+    args = ("--model", "llama-3-8b", "--hardware", "h200-sxm", "--hardware", "b200", "--roofs", "hierarchy")
+    out = cli("analyze", *args)
+    assert out.returncode == 0, out.stderr
+    assert "9.77 TB/s" in out.stdout and "no sourced cache roof for b200" in out.stdout
+    body = json.loads(
+        cli("analyze", "--model", "llama-3-8b", "--hardware", "h200-sxm", "--roofs", "hierarchy", "--json").stdout
+    )
+    assert [h["uid"] for h in body["results"][0]["hierarchy_roofs"]] == ["roof--h200-sxm--hbm", "roof--h200-sxm--l2"]
