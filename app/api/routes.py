@@ -24,8 +24,10 @@ from .schemas import (
     AcceleratorOut,
     AnalysisResponse,
     AnalyzeRequest,
+    Dtype,
     ErrorResponse,
     HardwareList,
+    HierarchyResponse,
     MeasurementsRequest,
     MeasurementsResponse,
     ModelDetail,
@@ -51,7 +53,7 @@ BODY_ERRORS = ERRORS | {
 
 
 def accelerator_out(acc: Accelerator) -> dict:
-    return acc.model_dump() | {"ridge_points": acc.ridge_points_by_dtype(), "hierarchy_roofs": hierarchy_roofs(acc)}
+    return acc.model_dump() | {"ridge_points": acc.ridge_points_by_dtype()}
 
 
 @router.get("/hardware", response_model=HardwareList, summary="All accelerators (dense peaks, SI units)")
@@ -62,6 +64,17 @@ def list_hardware() -> JSONResponse:
 @router.get("/hardware/{hardware_id}", response_model=AcceleratorOut, responses=ERRORS, summary="One accelerator")
 def one_hardware(hardware_id: str) -> JSONResponse:
     return JSONResponse(accelerator_out(get_accelerator(hardware_id)))
+
+
+@router.get(
+    "/hardware/{hardware_id}/hierarchy",
+    response_model=HierarchyResponse,
+    responses=ERRORS,
+    summary="Memory-hierarchy roofs: HBM and each sourced cache roof (L2, Infinity Cache), chart uids",
+)
+def hardware_hierarchy(hardware_id: str, compute_dtype: Dtype = "bf16") -> JSONResponse:
+    acc = get_accelerator(hardware_id)
+    return JSONResponse({"hardware_id": acc.id, "roofs": hierarchy_roofs(acc, compute_dtype)})
 
 
 @router.get("/models", response_model=ModelList, summary="Model presets")

@@ -360,11 +360,15 @@ class HierarchyRoof(BaseModel):
     times_hbm: float = Field(description="this bandwidth / the HBM roof")
 
 
+class HierarchyResponse(BaseModel):
+    hardware_id: str = Field(description="accelerator id")
+    roofs: list[HierarchyRoof] = Field(
+        description="HBM, then each sourced cache roof (engine/hierarchy.py); no source, no roof"
+    )
+
+
 class AcceleratorOut(Accelerator):
     ridge_points: dict[str, float | None] = Field(description="tensor FLOP/s / bandwidth per dtype (FLOP/byte)")
-    hierarchy_roofs: list[HierarchyRoof] = Field(
-        [], description="HBM, then each sourced cache roof (engine/hierarchy.py); no source, no roof"
-    )
 
 
 class HardwareList(BaseModel):

@@ -78,16 +78,16 @@ class TrainingModelOut(BaseModel):
 
 
 class TrainingSetupOut(BaseModel):
-    gpus: int
-    sequence_length: int
-    tokens_per_step: int
+    gpus: int = Field(description="data-parallel GPUs")
+    sequence_length: int = Field(description="tokens per sequence (T)")
+    tokens_per_step: int = Field(description="tokens per optimizer step")
     sequences_per_gpu: int = Field(description="tokens_per_step / (gpus x sequence_length)")
     micro_batch_size: int = Field(description="sequences per GPU per micro-batch")
     accumulation_steps: int = Field(description="micro-batches per optimizer step")
-    optimizer: str
-    zero_stage: int
-    recompute: str
-    dtype: str
+    optimizer: str = Field(description="adamw or sgd_momentum")
+    zero_stage: int = Field(description="ZeRO stage 0-3")
+    recompute: str = Field(description="none, selective or full")
+    dtype: str = Field(description="training dtype (mixed precision)")
 
 
 class TrainingMemory(BaseModel):
@@ -105,10 +105,10 @@ class TrainingMemory(BaseModel):
 
 
 class TrainingFix(BaseModel):
-    zero_stage: int
-    recompute: str
-    micro_batch_size: int
-    accumulation_steps: int
+    zero_stage: int = Field(description="ZeRO stage with this change")
+    recompute: str = Field(description="recomputation with this change")
+    micro_batch_size: int = Field(description="sequences per GPU per micro-batch with this change")
+    accumulation_steps: int = Field(description="micro-batches per optimizer step with this change")
     change: str = Field(description="the knobs changed, in words")
     estimated_extra_time_s: float = Field(
         description="recomputed FLOPs at the measured rate plus extra ZeRO traffic (not overlapped), seconds/step"
@@ -117,9 +117,9 @@ class TrainingFix(BaseModel):
 
 
 class TrainingResponse(BaseModel):
-    model: TrainingModelOut
-    hardware_id: str
-    setup: TrainingSetupOut
+    model: TrainingModelOut = Field(description="the model as the lab counts it")
+    hardware_id: str = Field(description="accelerator id")
+    setup: TrainingSetupOut = Field(description="the run as understood (micro-batch, accumulation)")
     tokens_per_s: float = Field(description="tokens_per_step / step time")
     step_time_s: float = Field(description="measured (or tokens_per_step / tokens_per_s), seconds")
     peak_dtype: str = Field(description="dtype of the dense tensor peak used")
@@ -144,7 +144,7 @@ class TrainingResponse(BaseModel):
     zero_communication_time_s: float = Field(description="the ZeRO stage's traffic per step (1.5x at stage 3)")
     zero_communication_share_of_step: float = Field(description="zero_communication_time_s / step time")
     compute_time_lower_bound_s: float = Field(description="step time minus communication, if none overlapped")
-    memory: TrainingMemory
+    memory: TrainingMemory = Field(description="the memory bill per GPU")
     model_state_bytes: float = Field(description="memory.model_state_bytes (per GPU)")
     activation_bytes: float = Field(description="memory.activation_bytes (per GPU)")
     fits: bool = Field(description="memory.fits")

@@ -92,12 +92,15 @@ def test_measurements_response_has_triage(client):
     assert triage[0]["recoverable_time_s"] > triage[1]["recoverable_time_s"] > triage[2]["recoverable_time_s"]
 
 
-def test_hardware_reports_hierarchy_roofs(client):
-    h200 = client.get("/api/v1/hardware/h200-sxm").json()
-    levels = {r["level"]: r for r in h200["hierarchy_roofs"]}
+def test_hardware_hierarchy_roofs(client):
+    h200 = client.get("/api/v1/hardware/h200-sxm/hierarchy").json()
+    levels = {r["level"]: r for r in h200["roofs"]}
     assert levels["l2"]["uid"] == "roof--h200-sxm--l2"
     assert levels["l2"]["bandwidth_bytes_per_s"] == 9.77e12 and levels["l2"]["kind"] == "measured"
-    assert "gpu-benches" in levels["l2"]["source"]
-    assert h200["cache_roofs"][0]["capacity_bytes"] == 40e6
-    b200 = client.get("/api/v1/hardware/b200").json()
-    assert [r["level"] for r in b200["hierarchy_roofs"]] == ["hbm"]  # no source, no L2 roof
+    assert levels["l2"]["capacity_bytes"] == 40e6 and "gpu-benches" in levels["l2"]["source"]
+    assert levels["l2"]["ridge_point"] == pytest.approx(989.4e12 / 9.77e12)
+    card = client.get("/api/v1/hardware/h200-sxm").json()
+    assert card["cache_roofs"][0]["level"] == "l2"  # the catalogue entry itself
+    b200 = client.get("/api/v1/hardware/b200/hierarchy").json()
+    assert [r["level"] for r in b200["roofs"]] == ["hbm"]  # no source, no L2 roof
+    assert client.get("/api/v1/hardware/h999/hierarchy").status_code == 404
