@@ -39,6 +39,7 @@
     const at = {};
     grid.uids.forEach(function (uid, k) { at[uid] = values[k]; });
     return {
+      subtitle: (grid.subtitles || [])[bi * grid.contexts.length + ci],
       update: function (uid) {
         const point = at[uid];
         if (point) return {x: [point[0]], y: [point[1]], customdata: [point[2]]};
@@ -73,7 +74,11 @@
     if (!traces.length) return;
     gd.layout.meta = {stop: [sizes.batch, sizes.ctx]};
     window.Plotly.animate(gd, {data: data, traces: traces},
-                          {transition: {duration: 0}, frame: {duration: 0, redraw: false}, mode: "immediate"});
+                          {transition: {duration: 0}, frame: {duration: 0, redraw: false}, mode: "immediate"})
+      .then(function () {
+        // the scenario line printed on the chart (and on every export) follows, once the points moved
+        if (stop.subtitle && gd.layout.title) window.Plotly.relayout(gd, {"title.text": stop.subtitle});
+      });
   }
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
@@ -133,6 +138,7 @@
           return update ? Object.assign({}, trace, update) : trace;
         });
         const layout = Object.assign({}, figure.layout, {meta: {stop: [sizes.batch, sizes.ctx]}});
+        if (stop.subtitle && layout.title) layout.title = Object.assign({}, layout.title, {text: stop.subtitle});
         return Object.assign({}, figure, {data: data, layout: layout});
       },
 

@@ -17,15 +17,15 @@ import uvicorn
 
 from app.main import app
 
+# The roofline callback as the browser sends it after a structural change (the accelerators).
 CALLBACK = {
-    "output": "roofline-graph.figure",
-    "outputs": {"id": "roofline-graph", "property": "figure"},
+    "output": "..roofline-graph.figure...grid.data..",
+    "outputs": [{"id": "roofline-graph", "property": "figure"}, {"id": "grid", "property": "data"}],
     "inputs": [
         {"id": "hardware", "property": "value", "value": ["h100-sxm5"]},
         {"id": "model", "property": "value", "value": "llama-3-8b"},
-        {"id": "custom-model", "property": "data"},
-        {"id": "batch-size-input", "property": "value", "value": 32},
-        {"id": "context-length-input", "property": "value", "value": 4096},
+        {"id": "custom-model", "property": "data", "value": {}},
+        {"id": "settled", "property": "data", "value": {"batch": 32, "ctx": 4096}},
         {"id": "kv-heads", "property": "value", "value": 3},
         {"id": "precision", "property": "value", "value": "bf16"},
         {"id": "kv-precision", "property": "value", "value": "bf16"},
@@ -35,11 +35,15 @@ CALLBACK = {
         {"id": "bandwidth-efficiency", "property": "value", "value": 1},
         {"id": "compute-efficiency", "property": "value", "value": 1},
         {"id": "measured-step", "property": "value", "value": None},
-        {"id": "measurements", "property": "data", "value": None},
+        {"id": "measurements", "property": "data", "value": {}},
         {"id": "theme", "property": "value", "value": []},
         {"id": "present", "property": "value", "value": []},
+        {"id": "output-tokens", "property": "value", "value": None},
+        {"id": "gpu-price", "property": "value", "value": None},
+        {"id": "memory-utilization", "property": "value", "value": 1},
+        {"id": "published", "property": "value", "value": []},
     ],
-    "changedPropIds": ["batch-size-input.value"],
+    "changedPropIds": ["hardware.value"],
     "state": [{"id": "view-flags", "property": "data", "value": {"lang": "en", "embed": False}}],
 }
 
@@ -58,7 +62,7 @@ def main(port: int = 8761) -> int:
         assert client.get("/_dash-layout").status_code == 200
         assert client.get("/_dash-dependencies").status_code == 200
         update = client.post("/_dash-update-component", json=CALLBACK)
-        assert update.status_code == 200 and "point|h100-sxm5|decode" in update.text, update.status_code
+        assert update.status_code == 200 and "point--h100-sxm5--decode" in update.text, update.status_code
         analyze = client.post("/api/v1/analyze", json={"model": "llama-3-8b", "hardware": ["h100-sxm5"]})
         assert analyze.status_code == 200
         assert json.loads(analyze.text)["results"][0]["decode"]["bound"] == "memory"

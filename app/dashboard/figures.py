@@ -66,7 +66,8 @@ def _roof_traces(r: dict, index: int, lang: str) -> list[dict]:
     x0, x1 = X_RANGE[0] / 100, X_RANGE[1] * 100  # past any axis range the points can stretch to
     bw, peak, ridge = r["memory_bandwidth_bytes_per_s"], r["tensor_flops_per_s"], r["ridge_point"]
     traces = [
-        {"type": "scatter", "uid": uid("roof", hw, "memory"), "name": name, "legendgroup": hw,
+        {"type": "scatter", "uid": uid("roof", hw, "memory"), "name": f"{name} · {t('ridge', lang, v=plain(ridge))}",
+         "legendgroup": hw,
          "x": [x0, ridge], "y": [x0 * bw, peak], "mode": "lines", "line": {"color": c, "width": 2.5},
          "hovertemplate": f"{name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>"},
         {"type": "scatter", "uid": uid("roof", hw, "tensor"), "name": f"{name} {t('tensor_roof', lang)}",
@@ -96,11 +97,12 @@ def _roof_traces(r: dict, index: int, lang: str) -> list[dict]:
                        "mode": "lines", "line": dotted,
                        "hovertemplate": f"{label}: {si(m['tensor_flops_per_s'], 'FLOP/s')} "
                                         f"({m['tensor_dtype']})<extra></extra>"})
+    # The ridge value goes into the accelerator's legend entry and the hover, not as text on
+    # the chart: at 3 GPUs ridge labels overlapped each other and the points.
     ridge_label = t("ridge", lang, v=plain(ridge))
     traces.append({"type": "scatter", "uid": uid("ridge", hw), "name": ridge_label, "legendgroup": hw,
-                   "showlegend": False, "x": [ridge], "y": [peak], "mode": "markers+text", "text": [ridge_label],
-                   "textposition": ("top left", "bottom right", "top right", "bottom left")[index % 4],
-                   "textfont": {"color": c}, "marker": {"color": c, "size": 9, "symbol": "x"},
+                   "showlegend": False, "x": [ridge], "y": [peak], "mode": "markers",
+                   "marker": {"color": c, "size": 9, "symbol": "x"},
                    "hovertemplate": f"{name} · {ridge_label} FLOP/byte<extra></extra>"})
     return traces
 
@@ -131,7 +133,7 @@ def _decade_ticks(rng: list[float], scale: float = 1.0) -> tuple[list[float], li
 def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: str = "en", theme: str = "light",
                     present: bool = False, measured_points: list[dict] | None = None,
                     extent: list[float] | None = None, stop: tuple[int, int] | None = None,
-                    published: list[dict] | None = None) -> dict:
+                    published: list[dict] | None = None, subtitle: str = "") -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
     ridge, the decode batch trajectory, then the decode/prefill/attention/elementwise points;
     measured roofs and points where there are some (`measured_points` and the measured decode
@@ -142,6 +144,7 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
     (batch, context) drawn, for the browser's grid moves."""
     colors = THEMES.get(theme, THEMES["light"])
     traces: list[dict] = []
+    kinds: set[str] = set()
     xs, ys = list(extent[:2]) if extent else [], list(extent[2:]) if extent else []
     for i, r in enumerate(results):
         hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i)
@@ -153,7 +156,8 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
         marks = gpu_marks(hw, r["decode"], r["prefill"], lang, r.get("measured_decode") if first else None,
                           measured_points if first else None)
         for m in marks:
-            traces.append(_mark_trace(m, name, c, lang, first and m.kind in ("decode", "prefill")))
+            kinds.add(m.kind)
+            traces.append(_mark_trace(m, name, c, lang, False))
             xs.append(m.x)
             ys.append(m.y)
         if xy:
@@ -163,6 +167,7 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
         traces.append(trace)
         xs += trace["x"]
         ys += trace["y"]
+    traces += kind_legend(lang, colors, kinds | {"ridge"})
     box = marks_extent(xs, ys)
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
@@ -171,9 +176,35 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
     y_ticks, y_labels = _decade_ticks(y_range, 1e12)
     layout["xaxis"] = _log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
     layout["yaxis"] = _log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
+    # accelerators (colours) under the x axis, then what each symbol is; never on the plot
+    layout["legend"] = {"orientation": "h", "y": -0.15, "yanchor": "top", "x": 0}
+    layout["legend2"] = {"orientation": "h", "y": -0.34, "yanchor": "top", "x": 0,
+                         "font": {"size": layout["font"]["size"] - 1}, "itemclick": False, "itemdoubleclick": False}
+    layout["margin"] = {**layout["margin"], "t": 40, "b": 150}
+    if subtitle:  # the scenario, so a screenshot or an export says what it shows
+        layout["title"] = {"text": subtitle, "x": 0.01, "xanchor": "left", "y": 0.99, "yanchor": "top",
+                           "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]}}
     if stop is not None:
         layout["meta"] = {"stop": list(stop)}
     return {"data": traces, "layout": layout}
+
+
+# The marker legend: what each symbol is, in a second legend (colours = accelerators in the first).
+KIND_LEGEND = (("decode", "decode"), ("prefill", "prefill"), ("attention_decode", "attention_decode"),
+               ("elementwise", "elementwise"), ("measured_decode", "measured_point"), ("ridge", "ridge_kind"))
+
+
+def kind_legend(lang: str, colors: dict, drawn: set[str]) -> list[dict]:
+    """One entry per kind of point that is on the chart."""
+    traces = []
+    for kind, label in KIND_LEGEND:
+        if kind not in drawn:
+            continue
+        symbol, size = MARK_STYLE.get(kind, ("x", 9))
+        traces.append({"type": "scatter", "uid": uid("legend", kind), "name": t(label, lang), "x": [None],
+                       "y": [None], "mode": "markers", "legend": "legend2", "hoverinfo": "skip",
+                       "marker": {"symbol": symbol, "size": min(size, 12), "color": colors["muted"]}})
+    return traces
 
 
 def message_figure(message: str) -> dict:

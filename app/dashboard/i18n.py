@@ -92,6 +92,14 @@ STRINGS: dict[str, dict[str, str]] = {
               "{fraction} of the bound · MBU {mbu}",
         "zh": "<b>公开实测</b>：{model}，B {batch}，{tokens_in}/{tokens_out} token，TP {tp}<br>{title}（{date}）<br>"
               "为上限的 {fraction} · MBU {mbu}"},
+    "ridge_kind": {"en": "ridge", "zh": "脊点"},
+    "elementwise": {"en": "elementwise ops", "zh": "逐元素算子"},
+    "subtitle": {"en": "{model} · weights {weights} · KV {kv} · compute {compute} · batch {batch} · context {ctx} · "
+                       "TP {tp} · FlashAttention {fa}",
+                 "zh": "{model} · 权重 {weights} · KV {kv} · 计算 {compute} · 批 {batch} · 上下文 {ctx} · "
+                       "TP {tp} · FlashAttention {fa}"},
+    "on": {"en": "on", "zh": "开"},
+    "off": {"en": "off", "zh": "关"},
     "theme_dark": {"en": "Dark", "zh": "深色"},
     "present": {"en": "Presentation", "zh": "演示模式"},
     "copy_link": {"en": "Copy link", "zh": "复制链接"},

@@ -18,7 +18,8 @@ from .figures import (comparison_rows, interactivity_figure, memory_figure, mess
 from .i18n import t
 from .insight import insight_sentences
 from .marks import grid_payload
-from .url_state import PRECISIONS, View, model_spec
+from ..units import grouped
+from .url_state import PRECISIONS, View, model_spec, view_model
 
 
 def scenario_of(view: View) -> Scenario:
@@ -45,11 +46,25 @@ def on_grid(view: View) -> bool:
     return view.batch in BATCH_STOPS and view.context in CONTEXT_STOPS
 
 
+def subtitle(view: View, batch: int, context: int) -> str:
+    """The scenario in one line, printed on the figure (and so on every PNG/SVG export)."""
+    weight, compute = PRECISIONS[view.precision]
+    model = view_model(view).id if view.model == "custom" else view.model
+    return t("subtitle", view.lang, model=model, weights=weight, kv=view.kv_precision, compute=compute,
+             batch=grouped(batch), ctx=grouped(context), tp=view.tensor_parallel,
+             fa=t("on" if view.flash_attention else "off", view.lang))
+
+
 def slider_grid(view: View) -> dict:
-    """The formatted slider grid for the view's structure (any batch and context)."""
+    """The formatted slider grid for the view's structure (any batch and context), with the
+    subtitle at every stop."""
     args = (model_spec(view), list(view.hardware), scenario_of(view), _step_s(view), view.measurements)
-    return memo_grid(("payload", view.lang, *grid_key(*args)),
-                     lambda: grid_payload(dashboard_grid(*args), list(view.hardware), view.lang))
+
+    def compute() -> dict:
+        payload = grid_payload(dashboard_grid(*args), list(view.hardware), view.lang)
+        payload["subtitles"] = [subtitle(view, b, c) for b in payload["batches"] for c in payload["contexts"]]
+        return payload
+    return memo_grid(("payload", view.lang, view.kv_heads, view.model, *grid_key(*args)), compute)
 
 
 def roofline(view: View, with_grid: bool = True) -> tuple[dict, dict | None]:
@@ -63,7 +78,8 @@ def roofline(view: View, with_grid: bool = True) -> tuple[dict, dict | None]:
         return message_figure(t("error", view.lang, message=str(exc))), None
     published = published_on(view) if view.published else None
     figure = roofline_figure(data["analysis"]["results"], data["trajectories"], view.lang, view.theme, view.present,
-                             data["measured_points"], grid["extent"], (view.batch, view.context), published)
+                             data["measured_points"], grid["extent"], (view.batch, view.context), published,
+                             subtitle(view, view.batch, view.context))
     return figure, grid if with_grid else None
 
 
@@ -99,7 +115,8 @@ def panels(view: View) -> tuple:
     for r in results:
         if r["tensor_dtype"] != compute_dtype:
             notices.append(t("dtype_fallback", lang, hw=r["hardware_name"], want=compute_dtype, got=r["tensor_dtype"]))
-        notices += r.get("warnings", [])
+    # a measured step belongs to the first accelerator (the one it was measured on)
+    notices += [f"{results[0]['hardware_name']}: {w}" for w in results[0].get("warnings", [])]
     return ([html.P(s) for s in insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], lang)],
             memory_figure(results, lang, view.theme, view.present),
             throughput_figure(data["throughput"], results, lang, view.theme, view.present),

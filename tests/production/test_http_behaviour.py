@@ -40,7 +40,7 @@ def test_frame_ancestors_from_settings():
 
 def test_dash_callback_body_limit(client):
     ok = client.post("/_dash-update-component", json=CALLBACK)
-    assert ok.status_code == 200 and "point|h100-sxm5|decode" in ok.text
+    assert ok.status_code == 200 and "point--h100-sxm5--decode" in ok.text
     big = dict(CALLBACK, padding="x" * (300 * 1024))
     assert client.post("/_dash-update-component", json=big).status_code == 413
 
@@ -103,32 +103,37 @@ def test_sub_path_with_and_without_prefix_stripping(prefix):
 
 
 @pytest.mark.parametrize(
-    "index, value",
+    "input_id, value",
     [
-        (0, 5),
-        (0, "h100-sxm5"),
-        (0, [{"x": 1}]),
-        (1, ["llama"]),
-        (1, {"model_type": "gpt2"}),
-        (2, "not a dict"),
-        (3, 1e308),
-        (3, "many"),
-        (4, -1),
-        (5, 99),
-        (6, ["bf16"]),
-        (7, {"a": 1}),
-        (9, 3),
-        (11, "x"),
-        (12, -5),
-        (13, "0"),
-        (14, {"format": "csv", "content": 5}),
-        (14, {"format": "xlsx", "content": "a"}),
+        ("hardware", 5),
+        ("hardware", "h100-sxm5"),
+        ("hardware", [{"x": 1}]),
+        ("model", ["llama"]),
+        ("model", {"model_type": "gpt2"}),
+        ("custom-model", "not a dict"),
+        ("custom-model", {"config": {"model_type": "gpt2"}, "token": 5}),
+        ("settled", {"batch": 1e308, "ctx": "many"}),
+        ("settled", [32, 4096]),
+        ("kv-heads", -1),
+        ("precision", 99),
+        ("kv-precision", ["bf16"]),
+        ("flash-attention", {"a": 1}),
+        ("tensor-parallel", 3),
+        ("bandwidth-efficiency", "x"),
+        ("compute-efficiency", -5),
+        ("measured-step", "0"),
+        ("measurements", {"format": "csv", "content": 5}),
+        ("measurements", {"format": "xlsx", "content": "a"}),
+        ("output-tokens", 1e300),
+        ("gpu-price", 1e300),
+        ("memory-utilization", 7),
+        ("published", "yes"),
     ],
 )
-def test_hostile_callback_values_never_500(client, index, value):
+def test_hostile_callback_values_never_500(client, input_id, value):
     """Hand-made callback requests get an answer (a message in the figure), never a 500."""
     body = {**CALLBACK, "inputs": [dict(i) for i in CALLBACK["inputs"]]}
-    body["inputs"][index]["value"] = value
+    next(i for i in body["inputs"] if i["id"] == input_id)["value"] = value
     r = client.post("/_dash-update-component", json=body)
     assert r.status_code in (200, 204), r.text[:300]
 
