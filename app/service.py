@@ -3,10 +3,12 @@ spec and accelerator specs, run the engine, return the one analysis shape."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import OrderedDict
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -16,7 +18,7 @@ from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accelerator
 from engine.measurement import parse_measurements, place
 from engine.model import ModelConfig
-from engine.model_catalog import load_model
+from engine.model_catalog import load_model, preset_records
 from engine.request import attach_requests, throughput_interactivity
 from engine.sweep import decode_sweep, phase_grid
 
@@ -62,6 +64,15 @@ def _place(fmt: str, content: str, steps: int, hw: Accelerator, scenario: Scenar
     roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
     points, skipped = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, predicted_ops)
     return points, skipped, roofs.source
+
+
+@lru_cache(maxsize=1)
+def catalogue_fingerprint() -> str:
+    """sha256 (first 16 hex digits) of every accelerator and model preset the numbers come
+    from: an export says which catalogue it was computed with."""
+    payload = json.dumps({"hardware": {k: a.model_dump(mode="json") for k, a in sorted(catalogue().items())},
+                          "models": preset_records()}, sort_keys=True, default=str)
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
 def _geometric(high: int, points: int) -> np.ndarray:

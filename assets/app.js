@@ -29,6 +29,14 @@
 
   let settleSeq = 0;
 
+  // roofline-llama-3-8b-h100-sxm5-b32-t4096: a downloaded image names its scenario (the same
+  // rule as url_state.export_name for the server's downloads).
+  function exportName() {
+    const q = new URLSearchParams(window.location.search);
+    const first = (q.get("hw") || "none").split(",")[0];
+    return ["roofline", q.get("model") || "custom", first, "b" + q.get("batch"), "t" + q.get("ctx")].join("-");
+  }
+
   // The grid's values at the sliders' stop: update(uid) gives a trace's new x, y (and hover
   // values), or null for a trace that does not move. null when the stop is not on the grid.
   function gridStop(sizes, grid) {
@@ -209,6 +217,9 @@
         });
         if (discrete) window.history.pushState(null, "", url);
         else window.history.replaceState(null, "", url);
+        // the chart's own camera button names its file after the scenario too
+        const gd = document.querySelector("#roofline-graph .js-plotly-plot");
+        if (gd && gd._context && gd._context.toImageButtonOptions) gd._context.toImageButtonOptions.filename = exportName();
         return url;
       },
 
@@ -252,7 +263,7 @@
         const format = triggeredIds().some((id) => id.startsWith("export-svg")) ? "svg" : "png";
         const plot = document.querySelector("#roofline-graph .js-plotly-plot");
         if (plot && window.Plotly && (nPng || nSvg)) {
-          window.Plotly.downloadImage(plot, {format: format, filename: "roofline", width: 1200, height: 750});
+          window.Plotly.downloadImage(plot, {format: format, filename: exportName(), width: 1200, height: 750});
         }
         return nu();
       },

@@ -23,12 +23,13 @@ from engine.measurement import FORMATS, parse_measurements
 from engine.model_catalog import MAX_CONFIG_BYTES, load_model
 
 from ..units import si
-from .exports import snapshot_html
+from .exports import ops_csv, snapshot_html
 from .figures import ops_rows
 from .i18n import t
 from .layout import kv_controls, page, tp_options
-from .url_state import MAX_CONFIG_TOKEN_CHARS, encode_config, view_from_controls, view_from_search, view_model
-from .views import on_grid, panels, roofline, view_data
+from .url_state import (MAX_CONFIG_TOKEN_CHARS, encode_config, export_name, view_from_controls, view_from_search,
+                        view_model)
+from .views import on_grid, panels, provenance, roofline, subtitle, view_data
 
 # The controls that define the view; `settled` carries batch and context once a slider rests.
 VIEW_INPUTS = [Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
@@ -158,12 +159,15 @@ def register(app) -> None:
         the client sends (a client-sent figure made pio.to_html a denial of service)."""
         view = view_from_controls(*args)
         figure, _grid = roofline(view, with_grid=False)
-        return {"content": snapshot_html(figure, t("title", view.lang)), "filename": "roofline.html",
-                "type": "text/html"}
+        facts = provenance(view)
+        text = snapshot_html(figure, subtitle(view, view.batch, view.context), facts["link"],
+                             f"{facts['app']} · catalogue {facts['catalogue']}")
+        return {"content": text, "filename": export_name(view, "roofline") + ".html", "type": "text/html"}
 
-    @app.callback(Output("download-ops", "data"), Input("ops-json", "n_clicks"), *VIEW_STATES, FLAGS,
-                  prevent_initial_call=True)
-    def export_ops(_, *args):
+    @app.callback(Output("download-ops", "data"), Input("ops-json", "n_clicks"), Input("ops-csv", "n_clicks"),
+                  *VIEW_STATES, FLAGS, prevent_initial_call=True)
+    def export_ops(_json, _csv, *args):
+        """The decode step's ops with the scenario, app version and catalogue they come from."""
         view = view_from_controls(*args)
         if not view.hardware:
             return no_update
@@ -171,8 +175,12 @@ def register(app) -> None:
             first = view_data(view)["analysis"]["results"][0]
         except EngineInputError:
             return no_update
-        return {"content": json.dumps({"hardware": first["hardware_name"], "decode_ops": ops_rows(first)}, indent=2),
-                "filename": "decode-ops.json", "type": "application/json"}
+        facts = {**provenance(view), "hardware": first["hardware_name"]}
+        name = export_name(view, "decode-ops")
+        if ctx.triggered_id == "ops-csv":
+            return {"content": ops_csv(ops_rows(first), facts), "filename": name + ".csv", "type": "text/csv"}
+        return {"content": json.dumps({**facts, "decode_ops": ops_rows(first)}, indent=2, ensure_ascii=False),
+                "filename": name + ".json", "type": "application/json"}
 
     register_clientside(app)
 

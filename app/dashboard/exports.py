@@ -6,7 +6,10 @@ instead of plotly.py's full 4.8 MB), so it opens offline, from a wiki attachment
 
 from __future__ import annotations
 
+import csv
 import html
+import io
+import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,8 +23,26 @@ def plotly_bundle() -> str:
     return PLOTLY_BUNDLE.read_text(encoding="utf-8")
 
 
-def snapshot_html(figure: dict, title: str) -> str:
-    body = pio.to_html(figure, include_plotlyjs=False, full_html=False, config={"displaylogo": False})
+def snapshot_html(figure: dict, title: str, link: str, provenance: str) -> str:
+    """The figure with what it shows: the scenario as <title> and heading, the link that
+    reproduces the view, and the app version and catalogue it was computed with."""
+    body = pio.to_html(figure, include_plotlyjs=False, full_html=False,
+                       config={"displaylogo": False, "showSendToCloud": False})
+    header = (f'<p style="font:14px system-ui,sans-serif">{html.escape(title)}<br>'
+              f'<a href="{html.escape(link, quote=True)}">{html.escape(link)}</a><br>'
+              f'<span style="color:#6b7280">{html.escape(provenance)}</span></p>')
     # the bundle is inlined as is; "</script" cannot occur in minified plotly.js (checked in tests)
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>\n'
-            f"<script>{plotly_bundle()}</script></head>\n<body>{body}</body></html>\n")
+            f"<script>{plotly_bundle()}</script></head>\n<body>{header}{body}</body></html>\n")
+
+
+def ops_csv(rows: list[dict], provenance: dict) -> str:
+    """The ops table as CSV, its provenance in leading '#' comment lines (most CSV readers
+    take a comment character; the columns stay clean)."""
+    out = io.StringIO()
+    for key, value in provenance.items():
+        out.write(f"# {key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value}\n")
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["op"], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()

@@ -12,7 +12,7 @@ from engine.measurement import FORMATS
 from engine.model_catalog import model_ids
 
 from .i18n import t
-from .url_state import KV_PRECISIONS, PRECISIONS, View, view_model
+from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, view_model
 from .views import panels, roofline
 
 BATCH_SLIDER = (0, 10)       # log2: 1 .. 1024
@@ -182,7 +182,7 @@ def page(view: View) -> html.Div:
     classes = " ".join(c for c in ("app", f"theme-{view.theme}", "embed" if view.embed else "",
                                    "present" if view.present else "") if c)
     graph_config = {**PANEL_GRAPH_CONFIG,
-                    "toImageButtonOptions": {"format": "png", "filename": "roofline", "scale": 2}}
+                    "toImageButtonOptions": {"format": "png", "filename": export_name(view, "roofline"), "scale": 2}}
     figure, grid = roofline(view)
     insight, memory, throughput, ops, ops_title, comparison, view_notices, request, interactivity, reality = \
         panels(view)
@@ -235,21 +235,23 @@ def page(view: View) -> html.Div:
             _panel(t("throughput", lang), dcc.Graph(id="throughput-graph", figure=throughput, config=PANEL_GRAPH_CONFIG),
                    panel_id="throughput-panel"),
             _panel(t("ops_table", lang), html.Div(ops_title, id="ops-title", className="help"), dash_table.DataTable(
-                id="ops-table", data=ops, sort_action="native", export_format="csv", export_headers="names",
+                id="ops-table", data=ops, sort_action="native",
                 columns=[{"name": t("col_op", lang), "id": "op"}, {"name": t("col_unit", lang), "id": "unit"},
                          {"name": t("col_flops", lang), "id": "flops", "type": "numeric",
                           "format": {"specifier": ".3s"}},
                          {"name": t("col_bytes", lang), "id": "bytes", "type": "numeric",
                           "format": {"specifier": ".3s"}},
                          {"name": t("col_intensity", lang), "id": "intensity", "type": "numeric",
-                          "format": {"specifier": ".3g"}},
+                          "format": {"specifier": ",.3~r"}},
                          {"name": t("col_bound", lang), "id": "bound"},
                          {"name": t("col_time", lang), "id": "time_us", "type": "numeric",
-                          "format": {"specifier": ".4g"}},
+                          "format": {"specifier": ",.4~r"}},
                          {"name": t("col_share", lang), "id": "share", "type": "numeric",
                           "format": {"specifier": ".1%"}}],
                 style_as_list_view=True, cell_selectable=False),
-                html.Button(t("download_json", lang), id="ops-json", n_clicks=0, className="button"),
+                html.Div([html.Button(t("download_csv", lang), id="ops-csv", n_clicks=0, className="button"),
+                          html.Button(t("download_json", lang), id="ops-json", n_clicks=0, className="button")],
+                         className="actions"),
                 dcc.Download(id="download-ops"), panel_id="ops-panel"),
             html.Section([html.H2(t("reality", lang)), dash_table.DataTable(
                 id="reality-table", data=reality, style_as_list_view=True, cell_selectable=False,

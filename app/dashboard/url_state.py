@@ -10,7 +10,7 @@ import binascii
 import json
 import math
 import zlib
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 from dataclasses import dataclass, field, replace
 
 from engine.errors import EngineInputError
@@ -345,3 +345,36 @@ def _measurement_spec(value: object) -> dict | None:
         return None
     return {"format": value["format"], "content": value["content"], "steps": _int_value(value.get("steps"), 1, 100000)
             or 1}
+
+
+def to_query(view: View) -> str:
+    """The canonical query string of a view (what app.js `syncUrl` writes in the browser)."""
+    q: dict[str, str] = {"hw": ",".join(view.hardware)}
+    if view.model == "custom":
+        if view.custom_token:
+            q.update(model="custom", cfg=view.custom_token)
+    else:
+        q["model"] = view.model
+    q.update(batch=str(view.batch), ctx=str(view.context))
+    if view.kv_heads is not None:
+        q["kv"] = str(view.kv_heads)
+    q.update(prec=view.precision, kvprec=view.kv_precision, fa="1" if view.flash_attention else "0",
+             tp=str(view.tensor_parallel))
+    optional = {"roofs": "measured" if view.measured_roofs else None,
+                "bweff": view.bandwidth_efficiency if view.bandwidth_efficiency < 1 else None,
+                "fleff": view.compute_efficiency if view.compute_efficiency < 1 else None,
+                "step": view.measured_step_ms, "out": view.output_tokens, "price": view.gpu_hour_price,
+                "memutil": view.memory_utilization if view.memory_utilization < 1 else None,
+                "published": "1" if view.published else None}
+    q.update({k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in optional.items() if v is not None})
+    q.update(lang=view.lang, theme=view.theme)
+    if view.present:
+        q["present"] = "1"
+    return urlencode(q, safe=",")
+
+
+def export_name(view: View, kind: str) -> str:
+    """roofline-llama-3-8b-h100-sxm5-b32-t4096: what a downloaded file shows, in its name."""
+    model = "custom" if view.model == "custom" else view.model
+    first = view.hardware[0] if view.hardware else "none"
+    return f"{kind}-{model}-{first}-b{view.batch}-t{view.context}"

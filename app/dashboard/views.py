@@ -8,18 +8,22 @@ from __future__ import annotations
 
 from dash import html
 
-from engine.analysis import Scenario
+import flask
+
+import engine
+from engine.analysis import Scenario, scenario_dict
 from engine.errors import EngineInputError
 from engine.published import published_measurements
 
-from ..service import BATCH_STOPS, CONTEXT_STOPS, dashboard_data, dashboard_grid, grid_key, memo_grid
+from ..service import (BATCH_STOPS, CONTEXT_STOPS, catalogue_fingerprint, dashboard_data, dashboard_grid, grid_key,
+                       memo_grid)
 from .figures import (comparison_rows, interactivity_figure, memory_figure, message_figure, ops_rows, reality_rows,
                       request_rows, roofline_figure, throughput_figure)
 from .i18n import t
 from .insight import insight_sentences
 from .marks import grid_payload
 from ..units import grouped
-from .url_state import PRECISIONS, View, model_spec, view_model
+from .url_state import PRECISIONS, View, model_spec, to_query, view_model
 
 
 def scenario_of(view: View) -> Scenario:
@@ -143,3 +147,14 @@ def request_panel(results: list[dict], output_tokens: int | None, lang: str):
     body = [html.Tr([html.Td(row[key]) for key, _ in REQUEST_COLUMNS], className="" if row["fits"] else "nofit")
             for row in rows]
     return html.Table([html.Thead(head), html.Tbody(body)], className="request-table")
+
+
+def provenance(view: View) -> dict:
+    """What an export says about itself: app version, catalogue, the link and the scenario."""
+    base = flask.request.referrer if flask.has_request_context() and flask.request.referrer else ""
+    page = base.split("?", 1)[0] if base else ""
+    scenario = {"model": view.model if view.model != "custom" else view_model(view).id,
+                "hardware": list(view.hardware), **scenario_dict(scenario_of(view)),
+                "output_tokens": view.output_tokens, "gpu_hour_price": view.gpu_hour_price}
+    return {"app": f"llm-roofline {engine.__version__}", "catalogue": catalogue_fingerprint(),
+            "link": f"{page}?{to_query(view)}", "scenario": scenario}

@@ -197,3 +197,12 @@ def test_html_snapshot_and_ops_json_downloads(page: Page, base_url, tmp_path):
         page.locator("#ops-json").click()
     ops = json.loads(open(info.value.path()).read())
     assert ops["hardware"] == "H100 SXM5 80GB" and {r["op"] for r in ops["decode_ops"]} >= {"attention", "lm_head"}
+    assert ops["scenario"]["batch_size"] == 32 and ops["scenario"]["model"] == "llama-3-8b"
+    assert ops["app"].startswith("llm-roofline ") and ops["catalogue"].startswith("sha256:")
+    assert info.value.suggested_filename == "decode-ops-llama-3-8b-h100-sxm5-b32-t4096.json"
+    with page.expect_download() as info:
+        page.locator("#ops-csv").click()
+    lines = open(info.value.path()).read().splitlines()
+    assert lines[0].startswith("# app: llm-roofline") and any(x.startswith("# scenario: {") for x in lines)
+    header = next(x for x in lines if not x.startswith("#"))
+    assert header.split(",")[:2] == ["op", "unit"]

@@ -95,8 +95,10 @@ def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
             page.locator(button).click()
         data = open(info.value.path(), "rb").read()
         assert data.startswith(magic) and len(data) > 10_000
+        assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5-b64-t4096." + button[-3:]
         if magic == b"<svg":
             assert b"tracepoint--h100-sxm5--decode" in data and b"rtx-4090" not in data
+            assert b"llama-3-8b \xc2\xb7 weights bf16" in data and b"batch 64" in data  # the scenario, printed
     page.locator("#roofline-graph").hover()
     titles = page.locator("#roofline-graph .modebar-btn").evaluate_all("bs => bs.map(b => b.dataset.title)")
     assert "Share chart..." not in titles and "Download plot as a PNG" in titles  # nothing uploads our numbers
@@ -107,6 +109,9 @@ def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
         page.locator("#export-html").click()
     html = open(info.value.path()).read()
     assert "point--h100-sxm5--decode" in html and "point--rtx-4090--decode" not in html and len(html) > 1_000_000
+    assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5-b64-t4096.html"
+    assert "<title>llama-3-8b · weights bf16" in html and "batch 64" in html and "llm-roofline 0.1.0" in html
+    assert f'href="{base_url}/?hw=h100-sxm5&amp;model=llama-3-8b&amp;batch=64' in html  # the link back
 
 
 LINKS = [
