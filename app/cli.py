@@ -12,6 +12,7 @@ from engine.hardware import catalogue
 from engine.model_catalog import get_model, load_model_file, model_ids
 from engine.precision import DTYPES
 
+from .cli_ops import add_ops_parser
 from .service import run_analysis
 from .units import duration, grouped, si
 
@@ -463,6 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--id", default=None, help="id of the written accelerator (default <base>-calibrated)")
     c.add_argument("--out", default=None, help="write the accelerator YAML here")
     c.set_defaults(func=_calibrate)
+
+    add_ops_parser(sub)  # llm-roofline ops gemm|conv2d|elementwise|chart|presets (app/cli_ops.py)
 
     s = sub.add_parser("serve", help="run the dashboard and API (uvicorn)")
     s.add_argument("--host", default=None, help="address (default 127.0.0.1, env LLM_ROOFLINE_HOST)")

@@ -83,3 +83,14 @@ def what_if_text(acc: Accelerator) -> str:
     """The short form back (for URLs): inverse of parse_what_if up to float formatting."""
     base = f"{acc.id}:{acc.memory_bandwidth_bytes_per_s / 1e12:g}:{(acc.tensor_flops_per_s.bf16 or 0) / 1e12:g}"
     return base if acc.memory_bytes == UNSTATED_MEMORY_BYTES else f"{base}:{acc.memory_bytes / 2**30:g}"
+
+
+def replace_what_ifs(specs: list, field: str = "hardware") -> list:
+    """Hardware specs with each what-if short form (a string with ':') parsed into an
+    Accelerator; ids and inline objects pass through for the caller to resolve."""
+    if not isinstance(specs, list):
+        return specs
+    return [
+        parse_what_if(spec, f"{field}[{i}]") if isinstance(spec, str) and ":" in spec else spec
+        for i, spec in enumerate(specs)
+    ]

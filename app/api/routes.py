@@ -10,13 +10,12 @@ from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.hierarchy import hierarchy_roofs
 from engine.model_catalog import get_model, load_model, model_ids, preset_records
-from engine.ops import elementwise, gemm_op
-from engine.precision import dtype_bytes
+from engine.oplab import lab
 from engine.published import published_measurements
 from engine.request import attach_requests, request_arrays
-from engine.roofline import attainable_flops_per_s, bound, op_time_s
 from engine.sweep import decode_sweep
 from engine.training import run_training
+from engine.what_if import replace_what_ifs
 from engine.triage import triage_for
 
 from ..service import place_measurements, resolve_hardware, run_analysis
@@ -139,31 +138,15 @@ def measurements(request: MeasurementsRequest) -> JSONResponse:
     return JSONResponse(result)
 
 
-@router.post("/ops", response_model=OpsResponse, responses=BODY_ERRORS, summary="Place a single op on the roofline")
+@router.post(
+    "/ops",
+    response_model=OpsResponse,
+    responses=BODY_ERRORS,
+    summary="Place a single op (GEMM, conv2d, elementwise chain) on the roofline, with launch overhead",
+)
 def place_op(request: OpsRequest) -> JSONResponse:
-    spec = request.op
-    if spec.kind == "gemm":
-        op = gemm_op(spec.m, spec.n, spec.k, dtype_bytes(spec.dtype, "op.dtype"))
-    else:
-        op = elementwise(spec.name, spec.elements, dtype_bytes(spec.dtype, "op.dtype"))
-    results = []
-    for hw in resolve_hardware(request.hardware):
-        peak = hw.tensor_roof(spec.dtype)[1] if op.unit == "tensor" else hw.vector_roof(spec.dtype)[1]
-        bw = hw.memory_bandwidth_bytes_per_s
-        intensity = op.flops / op.bytes
-        results.append(
-            {
-                "hardware_id": hw.id,
-                "unit": op.unit,
-                "flops": op.flops,
-                "bytes": op.bytes,
-                "intensity": intensity,
-                "attainable_flops_per_s": attainable_flops_per_s(intensity, peak, bw),
-                "time_s": op_time_s(op.flops, op.bytes, peak, bw),
-                "bound": bound(op.flops, op.bytes, peak, bw),
-            }
-        )
-    return JSONResponse({"results": results})
+    hardware = resolve_hardware(replace_what_ifs(request.hardware))
+    return JSONResponse(lab(request.op.spec(), hardware, request.launch_overhead_s))
 
 
 @router.post(

@@ -7,7 +7,24 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 
 from engine.analysis import MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
+from engine.errors import EngineInputError
 from engine.hardware import Accelerator
+from engine.oplab import (
+    ACTIVATIONS,
+    DEFAULT_CHAIN_OP,
+    MAX_CHAIN_COUNT,
+    MAX_CHAIN_OPS,
+    MAX_CONV,
+    MAX_ELEMENTS,
+    MAX_KERNEL,
+    MAX_LAUNCH_OVERHEAD_S,
+    MAX_SHAPE_DIMS,
+    STORAGE_DTYPES,
+    Conv2dSpec,
+    ElementwiseSpec,
+    GemmSpec,
+    parse_tile,
+)
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
 from engine.published import PublishedEntry
@@ -188,26 +205,90 @@ class SweepRequest(ScenarioFields):
     )
 
 
+StorageDtype = Literal[STORAGE_DTYPES]  # type: ignore[valid-type]
+
+
 class GemmOp(_Request):
     kind: Literal["gemm"] = Field(description="a matrix multiply C[m,n] = A[m,k] B[k,n]")
     m: int = Field(..., ge=1, le=1 << 24, description="rows of A and C")
     n: int = Field(..., ge=1, le=1 << 24, description="columns of B and C")
     k: int = Field(..., ge=1, le=1 << 24, description="inner dimension")
     dtype: Dtype = Field("bf16", description="format of A, B and C (and the tensor roof used)")
+    a_dtype: StorageDtype | None = Field(None, description="format of A if not `dtype`")
+    b_dtype: StorageDtype | None = Field(None, description="format of B if not `dtype`")
+    c_dtype: StorageDtype | None = Field(None, description="format of C if not `dtype` (e.g. fp32)")
+    tile: str | None = Field(
+        None,
+        max_length=20,
+        description="thread-block tile 'MxN' or 'MxNxK' (K step defaults to the smaller side): adds the "
+        "`tile` view (C read-modify-write vs read once/write once)",
+    )
+    bias: bool = Field(False, description="a bias vector [n] added in the epilogue")
+    activation: Literal[ACTIVATIONS] | None = Field(None, description="activation in the epilogue")  # type: ignore[valid-type]
+    fused_epilogue: bool = Field(True, description="bias/activation fused into the GEMM (one kernel) or not (three)")
+
+    def spec(self) -> GemmSpec:
+        tile = None if self.tile is None else parse_tile(self.tile)
+        return GemmSpec(**self.model_dump(exclude={"kind", "tile"}), tile=tile)
+
+
+class Conv2dOp(_Request):
+    kind: Literal["conv2d"] = Field(description="a 2-D convolution: direct count, and its im2col GEMM view")
+    batch: int = Field(..., ge=1, le=MAX_CONV["batch"], description="images")
+    height: int = Field(..., ge=1, le=MAX_CONV["height"], description="input height")
+    width: int = Field(..., ge=1, le=MAX_CONV["width"], description="input width")
+    in_channels: int = Field(..., ge=1, le=MAX_CONV["in_channels"], description="input channels")
+    out_channels: int = Field(..., ge=1, le=MAX_CONV["out_channels"], description="output channels")
+    kernel: int = Field(3, ge=1, le=MAX_KERNEL, description="square kernel side")
+    stride: int = Field(1, ge=1, le=MAX_KERNEL, description="stride")
+    padding: int = Field(0, ge=0, le=MAX_KERNEL, description="zero padding on each side")
+    groups: int = Field(1, ge=1, le=MAX_CONV["in_channels"], description="groups; = channels is depthwise")
+    dtype: Dtype = Field("bf16", description="format of input, weights and output")
+
+    def spec(self) -> Conv2dSpec:
+        return Conv2dSpec(**self.model_dump(exclude={"kind"}))
 
 
 class ElementwiseOp(_Request):
-    kind: Literal["elementwise"] = Field(description="an op on the vector units")
-    name: ElementwiseName = Field(..., description="which elementwise op")
-    elements: int = Field(..., ge=1, le=1 << 40, description="values processed")
+    kind: Literal["elementwise"] = Field(description="an op, or a chain of ops, on the vector units")
+    name: ElementwiseName | None = Field(None, description="one elementwise op (or give `ops`)")
+    elements: int | None = Field(None, ge=1, le=1 << 40, description="values processed, flat (or give `shape`)")
+    shape: list[Annotated[int, Field(ge=1, le=MAX_ELEMENTS)]] | None = Field(
+        None, min_length=1, max_length=MAX_SHAPE_DIMS, description="tensor shape, e.g. [32, 2048, 4096]"
+    )
+    ops: list[ElementwiseName] | None = Field(
+        None, min_length=1, max_length=MAX_CHAIN_OPS, description=f"the op list (default [{DEFAULT_CHAIN_OP!r}])"
+    )
+    count: int = Field(1, ge=1, le=MAX_CHAIN_COUNT, description="repeats of the op list")
+    fused: bool = Field(False, description="one kernel: read once, write once; else each op through memory")
     dtype: Dtype | Literal["fp32"] = Field("bf16", description="value format (fp32 uses the fp32 vector rate)")
+
+    def spec(self) -> ElementwiseSpec:
+        if (self.elements is None) == (self.shape is None):
+            raise EngineInputError("op.shape", "give either `elements` (a flat count) or `shape`, not both")
+        if self.name is not None and self.ops is not None:
+            raise EngineInputError("op.ops", "give either `name` (one op) or `ops` (a list), not both")
+        shape = (self.elements,) if self.shape is None else tuple(self.shape)
+        ops = (self.name,) if self.name is not None else tuple(self.ops or (DEFAULT_CHAIN_OP,))
+        return ElementwiseSpec(shape, ops, self.count, self.fused, self.dtype)
 
 
 class OpsRequest(_Request):
     hardware: list[HardwareSpec] = Field(
-        ..., min_length=1, max_length=16, description="1 to 16 accelerator ids or inline accelerator objects"
+        ...,
+        min_length=1,
+        max_length=16,
+        description="1 to 16 accelerator ids, inline accelerator objects or what-if short forms "
+        "'<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>]'",
     )
-    op: GemmOp | ElementwiseOp = Field(..., discriminator="kind", description="the op to place")
+    op: GemmOp | Conv2dOp | ElementwiseOp = Field(..., discriminator="kind", description="the op to place")
+    launch_overhead_s: float = Field(
+        0.0,
+        ge=0,
+        le=MAX_LAUNCH_OVERHEAD_S,
+        allow_inf_nan=False,
+        description="fixed cost per kernel launch, seconds (a few µs, seed 002): time = max(compute, memory, overhead)",
+    )
 
 
 # ---- responses ------------------------------------------------------------------------
@@ -402,18 +483,76 @@ class ModelDetail(ModelSummary):
     config: dict[str, Any] = Field(description="the Hugging Face config.json")
 
 
-class SingleOpResult(BaseModel):
-    hardware_id: str = Field(description="accelerator id")
+class KernelRow(BaseModel):
+    name: str = Field(description="kernel name (gemm, bias_add, im2col, scale, fused_chain, ...)")
     unit: Literal["tensor", "vector"] = Field(description="tensor cores or vector units")
+    count: int = Field(description="identical kernels summed in this row")
     flops: float = Field(description="FLOP")
     bytes: float = Field(description="bytes moved")
     intensity: float = Field(description="FLOP/byte")
-    attainable_flops_per_s: float = Field(description="min(peak, I x bandwidth), FLOP/s")
-    time_s: float = Field(description="lower bound, seconds")
-    bound: Literal["memory", "compute"] = Field(description="which roof limits it")
+    time_s: float = Field(description="lower bound of these kernels, seconds")
+    bound: Literal["memory", "compute", "overhead"] = Field(description="what limits each kernel")
+
+
+class OpPlacement(BaseModel):
+    unit: Literal["tensor", "vector"] = Field(description="unit of the op's first kernel")
+    flops: float = Field(description="FLOP")
+    bytes: float = Field(description="bytes moved")
+    intensity: float = Field(description="FLOP/byte")
+    time_s: float = Field(description="lower bound: sum over kernels of max(compute, memory, overhead), seconds")
+    bound: Literal["memory", "compute", "overhead"] = Field(description="the regime holding most of the time")
+    attainable_flops_per_s: float = Field(description="flops / time_s; min(peak, I x bandwidth) for one kernel")
+    compute_time_s: float = Field(description="sum of FLOPs / peak of each kernel's unit, seconds")
+    memory_time_s: float = Field(description="bytes / bandwidth, seconds")
+    overhead_time_s: float = Field(description="kernels x launch overhead, seconds")
+    kernels: int = Field(description="kernel launches")
+    peak_flops_per_s: float = Field(description="roof of `unit`, FLOP/s")
+    ridge_point: float = Field(description="peak_flops_per_s / bandwidth, FLOP/byte")
+    ops: list[KernelRow] = Field(description="the kernels, identical ones summed")
+
+
+class SingleOpResult(OpPlacement):
+    hardware_id: str = Field(description="accelerator id")
+    hardware_name: str = Field(description="product name")
+    what_if: bool = Field(description="a what-if accelerator (vendor 'what-if')")
+    alternatives: dict[str, OpPlacement] = Field(
+        description="the other views: 'unfused' or 'fused' (chains, GEMM epilogues), 'im2col' (conv2d)"
+    )
+
+
+class TileIntensity(BaseModel):
+    flops: float = Field(description="FLOP")
+    bytes: float = Field(description="bytes")
+    intensity: float = Field(description="FLOP/byte")
+
+
+class TileView(BaseModel):
+    tile_m: int = Field(description="tile rows (clamped to m)")
+    tile_n: int = Field(description="tile columns (clamped to n)")
+    tile_k: int = Field(description="K step (clamped to k)")
+    tiles: int = Field(description="tiles covering C")
+    c_read_modify_write: TileIntensity = Field(description="one K step, C read and written (seed 003: 32 for 128)")
+    read_once_write_once: TileIntensity = Field(description="one K step, C written once (128/3 = 42.7)")
+    no_l2_reuse: TileIntensity = Field(description="whole GEMM if every tile reads its A and B panels from HBM")
+
+
+class Im2colView(BaseModel):
+    m: int = Field(description="rows per group: batch x out_height x out_width")
+    n: int = Field(description="out_channels / groups")
+    k: int = Field(description="in_channels / groups x kernel^2")
+    groups: int = Field(description="GEMMs")
+    out_height: int = Field(description="output height")
+    out_width: int = Field(description="output width")
+    unrolled_values: int = Field(description="values in the unrolled input matrix")
+    expansion: float = Field(description="unrolled values / input values (~kernel^2 / stride^2)")
 
 
 class OpsResponse(BaseModel):
+    op: dict[str, Any] = Field(description="the op as understood (defaults filled in)")
+    name: str = Field(description="a label for the op")
+    launch_overhead_s: float = Field(description="per kernel, seconds")
+    tile: TileView | None = Field(description="with a tile: the tile's intensity under both conventions")
+    im2col: Im2colView | None = Field(description="conv2d: the im2col GEMM shape")
     results: list[SingleOpResult] = Field(description="one per accelerator, in request order")
 
 
