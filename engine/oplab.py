@@ -314,8 +314,7 @@ def tile_view(spec: GemmSpec) -> dict | None:
 def conv2d_direct(spec: Conv2dSpec) -> Op:
     """Direct count: 2 x (Cin/g) x k^2 FLOP per output value; the input, the weights and the
     output each cross memory once (padding zeros are not read). A depthwise conv has no channel
-    reduction to feed a matrix engine and runs on the vector units (as cuDNN's depthwise kernels
-    do); its intensity is 2k^2 FLOP per output over >= 2 values moved per output: 18 / 4 = 4.5
+    reduction to feed a matrix engine and is placed on the vector units; its intensity is 2k^2 FLOP per output over >= 2 values moved per output: 18 / 4 = 4.5
     FLOP/byte for 3x3 in bf16 (README "Labs": seed 003 §3.3's "9" forgets the bytes per value)."""
     s = spec
     b = DTYPE_BYTES[s.dtype]
