@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -49,18 +50,14 @@ def _shape(text: str) -> tuple[int, ...]:
 
 def _gemm(args: argparse.Namespace) -> dict:
     tile = None if args.tile is None else parse_tile(args.tile)
-    spec = GemmSpec(
-        args.m, args.n, args.k, args.dtype, args.a_dtype, args.b_dtype, args.c_dtype, tile,
-        args.bias, args.activation, not args.unfused_epilogue,
-    )  # fmt: skip
+    fields = ("m", "n", "k", "dtype", "a_dtype", "b_dtype", "c_dtype", "bias", "activation")
+    spec = GemmSpec(**{f: getattr(args, f) for f in fields}, tile=tile, fused_epilogue=not args.unfused_epilogue)
     return lab(spec, _hardware(args), _overhead_s(args))
 
 
 def _conv2d(args: argparse.Namespace) -> dict:
-    spec = Conv2dSpec(
-        args.batch, args.height, args.width, args.in_channels, args.out_channels,
-        args.kernel, args.stride, args.padding, args.groups, args.dtype,
-    )  # fmt: skip
+    fields = dataclasses.fields(Conv2dSpec)  # every spec field is a CLI option of the same name
+    spec = Conv2dSpec(**{f.name: getattr(args, f.name) for f in fields})
     return lab(spec, _hardware(args), _overhead_s(args))
 
 

@@ -314,8 +314,9 @@ def tile_view(spec: GemmSpec) -> dict | None:
 def conv2d_direct(spec: Conv2dSpec) -> Op:
     """Direct count: 2 x (Cin/g) x k^2 FLOP per output value; the input, the weights and the
     output each cross memory once (padding zeros are not read). A depthwise conv has no channel
-    reduction to feed a matrix engine and is placed on the vector units; its intensity is 2k^2 FLOP per output over >= 2 values moved per output: 18 / 4 = 4.5
-    FLOP/byte for 3x3 in bf16 (README "Labs": seed 003 §3.3's "9" forgets the bytes per value)."""
+    reduction to feed a matrix engine and is placed on the vector units; its intensity is 2k^2
+    FLOP per output over >= 2 values moved per output: 18 / 4 = 4.5 FLOP/byte for 3x3 in bf16
+    (README "Labs": seed 003 §3.3's "9" counts the input read and forgets the output write)."""
     s = spec
     b = DTYPE_BYTES[s.dtype]
     outputs = s.batch * s.out_height * s.out_width * s.out_channels
@@ -427,8 +428,15 @@ def place_kernels(
         compute_s, memory_s = compute_s + op.flops / peak, memory_s + op.bytes / bw
         row = rows.get(op.name)
         if row is None:
-            rows[op.name] = {"name": op.name, "unit": op.unit, "count": 1, "flops": op.flops, "bytes": op.bytes,
-                             "time_s": t, "bound": regime}  # fmt: skip
+            rows[op.name] = {
+                "name": op.name,
+                "unit": op.unit,
+                "count": 1,
+                "flops": op.flops,
+                "bytes": op.bytes,
+                "time_s": t,
+                "bound": regime,
+            }
         else:
             row["count"] += 1
             row["flops"] += op.flops
