@@ -1,6 +1,8 @@
 """The op lab against hand computations (seeds 000, 002, 003, 004) and the transformer's own ops."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.analysis import Scenario, analyze_one
 from engine.errors import EngineInputError
@@ -16,6 +18,7 @@ from engine.oplab import (
     parse_tile,
     seed000_chart,
 )
+from engine.ops import ELEMENTWISE_KINDS
 from engine.transformer import Widths, decode_ops
 from engine.what_if import parse_what_if, what_if_text
 
@@ -260,3 +263,30 @@ def test_what_if_answers_seed_002_and_004():
     assert b["prefill"]["time_s"] / a["prefill"]["time_s"] < 0.6
     gemv = [one(GemmSpec(1, 4096, 4096), hw=hw)["time_s"] for hw in (base, double)]
     assert gemv[0] == gemv[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 1 << 12), min_size=1, max_size=4),
+    names=st.lists(st.sampled_from(sorted(ELEMENTWISE_KINDS)), min_size=1, max_size=6),
+    count=st.integers(1, 20),
+    overhead=st.sampled_from([0.0, 1e-6, 5e-6]),
+)
+def test_fusing_never_moves_more_bytes_or_takes_longer(shape, names, count, overhead):
+    r = one(ElementwiseSpec(tuple(shape), tuple(names), count), overhead)
+    fused = r["alternatives"].get("fused", r)
+    assert fused["bytes"] <= r["bytes"] and fused["time_s"] <= r["time_s"] * (1 + 1e-12)
+    assert fused["flops"] == pytest.approx(r["flops"])
+    for placed in (r, fused):
+        assert placed["time_s"] >= max(placed["memory_time_s"], placed["overhead_time_s"]) * (1 - 1e-12)
+        assert sum(row["count"] for row in placed["ops"]) == placed["kernels"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(1, 1 << 16), n=st.integers(1, 1 << 16), k=st.integers(1, 1 << 16), t=st.integers(1, 512))
+def test_tile_conventions_order(m, n, k, t):
+    view = lab(GemmSpec(m, n, k, tile=(t, t, t)), [H100])["tile"]
+    # writing C back every K step can only lower a tile's intensity; a tile never beats the whole GEMM
+    assert view["c_read_modify_write"]["intensity"] < view["read_once_write_once"]["intensity"]
+    whole = one(GemmSpec(m, n, k))
+    assert view["no_l2_reuse"]["intensity"] <= whole["intensity"] * (1 + 1e-12)
