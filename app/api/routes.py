@@ -15,8 +15,8 @@ from engine.published import published_measurements
 from engine.request import attach_requests, request_arrays
 from engine.sweep import decode_sweep
 from engine.training import run_training
-from engine.what_if import replace_what_ifs
 from engine.triage import triage_for
+from engine.what_if import replace_what_ifs
 
 from ..service import place_measurements, resolve_hardware, run_analysis
 from .schemas import (
