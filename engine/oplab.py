@@ -579,12 +579,17 @@ SEED_PRESETS: tuple[dict, ...] = (
 
 
 def op_presets(model: ModelConfig | None = None, batch: int = 1) -> list[dict]:
-    """One-click op specs (API `op` bodies): the seed shapes, then the decode projections of
-    `model` at `batch` (ids `decode-<name>`)."""
-    presets = [dict(p) for p in SEED_PRESETS]
+    """One-click op specs: {id, label, op (an API `op` body), launch_overhead_s}, the seed shapes
+    first, then the decode projections of `model` at `batch` (ids `decode-<name>`)."""
+    presets = [{"launch_overhead_s": 0.0} | p for p in SEED_PRESETS]
     if model is not None:
         presets += [
-            {"id": f"decode-{p['name']}", "label": f"{model.id} decode {p['name']} at batch {batch}", "op": p["op"]}
+            {
+                "id": f"decode-{p['name']}",
+                "label": f"{model.id} decode {p['name']} at batch {batch}",
+                "op": p["op"],
+                "launch_overhead_s": 0.0,
+            }
             for p in decode_projections(model, batch)
         ]
     return presets

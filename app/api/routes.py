@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 import engine
+from engine.analysis import MAX_BATCH
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.hierarchy import hierarchy_roofs
 from engine.model_catalog import get_model, load_model, model_ids, preset_records
-from engine.oplab import lab
+from engine.oplab import lab, op_presets, seed000_chart
 from engine.published import published_measurements
 from engine.request import attach_requests, request_arrays
 from engine.sweep import decode_sweep
@@ -31,6 +34,9 @@ from .schemas import (
     MeasurementsResponse,
     ModelDetail,
     ModelList,
+    OpPresetList,
+    OpsChartRequest,
+    OpsChartResponse,
     OpsRequest,
     OpsResponse,
     PublishedList,
@@ -147,6 +153,30 @@ def measurements(request: MeasurementsRequest) -> JSONResponse:
 def place_op(request: OpsRequest) -> JSONResponse:
     hardware = resolve_hardware(replace_what_ifs(request.hardware))
     return JSONResponse(lab(request.op.spec(), hardware, request.launch_overhead_s))
+
+
+@router.get(
+    "/ops/presets",
+    response_model=OpPresetList,
+    responses=ERRORS,
+    summary="One-click ops: the seeds' shapes and a model's decode projections, as /ops bodies",
+)
+def op_preset_list(
+    model: Annotated[str | None, Query(max_length=64, description="preset id: add its decode projections")] = None,
+    batch: Annotated[int, Query(ge=1, le=MAX_BATCH, description="tokens in flight for the projections")] = 1,
+) -> JSONResponse:
+    return JSONResponse({"items": op_presets(None if model is None else get_model(model), batch)})
+
+
+@router.post(
+    "/ops/chart",
+    response_model=OpsChartResponse,
+    responses=BODY_ERRORS,
+    summary="Seed 000's chart: the 8192³ GEMM, the elementwise add and a 7B decode step per accelerator",
+)
+def ops_chart(request: OpsChartRequest) -> JSONResponse:
+    hardware = resolve_hardware(replace_what_ifs(request.hardware))
+    return JSONResponse(seed000_chart(hardware, get_model(request.model), request.context_length))
 
 
 @router.post(

@@ -556,6 +556,54 @@ class OpsResponse(BaseModel):
     results: list[SingleOpResult] = Field(description="one per accelerator, in request order")
 
 
+class OpPreset(BaseModel):
+    id: str = Field(description="preset id (gemm-8192, gemv, chain-10, decode-q_proj, ...)")
+    label: str = Field(description="what it shows and its source")
+    op: dict[str, Any] = Field(description="an `op` body for POST /api/v1/ops")
+    launch_overhead_s: float = Field(description="the launch overhead it is meant with, seconds")
+
+
+class OpPresetList(BaseModel):
+    items: list[OpPreset] = Field(description="seed shapes, then the model's decode projections")
+
+
+class OpsChartRequest(_Request):
+    hardware: list[HardwareSpec] = Field(
+        ..., min_length=1, max_length=16, description="1 to 16 accelerator ids, inline objects or what-if short forms"
+    )
+    model: str = Field("llama-2-7b", max_length=64, description="preset id of the decode step's model (seed 000: 7B)")
+    context_length: int = Field(128, ge=1, le=MAX_CONTEXT, description="cached tokens of the decode step")
+
+
+class ChartResult(BaseModel):
+    hardware_id: str = Field(description="accelerator id")
+    hardware_name: str = Field(description="product name")
+    what_if: bool = Field(description="a what-if accelerator")
+    unit: Literal["tensor", "vector"] = Field(description="unit of the point's roof")
+    flops: float = Field(description="FLOP")
+    bytes: float = Field(description="bytes moved")
+    intensity: float = Field(description="FLOP/byte")
+    time_s: float = Field(description="lower bound, seconds")
+    bound: Literal["memory", "compute", "overhead"] = Field(description="the regime holding most of the time")
+    attainable_flops_per_s: float = Field(description="flops / time_s")
+    compute_time_s: float = Field(description="FLOPs / peak, seconds")
+    memory_time_s: float = Field(description="bytes / bandwidth, seconds")
+    kernels: int = Field(description="kernels (ops of the decode step)")
+    peak_flops_per_s: float = Field(description="roof of `unit`, FLOP/s")
+    ridge_point: float = Field(description="peak / bandwidth, FLOP/byte")
+
+
+class ChartPoint(BaseModel):
+    id: str = Field(description="gemm-8192, add or decode")
+    name: str = Field(description="label")
+    source: str = Field(description="the seed's figure")
+    results: list[ChartResult] = Field(description="one per accelerator, in request order")
+
+
+class OpsChartResponse(BaseModel):
+    points: list[ChartPoint] = Field(description="seed 000's three points")
+
+
 class MeasuredPoint(BaseModel):
     name: str = Field(description="the measured op or op family")
     family: str | None = Field(description="op family it maps to")

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from engine.hardware import get_accelerator
-from engine.oplab import Conv2dSpec, ElementwiseSpec, GemmSpec, lab
+from engine.model_catalog import get_model
+from engine.oplab import Conv2dSpec, ElementwiseSpec, GemmSpec, lab, seed000_chart
 from engine.what_if import parse_what_if
 
 H100 = get_accelerator("h100-sxm5")
@@ -239,3 +240,45 @@ def test_cli_api_and_engine_agree(client, cli, body, spec, overhead):
     assert api.json() == engine
     args = [a for hw in hardware for a in ("--hardware", hw)]
     assert cli_json(*cli, *args) == engine
+
+
+def test_presets_are_valid_ops_bodies(client):
+    r = client.get("/api/v1/ops/presets", params={"model": "llama-3-8b", "batch": 4})
+    assert r.status_code == 200
+    items = {p["id"]: p for p in r.json()["items"]}
+    assert items["decode-q_proj"]["op"] == {"kind": "gemm", "m": 4, "n": 4096, "k": 4096}
+    assert items["tiny-add"]["launch_overhead_s"] == 5e-6 and items["gemm-8192"]["launch_overhead_s"] == 0.0
+    for p in items.values():  # every preset answers through /ops
+        body = {"hardware": ["h100-sxm5"], "op": p["op"], "launch_overhead_s": p["launch_overhead_s"]}
+        placed = client.post("/api/v1/ops", json=body)
+        assert placed.status_code == 200, (p["id"], placed.text)
+    by_id = {p["id"]: p for p in items.values()}
+    gemv = client.post("/api/v1/ops", json={"hardware": ["h100-sxm5"], "op": by_id["gemv"]["op"]}).json()
+    assert gemv["results"][0]["intensity"] == pytest.approx(1, rel=1e-3)
+    tiny = by_id["tiny-add"]
+    tiny_r = client.post(
+        "/api/v1/ops", json={"hardware": ["h100-sxm5"], "op": tiny["op"], "launch_overhead_s": 5e-6}
+    ).json()
+    assert tiny_r["results"][0]["bound"] == "overhead"
+    assert client.get("/api/v1/ops/presets").json()["items"][0]["id"] == "gemm-8192"
+    assert client.get("/api/v1/ops/presets", params={"model": "gpt-9"}).status_code == 404
+    assert client.get("/api/v1/ops/presets", params={"batch": 0}).status_code == 422
+    assert cli_json("presets", "--model", "llama-3-8b", "--batch", "4") == r.json()
+
+
+def test_seed000_chart_over_http_equals_engine_and_cli(client):
+    hardware = ["h100-sxm5", "fast:3.352:1978.8:80"]
+    r = client.post("/api/v1/ops/chart", json={"hardware": hardware})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    expected = seed000_chart([H100, parse_what_if("fast:3.352:1978.8:80")], get_model("llama-2-7b"), 128)
+    assert body == json.loads(json.dumps(expected))
+    gemm, add, decode = body["points"]
+    assert gemm["results"][0]["time_s"] == pytest.approx(1.11e-3, rel=5e-3)
+    assert gemm["results"][1]["time_s"] == pytest.approx(gemm["results"][0]["time_s"] / 2)  # twice the FLOP/s
+    assert decode["results"][1]["time_s"] == decode["results"][0]["time_s"]  # decode does not move (seed 004 §9)
+    assert add["results"][0]["intensity"] == pytest.approx(1 / 6)
+    assert cli_json("chart", *[a for hw in hardware for a in ("--hardware", hw)]) == body
+    bad = client.post("/api/v1/ops/chart", json={"hardware": ["h100-sxm5"], "context_length": 0})
+    assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "context_length"
+    assert client.post("/api/v1/ops/chart", json={"hardware": ["h100-sxm5"], "model": "nope"}).status_code == 404
