@@ -48,9 +48,15 @@
     grid.uids.forEach(function (uid, k) { at[uid] = values[k]; });
     return {
       subtitle: (grid.subtitles || [])[bi * grid.contexts.length + ci],
-      update: function (uid) {
+      update: function (uid, trace) {
         const point = at[uid];
-        if (point) return {x: [point[0]], y: [point[1]], customdata: [point[2]]};
+        if (point) {
+          // solid where the scenario fits in memory, hollow where it does not (figures.marker_style)
+          const color = (trace.meta || {}).color || (trace.marker || {}).color;
+          const marker = point[3] ? {color: color, line: {color: "#ffffff", width: 1}}
+                                  : {color: "rgba(0,0,0,0)", line: {color: color, width: 2}};
+          return {x: [point[0]], y: [point[1]], customdata: [point[2]], marker: marker};
+        }
         const path = grid.trajectories[uid];
         if (path) {
           const xy = path[ci] || [[], []];
@@ -74,7 +80,7 @@
     if (meta.stop && meta.stop[0] === sizes.batch && meta.stop[1] === sizes.ctx) return;
     const traces = [], data = [];
     gd.data.forEach(function (trace, i) {
-      const update = stop.update(trace.uid);
+      const update = stop.update(trace.uid, trace);
       if (!update) return;
       traces.push(i);
       data.push(update);
@@ -142,8 +148,9 @@
         const meta = (figure.layout || {}).meta || {};
         if (meta.stop && meta.stop[0] === sizes.batch && meta.stop[1] === sizes.ctx) return nu();
         const data = figure.data.map(function (trace) {
-          const update = stop.update(trace.uid);
-          return update ? Object.assign({}, trace, update) : trace;
+          const update = stop.update(trace.uid, trace);
+          return update ? Object.assign({}, trace, update, update.marker ?
+            {marker: Object.assign({}, trace.marker, update.marker)} : {}) : trace;
         });
         const layout = Object.assign({}, figure.layout, {meta: {stop: [sizes.batch, sizes.ctx]}});
         if (stop.subtitle && layout.title) layout.title = Object.assign({}, layout.title, {text: stop.subtitle});

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analysis import MAX_BATCH, MAX_CONTEXT, Roofs, Scenario, communication_time_s, resolve_model
+from .analysis import MAX_BATCH, MAX_CONTEXT, Roofs, Scenario, communication_time_s, resolve_model, usable_bytes
 from .errors import EngineInputError
 from .hardware import Accelerator
-from .memory import activation_bytes_per_sequence, kv_cache_bytes, weights_bytes
+from .memory import activation_bytes_per_sequence, kv_cache_bytes, memory_budget, weights_bytes
 from .model import ModelConfig
 from .transformer import decode_ops, prefill_ops
 
@@ -138,4 +138,8 @@ def phase_grid(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_si
         prefill_tokens,
         communication_time_s(model, prefill_tokens, roofs, hw.id, n),
     )
-    return {"batch_size": batch, "context_length": context, "decode": decode, "prefill": prefill}
+    # the memory budget at each stop, as analysis.analyze_one computes it (fits = hollow points)
+    memory = memory_budget(shard, batch, context, hw.memory_bytes, w.weight, w.kv, scenario.kv_block_size,
+                           np.minimum(scenario.shared_prefix_length, context), usable_bytes(hw, scenario))
+    return {"batch_size": batch, "context_length": context, "decode": decode, "prefill": prefill,
+            "fits": np.asarray(memory["fits"]) & np.ones(batch.shape, dtype=bool)}

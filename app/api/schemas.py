@@ -686,6 +686,10 @@ class PublishedItem(PublishedEntry):
         "decode steps (per-token), prefill (TTFT), seconds"
     )
     bound_time_s: float = Field(description="the engine's bound for that interval, seconds")
+    flops: float = Field(description="FLOPs the engine counts for the measured interval, per GPU")
+    bytes: float = Field(description="bytes the engine counts for the measured interval, per GPU")
+    intensity: float = Field(description="flops / bytes: where the interval sits on the roofline, FLOP/byte")
+    achieved_flops_per_s: float = Field(description="flops / measured time: its height on the roofline, FLOP/s")
     mbu: float = Field(
         description="bytes the engine counts for the interval / measured time / peak bandwidth, per GPU (seed 001 §4)"
     )

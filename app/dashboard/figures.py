@@ -48,13 +48,20 @@ def base_layout(lang: str, theme: str, present: bool) -> dict:
     }
 
 
+def marker_style(color: str, fits: bool) -> dict:
+    """Solid where the scenario fits in memory; hollow (an outline in the colour) where it
+    does not. app.js applies the same two styles when a slider moves a point across the line."""
+    if fits:
+        return {"color": color, "line": {"color": "#ffffff", "width": 1}}
+    return {"color": "rgba(0,0,0,0)", "line": {"color": color, "width": 2}}
+
+
 def _mark_trace(mark: Mark, hw_name: str, color: str, lang: str, label: bool) -> dict:
     symbol, size = MARK_STYLE[mark.kind]
     trace = {"type": "scatter", "uid": mark.uid, "name": mark.label, "x": [mark.x], "y": [mark.y],
              "customdata": [list(mark.values)], "hovertemplate": hover_template(mark, hw_name, lang),
-             "mode": "markers+text" if label else "markers", "showlegend": False,
-             "marker": {"color": color, "symbol": symbol, "size": size, "line": {"color": "#ffffff", "width": 1}},
-             "cliponaxis": False}
+             "mode": "markers+text" if label else "markers", "showlegend": False, "meta": {"color": color},
+             "marker": {"symbol": symbol, "size": size, **marker_style(color, mark.fits)}, "cliponaxis": False}
     if label:
         trace.update({"text": [mark.label], "textposition": "top center"})
     return trace
@@ -154,7 +161,7 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
         xy = trajectory_xy(traj) if traj is not None else None
         traces.append(trajectory_trace(hw, xy, c, lang))
         marks = gpu_marks(hw, r["decode"], r["prefill"], lang, r.get("measured_decode") if first else None,
-                          measured_points if first else None)
+                          measured_points if first else None, r["memory"]["fits"])
         for m in marks:
             kinds.add(m.kind)
             traces.append(_mark_trace(m, name, c, lang, False))

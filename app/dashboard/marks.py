@@ -12,7 +12,7 @@ numbers, formatted here): only the values travel with each grid stop.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..service import BATCH_STOPS, CONTEXT_STOPS, phase_at
 from ..units import duration, grouped, plain, si
@@ -32,9 +32,10 @@ class Mark:
     x: float       # FLOP/byte
     y: float       # FLOP/s
     values: tuple[str, ...]  # hover values, in the order of the kind's template fields
+    fits: bool = True        # the scenario fits this accelerator's memory (else drawn hollow)
 
     def at_stop(self) -> list:
-        return [self.x, self.y, list(self.values)]
+        return [self.x, self.y, list(self.values), self.fits]
 
 
 def _phase_values(flops: float, bytes_: float, time_s: float, bound: str, tokens_per_s: float | None,
@@ -62,9 +63,17 @@ def attention_phase(decode: dict) -> dict | None:
 
 
 def gpu_marks(hw: str, decode: dict, prefill: dict, lang: str, measured_decode: dict | None = None,
-              measured_points: list[dict] | None = None) -> list[Mark]:
+              measured_points: list[dict] | None = None, fits: bool = True) -> list[Mark]:
     """Decode, prefill, decode attention and each elementwise op of the decode step; the
-    measured decode step and imported measured points where given."""
+    measured decode step and imported measured points where given. `fits`: whether the
+    scenario fits in memory; the predicted points of one that does not are drawn hollow."""
+    marks = _predicted_marks(hw, decode, prefill, lang)
+    if not fits:
+        marks = [replace(m, fits=False) for m in marks]
+    return marks + _measured_marks(hw, lang, measured_decode, measured_points)
+
+
+def _predicted_marks(hw: str, decode: dict, prefill: dict, lang: str) -> list[Mark]:
     marks = [_phase_mark(hw, "decode", t("decode", lang), decode, lang),
              _phase_mark(hw, "prefill", t("prefill", lang), prefill, lang)]
     attention = attention_phase(decode)
@@ -75,6 +84,11 @@ def gpu_marks(hw: str, decode: dict, prefill: dict, lang: str, measured_decode: 
             marks.append(Mark(uid("point", hw, op["name"]), "elementwise", op["name"], op["intensity"],
                               op["flops"] / op["time_s"],
                               _phase_values(op["flops"], op["bytes"], op["time_s"], op["bound"], None, lang)))
+    return marks
+
+
+def _measured_marks(hw: str, lang: str, measured_decode: dict | None, measured_points: list[dict] | None) -> list[Mark]:
+    marks = []
     if measured_decode:
         md = measured_decode
         marks.append(Mark(uid("measured", hw, "decode"), "measured_decode", t("measured_point", lang),
@@ -117,7 +131,8 @@ def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
             first = n == 0
             md = grid["measured_decode"][i] if first and grid["measured_decode"] else None
             mp = grid["measured_points"][i] if first and grid["measured_points"] else None
-            marks += gpu_marks(hw, phase_at(phases["decode"], i), phase_at(phases["prefill"], i, with_ops=False), lang, md, mp)
+            marks += gpu_marks(hw, phase_at(phases["decode"], i), phase_at(phases["prefill"], i, with_ops=False), lang,
+                               md, mp, bool(phases["fits"][i]))
         if uids is None:
             uids = [m.uid for m in marks]
         stops.append([m.at_stop() for m in marks])

@@ -88,7 +88,7 @@ def test_axes_hold_every_reachable_point_and_colours_stable(data):
     y0, y1 = fig["layout"]["yaxis"]["range"]
     assert x0 <= math.log10(X_RANGE[0]) and x1 >= math.log10(X_RANGE[1]) and y0 <= math.log10(Y_RANGE[0])
     for stop in grid["stops"]:
-        for x, y, _ in stop:
+        for x, y, _, _ in stop:
             assert x0 < math.log10(x) < x1 and y0 < math.log10(y) < y1
     assert fig["layout"]["xaxis"]["autorange"] is False and fig["layout"]["uirevision"]
     assert by_uid(fig)["roof--rtx-4090--memory"]["line"]["color"] == PALETTE[1]
@@ -104,9 +104,10 @@ def test_grid_stop_equals_the_figure_at_that_stop():
         at = dashboard_data("mixtral-8x7b", HW, Scenario(batch_size=batch, context_length=context))
         fig = by_uid(roofline_figure(at["analysis"]["results"], at["trajectories"], extent=grid["extent"]))
         stop = grid["stops"][grid["batches"].index(batch) * len(grid["contexts"]) + grid["contexts"].index(context)]
-        for uid, (x, y, values) in zip(grid["uids"], stop):
+        for uid, (x, y, values, fits) in zip(grid["uids"], stop):
             assert fig[uid]["x"][0] == pytest.approx(x, rel=1e-12) and fig[uid]["y"][0] == pytest.approx(y, rel=1e-12)
             assert fig[uid]["customdata"][0] == values
+            assert (fig[uid]["marker"]["color"] != "rgba(0,0,0,0)") == fits  # hollow where it does not fit
         for uid, per_context in grid["trajectories"].items():
             xy = per_context[grid["contexts"].index(context)]
             assert fig[uid]["x"] == pytest.approx(xy[0], rel=1e-12) if xy else fig[uid]["x"] == []

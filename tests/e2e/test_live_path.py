@@ -478,3 +478,21 @@ def test_one_request_its_cost_the_interactivity_curve_and_the_reality_check(page
     set_control(page, "published", [])
     expect(page.locator("#reality-panel")).to_be_hidden()
     wait_for_uids(page, absent=published[:1])
+
+
+def test_points_of_a_scenario_that_does_not_fit_are_hollow(page: Page, base_url):
+    """RTX 4090 (24 GiB) cannot hold llama-3-8b at batch 8 and 32K context (4 GiB of KV per
+    sequence): its points are drawn hollow; moving the batch slider down to 1 fills them in."""
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=8&ctx=32768")
+    wait_for_figure(page)
+    fill = ("(uid) => getComputedStyle(document.querySelector('#roofline-graph .scatterlayer .trace' + uid"
+            " + ' .point')).fillOpacity")
+    assert page.evaluate(fill, "point--rtx-4090--decode") == "0"  # hollow: only the outline is drawn
+    assert page.evaluate(fill, "point--h100-sxm5--decode") == "1"
+    page.locator("#batch-size [role=slider]").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")  # 8 -> 1
+    page.wait_for_function("() => location.search.includes('batch=1&')")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('#roofline-graph .scatterlayer "
+                           ".tracepoint--rtx-4090--decode .point')).fillOpacity === '1'", timeout=5000)
+    assert_svg_matches(page)

@@ -34,6 +34,7 @@ def test_every_stop_equals_the_analysis(model_id, hw_id, tp, fa):
                 compute_dtype="fp8",
             ),
         )
+        assert bool(grid["fits"][i]) == one["memory"]["fits"]
         for phase in ("decode", "prefill"):
             g, r = grid[phase], one[phase]
             assert g["flops"][i] == pytest.approx(r["flops"], rel=1e-12)
