@@ -40,14 +40,20 @@ def resolve_hardware(specs: list) -> list[Accelerator]:
     return out
 
 
-def run_analysis(model_spec: object, hardware_specs: list, scenario: Scenario,
-                 measured_step_time_s: float | None = None, measured_tokens_per_s: float | None = None) -> dict:
+def run_analysis(
+    model_spec: object,
+    hardware_specs: list,
+    scenario: Scenario,
+    measured_step_time_s: float | None = None,
+    measured_tokens_per_s: float | None = None,
+) -> dict:
     model: ModelConfig = load_model(model_spec)
     return analyze(model, resolve_hardware(hardware_specs), scenario, measured_step_time_s, measured_tokens_per_s)
 
 
-def place_measurements(fmt: str, content: str, hardware_spec: object, model_spec: object | None,
-                       scenario: Scenario, steps: int = 1) -> dict:
+def place_measurements(
+    fmt: str, content: str, hardware_spec: object, model_spec: object | None, scenario: Scenario, steps: int = 1
+) -> dict:
     """Parse a measurement file and place its records under one accelerator's roofs; with a
     model, profiler rows without counts borrow the model's predicted FLOPs/bytes."""
     hw = resolve_hardware([hardware_spec])[0]
@@ -58,8 +64,9 @@ def place_measurements(fmt: str, content: str, hardware_spec: object, model_spec
     return {"hardware_id": hw.id, "format": fmt, "roofs": source, "points": points, "skipped": skipped}
 
 
-def _place(fmt: str, content: str, steps: int, hw: Accelerator, scenario: Scenario,
-           predicted_ops: list[dict] | None) -> tuple[list[dict], list[str], str]:
+def _place(
+    fmt: str, content: str, steps: int, hw: Accelerator, scenario: Scenario, predicted_ops: list[dict] | None
+) -> tuple[list[dict], list[str], str]:
     records = parse_measurements(fmt, content, steps)
     roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
     points, skipped = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, predicted_ops)
@@ -70,8 +77,14 @@ def _place(fmt: str, content: str, steps: int, hw: Accelerator, scenario: Scenar
 def catalogue_fingerprint() -> str:
     """sha256 (first 16 hex digits) of every accelerator and model preset the numbers come
     from: an export says which catalogue it was computed with."""
-    payload = json.dumps({"hardware": {k: a.model_dump(mode="json") for k, a in sorted(catalogue().items())},
-                          "models": preset_records()}, sort_keys=True, default=str)
+    payload = json.dumps(
+        {
+            "hardware": {k: a.model_dump(mode="json") for k, a in sorted(catalogue().items())},
+            "models": preset_records(),
+        },
+        sort_keys=True,
+        default=str,
+    )
     return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -128,34 +141,56 @@ def memo_grid(key: tuple, compute):
     """Single-flight memo for derived grid products (the dashboard's formatted payload)."""
     return _grid_cache.get(key, compute)
 
+
 # The slider stops: batch 1..1024 and context 128..1M, each a power of two (the dashboard's
 # sliders move on this grid; typed values off it go through the server).
-BATCH_STOPS = tuple(2 ** i for i in range(0, 11))
-CONTEXT_STOPS = tuple(2 ** i for i in range(7, 21))
+BATCH_STOPS = tuple(2**i for i in range(0, 11))
+CONTEXT_STOPS = tuple(2**i for i in range(7, 21))
 
 
-def dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
-                   measured_step_time_s: float | None = None, measurements: dict | None = None,
-                   output_tokens: int | None = None, gpu_hour_price: float | None = None) -> dict:
+def dashboard_data(
+    model_spec: object,
+    hardware_ids: list,
+    scenario: Scenario,
+    measured_step_time_s: float | None = None,
+    measurements: dict | None = None,
+    output_tokens: int | None = None,
+    gpu_hour_price: float | None = None,
+) -> dict:
     """What the dashboard draws at one scenario: the analysis, each accelerator's decode
     trajectory from B = 1 to its largest batch that fits, a tokens/s-vs-batch sweep, the
     throughput-interactivity curve and the KV-wall intensity; with a measured step or imported
     measurements, those too (on the first accelerator); with output tokens, each result's
     `request` block (engine/request.py). The result is shared between callers: treat it as
     read-only."""
+
     def compute() -> dict:
-        return _dashboard_data(model_spec, hardware_ids, scenario, measured_step_time_s, measurements,
-                               output_tokens, gpu_hour_price)
+        return _dashboard_data(
+            model_spec, hardware_ids, scenario, measured_step_time_s, measurements, output_tokens, gpu_hour_price
+        )
 
     if not all(isinstance(h, str) for h in hardware_ids):  # inline accelerators: not worth a key
         return compute()
-    key = ("view", json.dumps(model_spec, sort_keys=True), tuple(hardware_ids), scenario, measured_step_time_s,
-           json.dumps(measurements, sort_keys=True), output_tokens, gpu_hour_price)
+    key = (
+        "view",
+        json.dumps(model_spec, sort_keys=True),
+        tuple(hardware_ids),
+        scenario,
+        measured_step_time_s,
+        json.dumps(measurements, sort_keys=True),
+        output_tokens,
+        gpu_hour_price,
+    )
     return _dashboard_cache.get(key, compute)
 
 
-def dashboard_grid(model_spec: object, hardware_ids: list, scenario: Scenario,
-                   measured_step_time_s: float | None = None, measurements: dict | None = None) -> dict:
+def dashboard_grid(
+    model_spec: object,
+    hardware_ids: list,
+    scenario: Scenario,
+    measured_step_time_s: float | None = None,
+    measurements: dict | None = None,
+) -> dict:
     """The same numbers as `dashboard_data` at every slider stop (BATCH_STOPS x CONTEXT_STOPS):
     per accelerator the decode and prefill phases with their ops (engine.sweep.phase_grid, one
     vectorised pass), the decode trajectory at each context stop, and on the first accelerator
@@ -169,17 +204,28 @@ def dashboard_grid(model_spec: object, hardware_ids: list, scenario: Scenario,
     return _grid_cache.get(grid_key(model_spec, hardware_ids, scenario, measured_step_time_s, measurements), compute)
 
 
-def grid_key(model_spec: object, hardware_ids: list, scenario: Scenario, measured_step_time_s: float | None = None,
-             measurements: dict | None = None) -> tuple:
+def grid_key(
+    model_spec: object,
+    hardware_ids: list,
+    scenario: Scenario,
+    measured_step_time_s: float | None = None,
+    measurements: dict | None = None,
+) -> tuple:
     base = replace(scenario, batch_size=1, context_length=CONTEXT_STOPS[0])
-    return ("grid", json.dumps(model_spec, sort_keys=True), tuple(hardware_ids), base, measured_step_time_s,
-            json.dumps(measurements, sort_keys=True))
+    return (
+        "grid",
+        json.dumps(model_spec, sort_keys=True),
+        tuple(hardware_ids),
+        base,
+        measured_step_time_s,
+        json.dumps(measurements, sort_keys=True),
+    )
 
 
 def _trajectory_batches(max_batch: int) -> list[int]:
     """Powers of two up to the largest batch that fits, and that batch itself."""
     top = min(max_batch, MAX_BATCH)
-    return sorted({*(b for b in (2 ** i for i in range(17)) if b <= top), top}) if top >= 1 else []
+    return sorted({*(b for b in (2**i for i in range(17)) if b <= top), top}) if top >= 1 else []
 
 
 def _trajectory(model: ModelConfig, hw: Accelerator, scenario: Scenario, max_batch: int) -> dict | None:
@@ -187,18 +233,32 @@ def _trajectory(model: ModelConfig, hw: Accelerator, scenario: Scenario, max_bat
     return decode_sweep(model, hw, scenario, batch_sizes=batches) if batches else None
 
 
-def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
-                    measured_step_time_s: float | None, measurements: dict | None,
-                    output_tokens: int | None = None, gpu_hour_price: float | None = None) -> dict:
+def _dashboard_data(
+    model_spec: object,
+    hardware_ids: list,
+    scenario: Scenario,
+    measured_step_time_s: float | None,
+    measurements: dict | None,
+    output_tokens: int | None = None,
+    gpu_hour_price: float | None = None,
+) -> dict:
     model = load_model(model_spec)
     hardware = resolve_hardware(hardware_ids)
-    analysis = attach_requests(analyze(model, hardware, scenario, measured_step_time_s), model, hardware, scenario,
-                               output_tokens, gpu_hour_price)
-    interactivity = {hw.id: throughput_interactivity(model, hw, scenario, output_tokens, gpu_hour_price=gpu_hour_price)
-                     for hw in hardware}
+    analysis = attach_requests(
+        analyze(model, hardware, scenario, measured_step_time_s),
+        model,
+        hardware,
+        scenario,
+        output_tokens,
+        gpu_hour_price,
+    )
+    interactivity = {
+        hw.id: throughput_interactivity(model, hw, scenario, output_tokens, gpu_hour_price=gpu_hour_price)
+        for hw in hardware
+    }
     trajectories, throughput = {}, {}
     throughput_batches = np.union1d(_geometric(1024, 48), [scenario.batch_size])
-    for hw, result in zip(hardware, analysis["results"]):
+    for hw, result in zip(hardware, analysis["results"], strict=True):
         trajectory = _trajectory(model, hw, scenario, result["memory"]["max_batch_size"])
         if trajectory is not None:
             trajectories[hw.id] = trajectory
@@ -207,15 +267,32 @@ def _dashboard_data(model_spec: object, hardware_ids: list, scenario: Scenario,
     ends = {hw_id: float(s["intensity"][-1]) for hw_id, s in trajectories.items()}
     points = None
     if measurements:
-        points, _, _ = _place(measurements["format"], measurements["content"], measurements.get("steps", 1),
-                              hardware[0], scenario, analysis["results"][0]["decode"]["ops"])
-    return {"analysis": analysis, "trajectories": trajectories, "throughput": throughput,
-            "interactivity": interactivity, "trajectory_end": ends, "kv_wall_intensity": float(wall),
-            "measured_points": points}
+        points, _, _ = _place(
+            measurements["format"],
+            measurements["content"],
+            measurements.get("steps", 1),
+            hardware[0],
+            scenario,
+            analysis["results"][0]["decode"]["ops"],
+        )
+    return {
+        "analysis": analysis,
+        "trajectories": trajectories,
+        "throughput": throughput,
+        "interactivity": interactivity,
+        "trajectory_end": ends,
+        "kv_wall_intensity": float(wall),
+        "measured_points": points,
+    }
 
 
-def _dashboard_grid(model_spec: object, hardware_ids: list, base: Scenario,
-                    measured_step_time_s: float | None, measurements: dict | None) -> dict:
+def _dashboard_grid(
+    model_spec: object,
+    hardware_ids: list,
+    base: Scenario,
+    measured_step_time_s: float | None,
+    measurements: dict | None,
+) -> dict:
     model = load_model(model_spec)
     hardware = resolve_hardware(hardware_ids)
     batch, context = (a.ravel() for a in np.meshgrid(BATCH_STOPS, CONTEXT_STOPS, indexing="ij"))
@@ -230,32 +307,56 @@ def _dashboard_grid(model_spec: object, hardware_ids: list, base: Scenario,
         trajectories[hw.id] = per_context
     first = hardware[0]
     measured_decode, measured_points = [], []
-    records = parse_measurements(measurements["format"], measurements["content"], measurements.get("steps", 1)) \
-        if measurements else None
+    records = (
+        parse_measurements(measurements["format"], measurements["content"], measurements.get("steps", 1))
+        if measurements
+        else None
+    )
     roofs = Roofs.of(first, base.compute_dtype, base)
     resolved = resolve_model(model, base)
-    for i, (b, c) in enumerate(zip(batch, context)):
+    for i, (b, c) in enumerate(zip(batch, context, strict=True)):
         decode = phase_at(phases[first.id]["decode"], i)
         if measured_step_time_s is not None:
             at = replace(base, batch_size=int(b), context_length=int(c))
             measured_decode.append(measured_decode_at(resolved, first, at, decode, measured_step_time_s))
         if records is not None:
             measured_points.append(place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, decode["ops"])[0])
-    return {"batch_size": batch, "context_length": context, "phases": phases, "trajectories": trajectories,
-            "measured_decode": measured_decode or None, "measured_points": measured_points or None}
+    return {
+        "batch_size": batch,
+        "context_length": context,
+        "phases": phases,
+        "trajectories": trajectories,
+        "measured_decode": measured_decode or None,
+        "measured_points": measured_points or None,
+    }
 
 
 def phase_at(phase: dict, i: int, with_ops: bool = True) -> dict:
     """Stop i of a phase_grid phase in the shape of analysis.evaluate_phase (the fields the
     dashboard reads), so one function draws a point from either."""
     flops, byts, time_s = float(phase["flops"][i]), float(phase["bytes"][i]), float(phase["time_s"][i])
-    out = {"flops": flops, "bytes": byts, "intensity": flops / byts, "time_s": time_s,
-           "attainable_flops_per_s": flops / time_s, "tokens_per_s": float(phase["tokens_per_s"][i]),
-           "bound": "compute" if phase["compute_bound"][i] else "memory", "ops": []}
+    out = {
+        "flops": flops,
+        "bytes": byts,
+        "intensity": flops / byts,
+        "time_s": time_s,
+        "attainable_flops_per_s": flops / time_s,
+        "tokens_per_s": float(phase["tokens_per_s"][i]),
+        "bound": "compute" if phase["compute_bound"][i] else "memory",
+        "ops": [],
+    }
     if with_ops:
         for o in phase["ops"]:
             f, b = float(o["flops"][i]), float(o["bytes"][i])
-            out["ops"].append({"name": o["name"], "unit": o["unit"], "flops": f, "bytes": b,
-                               "intensity": f / b if b else 0.0, "time_s": float(o["time_s"][i]),
-                               "bound": "compute" if o["compute_bound"][i] else "memory"})
+            out["ops"].append(
+                {
+                    "name": o["name"],
+                    "unit": o["unit"],
+                    "flops": f,
+                    "bytes": b,
+                    "intensity": f / b if b else 0.0,
+                    "time_s": float(o["time_s"][i]),
+                    "bound": "compute" if o["compute_bound"][i] else "memory",
+                }
+            )
     return out

@@ -139,7 +139,21 @@ def phase_grid(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_si
         communication_time_s(model, prefill_tokens, roofs, hw.id, n),
     )
     # the memory budget at each stop, as analysis.analyze_one computes it (fits = hollow points)
-    memory = memory_budget(shard, batch, context, hw.memory_bytes, w.weight, w.kv, scenario.kv_block_size,
-                           np.minimum(scenario.shared_prefix_length, context), usable_bytes(hw, scenario))
-    return {"batch_size": batch, "context_length": context, "decode": decode, "prefill": prefill,
-            "fits": np.asarray(memory["fits"]) & np.ones(batch.shape, dtype=bool)}
+    memory = memory_budget(
+        shard,
+        batch,
+        context,
+        hw.memory_bytes,
+        w.weight,
+        w.kv,
+        scenario.kv_block_size,
+        np.minimum(scenario.shared_prefix_length, context),
+        usable_bytes(hw, scenario),
+    )
+    return {
+        "batch_size": batch,
+        "context_length": context,
+        "decode": decode,
+        "prefill": prefill,
+        "fits": np.asarray(memory["fits"]) & np.ones(batch.shape, dtype=bool),
+    }

@@ -23,9 +23,17 @@ import sys
 from live_server import live_server
 from playwright.sync_api import sync_playwright
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
 VIEW = "/?hw=h100-sxm5,h200-sxm,rtx-4090&model=llama-3-8b&batch=32&ctx=4096"
 GD = "document.querySelector('#roofline-graph .js-plotly-plot')"
 
@@ -97,8 +105,11 @@ def main(presses: int = 30) -> None:
             context = browser.new_context(viewport={"width": 1600, "height": 1000})
             page = context.new_page()
             page.goto(base + VIEW)
-            page.wait_for_function(f"() => {{ const g = {GD}; return g && g._fullLayout && "
-                                   "g.querySelectorAll('.scatterlayer .trace').length > 0; }", timeout=30000)
+            page.wait_for_function(
+                f"() => {{ const g = {GD}; return g && g._fullLayout && "
+                "g.querySelectorAll('.scatterlayer .trace').length > 0; }",
+                timeout=30000,
+            )
             colds.append(page.evaluate("() => performance.now()"))
             context.close()
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
@@ -108,13 +119,16 @@ def main(presses: int = 30) -> None:
         runs = {slider: slider_run(page, slider, presses) for slider in ("batch-size", "context-length")}
         settle = page.evaluate(SETTLE)
         page.evaluate(INSTRUMENT)
-        page.evaluate("() => { window.__m.cur = {key: performance.now()}; "
-                      "dash_clientside.set_props('hardware', {value: ['h100-sxm5', 'h200-sxm']}); }")
+        page.evaluate(
+            "() => { window.__m.cur = {key: performance.now()}; "
+            "dash_clientside.set_props('hardware', {value: ['h100-sxm5', 'h200-sxm']}); }"
+        )
         page.wait_for_function("() => window.__m.rows.length >= 1", timeout=10000)
         structural = page.evaluate("() => window.__m.rows[0].svg - window.__m.rows[0].key")
         structural_server = page.evaluate(
             "() => performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component'))"
-            ".map(e => e.responseStart - e.requestStart)")
+            ".map(e => e.responseStart - e.requestStart)"
+        )
         browser.close()
     print(f"cold load to the first drawn figure (3 fresh contexts): {', '.join(f'{c:.0f}' for c in colds)} ms")
     for slider, run in runs.items():

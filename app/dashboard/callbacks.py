@@ -27,18 +27,39 @@ from .exports import ops_csv, snapshot_html
 from .figures import ops_rows
 from .i18n import t
 from .layout import kv_controls, page, tp_options
-from .url_state import (MAX_CONFIG_TOKEN_CHARS, encode_config, export_name, view_from_controls, view_from_search,
-                        view_model)
+from .url_state import (
+    MAX_CONFIG_TOKEN_CHARS,
+    encode_config,
+    export_name,
+    view_from_controls,
+    view_from_search,
+    view_model,
+)
 from .views import on_grid, panels, provenance, roofline, subtitle, view_data
 
 # The controls that define the view; `settled` carries batch and context once a slider rests.
-VIEW_INPUTS = [Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
-               Input("settled", "data"), Input("kv-heads", "value"), Input("precision", "value"),
-               Input("kv-precision", "value"), Input("flash-attention", "value"), Input("tensor-parallel", "value"),
-               Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
-               Input("compute-efficiency", "value"), Input("measured-step", "value"), Input("measurements", "data"),
-               Input("theme", "value"), Input("present", "value"), Input("output-tokens", "value"),
-               Input("gpu-price", "value"), Input("memory-utilization", "value"), Input("published", "value")]
+VIEW_INPUTS = [
+    Input("hardware", "value"),
+    Input("model", "value"),
+    Input("custom-model", "data"),
+    Input("settled", "data"),
+    Input("kv-heads", "value"),
+    Input("precision", "value"),
+    Input("kv-precision", "value"),
+    Input("flash-attention", "value"),
+    Input("tensor-parallel", "value"),
+    Input("measured-roofs", "value"),
+    Input("bandwidth-efficiency", "value"),
+    Input("compute-efficiency", "value"),
+    Input("measured-step", "value"),
+    Input("measurements", "data"),
+    Input("theme", "value"),
+    Input("present", "value"),
+    Input("output-tokens", "value"),
+    Input("gpu-price", "value"),
+    Input("memory-utilization", "value"),
+    Input("published", "value"),
+]
 VIEW_STATES = [State(i.component_id, i.component_property) for i in VIEW_INPUTS]
 FLAGS = State("view-flags", "data")
 
@@ -67,8 +88,9 @@ def register(app) -> None:
             return no_update
         return page(view_from_search(search))
 
-    @app.callback(Output("roofline-graph", "figure"), Output("grid", "data"), *VIEW_INPUTS, FLAGS,
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("roofline-graph", "figure"), Output("grid", "data"), *VIEW_INPUTS, FLAGS, prevent_initial_call=True
+    )
     def update_roofline(*args):
         view = view_from_controls(*args)
         if ctx.triggered_id == "settled" and on_grid(view):
@@ -77,33 +99,88 @@ def register(app) -> None:
         # a typed batch or context between stops: the figure moves, the grid stays
         return figure, (no_update if ctx.triggered_id == "settled" else grid or {})
 
-    @app.callback(Output("insight", "children"), Output("memory-graph", "figure"), Output("throughput-graph", "figure"),
-                  Output("ops-table", "data"), Output("ops-title", "children"), Output("comparison-table", "data"),
-                  Output("efficiency-notice", "children"), Output("request", "children"),
-                  Output("interactivity-graph", "figure"), Output("reality-table", "data"), *VIEW_INPUTS, FLAGS,
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("insight", "children"),
+        Output("memory-graph", "figure"),
+        Output("throughput-graph", "figure"),
+        Output("ops-table", "data"),
+        Output("ops-title", "children"),
+        Output("comparison-table", "data"),
+        Output("efficiency-notice", "children"),
+        Output("request", "children"),
+        Output("interactivity-graph", "figure"),
+        Output("reality-table", "data"),
+        *VIEW_INPUTS,
+        FLAGS,
+        prevent_initial_call=True,
+    )
     def update_panels(*args):
         return panels(view_from_controls(*args))
 
-    @app.callback(Output("kv-heads", "min"), Output("kv-heads", "max"), Output("kv-heads", "marks"),
-                  Output("kv-heads", "value"), Output("kv-heads", "disabled"), Output("kv-help", "children"),
-                  Output("tensor-parallel", "options"), Output("tensor-parallel", "value"),
-                  Input("model", "value"), Input("custom-model", "data"), State("tensor-parallel", "value"), FLAGS,
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("kv-heads", "min"),
+        Output("kv-heads", "max"),
+        Output("kv-heads", "marks"),
+        Output("kv-heads", "value"),
+        Output("kv-heads", "disabled"),
+        Output("kv-help", "children"),
+        Output("tensor-parallel", "options"),
+        Output("tensor-parallel", "value"),
+        Input("model", "value"),
+        Input("custom-model", "data"),
+        State("tensor-parallel", "value"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
     def model_choices(model_value, custom, tp, flags):
         """A new model brings its own KV heads, and only the TP degrees that divide its heads."""
         lang = _lang(flags)
-        view = view_from_controls([], model_value, custom, None, None, None, None, None, tp, None, None, None, None,
-                                  None, None, None, None, None, None, None, flags)
+        view = view_from_controls(
+            [],
+            model_value,
+            custom,
+            None,
+            None,
+            None,
+            None,
+            None,
+            tp,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            flags,
+        )
         model = view_model(view)
         kv, kv_help = kv_controls(model, None, lang)
         tp_value = view.tensor_parallel if model.num_heads % view.tensor_parallel == 0 else 1
-        return (kv["min"], kv["max"], kv["marks"], kv["value"], kv["disabled"], kv_help, tp_options(model, lang),
-                tp_value)
+        return (
+            kv["min"],
+            kv["max"],
+            kv["marks"],
+            kv["value"],
+            kv["disabled"],
+            kv_help,
+            tp_options(model, lang),
+            tp_value,
+        )
 
-    @app.callback(Output("custom-model", "data"), Output("custom-error", "children"),
-                  Input("custom-apply", "n_clicks"), Input("custom-upload", "contents"),
-                  State("custom-config", "value"), FLAGS, prevent_initial_call=True)
+    @app.callback(
+        Output("custom-model", "data"),
+        Output("custom-error", "children"),
+        Input("custom-apply", "n_clicks"),
+        Input("custom-upload", "contents"),
+        State("custom-config", "value"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
     def load_custom(_, upload, pasted, flags):
         lang = _lang(flags)
         if ctx.triggered_id == "custom-upload":
@@ -133,16 +210,23 @@ def register(app) -> None:
             token = None
         return {"config": config, "token": token}, message
 
-    @app.callback(Output("measurements", "data"), Output("measurements-status", "children"),
-                  Input("measurements-upload", "contents"), Input("measurements-steps", "value"),
-                  State("measurements-format", "value"), State("measurements", "data"), FLAGS,
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("measurements", "data"),
+        Output("measurements-status", "children"),
+        Input("measurements-upload", "contents"),
+        Input("measurements-steps", "value"),
+        State("measurements-format", "value"),
+        State("measurements", "data"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
     def load_measurements(upload, steps, fmt, current, flags):
         lang = _lang(flags)
         steps = steps if isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= 100000 else 1
         if ctx.triggered_id == "measurements-steps":
-            return ({**current, "steps": steps} if isinstance(current, dict) and current.get("format") else no_update), \
-                no_update
+            return (
+                {**current, "steps": steps} if isinstance(current, dict) and current.get("format") else no_update
+            ), no_update
         if fmt not in FORMATS:
             return no_update, html.Span(f"format: one of {', '.join(FORMATS)}", className="error")
         try:
@@ -152,20 +236,35 @@ def register(app) -> None:
             return {}, html.Span(str(exc), className="error")
         return {"format": fmt, "content": text, "steps": steps}, t("measurements_loaded", lang, n=len(records))
 
-    @app.callback(Output("download-html", "data"), Input("export-html", "n_clicks"), *VIEW_STATES, FLAGS,
-                  prevent_initial_call=True)
+    @app.callback(
+        Output("download-html", "data"),
+        Input("export-html", "n_clicks"),
+        *VIEW_STATES,
+        FLAGS,
+        prevent_initial_call=True,
+    )
     def export_html(_, *args):
         """The snapshot is drawn from the server's own view of the scenario, never from a figure
         the client sends (a client-sent figure made pio.to_html a denial of service)."""
         view = view_from_controls(*args)
         figure, _grid = roofline(view, with_grid=False)
         facts = provenance(view)
-        text = snapshot_html(figure, subtitle(view, view.batch, view.context), facts["link"],
-                             f"{facts['app']} · catalogue {facts['catalogue']}")
+        text = snapshot_html(
+            figure,
+            subtitle(view, view.batch, view.context),
+            facts["link"],
+            f"{facts['app']} · catalogue {facts['catalogue']}",
+        )
         return {"content": text, "filename": export_name(view, "roofline") + ".html", "type": "text/html"}
 
-    @app.callback(Output("download-ops", "data"), Input("ops-json", "n_clicks"), Input("ops-csv", "n_clicks"),
-                  *VIEW_STATES, FLAGS, prevent_initial_call=True)
+    @app.callback(
+        Output("download-ops", "data"),
+        Input("ops-json", "n_clicks"),
+        Input("ops-csv", "n_clicks"),
+        *VIEW_STATES,
+        FLAGS,
+        prevent_initial_call=True,
+    )
     def export_ops(_json, _csv, *args):
         """The decode step's ops with the scenario, app version and catalogue they come from."""
         view = view_from_controls(*args)
@@ -179,8 +278,11 @@ def register(app) -> None:
         name = export_name(view, "decode-ops")
         if ctx.triggered_id == "ops-csv":
             return {"content": ops_csv(ops_rows(first), facts), "filename": name + ".csv", "type": "text/csv"}
-        return {"content": json.dumps({**facts, "decode_ops": ops_rows(first)}, indent=2, ensure_ascii=False),
-                "filename": name + ".json", "type": "application/json"}
+        return {
+            "content": json.dumps({**facts, "decode_ops": ops_rows(first)}, indent=2, ensure_ascii=False),
+            "filename": name + ".json",
+            "type": "application/json",
+        }
 
     register_clientside(app)
 
@@ -190,42 +292,111 @@ def register_clientside(app) -> None:
     cs = "roofline"
     app.clientside_callback(
         ClientsideFunction(cs, "syncSizes"),
-        Output("batch-size", "value"), Output("batch-size-input", "value"), Output("context-length", "value"),
-        Output("context-length-input", "value"), Output("sizes", "data"), Output("batch-error", "children"),
+        Output("batch-size", "value"),
+        Output("batch-size-input", "value"),
+        Output("context-length", "value"),
+        Output("context-length-input", "value"),
+        Output("sizes", "data"),
+        Output("batch-error", "children"),
         Output("context-error", "children"),
-        Input("batch-size", "value"), Input("batch-size-input", "value"), Input("context-length", "value"),
-        Input("context-length-input", "value"), State("sizes", "data"), State("grid", "data"), FLAGS,
-        prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "drawStop"),
-                            Output("roofline-graph", "figure", allow_duplicate=True),
-                            Input("grid", "data"), State("sizes", "data"), State("roofline-graph", "figure"),
-                            prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "settle"), Output("settled", "data"), Input("sizes", "data"),
-                            State("settled", "data"), prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "limitHardware"), Output("hardware", "value"),
-                            Output("hardware", "options"), Output("hardware-notice", "children"),
-                            Input("hardware", "value"), State("hardware", "options"), FLAGS,
-                            prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "syncUrl"), Output("url-sync", "data"),
-                            Input("hardware", "value"), Input("model", "value"), Input("custom-model", "data"),
-                            Input("sizes", "data"), Input("kv-heads", "value"), Input("kv-heads", "marks"),
-                            Input("kv-heads", "disabled"), Input("precision", "value"), Input("kv-precision", "value"),
-                            Input("flash-attention", "value"), Input("tensor-parallel", "value"),
-                            Input("measured-roofs", "value"), Input("bandwidth-efficiency", "value"),
-                            Input("compute-efficiency", "value"), Input("measured-step", "value"),
-                            Input("theme", "value"), Input("present", "value"), Input("output-tokens", "value"),
-                            Input("gpu-price", "value"), Input("memory-utilization", "value"),
-                            Input("published", "value"), FLAGS)
-    app.clientside_callback(ClientsideFunction(cs, "rootClass"), Output("app-root", "className"),
-                            Input("theme", "value"), Input("present", "value"), FLAGS, prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "customPanel"), Output("custom-panel", "hidden"),
-                            Input("model", "value"), prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "unticked"), Output("reality-panel", "hidden"),
-                            Input("published", "value"), prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "changeLang"), Output("lang", "className"),
-                            Input("lang", "value"), FLAGS, prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "copyLink"), Output("copy-status", "children"),
-                            Input("copy-link", "n_clicks"), FLAGS, prevent_initial_call=True)
-    app.clientside_callback(ClientsideFunction(cs, "exportImage"), Output("export-png", "className"),
-                            Input("export-png", "n_clicks"), Input("export-svg", "n_clicks"),
-                            prevent_initial_call=True)
+        Input("batch-size", "value"),
+        Input("batch-size-input", "value"),
+        Input("context-length", "value"),
+        Input("context-length-input", "value"),
+        State("sizes", "data"),
+        State("grid", "data"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "drawStop"),
+        Output("roofline-graph", "figure", allow_duplicate=True),
+        Input("grid", "data"),
+        State("sizes", "data"),
+        State("roofline-graph", "figure"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "settle"),
+        Output("settled", "data"),
+        Input("sizes", "data"),
+        State("settled", "data"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "limitHardware"),
+        Output("hardware", "value"),
+        Output("hardware", "options"),
+        Output("hardware-notice", "children"),
+        Input("hardware", "value"),
+        State("hardware", "options"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "syncUrl"),
+        Output("url-sync", "data"),
+        Input("hardware", "value"),
+        Input("model", "value"),
+        Input("custom-model", "data"),
+        Input("sizes", "data"),
+        Input("kv-heads", "value"),
+        Input("kv-heads", "marks"),
+        Input("kv-heads", "disabled"),
+        Input("precision", "value"),
+        Input("kv-precision", "value"),
+        Input("flash-attention", "value"),
+        Input("tensor-parallel", "value"),
+        Input("measured-roofs", "value"),
+        Input("bandwidth-efficiency", "value"),
+        Input("compute-efficiency", "value"),
+        Input("measured-step", "value"),
+        Input("theme", "value"),
+        Input("present", "value"),
+        Input("output-tokens", "value"),
+        Input("gpu-price", "value"),
+        Input("memory-utilization", "value"),
+        Input("published", "value"),
+        FLAGS,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "rootClass"),
+        Output("app-root", "className"),
+        Input("theme", "value"),
+        Input("present", "value"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "customPanel"),
+        Output("custom-panel", "hidden"),
+        Input("model", "value"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "unticked"),
+        Output("reality-panel", "hidden"),
+        Input("published", "value"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "changeLang"),
+        Output("lang", "className"),
+        Input("lang", "value"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "copyLink"),
+        Output("copy-status", "children"),
+        Input("copy-link", "n_clicks"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction(cs, "exportImage"),
+        Output("export-png", "className"),
+        Input("export-png", "n_clicks"),
+        Input("export-svg", "n_clicks"),
+        prevent_initial_call=True,
+    )

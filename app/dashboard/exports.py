@@ -26,14 +26,19 @@ def plotly_bundle() -> str:
 def snapshot_html(figure: dict, title: str, link: str, provenance: str) -> str:
     """The figure with what it shows: the scenario as <title> and heading, the link that
     reproduces the view, and the app version and catalogue it was computed with."""
-    body = pio.to_html(figure, include_plotlyjs=False, full_html=False,
-                       config={"displaylogo": False, "showSendToCloud": False})
-    header = (f'<p style="font:14px system-ui,sans-serif">{html.escape(title)}<br>'
-              f'<a href="{html.escape(link, quote=True)}">{html.escape(link)}</a><br>'
-              f'<span style="color:#6b7280">{html.escape(provenance)}</span></p>')
+    body = pio.to_html(
+        figure, include_plotlyjs=False, full_html=False, config={"displaylogo": False, "showSendToCloud": False}
+    )
+    header = (
+        f'<p style="font:14px system-ui,sans-serif">{html.escape(title)}<br>'
+        f'<a href="{html.escape(link, quote=True)}">{html.escape(link)}</a><br>'
+        f'<span style="color:#6b7280">{html.escape(provenance)}</span></p>'
+    )
     # the bundle is inlined as is; "</script" cannot occur in minified plotly.js (checked in tests)
-    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>\n'
-            f"<script>{plotly_bundle()}</script></head>\n<body>{header}{body}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>\n'
+        f"<script>{plotly_bundle()}</script></head>\n<body>{header}{body}</body></html>\n"
+    )
 
 
 def ops_csv(rows: list[dict], provenance: dict) -> str:

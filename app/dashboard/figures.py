@@ -10,16 +10,23 @@ import math
 
 from ..units import duration, grouped, plain, si
 from .i18n import t
-from .marks import Mark, extent as marks_extent, gpu_marks, hover_template, trajectory_xy
+from .marks import Mark, gpu_marks, hover_template, trajectory_xy
+from .marks import extent as marks_extent
 from .uids import uid
 
 # Okabe & Ito colour-blind-safe palette (Color Universal Design, 2008), black last.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
-X_RANGE = (0.05, 20000.0)      # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
-Y_RANGE = (1e10, 2e16)         # FLOP/s: 0.01 TFLOP/s to the fp4 roofs of Blackwell
+X_RANGE = (0.05, 20000.0)  # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
+Y_RANGE = (1e10, 2e16)  # FLOP/s: 0.01 TFLOP/s to the fp4 roofs of Blackwell
 # (symbol, size) of each kind of point
-MARK_STYLE = {"decode": ("circle", 14), "prefill": ("square", 13), "attention_decode": ("diamond", 11),
-              "elementwise": ("triangle-up", 8), "measured_decode": ("star", 16), "measured": ("x-thin-open", 12)}
+MARK_STYLE = {
+    "decode": ("circle", 14),
+    "prefill": ("square", 13),
+    "attention_decode": ("diamond", 11),
+    "elementwise": ("triangle-up", 8),
+    "measured_decode": ("star", 16),
+    "measured": ("x-thin-open", 12),
+}
 THEMES = {
     "light": {"paper": "#ffffff", "plot": "#ffffff", "font": "#1f2328", "grid": "#e5e7eb", "muted": "#6b7280"},
     "dark": {"paper": "#0f172a", "plot": "#0f172a", "font": "#e5e7eb", "grid": "#334155", "muted": "#94a3b8"},
@@ -31,17 +38,27 @@ def color_for(index: int) -> str:
 
 
 def _log_axis(title: str, rng: list[float], ticks: list[float], labels: list[str], colors: dict) -> dict:
-    return {"type": "log", "title": {"text": title}, "range": rng,
-            "tickvals": ticks, "ticktext": labels, "gridcolor": colors["grid"], "zeroline": False,
-            "autorange": False, "fixedrange": False}
+    return {
+        "type": "log",
+        "title": {"text": title},
+        "range": rng,
+        "tickvals": ticks,
+        "ticktext": labels,
+        "gridcolor": colors["grid"],
+        "zeroline": False,
+        "autorange": False,
+        "fixedrange": False,
+    }
 
 
 def base_layout(lang: str, theme: str, present: bool) -> dict:
     colors = THEMES.get(theme, THEMES["light"])
     return {
-        "paper_bgcolor": colors["paper"], "plot_bgcolor": colors["plot"],
+        "paper_bgcolor": colors["paper"],
+        "plot_bgcolor": colors["plot"],
         "font": {"color": colors["font"], "size": 20 if present else 13, "family": "system-ui, sans-serif"},
-        "margin": {"l": 70, "r": 20, "t": 30, "b": 55}, "hovermode": "closest",
+        "margin": {"l": 70, "r": 20, "t": 30, "b": 55},
+        "hovermode": "closest",
         "legend": {"orientation": "h", "y": -0.18, "x": 0},
         # Keeps zoom/pan and legend clicks while the sliders move.
         "uirevision": "keep",
@@ -58,10 +75,20 @@ def marker_style(color: str, fits: bool) -> dict:
 
 def _mark_trace(mark: Mark, hw_name: str, color: str, lang: str, label: bool) -> dict:
     symbol, size = MARK_STYLE[mark.kind]
-    trace = {"type": "scatter", "uid": mark.uid, "name": mark.label, "x": [mark.x], "y": [mark.y],
-             "customdata": [list(mark.values)], "hovertemplate": hover_template(mark, hw_name, lang),
-             "mode": "markers+text" if label else "markers", "showlegend": False, "meta": {"color": color},
-             "marker": {"symbol": symbol, "size": size, **marker_style(color, mark.fits)}, "cliponaxis": False}
+    trace = {
+        "type": "scatter",
+        "uid": mark.uid,
+        "name": mark.label,
+        "x": [mark.x],
+        "y": [mark.y],
+        "customdata": [list(mark.values)],
+        "hovertemplate": hover_template(mark, hw_name, lang),
+        "mode": "markers+text" if label else "markers",
+        "showlegend": False,
+        "meta": {"color": color},
+        "marker": {"symbol": symbol, "size": size, **marker_style(color, mark.fits)},
+        "cliponaxis": False,
+    }
     if label:
         trace.update({"text": [mark.label], "textposition": "top center"})
     return trace
@@ -73,44 +100,99 @@ def _roof_traces(r: dict, index: int, lang: str) -> list[dict]:
     x0, x1 = X_RANGE[0] / 100, X_RANGE[1] * 100  # past any axis range the points can stretch to
     bw, peak, ridge = r["memory_bandwidth_bytes_per_s"], r["tensor_flops_per_s"], r["ridge_point"]
     traces = [
-        {"type": "scatter", "uid": uid("roof", hw, "memory"), "name": f"{name} · {t('ridge', lang, v=plain(ridge))}",
-         "legendgroup": hw,
-         "x": [x0, ridge], "y": [x0 * bw, peak], "mode": "lines", "line": {"color": c, "width": 2.5},
-         "hovertemplate": f"{name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>"},
-        {"type": "scatter", "uid": uid("roof", hw, "tensor"), "name": f"{name} {t('tensor_roof', lang)}",
-         "legendgroup": hw, "showlegend": False, "x": [ridge, x1], "y": [peak, peak],
-         "mode": "lines", "line": {"color": c, "width": 2.5},
-         "hovertemplate": f"{name} · {t('tensor_roof', lang)} ({r['tensor_dtype']}) {si(peak, 'FLOP/s')}<extra></extra>"},
+        {
+            "type": "scatter",
+            "uid": uid("roof", hw, "memory"),
+            "name": f"{name} · {t('ridge', lang, v=plain(ridge))}",
+            "legendgroup": hw,
+            "x": [x0, ridge],
+            "y": [x0 * bw, peak],
+            "mode": "lines",
+            "line": {"color": c, "width": 2.5},
+            "hovertemplate": f"{name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "uid": uid("roof", hw, "tensor"),
+            "name": f"{name} {t('tensor_roof', lang)}",
+            "legendgroup": hw,
+            "showlegend": False,
+            "x": [ridge, x1],
+            "y": [peak, peak],
+            "mode": "lines",
+            "line": {"color": c, "width": 2.5},
+            "hovertemplate": f"{name} · {t('tensor_roof', lang)} ({r['tensor_dtype']}) "
+            f"{si(peak, 'FLOP/s')}<extra></extra>",
+        },
     ]
     if not r["vector_unit"].startswith("tensor"):
         vpeak, vridge = r["vector_flops_per_s"], r["vector_ridge_point"]
-        traces.append({"type": "scatter", "uid": uid("roof", hw, "vector"), "name": f"{name} {t('vector_roof', lang)}",
-                       "legendgroup": hw, "showlegend": False, "x": [vridge, x1], "y": [vpeak, vpeak],
-                       "mode": "lines", "line": {"color": c, "width": 1.5, "dash": "dash"},
-                       "hovertemplate": f"{name} · {t('vector_roof', lang)} ({r['vector_unit']}) "
-                                        f"{si(vpeak, 'FLOP/s')}<extra></extra>"})
+        traces.append(
+            {
+                "type": "scatter",
+                "uid": uid("roof", hw, "vector"),
+                "name": f"{name} {t('vector_roof', lang)}",
+                "legendgroup": hw,
+                "showlegend": False,
+                "x": [vridge, x1],
+                "y": [vpeak, vpeak],
+                "mode": "lines",
+                "line": {"color": c, "width": 1.5, "dash": "dash"},
+                "hovertemplate": f"{name} · {t('vector_roof', lang)} ({r['vector_unit']}) "
+                f"{si(vpeak, 'FLOP/s')}<extra></extra>",
+            }
+        )
     m = r.get("measured_roofs")
     if m:
         mridge = m["tensor_flops_per_s"] / m["memory_bandwidth_bytes_per_s"]
         label = f"{name} · {t('measured_roof', lang)} ({m['date']})"
         dotted = {"color": c, "width": 2, "dash": "dot"}
-        traces.append({"type": "scatter", "uid": uid("roof", hw, "memory-measured"), "name": label,
-                       "showlegend": False, "legendgroup": hw, "x": [x0, mridge],
-                       "y": [x0 * m["memory_bandwidth_bytes_per_s"], m["tensor_flops_per_s"]], "mode": "lines",
-                       "line": dotted,
-                       "hovertemplate": f"{label}: {si(m['memory_bandwidth_bytes_per_s'], 'B/s')}<extra></extra>"})
-        traces.append({"type": "scatter", "uid": uid("roof", hw, "tensor-measured"), "name": label,
-                       "showlegend": False, "legendgroup": hw, "x": [mridge, x1], "y": [m["tensor_flops_per_s"]] * 2,
-                       "mode": "lines", "line": dotted,
-                       "hovertemplate": f"{label}: {si(m['tensor_flops_per_s'], 'FLOP/s')} "
-                                        f"({m['tensor_dtype']})<extra></extra>"})
+        traces.append(
+            {
+                "type": "scatter",
+                "uid": uid("roof", hw, "memory-measured"),
+                "name": label,
+                "showlegend": False,
+                "legendgroup": hw,
+                "x": [x0, mridge],
+                "y": [x0 * m["memory_bandwidth_bytes_per_s"], m["tensor_flops_per_s"]],
+                "mode": "lines",
+                "line": dotted,
+                "hovertemplate": f"{label}: {si(m['memory_bandwidth_bytes_per_s'], 'B/s')}<extra></extra>",
+            }
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "uid": uid("roof", hw, "tensor-measured"),
+                "name": label,
+                "showlegend": False,
+                "legendgroup": hw,
+                "x": [mridge, x1],
+                "y": [m["tensor_flops_per_s"]] * 2,
+                "mode": "lines",
+                "line": dotted,
+                "hovertemplate": f"{label}: {si(m['tensor_flops_per_s'], 'FLOP/s')} "
+                f"({m['tensor_dtype']})<extra></extra>",
+            }
+        )
     # The ridge value goes into the accelerator's legend entry and the hover, not as text on
     # the chart: at 3 GPUs ridge labels overlapped each other and the points.
     ridge_label = t("ridge", lang, v=plain(ridge))
-    traces.append({"type": "scatter", "uid": uid("ridge", hw), "name": ridge_label, "legendgroup": hw,
-                   "showlegend": False, "x": [ridge], "y": [peak], "mode": "markers",
-                   "marker": {"color": c, "size": 9, "symbol": "x"},
-                   "hovertemplate": f"{name} · {ridge_label} FLOP/byte<extra></extra>"})
+    traces.append(
+        {
+            "type": "scatter",
+            "uid": uid("ridge", hw),
+            "name": ridge_label,
+            "legendgroup": hw,
+            "showlegend": False,
+            "x": [ridge],
+            "y": [peak],
+            "mode": "markers",
+            "marker": {"color": c, "size": 9, "symbol": "x"},
+            "hovertemplate": f"{name} · {ridge_label} FLOP/byte<extra></extra>",
+        }
+    )
     return traces
 
 
@@ -119,10 +201,19 @@ def trajectory_trace(hw: str, xy: tuple[list[float], list[float]] | None, color:
     under the points, so it never takes their hover (hoverinfo skip: at the current batch it
     would sit exactly on the decode point and win Plotly's nearest-point contest)."""
     x, y = xy if xy else ([], [])
-    return {"type": "scatter", "uid": uid("trajectory", hw), "name": t("trajectory", lang), "legendgroup": hw,
-            "showlegend": False, "x": x, "y": y, "mode": "lines+markers", "hoverinfo": "skip",
-            "line": {"color": color, "width": 2, "dash": "dot"},
-            "marker": {"color": color, "size": 6, "symbol": "circle-open", "line": {"width": 1.5}}}
+    return {
+        "type": "scatter",
+        "uid": uid("trajectory", hw),
+        "name": t("trajectory", lang),
+        "legendgroup": hw,
+        "showlegend": False,
+        "x": x,
+        "y": y,
+        "mode": "lines+markers",
+        "hoverinfo": "skip",
+        "line": {"color": color, "width": 2, "dash": "dot"},
+        "marker": {"color": color, "size": 6, "symbol": "circle-open", "line": {"width": 1.5}},
+    }
 
 
 def _log_range(low: float, high: float, default: tuple[float, float]) -> list[float]:
@@ -133,14 +224,22 @@ def _log_range(low: float, high: float, default: tuple[float, float]) -> list[fl
 
 
 def _decade_ticks(rng: list[float], scale: float = 1.0) -> tuple[list[float], list[str]]:
-    vals = [10.0 ** e for e in range(math.floor(rng[0]), math.ceil(rng[1]) + 1)]
+    vals = [10.0**e for e in range(math.floor(rng[0]), math.ceil(rng[1]) + 1)]
     return vals, [plain(v / scale) for v in vals]
 
 
-def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: str = "en", theme: str = "light",
-                    present: bool = False, measured_points: list[dict] | None = None,
-                    extent: list[float] | None = None, stop: tuple[int, int] | None = None,
-                    published: list[dict] | None = None, subtitle: str = "") -> dict:
+def roofline_figure(
+    results: list[dict],
+    trajectories: dict[str, dict],
+    lang: str = "en",
+    theme: str = "light",
+    present: bool = False,
+    measured_points: list[dict] | None = None,
+    extent: list[float] | None = None,
+    stop: tuple[int, int] | None = None,
+    published: list[dict] | None = None,
+    subtitle: str = "",
+) -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
     ridge, the decode batch trajectory, then the decode/prefill/attention/elementwise points;
     measured roofs and points where there are some (`measured_points` and the measured decode
@@ -160,8 +259,15 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
         traj = trajectories.get(hw)
         xy = trajectory_xy(traj) if traj is not None else None
         traces.append(trajectory_trace(hw, xy, c, lang))
-        marks = gpu_marks(hw, r["decode"], r["prefill"], lang, r.get("measured_decode") if first else None,
-                          measured_points if first else None, r["memory"]["fits"])
+        marks = gpu_marks(
+            hw,
+            r["decode"],
+            r["prefill"],
+            lang,
+            r.get("measured_decode") if first else None,
+            measured_points if first else None,
+            r["memory"]["fits"],
+        )
         for m in marks:
             kinds.add(m.kind)
             traces.append(_mark_trace(m, name, c, lang, False))
@@ -185,20 +291,39 @@ def roofline_figure(results: list[dict], trajectories: dict[str, dict], lang: st
     layout["yaxis"] = _log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
     # accelerators (colours) under the x axis, then what each symbol is; never on the plot
     layout["legend"] = {"orientation": "h", "y": -0.15, "yanchor": "top", "x": 0}
-    layout["legend2"] = {"orientation": "h", "y": -0.34, "yanchor": "top", "x": 0,
-                         "font": {"size": layout["font"]["size"] - 1}, "itemclick": False, "itemdoubleclick": False}
+    layout["legend2"] = {
+        "orientation": "h",
+        "y": -0.34,
+        "yanchor": "top",
+        "x": 0,
+        "font": {"size": layout["font"]["size"] - 1},
+        "itemclick": False,
+        "itemdoubleclick": False,
+    }
     layout["margin"] = {**layout["margin"], "t": 40, "b": 150}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
-        layout["title"] = {"text": subtitle, "x": 0.01, "xanchor": "left", "y": 0.99, "yanchor": "top",
-                           "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]}}
+        layout["title"] = {
+            "text": subtitle,
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 0.99,
+            "yanchor": "top",
+            "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]},
+        }
     if stop is not None:
         layout["meta"] = {"stop": list(stop)}
     return {"data": traces, "layout": layout}
 
 
 # The marker legend: what each symbol is, in a second legend (colours = accelerators in the first).
-KIND_LEGEND = (("decode", "decode"), ("prefill", "prefill"), ("attention_decode", "attention_decode"),
-               ("elementwise", "elementwise"), ("measured_decode", "measured_point"), ("ridge", "ridge_kind"))
+KIND_LEGEND = (
+    ("decode", "decode"),
+    ("prefill", "prefill"),
+    ("attention_decode", "attention_decode"),
+    ("elementwise", "elementwise"),
+    ("measured_decode", "measured_point"),
+    ("ridge", "ridge_kind"),
+)
 
 
 def kind_legend(lang: str, colors: dict, drawn: set[str]) -> list[dict]:
@@ -208,49 +333,98 @@ def kind_legend(lang: str, colors: dict, drawn: set[str]) -> list[dict]:
         if kind not in drawn:
             continue
         symbol, size = MARK_STYLE.get(kind, ("x", 9))
-        traces.append({"type": "scatter", "uid": uid("legend", kind), "name": t(label, lang), "x": [None],
-                       "y": [None], "mode": "markers", "legend": "legend2", "hoverinfo": "skip",
-                       "marker": {"symbol": symbol, "size": min(size, 12), "color": colors["muted"]}})
+        traces.append(
+            {
+                "type": "scatter",
+                "uid": uid("legend", kind),
+                "name": t(label, lang),
+                "x": [None],
+                "y": [None],
+                "mode": "markers",
+                "legend": "legend2",
+                "hoverinfo": "skip",
+                "marker": {"symbol": symbol, "size": min(size, 12), "color": colors["muted"]},
+            }
+        )
     return traces
 
 
 def message_figure(message: str) -> dict:
     """An empty plot that says why there is nothing to draw."""
-    return {"data": [], "layout": {"xaxis": {"visible": False}, "yaxis": {"visible": False},
-                                   "annotations": [{"text": message, "showarrow": False, "font": {"size": 15}}]}}
+    return {
+        "data": [],
+        "layout": {
+            "xaxis": {"visible": False},
+            "yaxis": {"visible": False},
+            "annotations": [{"text": message, "showarrow": False, "font": {"size": 15}}],
+        },
+    }
 
 
 def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", present: bool = False) -> dict:
     """Stacked bars of weights / KV cache / activations against each accelerator's capacity."""
     mem = [r["memory"] for r in results]
-    names = [f"{r['hardware_name']}<br>{t('max_batch', lang, n=m['max_batch_size'])}" if m["fits"] else
-             f"{r['hardware_name']}<br><span style='color:#c62828'>{t('does_not_fit', lang)}</span>"
-             for r, m in zip(results, mem)]
+    names = [
+        f"{r['hardware_name']}<br>{t('max_batch', lang, n=m['max_batch_size'])}"
+        if m["fits"]
+        else f"{r['hardware_name']}<br><span style='color:#c62828'>{t('does_not_fit', lang)}</span>"
+        for r, m in zip(results, mem, strict=True)
+    ]
     over = ["#c62828" if not m["fits"] else None for m in mem]
-    parts = (("weights", "weights_bytes", "#0072B2"), ("kv_cache", "kv_cache_bytes", "#E69F00"),
-             ("activations", "activation_bytes", "#009E73"))
+    parts = (
+        ("weights", "weights_bytes", "#0072B2"),
+        ("kv_cache", "kv_cache_bytes", "#E69F00"),
+        ("activations", "activation_bytes", "#009E73"),
+    )
     data = []
     for key, field, color in parts:
-        data.append({"type": "bar", "orientation": "h", "uid": uid("memory", key), "name": t(key, lang), "y": names,
-                     "x": [m[field] for m in mem],
-                     "marker": {"color": [o or color for o in over] if key == "kv_cache" else color},
-                     "hovertemplate": f"{t(key, lang)} %{{x:.3s}}B<extra>%{{y}}</extra>"})
-    data.append({"type": "scatter", "uid": uid("memory", "capacity"), "name": t("capacity", lang), "y": names,
-                 "x": [m["capacity_bytes"] for m in mem], "mode": "markers",
-                 "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": "#c62828"}},
-                 "hovertemplate": f"{t('capacity', lang)} %{{x:.3s}}B<extra>%{{y}}</extra>"})
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "uid": uid("memory", key),
+                "name": t(key, lang),
+                "y": names,
+                "x": [m[field] for m in mem],
+                "marker": {"color": [o or color for o in over] if key == "kv_cache" else color},
+                "hovertemplate": f"{t(key, lang)} %{{x:.3s}}B<extra>%{{y}}</extra>",
+            }
+        )
+    data.append(
+        {
+            "type": "scatter",
+            "uid": uid("memory", "capacity"),
+            "name": t("capacity", lang),
+            "y": names,
+            "x": [m["capacity_bytes"] for m in mem],
+            "mode": "markers",
+            "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": "#c62828"}},
+            "hovertemplate": f"{t('capacity', lang)} %{{x:.3s}}B<extra>%{{y}}</extra>",
+        }
+    )
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
-    layout.update({"barmode": "stack", "margin": {"l": 200 if present else 130, "r": 10, "t": 30, "b": 40},
-                   "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "font": {"size": 11}},
-                   "xaxis": {"title": {"text": t("bytes_axis", lang)}, "gridcolor": colors["grid"],
-                             "tickformat": ".2s", "ticksuffix": "B"},
-                   "yaxis": {"autorange": "reversed"}, "height": 110 + 45 * len(results)})
+    layout.update(
+        {
+            "barmode": "stack",
+            "margin": {"l": 200 if present else 130, "r": 10, "t": 30, "b": 40},
+            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "font": {"size": 11}},
+            "xaxis": {
+                "title": {"text": t("bytes_axis", lang)},
+                "gridcolor": colors["grid"],
+                "tickformat": ".2s",
+                "ticksuffix": "B",
+            },
+            "yaxis": {"autorange": "reversed"},
+            "height": 110 + 45 * len(results),
+        }
+    )
     return {"data": data, "layout": layout}
 
 
-def throughput_figure(sweeps: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light",
-                      present: bool = False) -> dict:
+def throughput_figure(
+    sweeps: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light", present: bool = False
+) -> dict:
     """Decode tokens/s bound against batch size; the line turns dotted where it stops fitting."""
     data = []
     for i, r in enumerate(results):
@@ -260,34 +434,65 @@ def throughput_figure(sweeps: dict[str, dict], results: list[dict], lang: str = 
         for part, mask, dash in (("fits", fits, "solid"), ("over", ~fits, "dot")):
             if not mask.any():
                 continue
-            data.append({"type": "scatter", "uid": uid("throughput", r["hardware_id"], part),
-                         "name": r["hardware_name"], "showlegend": part == "fits" or not fits.any(),
-                         "legendgroup": r["hardware_id"], "x": s["batch_size"][mask].tolist(),
-                         "y": s["tokens_per_s"][mask].tolist(), "mode": "lines",
-                         "line": {"color": c, "dash": dash, "width": 2},
-                         "hovertemplate": f"{r['hardware_name']}<br>B=%{{x}}: %{{y:,.0f}} tok/s<extra></extra>"})
+            data.append(
+                {
+                    "type": "scatter",
+                    "uid": uid("throughput", r["hardware_id"], part),
+                    "name": r["hardware_name"],
+                    "showlegend": part == "fits" or not fits.any(),
+                    "legendgroup": r["hardware_id"],
+                    "x": s["batch_size"][mask].tolist(),
+                    "y": s["tokens_per_s"][mask].tolist(),
+                    "mode": "lines",
+                    "line": {"color": c, "dash": dash, "width": 2},
+                    "hovertemplate": f"{r['hardware_name']}<br>B=%{{x}}: %{{y:,.0f}} tok/s<extra></extra>",
+                }
+            )
         maxb = r["memory"]["max_batch_size"]
         if 1 <= maxb <= s["batch_size"][-1]:
             idx = int(min(range(len(s["batch_size"])), key=lambda j: abs(s["batch_size"][j] - maxb)))
-            data.append({"type": "scatter", "uid": uid("throughput", r["hardware_id"], "max"), "showlegend": False,
-                         "x": [maxb], "y": [float(s["tokens_per_s"][idx])], "mode": "markers",
-                         "marker": {"color": c, "symbol": "x", "size": 10},
-                         "hovertemplate": t("max_batch", lang, n=maxb) + "<extra></extra>"})
+            data.append(
+                {
+                    "type": "scatter",
+                    "uid": uid("throughput", r["hardware_id"], "max"),
+                    "showlegend": False,
+                    "x": [maxb],
+                    "y": [float(s["tokens_per_s"][idx])],
+                    "mode": "markers",
+                    "marker": {"color": c, "symbol": "x", "size": 10},
+                    "hovertemplate": t("max_batch", lang, n=maxb) + "<extra></extra>",
+                }
+            )
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
-    layout.update({"xaxis": {"type": "log", "title": {"text": t("batch_axis", lang)}, "gridcolor": colors["grid"]},
-                   "yaxis": {"type": "log", "title": {"text": t("tokens_axis", lang)}, "gridcolor": colors["grid"]},
-                   "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-                   "height": 320, "margin": {"l": 70, "r": 20, "t": 30, "b": 45}})
+    layout.update(
+        {
+            "xaxis": {"type": "log", "title": {"text": t("batch_axis", lang)}, "gridcolor": colors["grid"]},
+            "yaxis": {"type": "log", "title": {"text": t("tokens_axis", lang)}, "gridcolor": colors["grid"]},
+            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+            "height": 320,
+            "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
+        }
+    )
     return {"data": data, "layout": layout}
 
 
 def ops_rows(result: dict) -> list[dict]:
     """Rows of the ops table for one accelerator's decode step."""
     d = result["decode"]
-    return [{"op": o["name"], "unit": o["unit"], "flops": o["flops"], "bytes": o["bytes"],
-             "intensity": round(o["intensity"], 4), "bound": o["bound"], "time_us": round(o["time_s"] * 1e6, 3),
-             "share": round(o["time_s"] / d["time_s"], 4)} for o in d["ops"]]
+    return [
+        {
+            "op": o["name"],
+            "unit": o["unit"],
+            "flops": o["flops"],
+            "bytes": o["bytes"],
+            "intensity": round(o["intensity"], 4),
+            "bound": o["bound"],
+            "time_us": round(o["time_s"] * 1e6, 3),
+            "share": round(o["time_s"] / d["time_s"], 4),
+        }
+        for o in d["ops"]
+    ]
 
 
 def comparison_rows(results: list[dict]) -> list[dict]:
@@ -297,10 +502,14 @@ def comparison_rows(results: list[dict]) -> list[dict]:
     for r in results:
         tps, ttft, maxb = r["decode"]["tokens_per_s"], r["prefill"]["time_s"], r["memory"]["max_batch_size"]
         b_maxb = base["memory"]["max_batch_size"]
-        rows.append({"gpu": r["hardware_name"],
-                     "decode": f"{grouped(tps)} ({tps / base['decode']['tokens_per_s']:.2f}x)",
-                     "ttft": f"{duration(ttft)} ({base['prefill']['time_s'] / ttft:.2f}x)",
-                     "maxb": f"{maxb} ({(maxb / b_maxb):.2f}x)" if b_maxb else str(maxb)})
+        rows.append(
+            {
+                "gpu": r["hardware_name"],
+                "decode": f"{grouped(tps)} ({tps / base['decode']['tokens_per_s']:.2f}x)",
+                "ttft": f"{duration(ttft)} ({base['prefill']['time_s'] / ttft:.2f}x)",
+                "maxb": f"{maxb} ({(maxb / b_maxb):.2f}x)" if b_maxb else str(maxb),
+            }
+        )
     return rows
 
 
@@ -312,15 +521,24 @@ def request_rows(results: list[dict]) -> list[dict]:
         if not q:
             continue
         cost = q["cost_per_million_output_tokens"]
-        rows.append({"gpu": r["hardware_name"], "ttft": duration(q["ttft_s"]), "tpot": duration(q["tpot_s"]),
-                     "e2e": duration(q["e2e_s"]), "user": grouped(q["output_tokens_per_s_per_sequence"]),
-                     "group": grouped(q["output_tokens_per_s"]),
-                     "cost": "—" if cost is None else f"${plain(cost)}", "fits": q["fits_at_end"]})
+        rows.append(
+            {
+                "gpu": r["hardware_name"],
+                "ttft": duration(q["ttft_s"]),
+                "tpot": duration(q["tpot_s"]),
+                "e2e": duration(q["e2e_s"]),
+                "user": grouped(q["output_tokens_per_s_per_sequence"]),
+                "group": grouped(q["output_tokens_per_s"]),
+                "cost": "—" if cost is None else f"${plain(cost)}",
+                "fits": q["fits_at_end"],
+            }
+        )
     return rows
 
 
-def interactivity_figure(curves: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light",
-                         present: bool = False) -> dict:
+def interactivity_figure(
+    curves: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light", present: bool = False
+) -> dict:
     """Output tokens/s per GPU against tokens/s per user (1 / TPOT) along batch 1 .. the largest
     batch that fits, one curve per accelerator, the current batch marked: past the knee the
     group's throughput stops rising while every user waits longer (seed 000)."""
@@ -331,32 +549,54 @@ def interactivity_figure(curves: dict[str, dict], results: list[dict], lang: str
         if curve is None or not len(curve["batch_size"]):
             continue
         batch = [int(b) for b in curve["batch_size"]]
-        data.append({"type": "scatter", "uid": uid("interactivity", hw, "curve"), "name": r["hardware_name"],
-                     "legendgroup": hw, "x": [float(v) for v in curve["output_tokens_per_s_per_sequence"]],
-                     "y": [float(v) for v in curve["output_tokens_per_s_per_gpu"]], "mode": "lines",
-                     "line": {"color": c, "width": 2}, "customdata": batch,
-                     "hovertemplate": f"{r['hardware_name']}<br>B = %{{customdata}}<br>"
-                                      f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
-                                      f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>"})
+        data.append(
+            {
+                "type": "scatter",
+                "uid": uid("interactivity", hw, "curve"),
+                "name": r["hardware_name"],
+                "legendgroup": hw,
+                "x": [float(v) for v in curve["output_tokens_per_s_per_sequence"]],
+                "y": [float(v) for v in curve["output_tokens_per_s_per_gpu"]],
+                "mode": "lines",
+                "line": {"color": c, "width": 2},
+                "customdata": batch,
+                "hovertemplate": f"{r['hardware_name']}<br>B = %{{customdata}}<br>"
+                f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
+                f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
+            }
+        )
         q = r.get("request")
         tpot = q["tpot_s"] if q else r["decode"]["time_s"]
         per_gpu = (q["output_tokens_per_s"] if q else r["decode"]["tokens_per_s"]) / r["tensor_parallel"]
-        data.append({"type": "scatter", "uid": uid("interactivity", hw, "current"), "name": r["hardware_name"],
-                     "legendgroup": hw, "showlegend": False, "x": [1.0 / tpot], "y": [per_gpu], "mode": "markers",
-                     "marker": {"color": c, "size": 11, "symbol": "circle", "line": {"color": "#ffffff", "width": 1}},
-                     "hovertemplate": f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
-                                      f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
-                                      f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>"})
+        data.append(
+            {
+                "type": "scatter",
+                "uid": uid("interactivity", hw, "current"),
+                "name": r["hardware_name"],
+                "legendgroup": hw,
+                "showlegend": False,
+                "x": [1.0 / tpot],
+                "y": [per_gpu],
+                "mode": "markers",
+                "marker": {"color": c, "size": 11, "symbol": "circle", "line": {"color": "#ffffff", "width": 1}},
+                "hovertemplate": f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
+                f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
+                f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
+            }
+        )
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     # ticks at 1-2-5 steps, never Plotly's lone minor digits ("2 3 4 5") on a short log range
     ticks = {"tickformat": ",~r", "dtick": "D2"}
-    layout.update({"xaxis": {"type": "log", "title": {"text": t("per_user_axis", lang)}, "gridcolor": colors["grid"],
-                             **ticks},
-                   "yaxis": {"type": "log", "title": {"text": t("per_gpu_axis", lang)}, "gridcolor": colors["grid"],
-                             **ticks},
-                   "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-                   "height": 320, "margin": {"l": 70, "r": 20, "t": 30, "b": 45}})
+    layout.update(
+        {
+            "xaxis": {"type": "log", "title": {"text": t("per_user_axis", lang)}, "gridcolor": colors["grid"], **ticks},
+            "yaxis": {"type": "log", "title": {"text": t("per_gpu_axis", lang)}, "gridcolor": colors["grid"], **ticks},
+            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+            "height": 320,
+            "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
+        }
+    )
     return {"data": data, "layout": layout}
 
 
@@ -369,23 +609,56 @@ def published_traces(published: list[dict], results: list[dict], lang: str) -> l
         hw = p["accelerator"]
         if hw not in colors:
             continue
-        text = t("hover_published", lang, title=p["source"]["table"], date=p["source"]["date"],
-                 model=p["model"], batch=p["batch_size"], tokens_in=p["input_tokens"], tokens_out=p["output_tokens"],
-                 tp=p["tensor_parallel"], fraction=f"{p['fraction_of_bound']:.0%}", mbu=f"{p['mbu']:.0%}")
-        traces.append({"type": "scatter", "uid": uid("published", hw, n), "name": p["id"], "legendgroup": hw,
-                       "showlegend": False, "x": [p["intensity"]], "y": [p["achieved_flops_per_s"]],
-                       "mode": "markers", "hovertemplate": text + "<extra></extra>",
-                       "marker": {"color": colors[hw], "symbol": "hexagram", "size": 12,
-                                  "line": {"color": "#ffffff", "width": 1}}})
+        text = t(
+            "hover_published",
+            lang,
+            title=p["source"]["table"],
+            date=p["source"]["date"],
+            model=p["model"],
+            batch=p["batch_size"],
+            tokens_in=p["input_tokens"],
+            tokens_out=p["output_tokens"],
+            tp=p["tensor_parallel"],
+            fraction=f"{p['fraction_of_bound']:.0%}",
+            mbu=f"{p['mbu']:.0%}",
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "uid": uid("published", hw, n),
+                "name": p["id"],
+                "legendgroup": hw,
+                "showlegend": False,
+                "x": [p["intensity"]],
+                "y": [p["achieved_flops_per_s"]],
+                "mode": "markers",
+                "hovertemplate": text + "<extra></extra>",
+                "marker": {
+                    "color": colors[hw],
+                    "symbol": "hexagram",
+                    "size": 12,
+                    "line": {"color": "#ffffff", "width": 1},
+                },
+            }
+        )
     return traces
 
 
 def reality_rows(published: list[dict]) -> list[dict]:
     """The "reality check" table: each published figure against its bound."""
-    return [{"gpu": p["accelerator"], "model": p["model"], "scenario":
-             f"{p['weight_dtype']} · TP {p['tensor_parallel']} · B {p['batch_size']} · "
-             f"{grouped(p['input_tokens'])}/{grouped(p['output_tokens'])}",
-             "metric": p["metric"], "measured": plain(p["value"]), "bound": plain(p["bound"]),
-             "fraction": f"{p['fraction_of_bound']:.0%}", "mbu": f"{p['mbu']:.0%}",
-             "source": f"{p['source']['table']}, {p['source']['date']}", "url": p["source"]["url"]}
-            for p in published]
+    return [
+        {
+            "gpu": p["accelerator"],
+            "model": p["model"],
+            "scenario": f"{p['weight_dtype']} · TP {p['tensor_parallel']} · B {p['batch_size']} · "
+            f"{grouped(p['input_tokens'])}/{grouped(p['output_tokens'])}",
+            "metric": p["metric"],
+            "measured": plain(p["value"]),
+            "bound": plain(p["bound"]),
+            "fraction": f"{p['fraction_of_bound']:.0%}",
+            "mbu": f"{p['mbu']:.0%}",
+            "source": f"{p['source']['table']}, {p['source']['date']}",
+            "url": p["source"]["url"],
+        }
+        for p in published
+    ]

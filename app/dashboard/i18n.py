@@ -9,13 +9,20 @@ STRINGS: dict[str, dict[str, str]] = {
     "hardware": {"en": "Accelerators", "zh": "加速器"},
     "model": {"en": "Model", "zh": "模型"},
     "custom": {"en": "custom config.json…", "zh": "自定义 config.json…"},
-    "custom_help": {"en": "Paste a Hugging Face config.json or drop the file (max 256 KiB; parsed as JSON only).",
-                    "zh": "粘贴 Hugging Face config.json 或拖入文件（最大 256 KiB，只按 JSON 解析）。"},
+    "custom_help": {
+        "en": "Paste a Hugging Face config.json or drop the file (max 256 KiB; parsed as JSON only).",
+        "zh": "粘贴 Hugging Face config.json 或拖入文件（最大 256 KiB，只按 JSON 解析）。",
+    },
     "custom_apply": {"en": "Use this config", "zh": "使用此配置"},
-    "custom_ok": {"en": "Custom model loaded: {name}, {params} parameters.", "zh": "已加载自定义模型：{name}，{params} 参数。"},
-    "custom_no_link": {"en": "It is too large to travel in a link ({n} characters encoded; the limit is {limit}): "
-                              "links and reloads will show the default model.",
-                       "zh": "配置过大，无法放进链接（编码后 {n} 个字符，上限 {limit}）：链接和刷新将显示默认模型。"},
+    "custom_ok": {
+        "en": "Custom model loaded: {name}, {params} parameters.",
+        "zh": "已加载自定义模型：{name}，{params} 参数。",
+    },
+    "custom_no_link": {
+        "en": "It is too large to travel in a link ({n} characters encoded; the limit is {limit}): "
+        "links and reloads will show the default model.",
+        "zh": "配置过大，无法放进链接（编码后 {n} 个字符，上限 {limit}）：链接和刷新将显示默认模型。",
+    },
     "batch": {"en": "Batch size", "zh": "批大小"},
     "context": {"en": "Context length (tokens)", "zh": "上下文长度（token）"},
     "kv_heads": {"en": "KV heads (MQA … MHA)", "zh": "KV 头数（MQA … MHA）"},
@@ -29,45 +36,66 @@ STRINGS: dict[str, dict[str, str]] = {
     "fl_eff": {"en": "Compute efficiency", "zh": "算力效率"},
     "measured_step": {"en": "Measured decode step (ms)", "zh": "实测 decode 步长（ms）"},
     "upload_measurements": {"en": "Import measurements ⇪", "zh": "导入实测数据 ⇪"},
-    "measurements_loaded": {"en": "{n} measured points loaded; rows without counts borrow the model's.",
-                            "zh": "已导入 {n} 条实测数据；无计数的行借用模型的预测。"},
-    "efficiency_notice": {"en": "Roofs scaled to {bw} of bandwidth and {fl} of compute.",
-                          "zh": "屋顶已按带宽 {bw}、算力 {fl} 缩放。"},
+    "measurements_loaded": {
+        "en": "{n} measured points loaded; rows without counts borrow the model's.",
+        "zh": "已导入 {n} 条实测数据；无计数的行借用模型的预测。",
+    },
+    "efficiency_notice": {
+        "en": "Roofs scaled to {bw} of bandwidth and {fl} of compute.",
+        "zh": "屋顶已按带宽 {bw}、算力 {fl} 缩放。",
+    },
     "measured_roof": {"en": "measured", "zh": "实测"},
     "measured_point": {"en": "measured decode", "zh": "实测 decode"},
     "insight_measured": {
         "en": "Measured: a decode step of {time} ({tps} tokens/s) is {gap}x the bound — MBU {mbu}, MFU {mfu}.",
-        "zh": "实测：一步 decode {time}（{tps} tokens/s），是上限的 {gap} 倍 —— MBU {mbu}，MFU {mfu}。"},
+        "zh": "实测：一步 decode {time}（{tps} tokens/s），是上限的 {gap} 倍 —— MBU {mbu}，MFU {mfu}。",
+    },
     "hover_measured": {
         "en": "<b>{label}</b> (measured) on {hw}<br>time {time}<br>{achieved} achieved, roof {roof}<br>"
-              "{fraction} of the roof ({gap}x away)",
+        "{fraction} of the roof ({gap}x away)",
         "zh": "<b>{label}</b>（实测）· {hw}<br>时间 {time}<br>达到 {achieved}，屋顶 {roof}<br>"
-              "为屋顶的 {fraction}（差 {gap} 倍）"},
+        "为屋顶的 {fraction}（差 {gap} 倍）",
+    },
     "error": {"en": "Cannot analyse this view: {message}", "zh": "无法分析此视图：{message}"},
     "insight_tp": {
         "en": "With tensor parallelism over {n} GPUs the all-reduces cost {comm} per step over {link} "
-              "({share} of the step if not overlapped).",
-        "zh": "{n} 卡张量并行时，all-reduce 每步耗时 {comm}（经 {link}），不重叠时占一步的 {share}。"},
-    "dtype_fallback": {"en": "{hw} has no {want} tensor roof: its matrix ops use the {got} roof.",
-                       "zh": "{hw} 没有 {want} 张量算力：矩阵运算按 {got} 的算力上限计算。"},
-    "batch_invalid": {"en": "Batch size must be a whole number from 1 to 65,536; still showing {v}.",
-                      "zh": "批大小须为 1 到 65,536 的整数；仍显示 {v}。"},
-    "context_invalid": {"en": "Context length must be a whole number from 1 to 1,048,576; still showing {v}.",
-                        "zh": "上下文长度须为 1 到 1,048,576 的整数；仍显示 {v}。"},
-    "hardware_limit": {"en": "At most {n} accelerators at once: kept the first {n}.",
-                       "zh": "最多同时选择 {n} 个加速器：已保留前 {n} 个。"},
-    "kv_mla": {"en": "An MLA model caches one latent per token, not KV heads: nothing to set.",
-               "zh": "MLA 模型每个 token 缓存一个潜向量，没有 KV 头可调。"},
-    "tp_disabled": {"en": "TP {n} does not divide the {heads} attention heads.",
-                    "zh": "TP {n} 不能整除 {heads} 个注意力头。"},
+        "({share} of the step if not overlapped).",
+        "zh": "{n} 卡张量并行时，all-reduce 每步耗时 {comm}（经 {link}），不重叠时占一步的 {share}。",
+    },
+    "dtype_fallback": {
+        "en": "{hw} has no {want} tensor roof: its matrix ops use the {got} roof.",
+        "zh": "{hw} 没有 {want} 张量算力：矩阵运算按 {got} 的算力上限计算。",
+    },
+    "batch_invalid": {
+        "en": "Batch size must be a whole number from 1 to 65,536; still showing {v}.",
+        "zh": "批大小须为 1 到 65,536 的整数；仍显示 {v}。",
+    },
+    "context_invalid": {
+        "en": "Context length must be a whole number from 1 to 1,048,576; still showing {v}.",
+        "zh": "上下文长度须为 1 到 1,048,576 的整数；仍显示 {v}。",
+    },
+    "hardware_limit": {
+        "en": "At most {n} accelerators at once: kept the first {n}.",
+        "zh": "最多同时选择 {n} 个加速器：已保留前 {n} 个。",
+    },
+    "kv_mla": {
+        "en": "An MLA model caches one latent per token, not KV heads: nothing to set.",
+        "zh": "MLA 模型每个 token 缓存一个潜向量，没有 KV 头可调。",
+    },
+    "tp_disabled": {
+        "en": "TP {n} does not divide the {heads} attention heads.",
+        "zh": "TP {n} 不能整除 {heads} 个注意力头。",
+    },
     "serving": {"en": "Serving", "zh": "服务"},
     "output_tokens": {"en": "Output tokens per request", "zh": "每个请求的输出 token 数"},
     "gpu_price": {"en": "GPU-hour price (USD)", "zh": "GPU 小时单价（美元）"},
     "memory_utilization": {"en": "Memory utilization (usable fraction)", "zh": "显存利用率（可用比例）"},
     "show_published": {"en": "Published measurements (reality check)", "zh": "公开实测数据（现实对照）"},
     "request": {"en": "One request", "zh": "单个请求"},
-    "request_hint": {"en": "Set the output tokens (Serving) to time one request end to end and cost it.",
-                     "zh": "在“服务”中设置输出 token 数，即可计算单个请求的端到端耗时与成本。"},
+    "request_hint": {
+        "en": "Set the output tokens (Serving) to time one request end to end and cost it.",
+        "zh": "在“服务”中设置输出 token 数，即可计算单个请求的端到端耗时与成本。",
+    },
     "interactivity": {"en": "Throughput vs interactivity", "zh": "吞吐 vs 交互性"},
     "reality": {"en": "Reality check: published measurements", "zh": "现实对照：公开实测数据"},
     "per_user_axis": {"en": "tokens/s per user (1 / TPOT)", "zh": "每用户 tokens/s（1 / TPOT）"},
@@ -83,21 +111,24 @@ STRINGS: dict[str, dict[str, str]] = {
     "col_scenario": {"en": "scenario", "zh": "场景"},
     "col_metric": {"en": "metric", "zh": "指标"},
     "col_measured": {"en": "measured", "zh": "实测"},
-    "col_bound": {"en": "bound", "zh": "上限"},
+    "col_bound_value": {"en": "bound", "zh": "上限"},
     "col_fraction": {"en": "of bound", "zh": "占上限"},
     "col_mbu": {"en": "MBU", "zh": "MBU"},
     "col_source": {"en": "source", "zh": "来源"},
     "hover_published": {
         "en": "<b>published</b>: {model}, B {batch}, {tokens_in}/{tokens_out} tokens, TP {tp}<br>{title} ({date})<br>"
-              "{fraction} of the bound · MBU {mbu}",
+        "{fraction} of the bound · MBU {mbu}",
         "zh": "<b>公开实测</b>：{model}，B {batch}，{tokens_in}/{tokens_out} token，TP {tp}<br>{title}（{date}）<br>"
-              "为上限的 {fraction} · MBU {mbu}"},
+        "为上限的 {fraction} · MBU {mbu}",
+    },
     "ridge_kind": {"en": "ridge", "zh": "脊点"},
     "elementwise": {"en": "elementwise ops", "zh": "逐元素算子"},
-    "subtitle": {"en": "{model} · weights {weights} · KV {kv} · compute {compute} · batch {batch} · context {ctx} · "
-                       "TP {tp} · FlashAttention {fa}",
-                 "zh": "{model} · 权重 {weights} · KV {kv} · 计算 {compute} · 批 {batch} · 上下文 {ctx} · "
-                       "TP {tp} · FlashAttention {fa}"},
+    "subtitle": {
+        "en": "{model} · weights {weights} · KV {kv} · compute {compute} · batch {batch} · context {ctx} · "
+        "TP {tp} · FlashAttention {fa}",
+        "zh": "{model} · 权重 {weights} · KV {kv} · 计算 {compute} · 批 {batch} · 上下文 {ctx} · "
+        "TP {tp} · FlashAttention {fa}",
+    },
     "on": {"en": "on", "zh": "开"},
     "off": {"en": "off", "zh": "关"},
     "theme_dark": {"en": "Dark", "zh": "深色"},
@@ -145,35 +176,44 @@ STRINGS: dict[str, dict[str, str]] = {
     "col_maxb": {"en": "max batch", "zh": "最大批"},
     "memory_bound": {"en": "memory-bound", "zh": "带宽受限"},
     "compute_bound": {"en": "compute-bound", "zh": "算力受限"},
-    "notice_ignored": {"en": "Ignored URL parameter {name}={value}: {why}", "zh": "已忽略 URL 参数 {name}={value}：{why}"},
+    "notice_ignored": {
+        "en": "Ignored URL parameter {name}={value}: {why}",
+        "zh": "已忽略 URL 参数 {name}={value}：{why}",
+    },
     "no_hardware": {"en": "Select at least one accelerator.", "zh": "请至少选择一个加速器。"},
     "hover": {
         "en": "<b>{label}</b> on {hw}<br>{attainable} at {intensity} FLOP/byte<br>FLOPs {flops} · bytes {bytes}<br>"
-              "{bound} · time {time}<br>{tokens}",
+        "{bound} · time {time}<br>{tokens}",
         "zh": "<b>{label}</b> · {hw}<br>{attainable}，算术强度 {intensity} FLOP/字节<br>FLOPs {flops} · 字节 {bytes}<br>"
-              "{bound} · 时间 {time}<br>{tokens}"},
+        "{bound} · 时间 {time}<br>{tokens}",
+    },
     "tokens_per_s": {"en": "{v} tokens/s", "zh": "{v} tokens/s"},
     "insight_decode": {
         "en": "Decode on {hw} is {bound}: each step reads {bytes} ({weights} of weights, {kv} of KV cache) "
-              "in at least {time}, so at most ~{tps} tokens/s.",
+        "in at least {time}, so at most ~{tps} tokens/s.",
         "zh": "{hw} 上的 decode {bound}：每一步要读 {bytes}（权重 {weights}，KV cache {kv}），至少 {time}，"
-              "所以最多约 {tps} tokens/s。"},
+        "所以最多约 {tps} tokens/s。",
+    },
     "insight_wall": {
         "en": "Batching raises intensity toward ~{limit} FLOP/byte, but the KV cache fills the {cap} at batch ~{maxb}, "
-              "{where} the ridge ({ridge}).",
-        "zh": "加大批能把算术强度推向约 {limit} FLOP/字节，但 KV cache 在批约 {maxb} 时就占满 {cap}，{where}脊点（{ridge}）。"},
+        "{where} the ridge ({ridge}).",
+        "zh": "加大批能把算术强度推向约 {limit} FLOP/字节，但 KV cache 在批约 {maxb} 时就占满 {cap}，{where}脊点（{ridge}）。",
+    },
     "insight_nofit": {
         "en": "The weights alone ({weights}) do not fit in its {cap}.",
-        "zh": "仅权重（{weights}）就放不进它的 {cap}。"},
+        "zh": "仅权重（{weights}）就放不进它的 {cap}。",
+    },
     "far_left": {"en": "far left of", "zh": "远在其左侧的"},
     "left_of": {"en": "left of", "zh": "仍在左侧的"},
     "right_of": {"en": "right of", "zh": "已越过"},
     "insight_prefill": {
         "en": "Prefill of {tokens} prompt tokens is {bound} at {intensity} FLOP/byte: at least {time} to the first token.",
-        "zh": "{tokens} 个提示 token 的 prefill {bound}，算术强度 {intensity} FLOP/字节：首 token 至少 {time}。"},
+        "zh": "{tokens} 个提示 token 的 prefill {bound}，算术强度 {intensity} FLOP/字节：首 token 至少 {time}。",
+    },
     "insight_compare": {
         "en": "{hw2} decodes {ratio}x as fast as {hw1}: decode follows memory bandwidth, not FLOP/s.",
-        "zh": "{hw2} 的 decode 速度是 {hw1} 的 {ratio} 倍：decode 跟的是带宽，不是算力。"},
+        "zh": "{hw2} 的 decode 速度是 {hw1} 的 {ratio} 倍：decode 跟的是带宽，不是算力。",
+    },
     "bound_memory": {"en": "memory-bound", "zh": "受带宽限制"},
     "bound_compute": {"en": "compute-bound", "zh": "受算力限制"},
 }

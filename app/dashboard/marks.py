@@ -27,28 +27,47 @@ MEASURED_FIELDS = ("time", "achieved", "roof", "fraction", "gap")
 @dataclass(frozen=True)
 class Mark:
     uid: str
-    kind: str      # decode | prefill | attention_decode | elementwise | measured_decode | measured
-    label: str     # what the point is: "decode", an op name, a measured row's name
-    x: float       # FLOP/byte
-    y: float       # FLOP/s
+    kind: str  # decode | prefill | attention_decode | elementwise | measured_decode | measured
+    label: str  # what the point is: "decode", an op name, a measured row's name
+    x: float  # FLOP/byte
+    y: float  # FLOP/s
     values: tuple[str, ...]  # hover values, in the order of the kind's template fields
-    fits: bool = True        # the scenario fits this accelerator's memory (else drawn hollow)
+    fits: bool = True  # the scenario fits this accelerator's memory (else drawn hollow)
 
     def at_stop(self) -> list:
         return [self.x, self.y, list(self.values), self.fits]
 
 
-def _phase_values(flops: float, bytes_: float, time_s: float, bound: str, tokens_per_s: float | None,
-                  lang: str) -> tuple[str, ...]:
-    return (si(flops, "FLOP"), si(bytes_, "B"), plain(flops / bytes_ if bytes_ else 0.0),
-            si(flops / time_s, "FLOP/s"), t(f"bound_{bound}", lang), duration(time_s),
-            t("tokens_per_s", lang, v=grouped(tokens_per_s)) if tokens_per_s else "")
+def _phase_values(
+    flops: float, bytes_: float, time_s: float, bound: str, tokens_per_s: float | None, lang: str
+) -> tuple[str, ...]:
+    return (
+        si(flops, "FLOP"),
+        si(bytes_, "B"),
+        plain(flops / bytes_ if bytes_ else 0.0),
+        si(flops / time_s, "FLOP/s"),
+        t(f"bound_{bound}", lang),
+        duration(time_s),
+        t("tokens_per_s", lang, v=grouped(tokens_per_s)) if tokens_per_s else "",
+    )
 
 
 def _phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str, with_tokens: bool = True) -> Mark:
-    return Mark(uid("point", hw, kind), kind, label, phase["intensity"], phase["flops"] / phase["time_s"],
-                _phase_values(phase["flops"], phase["bytes"], phase["time_s"], phase["bound"],
-                              phase["tokens_per_s"] if with_tokens else None, lang))
+    return Mark(
+        uid("point", hw, kind),
+        kind,
+        label,
+        phase["intensity"],
+        phase["flops"] / phase["time_s"],
+        _phase_values(
+            phase["flops"],
+            phase["bytes"],
+            phase["time_s"],
+            phase["bound"],
+            phase["tokens_per_s"] if with_tokens else None,
+            lang,
+        ),
+    )
 
 
 def attention_phase(decode: dict) -> dict | None:
@@ -58,12 +77,25 @@ def attention_phase(decode: dict) -> dict | None:
     if not time_s:
         return None
     flops, bytes_ = sum(o["flops"] for o in ops), sum(o["bytes"] for o in ops)
-    return {"flops": flops, "bytes": bytes_, "intensity": flops / bytes_, "time_s": time_s, "tokens_per_s": None,
-            "bound": "compute" if all(o["bound"] == "compute" for o in ops) else "memory"}
+    return {
+        "flops": flops,
+        "bytes": bytes_,
+        "intensity": flops / bytes_,
+        "time_s": time_s,
+        "tokens_per_s": None,
+        "bound": "compute" if all(o["bound"] == "compute" for o in ops) else "memory",
+    }
 
 
-def gpu_marks(hw: str, decode: dict, prefill: dict, lang: str, measured_decode: dict | None = None,
-              measured_points: list[dict] | None = None, fits: bool = True) -> list[Mark]:
+def gpu_marks(
+    hw: str,
+    decode: dict,
+    prefill: dict,
+    lang: str,
+    measured_decode: dict | None = None,
+    measured_points: list[dict] | None = None,
+    fits: bool = True,
+) -> list[Mark]:
     """Decode, prefill, decode attention and each elementwise op of the decode step; the
     measured decode step and imported measured points where given. `fits`: whether the
     scenario fits in memory; the predicted points of one that does not are drawn hollow."""
@@ -74,16 +106,25 @@ def gpu_marks(hw: str, decode: dict, prefill: dict, lang: str, measured_decode: 
 
 
 def _predicted_marks(hw: str, decode: dict, prefill: dict, lang: str) -> list[Mark]:
-    marks = [_phase_mark(hw, "decode", t("decode", lang), decode, lang),
-             _phase_mark(hw, "prefill", t("prefill", lang), prefill, lang)]
+    marks = [
+        _phase_mark(hw, "decode", t("decode", lang), decode, lang),
+        _phase_mark(hw, "prefill", t("prefill", lang), prefill, lang),
+    ]
     attention = attention_phase(decode)
     if attention is not None:
         marks.append(_phase_mark(hw, "attention_decode", t("attention_decode", lang), attention, lang, False))
     for op in decode["ops"]:
         if op["unit"] == "vector" and op["flops"] > 0:
-            marks.append(Mark(uid("point", hw, op["name"]), "elementwise", op["name"], op["intensity"],
-                              op["flops"] / op["time_s"],
-                              _phase_values(op["flops"], op["bytes"], op["time_s"], op["bound"], None, lang)))
+            marks.append(
+                Mark(
+                    uid("point", hw, op["name"]),
+                    "elementwise",
+                    op["name"],
+                    op["intensity"],
+                    op["flops"] / op["time_s"],
+                    _phase_values(op["flops"], op["bytes"], op["time_s"], op["bound"], None, lang),
+                )
+            )
     return marks
 
 
@@ -91,16 +132,40 @@ def _measured_marks(hw: str, lang: str, measured_decode: dict | None, measured_p
     marks = []
     if measured_decode:
         md = measured_decode
-        marks.append(Mark(uid("measured", hw, "decode"), "measured_decode", t("measured_point", lang),
-                          md["intensity"], md["achieved_flops_per_s"],
-                          (duration(md["step_time_s"]), grouped(md["tokens_per_s"]), f"{md['gap']:.2f}",
-                           f"{md['mbu']:.1%}", f"{md['mfu']:.2%}")))
+        marks.append(
+            Mark(
+                uid("measured", hw, "decode"),
+                "measured_decode",
+                t("measured_point", lang),
+                md["intensity"],
+                md["achieved_flops_per_s"],
+                (
+                    duration(md["step_time_s"]),
+                    grouped(md["tokens_per_s"]),
+                    f"{md['gap']:.2f}",
+                    f"{md['mbu']:.1%}",
+                    f"{md['mfu']:.2%}",
+                ),
+            )
+        )
     for n, p in enumerate(measured_points or []):
         # user-supplied names are never pasted into a uid: the row's index identifies it
-        marks.append(Mark(uid("measured", hw, n), "measured", p["name"], p["intensity"], p["achieved_flops_per_s"],
-                          (duration(p["time_s"]), si(p["achieved_flops_per_s"], "FLOP/s"),
-                           si(p["attainable_flops_per_s"], "FLOP/s"), f"{p['fraction_of_roof']:.0%}",
-                           f"{p['gap']:.2f}")))
+        marks.append(
+            Mark(
+                uid("measured", hw, n),
+                "measured",
+                p["name"],
+                p["intensity"],
+                p["achieved_flops_per_s"],
+                (
+                    duration(p["time_s"]),
+                    si(p["achieved_flops_per_s"], "FLOP/s"),
+                    si(p["attainable_flops_per_s"], "FLOP/s"),
+                    f"{p['fraction_of_roof']:.0%}",
+                    f"{p['gap']:.2f}",
+                ),
+            )
+        )
     return marks
 
 
@@ -121,7 +186,7 @@ def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
     """Every slider stop's marks (values only, in the order of `uids`) and each accelerator's
     decode trajectory at every context stop; plus the extent of all of them, so the axes can
     hold every point the sliders can reach."""
-    batch, context = grid["batch_size"], grid["context_length"]
+    batch = grid["batch_size"]
     stops, uids = [], None
     xs, ys = [], []
     for i in range(len(batch)):
@@ -131,8 +196,15 @@ def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
             first = n == 0
             md = grid["measured_decode"][i] if first and grid["measured_decode"] else None
             mp = grid["measured_points"][i] if first and grid["measured_points"] else None
-            marks += gpu_marks(hw, phase_at(phases["decode"], i), phase_at(phases["prefill"], i, with_ops=False), lang,
-                               md, mp, bool(phases["fits"][i]))
+            marks += gpu_marks(
+                hw,
+                phase_at(phases["decode"], i),
+                phase_at(phases["prefill"], i, with_ops=False),
+                lang,
+                md,
+                mp,
+                bool(phases["fits"][i]),
+            )
         if uids is None:
             uids = [m.uid for m in marks]
         stops.append([m.at_stop() for m in marks])
@@ -150,8 +222,14 @@ def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
             xs += x
             ys += y
         trajectories[uid("trajectory", hw)] = per_context
-    return {"batches": list(BATCH_STOPS), "contexts": list(CONTEXT_STOPS), "uids": uids, "stops": stops,
-            "trajectories": trajectories, "extent": extent(xs, ys)}
+    return {
+        "batches": list(BATCH_STOPS),
+        "contexts": list(CONTEXT_STOPS),
+        "uids": uids,
+        "stops": stops,
+        "trajectories": trajectories,
+        "extent": extent(xs, ys),
+    }
 
 
 def trajectory_xy(sweep: dict) -> tuple[list[float], list[float]]:
@@ -159,7 +237,7 @@ def trajectory_xy(sweep: dict) -> tuple[list[float], list[float]]:
 
 
 def extent(xs: list[float], ys: list[float]) -> list[float] | None:
-    good = [(x, y) for x, y in zip(xs, ys) if x > 0 and y > 0 and math.isfinite(x) and math.isfinite(y)]
+    good = [(x, y) for x, y in zip(xs, ys, strict=True) if x > 0 and y > 0 and math.isfinite(x) and math.isfinite(y)]
     if not good:
         return None
     return [min(x for x, _ in good), max(x for x, _ in good), min(y for _, y in good), max(y for _, y in good)]

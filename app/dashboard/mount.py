@@ -46,9 +46,15 @@ def build_dash(root_path: str) -> Dash:
     os.environ.setdefault("DASH_DISABLE_VERSION_CHECK", "true")
     server = flask.Flask(__name__)
     app = Dash(
-        __name__, server=server, title="llm-roofline", update_title=None,
-        routes_pathname_prefix="/", requests_pathname_prefix=f"{root_path.rstrip('/')}/",
-        assets_folder=str(ASSETS), serve_locally=True, compress=False,
+        __name__,
+        server=server,
+        title="llm-roofline",
+        update_title=None,
+        routes_pathname_prefix="/",
+        requests_pathname_prefix=f"{root_path.rstrip('/')}/",
+        assets_folder=str(ASSETS),
+        serve_locally=True,
+        compress=False,
         suppress_callback_exceptions=False,
     )
     app.layout = shell

@@ -10,8 +10,8 @@ import binascii
 import json
 import math
 import zlib
-from urllib.parse import parse_qsl, urlencode
 from dataclasses import dataclass, field, replace
+from urllib.parse import parse_qsl, urlencode
 
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
@@ -21,12 +21,16 @@ DEFAULT_HARDWARE = ("h100-sxm5", "h200-sxm", "rtx-4090")
 DEFAULT_MODEL = "llama-3-8b"
 # Dashboard precision choices -> (weight dtype, compute dtype). "int4" is weight-only (W4A16).
 PRECISIONS: dict[str, tuple[str, str]] = {
-    "bf16": ("bf16", "bf16"), "fp16": ("fp16", "fp16"), "fp8": ("fp8", "fp8"),
-    "int8": ("int8", "int8"), "int4": ("int4", "bf16"), "fp4": ("fp4", "fp4"),
+    "bf16": ("bf16", "bf16"),
+    "fp16": ("fp16", "fp16"),
+    "fp8": ("fp8", "fp8"),
+    "int8": ("int8", "int8"),
+    "int4": ("int4", "bf16"),
+    "fp4": ("fp4", "fp4"),
 }
 KV_PRECISIONS = ("bf16", "fp8", "int8", "int4")
-BATCH_RANGE = (1, 65536)        # the slider spans 1..1024; the numeric input goes further
-CONTEXT_RANGE = (1, 1 << 20)    # the slider spans 128..1,048,576
+BATCH_RANGE = (1, 65536)  # the slider spans 1..1024; the numeric input goes further
+CONTEXT_RANGE = (1, 1 << 20)  # the slider spans 128..1,048,576
 MAX_HARDWARE = 8
 # A custom config.json travels in the link as `cfg=` (raw deflate, base64url): the app keeps
 # no state, so a link, a reload or a language switch brings the model back. 6,000 characters
@@ -43,7 +47,7 @@ class View:
     model: str = DEFAULT_MODEL
     batch: int = 32
     context: int = 4096
-    kv_heads: int | None = None      # None: the model's own
+    kv_heads: int | None = None  # None: the model's own
     precision: str = "bf16"
     kv_precision: str = "bf16"
     flash_attention: bool = True
@@ -52,13 +56,13 @@ class View:
     bandwidth_efficiency: float = 1.0
     compute_efficiency: float = 1.0
     measured_step_ms: float | None = None
-    custom_config: dict | None = field(default=None, hash=False)   # with model == "custom"
-    custom_token: str | None = None                                 # its `cfg=` form
-    measurements: dict | None = field(default=None, hash=False)    # {"format", "content", "steps"}
-    output_tokens: int | None = None     # a whole request: prefill + this many decode steps
+    custom_config: dict | None = field(default=None, hash=False)  # with model == "custom"
+    custom_token: str | None = None  # its `cfg=` form
+    measurements: dict | None = field(default=None, hash=False)  # {"format", "content", "steps"}
+    output_tokens: int | None = None  # a whole request: prefill + this many decode steps
     gpu_hour_price: float | None = None  # USD per GPU-hour: cost per million output tokens
-    memory_utilization: float = 1.0      # the fraction of each card's memory a server may use
-    published: bool = False              # published measurements beside the bounds
+    memory_utilization: float = 1.0  # the fraction of each card's memory a server may use
+    published: bool = False  # published measurements beside the bounds
     lang: str = "en"
     theme: str = "light"
     embed: bool = False
@@ -226,8 +230,11 @@ def parse_query(args: dict[str, str]) -> View:
     # KV heads must divide the chosen model's query heads (MLA models have no KV heads to set).
     model = view_model(view)
     if view.kv_heads is not None and (model.is_mla or view.kv_heads not in model.allowed_kv_heads()):
-        why = "an MLA model caches a latent, not KV heads" if model.is_mla else \
-            f"must divide the {model.num_heads} query heads"
+        why = (
+            "an MLA model caches a latent, not KV heads"
+            if model.is_mla
+            else f"must divide the {model.num_heads} query heads"
+        )
         bad("kv", str(view.kv_heads), why)
         view = replace(view, kv_heads=None)
     if model.num_heads % view.tensor_parallel:
@@ -255,8 +262,9 @@ def encode_config(config: dict) -> str:
 def decode_config(token: str) -> dict:
     """`cfg=` token -> validated config.json (EngineInputError on anything else)."""
     if len(token) > MAX_CONFIG_TOKEN_CHARS:
-        raise EngineInputError("cfg", f"a config link of {len(token):,} characters is over the "
-                               f"{MAX_CONFIG_TOKEN_CHARS:,}-character limit")
+        raise EngineInputError(
+            "cfg", f"a config link of {len(token):,} characters is over the {MAX_CONFIG_TOKEN_CHARS:,}-character limit"
+        )
     try:
         packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         inflater = zlib.decompressobj(-15)
@@ -293,14 +301,37 @@ def _number_in(value: object, low: float, high: float) -> float | None:
     return float(value)
 
 
-def view_from_controls(hardware, model, custom, sizes, kv_index, precision, kv_precision, flash, tp, measured,
-                       bw_eff, fl_eff, step_ms, measurements, theme, present, output_tokens, price, memutil, published,
-                       flags) -> View:
+def view_from_controls(
+    hardware,
+    model,
+    custom,
+    sizes,
+    kv_index,
+    precision,
+    kv_precision,
+    flash,
+    tp,
+    measured,
+    bw_eff,
+    fl_eff,
+    step_ms,
+    measurements,
+    theme,
+    present,
+    output_tokens,
+    price,
+    memutil,
+    published,
+    flags,
+) -> View:
     """The controls' values as the browser sends them (or as anyone can hand-make them) ->
     a valid View. Values that cannot come from the controls fall back to the defaults."""
     known = catalogue()
-    hw = tuple(dict.fromkeys(h for h in hardware if isinstance(h, str) and h in known)) \
-        if isinstance(hardware, list) else ()
+    hw = (
+        tuple(dict.fromkeys(h for h in hardware if isinstance(h, str) and h in known))
+        if isinstance(hardware, list)
+        else ()
+    )
     custom_config = custom.get("config") if isinstance(custom, dict) else None
     custom_token = custom.get("token") if isinstance(custom, dict) else None
     if model == "custom" and isinstance(custom_config, dict) and isinstance(custom_token, str):
@@ -313,25 +344,33 @@ def view_from_controls(hardware, model, custom, sizes, kv_index, precision, kv_p
         model_id = model if isinstance(model, str) and model in model_ids() else DEFAULT_MODEL
         custom_config = custom_token = None
     sizes = sizes if isinstance(sizes, dict) else {}
-    view = View(hardware=hw[:MAX_HARDWARE], model=model_id, custom_config=custom_config, custom_token=custom_token,
-                batch=_int_value(sizes.get("batch"), *BATCH_RANGE) or View.batch,
-                context=_int_value(sizes.get("ctx"), *CONTEXT_RANGE) or View.context,
-                precision=precision if isinstance(precision, str) and precision in PRECISIONS else "bf16",
-                kv_precision=kv_precision if isinstance(kv_precision, str) and kv_precision in KV_PRECISIONS
-                else "bf16",
-                flash_attention=_on(flash), tensor_parallel=tp if isinstance(tp, int) and not isinstance(tp, bool) and tp in (1, 2, 4, 8)
-                else 1,
-                measured_roofs=_on(measured), bandwidth_efficiency=_fraction_value(bw_eff),
-                compute_efficiency=_fraction_value(fl_eff),
-                measured_step_ms=float(step_ms) if isinstance(step_ms, (int, float)) and not isinstance(step_ms, bool)
-                and 1e-3 <= step_ms <= MAX_STEP_MS else None,
-                measurements=_measurement_spec(measurements), theme="dark" if _on(theme) else "light",
-                present=_on(present), lang=flags.get("lang") if isinstance(flags, dict) and
-                flags.get("lang") in ("en", "zh") else "en",
-                embed=bool(flags.get("embed")) if isinstance(flags, dict) else False,
-                output_tokens=_int_value(output_tokens, 1, CONTEXT_RANGE[1]),
-                gpu_hour_price=_number_in(price, 1e-6, MAX_PRICE), memory_utilization=_fraction_value(memutil),
-                published=_on(published))
+    view = View(
+        hardware=hw[:MAX_HARDWARE],
+        model=model_id,
+        custom_config=custom_config,
+        custom_token=custom_token,
+        batch=_int_value(sizes.get("batch"), *BATCH_RANGE) or View.batch,
+        context=_int_value(sizes.get("ctx"), *CONTEXT_RANGE) or View.context,
+        precision=precision if isinstance(precision, str) and precision in PRECISIONS else "bf16",
+        kv_precision=kv_precision if isinstance(kv_precision, str) and kv_precision in KV_PRECISIONS else "bf16",
+        flash_attention=_on(flash),
+        tensor_parallel=tp if isinstance(tp, int) and not isinstance(tp, bool) and tp in (1, 2, 4, 8) else 1,
+        measured_roofs=_on(measured),
+        bandwidth_efficiency=_fraction_value(bw_eff),
+        compute_efficiency=_fraction_value(fl_eff),
+        measured_step_ms=float(step_ms)
+        if isinstance(step_ms, (int, float)) and not isinstance(step_ms, bool) and 1e-3 <= step_ms <= MAX_STEP_MS
+        else None,
+        measurements=_measurement_spec(measurements),
+        theme="dark" if _on(theme) else "light",
+        present=_on(present),
+        lang=flags.get("lang") if isinstance(flags, dict) and flags.get("lang") in ("en", "zh") else "en",
+        embed=bool(flags.get("embed")) if isinstance(flags, dict) else False,
+        output_tokens=_int_value(output_tokens, 1, CONTEXT_RANGE[1]),
+        gpu_hour_price=_number_in(price, 1e-6, MAX_PRICE),
+        memory_utilization=_fraction_value(memutil),
+        published=_on(published),
+    )
     model_config = view_model(view)
     divisors = model_config.allowed_kv_heads()
     index = _int_value(kv_index, 0, len(divisors) - 1)
@@ -343,8 +382,11 @@ def view_from_controls(hardware, model, custom, sizes, kv_index, precision, kv_p
 def _measurement_spec(value: object) -> dict | None:
     if not (isinstance(value, dict) and isinstance(value.get("format"), str) and isinstance(value.get("content"), str)):
         return None
-    return {"format": value["format"], "content": value["content"], "steps": _int_value(value.get("steps"), 1, 100000)
-            or 1}
+    return {
+        "format": value["format"],
+        "content": value["content"],
+        "steps": _int_value(value.get("steps"), 1, 100000) or 1,
+    }
 
 
 def to_query(view: View) -> str:
@@ -358,14 +400,22 @@ def to_query(view: View) -> str:
     q.update(batch=str(view.batch), ctx=str(view.context))
     if view.kv_heads is not None:
         q["kv"] = str(view.kv_heads)
-    q.update(prec=view.precision, kvprec=view.kv_precision, fa="1" if view.flash_attention else "0",
-             tp=str(view.tensor_parallel))
-    optional = {"roofs": "measured" if view.measured_roofs else None,
-                "bweff": view.bandwidth_efficiency if view.bandwidth_efficiency < 1 else None,
-                "fleff": view.compute_efficiency if view.compute_efficiency < 1 else None,
-                "step": view.measured_step_ms, "out": view.output_tokens, "price": view.gpu_hour_price,
-                "memutil": view.memory_utilization if view.memory_utilization < 1 else None,
-                "published": "1" if view.published else None}
+    q.update(
+        prec=view.precision,
+        kvprec=view.kv_precision,
+        fa="1" if view.flash_attention else "0",
+        tp=str(view.tensor_parallel),
+    )
+    optional = {
+        "roofs": "measured" if view.measured_roofs else None,
+        "bweff": view.bandwidth_efficiency if view.bandwidth_efficiency < 1 else None,
+        "fleff": view.compute_efficiency if view.compute_efficiency < 1 else None,
+        "step": view.measured_step_ms,
+        "out": view.output_tokens,
+        "price": view.gpu_hour_price,
+        "memutil": view.memory_utilization if view.memory_utilization < 1 else None,
+        "published": "1" if view.published else None,
+    }
     q.update({k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in optional.items() if v is not None})
     q.update(lang=view.lang, theme=view.theme)
     if view.present:

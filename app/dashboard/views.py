@@ -6,34 +6,57 @@ first paint and a redraw can never disagree.
 
 from __future__ import annotations
 
-from dash import html
-
 import flask
+from dash import html
 
 import engine
 from engine.analysis import Scenario, scenario_dict
 from engine.errors import EngineInputError
 from engine.published import published_measurements
 
-from ..service import (BATCH_STOPS, CONTEXT_STOPS, catalogue_fingerprint, dashboard_data, dashboard_grid, grid_key,
-                       memo_grid)
-from .figures import (comparison_rows, interactivity_figure, memory_figure, message_figure, ops_rows, reality_rows,
-                      request_rows, roofline_figure, throughput_figure)
+from ..service import (
+    BATCH_STOPS,
+    CONTEXT_STOPS,
+    catalogue_fingerprint,
+    dashboard_data,
+    dashboard_grid,
+    grid_key,
+    memo_grid,
+)
+from ..units import grouped
+from .figures import (
+    comparison_rows,
+    interactivity_figure,
+    memory_figure,
+    message_figure,
+    ops_rows,
+    reality_rows,
+    request_rows,
+    roofline_figure,
+    throughput_figure,
+)
 from .i18n import t
 from .insight import insight_sentences
 from .marks import grid_payload
-from ..units import grouped
 from .url_state import PRECISIONS, View, model_spec, to_query, view_model
 
 
 def scenario_of(view: View) -> Scenario:
     weight, compute = PRECISIONS[view.precision]
-    return Scenario(batch_size=view.batch, context_length=view.context, num_kv_heads=view.kv_heads,
-                    weight_dtype=weight, kv_dtype=view.kv_precision, compute_dtype=compute,
-                    flash_attention=view.flash_attention, tensor_parallel=view.tensor_parallel,
-                    roofs="measured" if view.measured_roofs else "nominal",
-                    bandwidth_efficiency=view.bandwidth_efficiency, compute_efficiency=view.compute_efficiency,
-                    memory_utilization=view.memory_utilization)
+    return Scenario(
+        batch_size=view.batch,
+        context_length=view.context,
+        num_kv_heads=view.kv_heads,
+        weight_dtype=weight,
+        kv_dtype=view.kv_precision,
+        compute_dtype=compute,
+        flash_attention=view.flash_attention,
+        tensor_parallel=view.tensor_parallel,
+        roofs="measured" if view.measured_roofs else "nominal",
+        bandwidth_efficiency=view.bandwidth_efficiency,
+        compute_efficiency=view.compute_efficiency,
+        memory_utilization=view.memory_utilization,
+    )
 
 
 def _step_s(view: View) -> float | None:
@@ -42,8 +65,15 @@ def _step_s(view: View) -> float | None:
 
 def view_data(view: View) -> dict:
     """The engine's numbers at the view's scenario (cached and shared by concurrent callers)."""
-    return dashboard_data(model_spec(view), list(view.hardware), scenario_of(view), _step_s(view), view.measurements,
-                          view.output_tokens, view.gpu_hour_price)
+    return dashboard_data(
+        model_spec(view),
+        list(view.hardware),
+        scenario_of(view),
+        _step_s(view),
+        view.measurements,
+        view.output_tokens,
+        view.gpu_hour_price,
+    )
 
 
 def on_grid(view: View) -> bool:
@@ -54,9 +84,18 @@ def subtitle(view: View, batch: int, context: int) -> str:
     """The scenario in one line, printed on the figure (and so on every PNG/SVG export)."""
     weight, compute = PRECISIONS[view.precision]
     model = view_model(view).id if view.model == "custom" else view.model
-    return t("subtitle", view.lang, model=model, weights=weight, kv=view.kv_precision, compute=compute,
-             batch=grouped(batch), ctx=grouped(context), tp=view.tensor_parallel,
-             fa=t("on" if view.flash_attention else "off", view.lang))
+    return t(
+        "subtitle",
+        view.lang,
+        model=model,
+        weights=weight,
+        kv=view.kv_precision,
+        compute=compute,
+        batch=grouped(batch),
+        ctx=grouped(context),
+        tp=view.tensor_parallel,
+        fa=t("on" if view.flash_attention else "off", view.lang),
+    )
 
 
 def slider_grid(view: View) -> dict:
@@ -68,6 +107,7 @@ def slider_grid(view: View) -> dict:
         payload = grid_payload(dashboard_grid(*args), list(view.hardware), view.lang)
         payload["subtitles"] = [subtitle(view, b, c) for b in payload["batches"] for c in payload["contexts"]]
         return payload
+
     return memo_grid(("payload", view.lang, view.kv_heads, view.model, *grid_key(*args)), compute)
 
 
@@ -81,9 +121,18 @@ def roofline(view: View, with_grid: bool = True) -> tuple[dict, dict | None]:
     except EngineInputError as exc:  # e.g. a TP degree that does not divide the heads
         return message_figure(t("error", view.lang, message=str(exc))), None
     published = published_on(view) if view.published else None
-    figure = roofline_figure(data["analysis"]["results"], data["trajectories"], view.lang, view.theme, view.present,
-                             data["measured_points"], grid["extent"], (view.batch, view.context), published,
-                             subtitle(view, view.batch, view.context))
+    figure = roofline_figure(
+        data["analysis"]["results"],
+        data["trajectories"],
+        view.lang,
+        view.theme,
+        view.present,
+        data["measured_points"],
+        grid["extent"],
+        (view.batch, view.context),
+        published,
+        subtitle(view, view.batch, view.context),
+    )
     return figure, grid if with_grid else None
 
 
@@ -95,8 +144,18 @@ def published_on(view: View) -> list[dict]:
     return [p for p in published_measurements() if p["accelerator"] in view.hardware]
 
 
-PANEL_OUTPUTS = ("insight", "memory", "throughput", "ops", "ops_title", "comparison", "notices", "request",
-                 "interactivity", "reality")
+PANEL_OUTPUTS = (
+    "insight",
+    "memory",
+    "throughput",
+    "ops",
+    "ops_title",
+    "comparison",
+    "notices",
+    "request",
+    "interactivity",
+    "reality",
+)
 
 
 def panels(view: View) -> tuple:
@@ -113,29 +172,42 @@ def panels(view: View) -> tuple:
     results = data["analysis"]["results"]
     notices = []
     if (view.bandwidth_efficiency, view.compute_efficiency) != (1.0, 1.0):
-        notices.append(t("efficiency_notice", lang, bw=f"{view.bandwidth_efficiency:.0%}",
-                         fl=f"{view.compute_efficiency:.0%}"))
+        notices.append(
+            t("efficiency_notice", lang, bw=f"{view.bandwidth_efficiency:.0%}", fl=f"{view.compute_efficiency:.0%}")
+        )
     compute_dtype = PRECISIONS[view.precision][1]
     for r in results:
         if r["tensor_dtype"] != compute_dtype:
             notices.append(t("dtype_fallback", lang, hw=r["hardware_name"], want=compute_dtype, got=r["tensor_dtype"]))
     # a measured step belongs to the first accelerator (the one it was measured on)
     notices += [f"{results[0]['hardware_name']}: {w}" for w in results[0].get("warnings", [])]
-    return ([html.P(s) for s in insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], lang)],
-            memory_figure(results, lang, view.theme, view.present),
-            throughput_figure(data["throughput"], results, lang, view.theme, view.present),
-            ops_rows(results[0]), results[0]["hardware_name"], comparison_rows(results),
-            [html.Li(n) for n in notices], request_panel(results, view.output_tokens, lang),
-            interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
-            _reality(view))
+    return (
+        [html.P(s) for s in insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], lang)],
+        memory_figure(results, lang, view.theme, view.present),
+        throughput_figure(data["throughput"], results, lang, view.theme, view.present),
+        ops_rows(results[0]),
+        results[0]["hardware_name"],
+        comparison_rows(results),
+        [html.Li(n) for n in notices],
+        request_panel(results, view.output_tokens, lang),
+        interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
+        _reality(view),
+    )
 
 
 def _reality(view: View) -> list[dict]:
     return reality_rows(published_on(view)) if view.published else []
 
 
-REQUEST_COLUMNS = (("gpu", "col_gpu"), ("ttft", "col_ttft_req"), ("tpot", "col_tpot"), ("e2e", "col_e2e"),
-                   ("user", "col_user"), ("group", "col_group"), ("cost", "col_cost"))
+REQUEST_COLUMNS = (
+    ("gpu", "col_gpu"),
+    ("ttft", "col_ttft_req"),
+    ("tpot", "col_tpot"),
+    ("e2e", "col_e2e"),
+    ("user", "col_user"),
+    ("group", "col_group"),
+    ("cost", "col_cost"),
+)
 
 
 def request_panel(results: list[dict], output_tokens: int | None, lang: str):
@@ -144,8 +216,10 @@ def request_panel(results: list[dict], output_tokens: int | None, lang: str):
         return html.P(t("request_hint", lang), className="help")
     rows = request_rows(results)
     head = html.Tr([html.Th(t(label, lang)) for _, label in REQUEST_COLUMNS])
-    body = [html.Tr([html.Td(row[key]) for key, _ in REQUEST_COLUMNS], className="" if row["fits"] else "nofit")
-            for row in rows]
+    body = [
+        html.Tr([html.Td(row[key]) for key, _ in REQUEST_COLUMNS], className="" if row["fits"] else "nofit")
+        for row in rows
+    ]
     return html.Table([html.Thead(head), html.Tbody(body)], className="request-table")
 
 
@@ -153,8 +227,16 @@ def provenance(view: View) -> dict:
     """What an export says about itself: app version, catalogue, the link and the scenario."""
     base = flask.request.referrer if flask.has_request_context() and flask.request.referrer else ""
     page = base.split("?", 1)[0] if base else ""
-    scenario = {"model": view.model if view.model != "custom" else view_model(view).id,
-                "hardware": list(view.hardware), **scenario_dict(scenario_of(view)),
-                "output_tokens": view.output_tokens, "gpu_hour_price": view.gpu_hour_price}
-    return {"app": f"llm-roofline {engine.__version__}", "catalogue": catalogue_fingerprint(),
-            "link": f"{page}?{to_query(view)}", "scenario": scenario}
+    scenario = {
+        "model": view.model if view.model != "custom" else view_model(view).id,
+        "hardware": list(view.hardware),
+        **scenario_dict(scenario_of(view)),
+        "output_tokens": view.output_tokens,
+        "gpu_hour_price": view.gpu_hour_price,
+    }
+    return {
+        "app": f"llm-roofline {engine.__version__}",
+        "catalogue": catalogue_fingerprint(),
+        "link": f"{page}?{to_query(view)}",
+        "scenario": scenario,
+    }

@@ -16,8 +16,12 @@ def test_vendored_bundle_is_the_version_plotly_py_expects():
 
 
 def test_snapshot_is_self_contained():
-    text = snapshot_html({"data": [{"type": "scatter", "uid": "point--x--decode", "x": [1], "y": [2]}],
-                          "layout": {}}, "LLM <inference>", "http://h/?hw=a&b=1", "llm-roofline 0.1.0")
+    text = snapshot_html(
+        {"data": [{"type": "scatter", "uid": "point--x--decode", "x": [1], "y": [2]}], "layout": {}},
+        "LLM <inference>",
+        "http://h/?hw=a&b=1",
+        "llm-roofline 0.1.0",
+    )
     assert "</script" not in plotly_bundle()  # inlined as is, so it must not close its own tag
     assert "<title>LLM &lt;inference&gt;</title>" in text and "point--x--decode" in text
     assert "<script src=" not in text and len(text) > 1_000_000

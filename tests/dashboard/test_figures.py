@@ -4,12 +4,20 @@ import math
 
 import pytest
 
-from app.dashboard.figures import (PALETTE, X_RANGE, Y_RANGE, comparison_rows, memory_figure, ops_rows,
-                                   roofline_figure, throughput_figure)
+from app.dashboard.figures import (
+    PALETTE,
+    X_RANGE,
+    Y_RANGE,
+    comparison_rows,
+    memory_figure,
+    ops_rows,
+    roofline_figure,
+    throughput_figure,
+)
 from app.dashboard.insight import insight_sentences
 from app.dashboard.layout import page
-from app.dashboard.url_state import DEFAULT_HARDWARE, View, parse_query
 from app.dashboard.marks import grid_payload
+from app.dashboard.url_state import DEFAULT_HARDWARE, View, parse_query
 from app.service import dashboard_data, dashboard_grid
 from engine.analysis import Scenario
 
@@ -104,7 +112,7 @@ def test_grid_stop_equals_the_figure_at_that_stop():
         at = dashboard_data("mixtral-8x7b", HW, Scenario(batch_size=batch, context_length=context))
         fig = by_uid(roofline_figure(at["analysis"]["results"], at["trajectories"], extent=grid["extent"]))
         stop = grid["stops"][grid["batches"].index(batch) * len(grid["contexts"]) + grid["contexts"].index(context)]
-        for uid, (x, y, values, fits) in zip(grid["uids"], stop):
+        for uid, (x, y, values, fits) in zip(grid["uids"], stop, strict=True):
             assert fig[uid]["x"][0] == pytest.approx(x, rel=1e-12) and fig[uid]["y"][0] == pytest.approx(y, rel=1e-12)
             assert fig[uid]["customdata"][0] == values
             assert (fig[uid]["marker"]["color"] != "rgba(0,0,0,0)") == fits  # hollow where it does not fit
@@ -154,15 +162,42 @@ def test_insight_from_the_engine(data):
 
 
 def test_url_state_valid_and_hostile():
-    view = parse_query({"hw": "rtx-4090,h100-sxm5", "model": "qwen2.5-7b-instruct", "batch": "64", "ctx": "8192",
-                        "kv": "4", "prec": "int4", "kvprec": "fp8", "fa": "0", "tp": "2", "lang": "zh",
-                        "theme": "dark", "embed": "1", "present": "1"})
-    assert view == View(hardware=("rtx-4090", "h100-sxm5"), model="qwen2.5-7b-instruct", batch=64, context=8192,
-                        kv_heads=4, precision="int4", kv_precision="fp8", flash_attention=False, tensor_parallel=2,
-                        lang="zh", theme="dark", embed=True, present=True)
+    view = parse_query(
+        {
+            "hw": "rtx-4090,h100-sxm5",
+            "model": "qwen2.5-7b-instruct",
+            "batch": "64",
+            "ctx": "8192",
+            "kv": "4",
+            "prec": "int4",
+            "kvprec": "fp8",
+            "fa": "0",
+            "tp": "2",
+            "lang": "zh",
+            "theme": "dark",
+            "embed": "1",
+            "present": "1",
+        }
+    )
+    assert view == View(
+        hardware=("rtx-4090", "h100-sxm5"),
+        model="qwen2.5-7b-instruct",
+        batch=64,
+        context=8192,
+        kv_heads=4,
+        precision="int4",
+        kv_precision="fp8",
+        flash_attention=False,
+        tensor_parallel=2,
+        lang="zh",
+        theme="dark",
+        embed=True,
+        present=True,
+    )
     assert not view.notices
-    hostile = parse_query({"batch": "<script>", "hw": "x,../../etc", "kv": "3", "tp": "3", "theme": "red",
-                           "zzz": "1", "ctx": "9" * 40})
+    hostile = parse_query(
+        {"batch": "<script>", "hw": "x,../../etc", "kv": "3", "tp": "3", "theme": "red", "zzz": "1", "ctx": "9" * 40}
+    )
     assert hostile.hardware == DEFAULT_HARDWARE and hostile.batch == 32 and hostile.kv_heads is None
     assert {n for n, _, _ in hostile.notices} == {"batch", "hw", "kv", "tp", "theme", "zzz", "ctx"}
     assert all(len(v) <= 40 for _, v, _ in hostile.notices)
@@ -172,9 +207,25 @@ def test_url_state_valid_and_hostile():
 
 def test_layout_has_stable_ids():
     tree = str(page(View(embed=True, lang="zh")))
-    for element_id in ("hardware", "model", "batch-size", "batch-size-input", "context-length", "kv-heads",
-                       "precision", "kv-precision", "flash-attention", "tensor-parallel", "roofline-graph",
-                       "insight", "memory-graph", "throughput-graph", "ops-table", "comparison-table", "copy-link"):
+    for element_id in (
+        "hardware",
+        "model",
+        "batch-size",
+        "batch-size-input",
+        "context-length",
+        "kv-heads",
+        "precision",
+        "kv-precision",
+        "flash-attention",
+        "tensor-parallel",
+        "roofline-graph",
+        "insight",
+        "memory-graph",
+        "throughput-graph",
+        "ops-table",
+        "comparison-table",
+        "copy-link",
+    ):
         assert f"id='{element_id}'" in tree
     assert "加速器" in tree and "embed" in tree
 
@@ -184,8 +235,13 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
 
     calibrated = to_accelerator(calibrate_cpu("small"), "h200-sxm-calibrated", base="h200-sxm")
     csv = "name,flops,bytes,time_s\nmy_gemv,1.2e11,3.8e9,1.6e-3\n"
-    data = dashboard_data("llama-3-8b", [calibrated, "h100-sxm5"], Scenario(batch_size=32),
-                          measured_step_time_s=0.0125, measurements={"format": "csv", "content": csv})
+    data = dashboard_data(
+        "llama-3-8b",
+        [calibrated, "h100-sxm5"],
+        Scenario(batch_size=32),
+        measured_step_time_s=0.0125,
+        measurements={"format": "csv", "content": csv},
+    )
     results = data["analysis"]["results"]
     traces = by_uid(roofline_figure(results, data["trajectories"], measured_points=data["measured_points"]))
     m = results[0]["measured_roofs"]

@@ -34,9 +34,10 @@ SVG_JS = f"""() => {{
     const m = point && /translate\\(([-0-9.e]+),\\s*([-0-9.e]+)\\)/.exec(point.getAttribute('transform') || '');
     if (!m) {{ misplaced.push(t.uid + ': not drawn'); continue; }}
     const dx = Math.abs(Number(m[1]) - xa.c2p(t.x[0])), dy = Math.abs(Number(m[2]) - ya.c2p(t.y[0]));
-    if (dx > 1.5 || dy > 1.5) misplaced.push(t.uid + ': drawn ' + m[1] + ',' + m[2] + ' not ' + xa.c2p(t.x[0]) + ',' + ya.c2p(t.y[0]));
+    if (dx > 1.5 || dy > 1.5) misplaced.push(`${{t.uid}}: drawn ${{m[1]}},${{m[2]}}`);
     const px = xa.c2p(t.x[0]), py = ya.c2p(t.y[0]);
-    if (!(px >= -1 && px <= xa._length + 1 && py >= -1 && py <= ya._length + 1)) misplaced.push(t.uid + ': off the chart');
+    const inside = px >= -1 && px <= xa._length + 1 && py >= -1 && py <= ya._length + 1;
+    if (!inside) misplaced.push(t.uid + ': off the chart');
   }}
   const legend = Array.from(gd.querySelectorAll('.legend .traces .legendtext')).map(e => e.textContent);
   return {{visible: visible.length, drawn, misplaced, legend}};
@@ -68,8 +69,9 @@ def decode_x(page: Page, hw: str) -> float:
 
 
 def wait_for_figure(page: Page) -> None:
-    page.wait_for_function(f"() => {{ const g = {GD}; return g && g.data && g.data.length > 0 && g._fullLayout; }}",
-                           timeout=20000)
+    page.wait_for_function(
+        f"() => {{ const g = {GD}; return g && g.data && g.data.length > 0 && g._fullLayout; }}", timeout=20000
+    )
 
 
 def wait_for_decode_x_change(page: Page, hw: str, old: float) -> float:
@@ -78,7 +80,9 @@ def wait_for_decode_x_change(page: Page, hw: str, old: float) -> float:
            if (!g || !g.data) return false;
            const t = g.data.find(t => t.uid === uid);
            return t && Math.abs(t.x[0] - old) > 1e-9 * Math.max(1, old); }}""",
-        arg=[f"point--{hw}--decode", old], timeout=20000)
+        arg=[f"point--{hw}--decode", old],
+        timeout=20000,
+    )
     return decode_x(page, hw)
 
 
@@ -87,7 +91,9 @@ def wait_for_uids(page: Page, present: list[str] = (), absent: list[str] = ()) -
         f"""([present, absent]) => {{ const g = {GD}; if (!g || !g.data) return false;
            const uids = new Set(g.data.map(t => t.uid));
            return present.every(u => uids.has(u)) && absent.every(u => !uids.has(u)); }}""",
-        arg=[list(present), list(absent)], timeout=20000)
+        arg=[list(present), list(absent)],
+        timeout=20000,
+    )
 
 
 def wait_settled(page: Page) -> None:
@@ -110,10 +116,13 @@ def api_decode_intensity(base_url: str, hw: str, model: object = "llama-3-8b", *
 
 def hover_label(page: Page, uid: str) -> str:
     """Move the mouse onto a one-point trace's marker and read the hover label on screen."""
-    x, y = page.evaluate(f"""(uid) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
+    x, y = page.evaluate(
+        f"""(uid) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
         const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
         const r = g.querySelector('.nsewdrag').getBoundingClientRect();
-        return [r.left + xa.c2p(t.x[0]), r.top + ya.c2p(t.y[0])]; }}""", uid)
+        return [r.left + xa.c2p(t.x[0]), r.top + ya.c2p(t.y[0])]; }}""",
+        uid,
+    )
     page.mouse.move(x + 30, y + 30)
     page.mouse.move(x, y)
     label = page.locator("#roofline-graph .hoverlayer .hovertext")

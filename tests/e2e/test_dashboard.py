@@ -1,6 +1,7 @@
 """End-to-end: the dashboard in Debian's Chromium against a live server."""
 
 import json
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -9,7 +10,7 @@ from engine.analysis import Scenario, analyze_one
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, load_model
 
-from .helpers import assert_svg_matches, decode_x, traces, wait_for_decode_x_change, wait_for_figure, wait_settled
+from .helpers import assert_svg_matches, decode_x, traces, wait_for_decode_x_change, wait_for_figure
 
 
 def engine_decode_intensity(hw="h100-sxm5", model="llama-3-8b", **scenario) -> float:
@@ -21,9 +22,18 @@ def test_default_view(page: Page, base_url):
     wait_for_figure(page)
     uids = set(traces(page))
     for hw in ("h100-sxm5", "h200-sxm", "rtx-4090"):
-        assert {f"roof--{hw}--memory", f"roof--{hw}--tensor", f"roof--{hw}--vector", f"ridge--{hw}",
-                f"point--{hw}--decode", f"point--{hw}--prefill", f"point--{hw}--attention_decode",
-                f"trajectory--{hw}", f"point--{hw}--residual_add", f"point--{hw}--activation"} <= uids
+        assert {
+            f"roof--{hw}--memory",
+            f"roof--{hw}--tensor",
+            f"roof--{hw}--vector",
+            f"ridge--{hw}",
+            f"point--{hw}--decode",
+            f"point--{hw}--prefill",
+            f"point--{hw}--attention_decode",
+            f"trajectory--{hw}",
+            f"point--{hw}--residual_add",
+            f"point--{hw}--activation",
+        } <= uids
     assert decode_x(page, "h100-sxm5") == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096))
     expect(page.locator("#insight")).to_contain_text("memory-bound")
     expect(page.locator("#notices")).to_be_hidden()
@@ -58,8 +68,9 @@ def test_kv_heads_and_precision_move_decode_point(page: Page, base_url):
     page.locator("#precision").click()
     page.get_by_role("option", name="int4 weight-only (W4A16)").click()
     y = wait_for_decode_x_change(page, "h100-sxm5", x)
-    assert y == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096, num_kv_heads=4,
-                                                      weight_dtype="int4"))
+    assert y == pytest.approx(
+        engine_decode_intensity(batch_size=32, context_length=4096, num_kv_heads=4, weight_dtype="int4")
+    )
     page.wait_for_function("() => location.search.includes('prec=int4')")
 
 
@@ -67,10 +78,20 @@ def test_url_reproduces_view(page: Page, base_url):
     page.goto(base_url + "/?hw=rtx-4090,l40s&model=qwen2.5-7b-instruct&batch=64&ctx=8192&kv=4&prec=fp8&kvprec=fp8&fa=0")
     wait_for_figure(page)
     uids = set(traces(page))
-    assert "point--rtx-4090--decode" in uids and "point--l40s--decode" in uids and "point--h100-sxm5--decode" not in uids
-    expected = engine_decode_intensity("rtx-4090", "qwen2.5-7b-instruct", batch_size=64, context_length=8192,
-                                       num_kv_heads=4, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8",
-                                       flash_attention=False)
+    assert (
+        "point--rtx-4090--decode" in uids and "point--l40s--decode" in uids and "point--h100-sxm5--decode" not in uids
+    )
+    expected = engine_decode_intensity(
+        "rtx-4090",
+        "qwen2.5-7b-instruct",
+        batch_size=64,
+        context_length=8192,
+        num_kv_heads=4,
+        weight_dtype="fp8",
+        compute_dtype="fp8",
+        kv_dtype="fp8",
+        flash_attention=False,
+    )
     assert decode_x(page, "rtx-4090") == pytest.approx(expected)
     expect(page.locator("#batch-size-input")).to_have_value("64")
     expect(page.locator("#context-length-input")).to_have_value("8192")
@@ -112,8 +133,9 @@ def test_hostile_parameter_shows_notice(page: Page, base_url):
 def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
     page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-70b&batch=16&ctx=4096&tp=2")
     wait_for_figure(page)
-    expected = engine_decode_intensity("h100-sxm5", "llama-3-70b", batch_size=16, context_length=4096,
-                                       tensor_parallel=2)
+    expected = engine_decode_intensity(
+        "h100-sxm5", "llama-3-70b", batch_size=16, context_length=4096, tensor_parallel=2
+    )
     assert decode_x(page, "h100-sxm5") == pytest.approx(expected)
     expect(page.locator("#insight")).to_contain_text("all-reduces")
     # 28 heads do not split 8 ways: the link's tp=8 is refused with a notice, and 8 is offered
@@ -123,7 +145,8 @@ def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
     expect(page.locator("#notices")).to_contain_text("tp=8")
     expect(page.locator("#tensor-parallel input[value='8']")).to_be_disabled()
     expect(page.locator("#tensor-parallel span[title]")).to_have_attribute(
-        "title", "TP 8 does not divide the 28 attention heads.")
+        "title", "TP 8 does not divide the 28 attention heads."
+    )
     expect(page.locator("#tensor-parallel span[title]")).to_have_text("8")
 
 
@@ -140,8 +163,10 @@ def test_custom_config_paste(page: Page, base_url):
     page.locator("#custom-config").fill("not json")
     page.locator("#custom-apply").click()
     expect(page.locator("#custom-error")).to_contain_text("not valid JSON")
-    config = ('{"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 16,'
-              ' "num_key_value_heads": 4, "intermediate_size": 8192, "vocab_size": 32000}')
+    config = (
+        '{"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 16,'
+        ' "num_key_value_heads": 4, "intermediate_size": 8192, "vocab_size": 32000}'
+    )
     page.locator("#custom-config").fill(config)
     page.locator("#custom-apply").click()
     expect(page.locator("#custom-error")).to_contain_text("Custom model loaded")
@@ -154,8 +179,10 @@ def test_custom_config_paste(page: Page, base_url):
 def test_measured_step_and_efficiency_from_url(page: Page, base_url):
     page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&step=12.5&bweff=0.8")
     wait_for_figure(page)
-    page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
-                           " return g.data.some(t => t.uid === 'measured--h100-sxm5--decode'); }")
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
+        " return g.data.some(t => t.uid === 'measured--h100-sxm5--decode'); }"
+    )
     star = traces(page)["measured--h100-sxm5--decode"]
     scenario = Scenario(batch_size=32, context_length=4096, bandwidth_efficiency=0.8)
     predicted = analyze_one(get_model("llama-3-8b"), get_accelerator("h100-sxm5"), scenario)["decode"]
@@ -177,8 +204,10 @@ def test_upload_measurements(page: Page, base_url, tmp_path):
     good.write_text("name,flops,bytes,time_s\nmy_gemv,1.2e11,3.8e9,1.6e-3\n")
     page.locator("#measurements-upload input[type=file]").set_input_files(str(good))
     expect(page.locator("#measurements-status")).to_contain_text("1 measured points")
-    page.wait_for_function("() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
-                           " return g.data.some(t => t.uid === 'measured--h100-sxm5--0'); }")
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
+        " return g.data.some(t => t.uid === 'measured--h100-sxm5--0'); }"
+    )
     assert traces(page)["measured--h100-sxm5--0"]["x"][0] == pytest.approx(1.2e11 / 3.8e9)
     assert_svg_matches(page)
 
@@ -188,21 +217,21 @@ def test_html_snapshot_and_ops_json_downloads(page: Page, base_url, tmp_path):
     wait_for_figure(page)
     with page.expect_download() as info:
         page.locator("#export-html").click()
-    html = (tmp_path / "roofline.html")
+    html = tmp_path / "roofline.html"
     info.value.save_as(html)
     text = html.read_text()
     assert "point--h100-sxm5--decode" in text and len(text) > 1_000_000  # plotly.js inlined: opens offline
     assert '<script src="http' not in text
     with page.expect_download() as info:
         page.locator("#ops-json").click()
-    ops = json.loads(open(info.value.path()).read())
+    ops = json.loads(Path(info.value.path()).read_text())
     assert ops["hardware"] == "H100 SXM5 80GB" and {r["op"] for r in ops["decode_ops"]} >= {"attention", "lm_head"}
     assert ops["scenario"]["batch_size"] == 32 and ops["scenario"]["model"] == "llama-3-8b"
     assert ops["app"].startswith("llm-roofline ") and ops["catalogue"].startswith("sha256:")
     assert info.value.suggested_filename == "decode-ops-llama-3-8b-h100-sxm5-b32-t4096.json"
     with page.expect_download() as info:
         page.locator("#ops-csv").click()
-    lines = open(info.value.path()).read().splitlines()
+    lines = Path(info.value.path()).read_text().splitlines()
     assert lines[0].startswith("# app: llm-roofline") and any(x.startswith("# scenario: {") for x in lines)
     header = next(x for x in lines if not x.startswith("#"))
     assert header.split(",")[:2] == ["op", "unit"]

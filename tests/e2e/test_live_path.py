@@ -4,6 +4,7 @@ nothing, links that lost their parameters, boxes that silently computed somethin
 
 import json
 import math
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx2 as httpx
@@ -93,7 +94,7 @@ def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
     for button, magic in (("#export-png", b"\x89PNG"), ("#export-svg", b"<svg")):
         with page.expect_download() as info:
             page.locator(button).click()
-        data = open(info.value.path(), "rb").read()
+        data = Path(info.value.path()).read_bytes()
         assert data.startswith(magic) and len(data) > 10_000
         assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5-b64-t4096." + button[-3:]
         if magic == b"<svg":
@@ -104,10 +105,10 @@ def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
     assert "Share chart..." not in titles and "Download plot as a PNG" in titles  # nothing uploads our numbers
     with page.expect_download() as info:
         page.locator("#roofline-graph .modebar-btn[data-title='Download plot as a PNG']").click()
-    assert open(info.value.path(), "rb").read().startswith(b"\x89PNG")
+    assert Path(info.value.path()).read_bytes().startswith(b"\x89PNG")
     with page.expect_download() as info:
         page.locator("#export-html").click()
-    html = open(info.value.path()).read()
+    html = Path(info.value.path()).read_text()
     assert "point--h100-sxm5--decode" in html and "point--rtx-4090--decode" not in html and len(html) > 1_000_000
     assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5-b64-t4096.html"
     assert "<title>llama-3-8b · weights bf16" in html and "batch 64" in html and "llm-roofline 0.1.0" in html
@@ -139,8 +140,7 @@ LINKS = [
     },
     {"hw": "b200,mi300x", "model": "deepseek-v3", "tp": "8", "theme": "dark", "present": "1", "lang": "zh"},
     {"hw": "h100-sxm5", "embed": "1", "batch": "1024", "ctx": "1048576"},
-    {"hw": "h100-sxm5,l40s", "model": "llama-2-7b", "out": "512", "price": "2.5", "memutil": "0.9",
-     "published": "1"},
+    {"hw": "h100-sxm5,l40s", "model": "llama-2-7b", "out": "512", "price": "2.5", "memutil": "0.9", "published": "1"},
 ]
 
 
@@ -336,8 +336,10 @@ def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, bas
     assert_svg_matches(page)
     assert calls == []  # drawn from the grid
     # the hover follows the points: the API's tokens/s at the new context, as on screen
-    response = httpx.post(f"{base_url}/api/v1/analyze", json={"model": "llama-3-8b", "hardware": ["h200-sxm"],
-                                                              "batch_size": 32, "context_length": 8192})
+    response = httpx.post(
+        f"{base_url}/api/v1/analyze",
+        json={"model": "llama-3-8b", "hardware": ["h200-sxm"], "batch_size": 32, "context_length": 8192},
+    )
     tokens = response.json()["results"][0]["decode"]["tokens_per_s"]
     assert f"{tokens:,.0f} tokens/s" in hover_label(page, "point--h200-sxm--decode")
     # once it rests, the panels follow through the server
@@ -451,8 +453,14 @@ def test_one_request_its_cost_the_interactivity_curve_and_the_reality_check(page
     published measurements are drawn on their accelerators with a reality-check table."""
     page.goto(base_url + "/?hw=h100-sxm5,l40s&model=llama-2-7b&batch=16&ctx=2048&out=256&price=2.5&published=1")
     wait_for_figure(page)
-    body = {"model": "llama-2-7b", "hardware": ["h100-sxm5", "l40s"], "batch_size": 16, "context_length": 2048,
-            "output_tokens": 256, "gpu_hour_price": 2.5}
+    body = {
+        "model": "llama-2-7b",
+        "hardware": ["h100-sxm5", "l40s"],
+        "batch_size": 16,
+        "context_length": 2048,
+        "output_tokens": 256,
+        "gpu_hour_price": 2.5,
+    }
     results = httpx.post(f"{base_url}/api/v1/analyze", json=body, timeout=30).json()["results"]
     rows = page.locator("#request-panel tbody tr")
     expect(rows).to_have_count(2)
@@ -460,10 +468,14 @@ def test_one_request_its_cost_the_interactivity_curve_and_the_reality_check(page
         q = r["request"]
         cells = row.locator("td").all_text_contents()
         assert cells[0] == r["hardware_name"]
-        assert cells[1] == duration(q["ttft_s"]) and cells[2] == duration(q["tpot_s"]) and cells[3] == duration(q["e2e_s"])
+        assert (
+            cells[1] == duration(q["ttft_s"]) and cells[2] == duration(q["tpot_s"]) and cells[3] == duration(q["e2e_s"])
+        )
         assert cells[6] == f"${plain(q['cost_per_million_output_tokens'])}"
-    curve = page.evaluate("() => document.querySelector('#interactivity-graph .js-plotly-plot').data"
-                          ".find(t => t.uid === 'interactivity--h100-sxm5--current')")
+    curve = page.evaluate(
+        "() => document.querySelector('#interactivity-graph .js-plotly-plot').data"
+        ".find(t => t.uid === 'interactivity--h100-sxm5--current')"
+    )
     assert curve["x"][0] == pytest.approx(1 / results[0]["request"]["tpot_s"], rel=1e-12)
     assert page.locator("#interactivity-graph .scatterlayer .trace").count() == 4  # 2 curves, 2 current points
     published = [u for u in traces(page) if u.startswith("published--")]
@@ -485,14 +497,19 @@ def test_points_of_a_scenario_that_does_not_fit_are_hollow(page: Page, base_url)
     sequence): its points are drawn hollow; moving the batch slider down to 1 fills them in."""
     page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=8&ctx=32768")
     wait_for_figure(page)
-    fill = ("(uid) => getComputedStyle(document.querySelector('#roofline-graph .scatterlayer .trace' + uid"
-            " + ' .point')).fillOpacity")
+    fill = (
+        "(uid) => getComputedStyle(document.querySelector('#roofline-graph .scatterlayer .trace' + uid"
+        " + ' .point')).fillOpacity"
+    )
     assert page.evaluate(fill, "point--rtx-4090--decode") == "0"  # hollow: only the outline is drawn
     assert page.evaluate(fill, "point--h100-sxm5--decode") == "1"
     page.locator("#batch-size [role=slider]").focus()
     for _ in range(3):
         page.keyboard.press("ArrowLeft")  # 8 -> 1
     page.wait_for_function("() => location.search.includes('batch=1&')")
-    page.wait_for_function("() => getComputedStyle(document.querySelector('#roofline-graph .scatterlayer "
-                           ".tracepoint--rtx-4090--decode .point')).fillOpacity === '1'", timeout=5000)
+    page.wait_for_function(
+        "() => getComputedStyle(document.querySelector('#roofline-graph .scatterlayer "
+        ".tracepoint--rtx-4090--decode .point')).fillOpacity === '1'",
+        timeout=5000,
+    )
     assert_svg_matches(page)
