@@ -3,9 +3,11 @@
 Starts `llm-roofline serve`, opens the dashboard in Debian's Chromium with 3 GPUs and, for
 the batch and the context slider, presses arrow keys and measures inside the page:
 
-  key -> callback    keydown to the clientside callback starting (Dash's renderer)
-  callback           the clientside callback before it hands over to Plotly (grid lookup)
-  plotly             Plotly.animate (no transition) of the moving traces: the SVG is redrawn in it
+  key -> callback    keydown to the clientside callback starting (the slider's React update
+                     and Dash's renderer)
+  callback           the clientside callback until it calls Plotly (the grid lookup)
+  callback -> SVG    Plotly.animate of the moving traces (asynchronous: its frame runs once
+                     the renderer has finished its own work on the step)
   key -> SVG         keydown to the first mutation of the roofline's SVG (what a user sees)
 
 A slider step never reaches the server; once the slider rests (250 ms) the panels follow
@@ -61,18 +63,31 @@ INSTRUMENT = f"""() => {{
 }}"""
 
 SETTLE = """() => new Promise(resolve => {
-  const start = performance.now();
+  const start = window.__settleKey;
   const panel = document.querySelector('#insight');
   let painted = null;
   new MutationObserver(() => { painted = painted || performance.now(); }).observe(panel,
     {subtree: true, childList: true, characterData: true});
   setTimeout(() => {
     const req = performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component')
-                                                                 && e.startTime >= start - 400);
+                                                                 && e.startTime >= start);
     resolve(req.map(e => ({server: e.responseStart - e.requestStart, end: e.responseEnd,
                            painted: painted})));
   }, 1500);
 })"""
+
+
+# Where a cold load goes: the page, the scripts (plotly's bundle the largest), the layout
+# (the first view, computed by the server: figure, slider grid and panels) and drawing.
+COLD = """() => {
+  const r = performance.getEntriesByType('resource');
+  const pick = (part) => r.find(e => e.name.includes(part)) || {};
+  const layout = pick('_dash-layout'), plotly = pick('plotly-cartesian');
+  return {total: performance.now(), html: performance.getEntriesByType('navigation')[0].responseEnd,
+          plotly_end: plotly.responseEnd || 0, layout_start: layout.requestStart || 0,
+          layout_server: (layout.responseStart || 0) - (layout.requestStart || 0),
+          layout_end: layout.responseEnd || 0, layout_kb: (layout.encodedBodySize || 0) / 1024};
+}"""
 
 
 def stats(values: list[float]) -> str:
@@ -93,7 +108,7 @@ def slider_run(page, slider: str, presses: int) -> dict:
         "key -> SVG": [r["svg"] - r["key"] for r in rows],
         "key -> callback": [r["cb"] - r["key"] for r in rows if r.get("cb")],
         "callback": [r["plotStart"] - r["cb"] for r in rows if r.get("cb") and r.get("plotStart")],
-        "plotly": [r["plotEnd"] - r["plotStart"] for r in rows if r.get("plotStart")],
+        "callback -> SVG": [r["svg"] - r["plotStart"] for r in rows if r.get("plotStart")],
     }
 
 
@@ -110,13 +125,16 @@ def main(presses: int = 30) -> None:
                 "g.querySelectorAll('.scatterlayer .trace').length > 0; }",
                 timeout=30000,
             )
-            colds.append(page.evaluate("() => performance.now()"))
+            colds.append(page.evaluate(COLD))
             context.close()
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
         page.goto(base + VIEW)
         page.wait_for_function(f"() => {{ const g = {GD}; return g && g._fullLayout; }}", timeout=30000)
         page.wait_for_timeout(1000)
         runs = {slider: slider_run(page, slider, presses) for slider in ("batch-size", "context-length")}
+        page.wait_for_timeout(1500)  # let the last run's settle pass
+        page.evaluate("() => { window.__settleKey = performance.now(); }")
+        page.keyboard.press("ArrowLeft")  # one step, then rest: the panels follow through the server
         settle = page.evaluate(SETTLE)
         page.evaluate(INSTRUMENT)
         page.evaluate(
@@ -130,10 +148,17 @@ def main(presses: int = 30) -> None:
             ".map(e => e.responseStart - e.requestStart)"
         )
         browser.close()
-    print(f"cold load to the first drawn figure (3 fresh contexts): {', '.join(f'{c:.0f}' for c in colds)} ms")
+    totals = ", ".join(f"{c['total']:.0f}" for c in colds)
+    print(f"cold load to the first drawn figure (3 fresh contexts): {totals} ms")
+    for c in colds:
+        print(
+            f"  html {c['html']:.0f} ms, plotly bundle loaded {c['plotly_end']:.0f} ms, layout asked "
+            f"{c['layout_start']:.0f} ms, server {c['layout_server']:.0f} ms, received {c['layout_end']:.0f} ms "
+            f"({c['layout_kb']:.0f} KB gzipped), drawn {c['total']:.0f} ms"
+        )
     for slider, run in runs.items():
         print(f"{slider} slider, {len(run['key -> SVG'])} key presses, 3 GPUs (no server round trip):")
-        for name in ("key -> SVG", "key -> callback", "callback", "plotly"):
+        for name in ("key -> SVG", "key -> callback", "callback", "callback -> SVG"):
             print(f"  {name:16s} {stats(run[name])}")
     for s in settle:
         painted = f"{s['painted'] - s['end']:.0f} ms" if s["painted"] else "n/a"

@@ -280,7 +280,6 @@ def roofline_figure(
         traces.append(trace)
         xs += trace["x"]
         ys += trace["y"]
-    traces += kind_legend(lang, colors, kinds | {"ridge"})
     box = marks_extent(xs, ys)
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
@@ -291,15 +290,7 @@ def roofline_figure(
     layout["yaxis"] = _log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
     # accelerators (colours) under the x axis, then what each symbol is; never on the plot
     layout["legend"] = {"orientation": "h", "y": -0.15, "yanchor": "top", "x": 0}
-    layout["legend2"] = {
-        "orientation": "h",
-        "y": -0.34,
-        "yanchor": "top",
-        "x": 0,
-        "font": {"size": layout["font"]["size"] - 1},
-        "itemclick": False,
-        "itemdoubleclick": False,
-    }
+    layout["annotations"] = [kind_legend(lang, colors, kinds | {"ridge"}, layout["font"]["size"] - 1)]
     layout["margin"] = {**layout["margin"], "t": 40, "b": 150}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
         layout["title"] = {
@@ -315,7 +306,15 @@ def roofline_figure(
     return {"data": traces, "layout": layout}
 
 
-# The marker legend: what each symbol is, in a second legend (colours = accelerators in the first).
+# The marker legend: what each symbol is (colours = accelerators, in the legend proper).
+KIND_GLYPHS = {
+    "decode": "●",
+    "prefill": "■",
+    "attention_decode": "◆",
+    "elementwise": "▲",
+    "measured_decode": "★",
+    "ridge": "✕",
+}
 KIND_LEGEND = (
     ("decode", "decode"),
     ("prefill", "prefill"),
@@ -326,27 +325,22 @@ KIND_LEGEND = (
 )
 
 
-def kind_legend(lang: str, colors: dict, drawn: set[str]) -> list[dict]:
-    """One entry per kind of point that is on the chart."""
-    traces = []
-    for kind, label in KIND_LEGEND:
-        if kind not in drawn:
-            continue
-        symbol, size = MARK_STYLE.get(kind, ("x", 9))
-        traces.append(
-            {
-                "type": "scatter",
-                "uid": uid("legend", kind),
-                "name": t(label, lang),
-                "x": [None],
-                "y": [None],
-                "mode": "markers",
-                "legend": "legend2",
-                "hoverinfo": "skip",
-                "marker": {"symbol": symbol, "size": min(size, 12), "color": colors["muted"]},
-            }
-        )
-    return traces
+def kind_legend(lang: str, colors: dict, drawn: set[str], size: int) -> dict:
+    """What each symbol is, one line under the accelerators' legend: an annotation, not legend
+    traces, because every trace costs Plotly time on each slider step (bench_dashboard.py) and
+    these never move."""
+    entries = [f"{KIND_GLYPHS[kind]} {t(label, lang)}" for kind, label in KIND_LEGEND if kind in drawn]
+    return {
+        "text": "    ".join(entries),
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0,
+        "y": -0.3,
+        "xanchor": "left",
+        "yanchor": "top",
+        "showarrow": False,
+        "font": {"size": size, "color": colors["muted"]},
+    }
 
 
 def message_figure(message: str) -> dict:

@@ -342,10 +342,16 @@ def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, bas
     )
     tokens = response.json()["results"][0]["decode"]["tokens_per_s"]
     assert f"{tokens:,.0f} tokens/s" in hover_label(page, "point--h200-sxm--decode")
+
     # once it rests, the panels follow through the server
     wait_settled(page)
     assert calls, "the panels never asked the server"
     expect(page.locator("#insight")).to_contain_text("262,144 prompt tokens")  # 32 x 8,192
+    # and back: returning to the stop the page was first drawn at moves the points too
+    page.locator("#context-length [role=slider]").focus()
+    page.keyboard.press("ArrowLeft")
+    wait_decode(page, "h200-sxm", api_decode_intensity(base_url, "h200-sxm", batch_size=32, context_length=4096))
+    assert_svg_matches(page)
     state = svg_state(page)
     assert state["drawn"] == state["visible"]
 
