@@ -31,10 +31,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "flash": {"en": "FlashAttention", "zh": "FlashAttention"},
     "tensor_parallel": {"en": "Tensor parallel (GPUs)", "zh": "张量并行（GPU 数）"},
     "measurement": {"en": "Measurement", "zh": "实测"},
-    "use_measured": {"en": "Use measured roofs", "zh": "使用实测屋顶"},
+    "use_measured": {"en": "Use measured roofs", "zh": "使用实测性能上限"},
     "bw_eff": {"en": "Bandwidth efficiency", "zh": "带宽效率"},
     "fl_eff": {"en": "Compute efficiency", "zh": "算力效率"},
-    "measured_step": {"en": "Measured decode step (ms)", "zh": "实测 decode 步长（ms）"},
+    "measured_step": {"en": "Measured decode step (ms)", "zh": "实测 decode 单步耗时（ms）"},
     "upload_measurements": {"en": "Import measurements ⇪", "zh": "导入实测数据 ⇪"},
     "measurements_loaded": {
         "en": "{n} measured points loaded; rows without counts borrow the model's.",
@@ -42,19 +42,19 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "efficiency_notice": {
         "en": "Roofs scaled to {bw} of bandwidth and {fl} of compute.",
-        "zh": "屋顶已按带宽 {bw}、算力 {fl} 缩放。",
+        "zh": "性能上限已按带宽 {bw}、算力 {fl} 缩放。",
     },
     "measured_roof": {"en": "measured", "zh": "实测"},
     "measured_point": {"en": "measured decode", "zh": "实测 decode"},
     "insight_measured": {
         "en": "Measured: a decode step of {time} ({tps} tokens/s) is {gap}x the bound — MBU {mbu}, MFU {mfu}.",
-        "zh": "实测：一步 decode {time}（{tps} tokens/s），是上限的 {gap} 倍 —— MBU {mbu}，MFU {mfu}。",
+        "zh": "实测：一步 decode {time}（{tps} tokens/s），是理论下限耗时的 {gap} 倍 —— MBU {mbu}，MFU {mfu}。",
     },
     "hover_measured": {
         "en": "<b>{label}</b> (measured) on {hw}<br>time {time}<br>{achieved} achieved, roof {roof}<br>"
         "{fraction} of the roof ({gap}x away)",
-        "zh": "<b>{label}</b>（实测）· {hw}<br>时间 {time}<br>达到 {achieved}，屋顶 {roof}<br>"
-        "为屋顶的 {fraction}（差 {gap} 倍）",
+        "zh": "<b>{label}</b>（实测）· {hw}<br>时间 {time}<br>达到 {achieved}，性能上限 {roof}<br>"
+        "为性能上限的 {fraction}（差 {gap} 倍）",
     },
     "error": {"en": "Cannot analyse this view: {message}", "zh": "无法分析此视图：{message}"},
     "insight_tp": {
@@ -153,7 +153,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "activations": {"en": "activations", "zh": "激活"},
     "capacity": {"en": "capacity", "zh": "容量"},
     "max_batch": {"en": "max batch {n}", "zh": "最大批 {n}"},
-    "does_not_fit": {"en": "does not fit", "zh": "放不下"},
+    "does_not_fit": {"en": "does not fit", "zh": "显存不足"},
     "tensor_roof": {"en": "tensor roof", "zh": "张量算力上限"},
     "vector_roof": {"en": "vector roof", "zh": "向量算力上限"},
     "memory_roof": {"en": "memory", "zh": "带宽"},
@@ -189,30 +189,78 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "tokens_per_s": {"en": "{v} tokens/s", "zh": "{v} tokens/s"},
     "insight_decode": {
-        "en": "Decode on {hw} is {bound}: each step reads {bytes} ({weights} of weights, {kv} of KV cache) "
-        "in at least {time}, so at most ~{tps} tokens/s.",
-        "zh": "{hw} 上的 decode {bound}：每一步要读 {bytes}（权重 {weights}，KV cache {kv}），至少 {time}，"
-        "所以最多约 {tps} tokens/s。",
+        "en": "Decode on {hw} is {bound}: each step moves {bytes}, {kv} of it the KV cache (batching does not share it), "
+        "in at least {time}, so at most ~{tps} tokens/s. The weights occupy {weights}.",
+        "zh": "{hw} 上的 decode {bound}：每一步要搬运 {bytes}，其中 KV cache 占 {kv}（加大批也无法分摊），"
+        "单步耗时至少 {time}，所以最多约 {tps} tokens/s。权重占用 {weights}。",
     },
-    "insight_wall": {
-        "en": "Batching raises intensity toward ~{limit} FLOP/byte, but the KV cache fills the {cap} at batch ~{maxb}, "
-        "{where} the ridge ({ridge}).",
-        "zh": "加大批能把算术强度推向约 {limit} FLOP/字节，但 KV cache 在批约 {maxb} 时就占满 {cap}，{where}脊点（{ridge}）。",
+    "insight_wall_far": {
+        "en": "Batching raises intensity toward ~{limit} FLOP/byte, but the KV cache fills the usable {cap} at batch "
+        "~{maxb}, still far left of the ridge ({ridge}).",
+        "zh": "加大批能把算术强度推向约 {limit} FLOP/字节，但批约 {maxb} 时 KV cache 就会占满可用的 {cap}，"
+        "此时仍远在脊点（{ridge}）左侧。",
     },
-    "insight_nofit": {
-        "en": "The weights alone ({weights}) do not fit in its {cap}.",
-        "zh": "仅权重（{weights}）就放不进它的 {cap}。",
+    "insight_wall_left": {
+        "en": "Batching raises intensity toward ~{limit} FLOP/byte, but the KV cache fills the usable {cap} at batch "
+        "~{maxb}, still left of the ridge ({ridge}).",
+        "zh": "加大批能把算术强度推向约 {limit} FLOP/字节，但批约 {maxb} 时 KV cache 就会占满可用的 {cap}，"
+        "此时仍在脊点（{ridge}）左侧。",
     },
-    "far_left": {"en": "far left of", "zh": "远在其左侧的"},
-    "left_of": {"en": "left of", "zh": "仍在左侧的"},
-    "right_of": {"en": "right of", "zh": "已越过"},
+    "insight_wall_right": {
+        "en": "Batching raises intensity toward ~{limit} FLOP/byte; before the KV cache fills the usable {cap} "
+        "(batch ~{maxb}) decode crosses the ridge ({ridge}).",
+        "zh": "加大批能把算术强度推向约 {limit} FLOP/字节；在 KV cache 占满可用的 {cap}（批约 {maxb}）之前，"
+        "decode 已越过脊点（{ridge}）。",
+    },
+    "insight_over_weights": {
+        "en": "Out of memory on {hw}: the weights alone ({weights}) exceed the usable {cap}. {way}",
+        "zh": "{hw} 显存不足：仅权重（{weights}）就超过了可用的 {cap}。{way}",
+    },
+    "insight_over_kv": {
+        "en": "Out of memory on {hw}: the KV cache of {batch} sequences of {ctx} tokens ({kv}) beside {weights} of "
+        "weights needs {total}, more than the usable {cap}. {way}",
+        "zh": "{hw} 显存不足：{batch} 条 {ctx} token 序列的 KV cache（{kv}）加上权重 {weights}，共需 {total}，"
+        "超过可用的 {cap}。{way}",
+    },
+    "insight_over_activations": {
+        "en": "Out of memory on {hw}: weights ({weights}) and KV cache ({kv}) fit, the activation workspace of the batch "
+        "({act}) does not ({total} > {cap}). {way}",
+        "zh": "{hw} 显存不足：权重（{weights}）和 KV cache（{kv}）放得下，但整批的激活工作区（{act}）放不下"
+        "（{total} > {cap}）。{way}",
+    },
+    "way_tp": {"en": "The smallest tensor-parallel degree that fits is {n}.", "zh": "能放下的最小张量并行度是 {n}。"},
+    "way_no_tp": {"en": "Not even 8-way tensor parallelism holds it.", "zh": "即使 8 卡张量并行也放不下。"},
+    "way_batch": {
+        "en": "At this context the largest batch that fits is {maxb}.",
+        "zh": "在此上下文长度下，能放下的最大批是 {maxb}。",
+    },
+    "way_context": {
+        "en": "At this batch the longest context that fits is {maxctx} tokens.",
+        "zh": "在此批大小下，能放下的最长上下文是 {maxctx} token。",
+    },
     "insight_prefill": {
         "en": "Prefill of {tokens} prompt tokens is {bound} at {intensity} FLOP/byte: at least {time} to the first token.",
-        "zh": "{tokens} 个提示 token 的 prefill {bound}，算术强度 {intensity} FLOP/字节：首 token 至少 {time}。",
+        "zh": "{tokens} 个提示 token 的 prefill {bound}，算术强度 {intensity} FLOP/字节：首 token 至少需要 {time}。",
     },
-    "insight_compare": {
-        "en": "{hw2} decodes {ratio}x as fast as {hw1}: decode follows memory bandwidth, not FLOP/s.",
-        "zh": "{hw2} 的 decode 速度是 {hw1} 的 {ratio} 倍：decode 跟的是带宽，不是算力。",
+    "insight_compare_memory": {
+        "en": "{hw2} decodes {ratio}x the tokens/s of {hw1}: both are memory-bound here, so decode follows memory "
+        "bandwidth ({bw2} against {bw1}), not FLOP/s.",
+        "zh": "{hw2} 的 decode 吞吐是 {hw1} 的 {ratio} 倍：此时两者都受带宽限制，decode 看的是显存带宽"
+        "（{bw2} 对 {bw1}），而不是算力。",
+    },
+    "insight_compare_compute": {
+        "en": "{hw2} decodes {ratio}x the tokens/s of {hw1}: both are compute-bound here, so decode follows tensor "
+        "FLOP/s ({fl2} against {fl1}).",
+        "zh": "{hw2} 的 decode 吞吐是 {hw1} 的 {ratio} 倍：此时两者都受算力限制，decode 看的是张量算力"
+        "（{fl2} 对 {fl1}）。",
+    },
+    "insight_compare_mixed": {
+        "en": "{hw2} decodes {ratio}x the tokens/s of {hw1}: here {hw1} is {bound1} and {hw2} is {bound2}.",
+        "zh": "{hw2} 的 decode 吞吐是 {hw1} 的 {ratio} 倍：此时 {hw1} {bound1}，{hw2} {bound2}。",
+    },
+    "insight_fastest": {
+        "en": "{hw1} decodes fastest of those selected: {ratio}x the tokens/s of the next, {hw2}.",
+        "zh": "所选加速器中 {hw1} 的 decode 最快：是第二名 {hw2} 的 {ratio} 倍。",
     },
     "bound_memory": {"en": "memory-bound", "zh": "受带宽限制"},
     "bound_compute": {"en": "compute-bound", "zh": "受算力限制"},

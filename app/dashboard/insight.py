@@ -1,8 +1,14 @@
-"""The insight panel: two to four plain sentences written from the engine's results."""
+"""The insight panel: plain sentences written from the engine's results.
+
+Every number is an engine field, formatted (README "Prose numbers come from the engine"): the
+weights are `memory.weights_bytes`, never decode bytes minus KV (which counted activations as
+weights, 2-50x off); the way out of an overflow is the engine's own max batch, max context and
+min TP. The comparison says what decode follows in the regime it is in.
+"""
 
 from __future__ import annotations
 
-from ..units import duration, grouped, si
+from ..units import duration, grouped, plain, si
 from .i18n import t
 
 
@@ -11,80 +17,86 @@ def _gb(value: float) -> str:
 
 
 def insight_sentences(
-    results: list[dict], trajectory_end: dict[str, float], kv_wall_intensity: float, lang: str
+    analysis: dict, trajectory_end: dict[str, float], kv_wall_intensity: float, lang: str
 ) -> list[str]:
-    """`trajectory_end`: decode intensity at the largest batch that fits, per accelerator;
-    `kv_wall_intensity`: the intensity decode approaches as B grows (the KV wall)."""
+    """`analysis`: the engine's analysis (results and scenario); `trajectory_end`: decode
+    intensity at the largest batch that fits, per accelerator; `kv_wall_intensity`: the
+    intensity decode approaches as B grows (the KV wall)."""
+    results, scenario = analysis["results"], analysis["scenario"]
     r = results[0]
     d, p, mem = r["decode"], r["prefill"], r["memory"]
     name = r["hardware_name"]
     sentences = [
-        t(
-            "insight_decode",
-            lang,
-            hw=name,
-            bound=t(f"bound_{d['bound']}", lang),
-            bytes=_gb(d["bytes"]),
-            weights=_gb(d["bytes"] - mem["kv_cache_bytes"]),
-            kv=_gb(mem["kv_cache_bytes"]),
-            time=duration(d["time_s"]),
-            tps=grouped(d["tokens_per_s"]),
-        )
-    ]
-    cap = _gb(mem["capacity_bytes"])
-    if mem["max_batch_size"] < 1:
-        sentences.append(t("insight_nofit", lang, weights=_gb(mem["weights_bytes"]), cap=cap))
-    else:
+        t("insight_decode", lang, hw=name, bound=t(f"bound_{d['bound']}", lang), bytes=_gb(d["bytes"]),
+          kv=_gb(mem["kv_cache_bytes"]), weights=_gb(mem["weights_bytes"]), time=duration(d["time_s"]),
+          tps=grouped(d["tokens_per_s"]))
+    ]  # fmt: skip
+    if not mem["fits"]:
+        sentences.append(_overflow(r, scenario, lang))
+    if mem["max_batch_size"] >= 1:
         end = trajectory_end.get(r["hardware_id"], d["intensity"])
         ridge = r["ridge_point"]
-        where = "right_of" if end >= ridge else ("far_left" if end < ridge / 3 else "left_of")
-        sentences.append(
-            t(
-                "insight_wall",
-                lang,
-                limit=f"{kv_wall_intensity:.0f}",
-                cap=cap,
-                maxb=grouped(mem["max_batch_size"]),
-                where=t(where, lang),
-                ridge=f"{ridge:.0f}",
-            )
-        )
+        where = "right" if end >= ridge else ("far" if end < ridge / 3 else "left")
+        sentences.append(t(f"insight_wall_{where}", lang, limit=plain(kv_wall_intensity), cap=_gb(mem["usable_bytes"]),
+                           maxb=grouped(mem["max_batch_size"]), ridge=plain(ridge)))  # fmt: skip
+    prompt_tokens = scenario["batch_size"] * scenario["context_length"]
     sentences.append(
-        t(
-            "insight_prefill",
-            lang,
-            tokens=grouped(p["tokens_per_s"] * p["time_s"]),
-            bound=t(f"bound_{p['bound']}", lang),
-            intensity=f"{p['intensity']:.0f}",
-            time=duration(p["time_s"]),
-        )
-    )
+        t("insight_prefill", lang, tokens=grouped(prompt_tokens), bound=t(f"bound_{p['bound']}", lang),
+          intensity=plain(p["intensity"]), time=duration(p["time_s"]))
+    )  # fmt: skip
     if r["tensor_parallel"] > 1 and r["link"]:
         sentences.append(
-            t(
-                "insight_tp",
-                lang,
-                n=r["tensor_parallel"],
-                comm=duration(d["communication_time_s"]),
-                link=r["link"]["name"],
-                share=f"{d['communication_time_s'] / d['time_s']:.0%}",
-            )
-        )
+            t("insight_tp", lang, n=r["tensor_parallel"], comm=duration(d["communication_time_s"]),
+              link=r["link"]["name"], share=f"{d['communication_time_s'] / d['time_s']:.0%}")
+        )  # fmt: skip
     md = r.get("measured_decode")
     if md:
         sentences.append(
-            t(
-                "insight_measured",
-                lang,
-                time=duration(md["step_time_s"]),
-                tps=grouped(md["tokens_per_s"]),
-                gap=f"{md['gap']:.2f}",
-                mbu=f"{md['mbu']:.1%}",
-                mfu=f"{md['mfu']:.2%}",
-            )
-        )
+            t("insight_measured", lang, time=duration(md["step_time_s"]), tps=grouped(md["tokens_per_s"]),
+              gap=f"{md['gap']:.2f}", mbu=f"{md['mbu']:.1%}", mfu=f"{md['mfu']:.2%}")
+        )  # fmt: skip
     if len(results) > 1:
-        fastest = max(results[1:], key=lambda x: x["decode"]["tokens_per_s"])
-        ratio = fastest["decode"]["tokens_per_s"] / d["tokens_per_s"]
-        sentences.append(t("insight_compare", lang, hw1=name, hw2=fastest["hardware_name"], ratio=f"{ratio:.2f}"))
+        sentences.append(_comparison(results, lang))
     return sentences
+
+
+def _overflow(r: dict, scenario: dict, lang: str) -> str:
+    """Which part of memory overflows, and the engine's way out."""
+    mem, name = r["memory"], r["hardware_name"]
+    usable, weights, kv, act = mem["usable_bytes"], mem["weights_bytes"], mem["kv_cache_bytes"], mem["activation_bytes"]
+    if weights > usable:
+        n = mem["min_tensor_parallel"]
+        way = t("way_tp", lang, n=n) if n else t("way_no_tp", lang)
+        return t("insight_over_weights", lang, hw=name, weights=_gb(weights), cap=_gb(usable), way=way)
+    ways = []
+    if mem["max_batch_size"] >= 1:
+        ways.append(t("way_batch", lang, maxb=grouped(mem["max_batch_size"])))
+    if mem["max_context_length"] >= 1:
+        ways.append(t("way_context", lang, maxctx=grouped(mem["max_context_length"])))
+    way = " ".join(ways)
+    if weights + kv > usable:
+        return t("insight_over_kv", lang, hw=name, batch=grouped(scenario["batch_size"]),
+                 ctx=grouped(scenario["context_length"]),
+                 kv=_gb(kv), weights=_gb(weights), total=_gb(mem["total_bytes"]), cap=_gb(usable), way=way)  # fmt: skip
+    return t("insight_over_activations", lang, hw=name, weights=_gb(weights), kv=_gb(kv), act=_gb(act),
+             total=_gb(mem["total_bytes"]), cap=_gb(usable), way=way)  # fmt: skip
+
+
+def _comparison(results: list[dict], lang: str) -> str:
+    """The first accelerator against the fastest other one, higher-is-better: what decode
+    follows depends on the regime each is in."""
+    first = results[0]
+    other = max(results[1:], key=lambda x: x["decode"]["tokens_per_s"])
+    ratio = other["decode"]["tokens_per_s"] / first["decode"]["tokens_per_s"]
+    if ratio < 1:
+        return t("insight_fastest", lang, hw1=first["hardware_name"], hw2=other["hardware_name"],
+                 ratio=f"{1 / ratio:.2f}")  # fmt: skip
+    b1, b2 = first["decode"]["bound"], other["decode"]["bound"]
+    names = {"hw1": first["hardware_name"], "hw2": other["hardware_name"], "ratio": f"{ratio:.2f}"}
+    if b1 == b2 == "memory":
+        return t("insight_compare_memory", lang, **names, bw1=si(first["memory_bandwidth_bytes_per_s"], "B/s"),
+                 bw2=si(other["memory_bandwidth_bytes_per_s"], "B/s"))  # fmt: skip
+    if b1 == b2 == "compute":
+        return t("insight_compare_compute", lang, **names, fl1=si(first["tensor_flops_per_s"], "FLOP/s"),
+                 fl2=si(other["tensor_flops_per_s"], "FLOP/s"))  # fmt: skip
+    return t("insight_compare_mixed", lang, **names, bound1=t(f"bound_{b1}", lang), bound2=t(f"bound_{b2}", lang))

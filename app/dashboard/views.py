@@ -182,7 +182,10 @@ def panels(view: View) -> tuple:
     # a measured step belongs to the first accelerator (the one it was measured on)
     notices += [f"{results[0]['hardware_name']}: {w}" for w in results[0].get("warnings", [])]
     return (
-        [html.P(s) for s in insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], lang)],
+        [
+            html.P(s)
+            for s in insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang)
+        ],
         memory_figure(results, lang, view.theme, view.present),
         throughput_figure(data["throughput"], results, lang, view.theme, view.present),
         ops_rows(results[0]),

@@ -152,13 +152,47 @@ def test_tables(data):
     assert comp[0]["decode"].endswith("(1.00x)") and "(0.30x)" in comp[1]["decode"]
 
 
+def insight(model: str, hardware: list[str], lang: str = "en", **scenario) -> str:
+    data = dashboard_data(model, hardware, Scenario(**scenario))
+    return " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang))
+
+
 def test_insight_from_the_engine(data):
-    results = data["analysis"]["results"]
-    text = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "en"))
+    text = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "H100 SXM5 80GB is memory-bound" in text
-    assert "3,291 tokens/s" in text and "batch ~129" in text and "far left of the ridge (295)" in text
-    zh = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "zh"))
-    assert "带宽" in zh and "3,291" in zh
+    assert "3,291 tokens/s" in text and "batch ~129" in text and "still far left of the ridge (295)" in text
+    zh = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "zh"))
+    assert "带宽" in zh and "3,291" in zh and "此时仍远在脊点（295）左侧" in zh
+
+
+def test_insight_weights_are_the_engines_weights_not_decode_bytes_minus_kv():
+    """The first wave wrote decode bytes minus KV as "weights": 841 GB for an 8B model at batch 65,536."""
+    for scenario, weights in (({"batch_size": 65536}, "16 GB"), ({"batch_size": 1024, "context_length": 128,
+                              "weight_dtype": "fp8", "compute_dtype": "fp8"}, "8 GB")):  # fmt: skip
+        text = insight("llama-3-8b", ["h100-sxm5"], **scenario)
+        assert f"The weights occupy {weights}." in text
+        assert "841 GB" not in text
+
+
+def test_insight_comparison_follows_the_regime():
+    compute = insight("llama-3-8b", ["h100-sxm5", "b200"], batch_size=1024, context_length=128)
+    assert "compute-bound" in compute and "follows memory bandwidth" not in compute
+    assert "both are compute-bound here, so decode follows tensor FLOP/s" in compute
+    memory = insight("llama-3-8b", ["h100-sxm5", "h200-sxm"], batch_size=32, context_length=4096)
+    assert "both are memory-bound here, so decode follows memory bandwidth (4.8 TB/s against 3.35 TB/s)" in memory
+    slower = insight("llama-3-8b", ["h200-sxm", "rtx-4090"], batch_size=1)
+    assert "H200 SXM 141GB decodes fastest of those selected" in slower and "0.3" not in slower
+
+
+def test_insight_names_what_overflows_and_the_way_out():
+    text = insight("llama-3-8b", ["h100-sxm5"], batch_size=1024, context_length=1 << 20)
+    assert "Out of memory on H100 SXM5 80GB: the KV cache of 1,024 sequences of 1,048,576 tokens" in text
+    assert "The weights alone" not in text
+    assert "At this batch the longest context that fits is" in text
+    big = insight("llama-3-70b", ["rtx-4090"], batch_size=1, context_length=4096)
+    assert "the weights alone (141 GB) exceed the usable 26 GB" in big and "tensor-parallel degree" in big.lower()
+    zh = insight("llama-3-8b", ["h100-sxm5"], "zh", batch_size=1024, context_length=1 << 20)
+    assert "显存不足" in zh and "放不下" not in zh
 
 
 def test_url_state_valid_and_hostile():
@@ -257,5 +291,5 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
     assert "my_gemv" in hover_text(point)
     # measurements belong to the first accelerator only
     assert "measured--h100-sxm5--decode" not in traces and "roof--h100-sxm5--memory-measured" not in traces
-    text = " ".join(insight_sentences(results, data["trajectory_end"], data["kv_wall_intensity"], "en"))
+    text = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "MBU" in text and "MFU" in text
