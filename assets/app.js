@@ -247,21 +247,31 @@
         return nu();
       },
 
+      // Copy the link to this view, without embed=1 (a wiki page's iframe is not the view to
+      // share). Where the clipboard is blocked (a cross-origin iframe, no permission) the link
+      // is shown in a field, selected for a manual copy, instead of claiming it was copied.
       copyLink: function (n, flags) {
         if (!n) return nu();
-        const href = window.location.href;
-        const done = flags && flags.lang === "zh" ? "链接已复制" : "Link copied";
-        if (navigator.clipboard && window.isSecureContext) {
-          navigator.clipboard.writeText(href).catch(() => {});
-        } else {
-          const area = document.createElement("textarea");
-          area.value = href;
-          document.body.appendChild(area);
-          area.select();
-          try { document.execCommand("copy"); } catch (e) { /* the URL bar still has the link */ }
-          area.remove();
-        }
-        return done;
+        const q = new URLSearchParams(window.location.search);
+        q.delete("embed");
+        const link = window.location.origin + window.location.pathname + "?" + q.toString();
+        const say = (key) => message(flags, key, "");
+        const clear = () => setTimeout(() => window.dash_clientside.set_props("copy-status", {children: ""}), 4000);
+        const showField = function () {
+          window.dash_clientside.set_props("copy-field", {value: link, style: {display: "inline-block"}});
+          setTimeout(function () {
+            const field = document.getElementById("copy-field");
+            if (field) { field.focus(); field.select(); }
+          }, 50);
+          clear();
+          return say("copy_blocked");
+        };
+        if (!(navigator.clipboard && window.isSecureContext)) return showField();
+        return navigator.clipboard.writeText(link).then(function () {
+          window.dash_clientside.set_props("copy-field", {style: {display: "none"}});
+          clear();
+          return say("copied");
+        }, showField);
       },
 
       exportImage: function (nPng, nSvg) {

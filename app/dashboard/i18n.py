@@ -135,6 +135,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "present": {"en": "Presentation", "zh": "演示模式"},
     "copy_link": {"en": "Copy link", "zh": "复制链接"},
     "copied": {"en": "Link copied", "zh": "链接已复制"},
+    "copy_blocked": {"en": "The browser blocked the clipboard: copy the link from the field.",
+                     "zh": "浏览器禁止了剪贴板：请从输入框中复制链接。"},
     "export_html": {"en": "HTML snapshot", "zh": "HTML 快照"},
     "insight": {"en": "Insight", "zh": "解读"},
     "memory": {"en": "Memory", "zh": "显存"},

@@ -26,7 +26,7 @@ PANEL_GRAPH_CONFIG = {
     "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"],
 }
 # Messages the browser shows itself (input validation): translated here, filled in by app.js.
-CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit")
+CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit", "copied", "copy_blocked")
 PRECISION_LABELS = {
     "bf16": "bf16",
     "fp16": "fp16",
@@ -436,6 +436,9 @@ def page(view: View) -> html.Div:
                         [
                             html.Button(t("copy_link", lang), id="copy-link", n_clicks=0, className="button"),
                             html.Span(id="copy-status", className="copy-status", **{"aria-live": "polite"}),
+                            # shown, selected, when the browser blocks the clipboard (a cross-origin iframe)
+                            dcc.Input(id="copy-field", readOnly=True, className="copy-field", value="",
+                                      style={"display": "none"}),
                             html.Button("PNG", id="export-png", n_clicks=0, className="button"),
                             html.Button("SVG", id="export-svg", n_clicks=0, className="button"),
                             html.Button(t("export_html", lang), id="export-html", n_clicks=0, className="button"),

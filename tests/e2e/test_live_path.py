@@ -519,3 +519,31 @@ def test_points_of_a_scenario_that_does_not_fit_are_hollow(page: Page, base_url)
         timeout=5000,
     )
     assert_svg_matches(page)
+
+
+def test_copy_link_copies_without_embed_and_says_so(page: Page, base_url):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    page.goto(base_url + "/?hw=h100-sxm5&batch=16&embed=1")
+    wait_for_figure(page)
+    page.locator("#copy-link").click()
+    expect(page.locator("#copy-status")).to_have_text("Link copied")
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert "batch=16" in copied and "embed" not in copied
+    expect(page.locator("#copy-field")).to_be_hidden()
+    expect(page.locator("#copy-status")).to_have_text("", timeout=8000)  # the status clears
+
+
+def test_copy_link_where_the_clipboard_is_blocked_shows_the_link(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&batch=16&lang=zh")
+    wait_for_figure(page)
+    # what a cross-origin iframe gets: the clipboard refuses
+    page.evaluate("() => { navigator.clipboard.writeText = () => Promise.reject(new Error('blocked')); }")
+    page.locator("#copy-link").click()
+    expect(page.locator("#copy-status")).to_contain_text("剪贴板")
+    field = page.locator("#copy-field")
+    expect(field).to_be_visible()
+    assert "batch=16" in field.input_value()
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.id === 'copy-field'"
+        " && document.activeElement.selectionEnd > 0"
+    )
