@@ -213,6 +213,7 @@
         q.set("lang", (flags && flags.lang) || "en");
         q.set("theme", theme && theme.length ? "dark" : "light");
         if (flags && flags.embed) q.set("embed", "1");
+        if (flags && flags.embed && flags.controls === false) q.set("controls", "0");
         if (present && present.length) q.set("present", "1");
         const url = window.location.pathname + "?" + q.toString();
         if (url === window.location.pathname + window.location.search) return nu();
@@ -222,6 +223,14 @@
         });
         if (discrete) window.history.pushState(null, "", url);
         else window.history.replaceState(null, "", url);
+        // "Open full view": the same link without the embedding
+        const full = document.getElementById("open-full");
+        if (full) {
+          const plain = new URLSearchParams(q);
+          plain.delete("embed");
+          plain.delete("controls");
+          full.href = window.location.pathname + "?" + plain.toString();
+        }
         // the chart's own camera button names its file after the scenario too
         const gd = document.querySelector("#roofline-graph .js-plotly-plot");
         if (gd && gd._context && gd._context.toImageButtonOptions) gd._context.toImageButtonOptions.filename = exportName();
@@ -229,8 +238,9 @@
       },
 
       rootClass: function (theme, present, flags) {
-        return ["app", theme && theme.length ? "theme-dark" : "theme-light",
-                flags && flags.embed ? "embed" : "", present && present.length ? "present" : ""]
+        return ["app", theme && theme.length ? "theme-dark" : "theme-light", flags && flags.embed ? "embed" : "",
+                flags && flags.embed && flags.controls === false ? "no-controls" : "",
+                present && present.length ? "present" : ""]
                .filter(Boolean).join(" ");
       },
 

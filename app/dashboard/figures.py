@@ -289,8 +289,16 @@ def roofline_figure(
     layout["xaxis"] = _log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
     layout["yaxis"] = _log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
     # accelerators (colours) under the x axis, then what each symbol is; never on the plot
-    layout["legend"] = {"orientation": "h", "y": -0.15, "yanchor": "top", "x": 0}
-    layout["annotations"] = [kind_legend(lang, colors, kinds | {"ridge"}, layout["font"]["size"] - 1)]
+    # One block at the foot of the figure (pinned to the figure, not the plot, so it never
+    # climbs onto the axis title in a short embed): what each symbol is, then the accelerators.
+    layout["legend"] = {
+        "orientation": "h",
+        "yref": "container",
+        "y": 0.01,
+        "yanchor": "bottom",
+        "x": 0,
+        "title": kind_legend(lang, colors, kinds | {"ridge"}, layout["font"]["size"] - 1),
+    }
     layout["margin"] = {**layout["margin"], "t": 40, "b": 150}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
         layout["title"] = {
@@ -326,21 +334,10 @@ KIND_LEGEND = (
 
 
 def kind_legend(lang: str, colors: dict, drawn: set[str], size: int) -> dict:
-    """What each symbol is, one line under the accelerators' legend: an annotation, not legend
-    traces, because every trace costs Plotly time on each slider step (bench_dashboard.py) and
-    these never move."""
+    """What each symbol is, as the legend's title line: not legend traces, because every trace
+    costs Plotly time on each slider step (bench_dashboard.py) and these never move."""
     entries = [f"{KIND_GLYPHS[kind]} {t(label, lang)}" for kind, label in KIND_LEGEND if kind in drawn]
-    return {
-        "text": "    ".join(entries),
-        "xref": "paper",
-        "yref": "paper",
-        "x": 0,
-        "y": -0.3,
-        "xanchor": "left",
-        "yanchor": "top",
-        "showarrow": False,
-        "font": {"size": size, "color": colors["muted"]},
-    }
+    return {"text": "    ".join(entries), "side": "top", "font": {"size": size, "color": colors["muted"]}}
 
 
 def message_figure(message: str) -> dict:

@@ -12,7 +12,7 @@ from engine.measurement import FORMATS
 from engine.model_catalog import model_ids
 
 from .i18n import t
-from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, view_model
+from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, to_query, view_model
 from .views import panels, roofline
 
 BATCH_SLIDER = (0, 10)  # log2: 1 .. 1024
@@ -398,7 +398,15 @@ def page(view: View) -> html.Div:
     lang = view.lang
     notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=w)) for n, v, w in view.notices]
     classes = " ".join(
-        c for c in ("app", f"theme-{view.theme}", "embed" if view.embed else "", "present" if view.present else "") if c
+        c
+        for c in (
+            "app",
+            f"theme-{view.theme}",
+            "embed" if view.embed else "",
+            "no-controls" if view.embed and not view.controls else "",
+            "present" if view.present else "",
+        )
+        if c
     )
     graph_config = {
         **PANEL_GRAPH_CONFIG,
@@ -419,6 +427,7 @@ def page(view: View) -> html.Div:
                 data={
                     "lang": lang,
                     "embed": view.embed,
+                    "controls": view.controls,
                     "query": view.query,
                     "messages": {k: t(k, lang, v="{v}", n="{n}") for k in CLIENT_MESSAGES},
                 },
@@ -434,11 +443,26 @@ def page(view: View) -> html.Div:
                     html.H1(t("title", lang)),
                     html.Div(
                         [
+                            # in a wiki iframe: the same view, full size, in a new tab
+                            html.A(
+                                t("open_full", lang),
+                                id="open-full",
+                                className="button open-full",
+                                href="?" + to_query(view),
+                                target="_blank",
+                                rel="noopener",
+                                hidden=not view.embed,
+                            ),
                             html.Button(t("copy_link", lang), id="copy-link", n_clicks=0, className="button"),
                             html.Span(id="copy-status", className="copy-status", **{"aria-live": "polite"}),
                             # shown, selected, when the browser blocks the clipboard (a cross-origin iframe)
-                            dcc.Input(id="copy-field", readOnly=True, className="copy-field", value="",
-                                      style={"display": "none"}),
+                            dcc.Input(
+                                id="copy-field",
+                                readOnly=True,
+                                className="copy-field",
+                                value="",
+                                style={"display": "none"},
+                            ),
                             html.Button("PNG", id="export-png", n_clicks=0, className="button"),
                             html.Button("SVG", id="export-svg", n_clicks=0, className="button"),
                             html.Button(t("export_html", lang), id="export-html", n_clicks=0, className="button"),

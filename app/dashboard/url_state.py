@@ -66,6 +66,7 @@ class View:
     lang: str = "en"
     theme: str = "light"
     embed: bool = False
+    controls: bool = True  # embed only: controls=0 leaves the figure alone
     present: bool = False
     notices: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)  # (name, value, why)
     query: str = field(default="", compare=False)  # the query string the view was read from
@@ -157,7 +158,7 @@ def parse_query(args: dict[str, str]) -> View:
                 changes["precision" if name == "prec" else "kv_precision"] = value
             else:
                 bad(name, value, "one of " + ", ".join(allowed))
-        elif name in ("fa", "embed", "present"):
+        elif name in ("fa", "embed", "present", "controls"):
             flag = _flag(value)
             if flag is None:
                 bad(name, value, "0 or 1")

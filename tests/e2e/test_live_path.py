@@ -547,3 +547,23 @@ def test_copy_link_where_the_clipboard_is_blocked_shows_the_link(page: Page, bas
         "() => document.activeElement && document.activeElement.id === 'copy-field'"
         " && document.activeElement.selectionEnd > 0"
     )
+
+
+def test_embed_fits_800_by_500_with_a_link_to_the_full_view(page: Page, base_url):
+    page.set_viewport_size({"width": 800, "height": 500})
+    page.goto(base_url + "/?embed=1&hw=h100-sxm5,h200-sxm&batch=64")
+    wait_for_figure(page)
+    assert page.evaluate("() => document.scrollingElement.scrollHeight <= window.innerHeight + 1")
+    assert page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth + 1")
+    full = page.locator("#open-full")
+    expect(full).to_be_visible()
+    expect(full).to_have_attribute("target", "_blank")
+    href = full.get_attribute("href")
+    assert "batch=64" in href and "embed" not in href
+    title = page.locator("#roofline-graph .gtitle").text_content()
+    assert "llama-3-8b" in title and "batch 64" in title  # the scenario, on the figure
+    assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
+    page.goto(base_url + "/?embed=1&controls=0&hw=h100-sxm5")
+    wait_for_figure(page)
+    expect(page.locator("#controls")).to_be_hidden()
+    page.wait_for_function("() => location.search.includes('controls=0')")
