@@ -52,3 +52,14 @@ def duration(seconds: float) -> str:
 def grouped(value: float) -> str:
     """3290.9 -> '3,291'."""
     return f"{value:,.0f}"
+
+
+_COUNT_PREFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
+
+
+def count(value: float, digits: int = 3) -> str:
+    """Counts of things (parameters, tokens) as people say them: 8.03B, 46.7B, 560M, 7K."""
+    for scale, suffix in _COUNT_PREFIXES:
+        if abs(value) >= scale:
+            return f"{plain(value / scale, digits)}{suffix}"
+    return plain(value, digits)

@@ -42,6 +42,13 @@ def model_ids() -> list[str]:
     return list(preset_records())
 
 
+def native_precision(model_id: str) -> str | None:
+    """The dashboard precision a preset is released in when it is not 16-bit ("fp8" for
+    DeepSeek-V3, "int4" = 4-bit weights with 16-bit math for gpt-oss's MXFP4), with its source
+    in the preset file (`native_precision_source`); None for a 16-bit release."""
+    return preset_records().get(model_id, {}).get("native_precision")
+
+
 MAX_CONFIG_BYTES = 256 * 1024
 # Parsed custom configs, keyed by a digest of their canonical JSON and bounded in bytes: the
 # raw config (up to 256 KiB of it) is never kept, only the normalised ModelConfig.

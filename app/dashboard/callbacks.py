@@ -20,9 +20,9 @@ from dash import ClientsideFunction, Input, Output, State, ctx, html, no_update
 
 from engine.errors import EngineInputError
 from engine.measurement import FORMATS, parse_measurements
-from engine.model_catalog import MAX_CONFIG_BYTES, load_model
+from engine.model_catalog import MAX_CONFIG_BYTES, load_model, native_precision
 
-from ..units import si
+from ..units import count
 from .exports import ops_csv, snapshot_html
 from .figures import ops_rows
 from .i18n import t
@@ -126,14 +126,18 @@ def register(app) -> None:
         Output("kv-help", "children"),
         Output("tensor-parallel", "options"),
         Output("tensor-parallel", "value"),
+        Output("precision", "value"),
+        Output("model-notice", "children"),
         Input("model", "value"),
         Input("custom-model", "data"),
         State("tensor-parallel", "value"),
+        State("precision", "value"),
         FLAGS,
         prevent_initial_call=True,
     )
-    def model_choices(model_value, custom, tp, flags):
-        """A new model brings its own KV heads, and only the TP degrees that divide its heads."""
+    def model_choices(model_value, custom, tp, precision, flags):
+        """A new model brings its own KV heads, only the TP degrees that divide its heads, and the
+        precision it is released in (gpt-oss: 4-bit MXFP4 weights; DeepSeek-V3: fp8), said."""
         lang = _lang(flags)
         view = view_from_controls(
             [],
@@ -161,6 +165,11 @@ def register(app) -> None:
         model = view_model(view)
         kv, kv_help = kv_controls(model, None, lang)
         tp_value = view.tensor_parallel if model.num_heads % view.tensor_parallel == 0 else 1
+        native = native_precision(view.model) if ctx.triggered_id == "model" else None
+        if native and native != precision:
+            precision_value, notice = native, t("native_precision", lang, model=view.model, prec=native)
+        else:
+            precision_value, notice = no_update, ""
         return (
             kv["min"],
             kv["max"],
@@ -170,6 +179,8 @@ def register(app) -> None:
             kv_help,
             tp_options(model, lang),
             tp_value,
+            precision_value,
+            notice,
         )
 
     @app.callback(
@@ -204,7 +215,7 @@ def register(app) -> None:
         except EngineInputError as exc:
             return no_update, str(exc)
         token = encode_config(config)
-        message = t("custom_ok", lang, name=model.id, params=si(model.num_params))
+        message = t("custom_ok", lang, name=model.id, params=count(model.num_params))
         if len(token) > MAX_CONFIG_TOKEN_CHARS:
             message += " " + t("custom_no_link", lang, n=f"{len(token):,}", limit=f"{MAX_CONFIG_TOKEN_CHARS:,}")
             token = None

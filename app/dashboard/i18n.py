@@ -134,6 +134,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "theme_dark": {"en": "Dark", "zh": "深色"},
     "present": {"en": "Presentation", "zh": "演示模式"},
     "copy_link": {"en": "Copy link", "zh": "复制链接"},
+    "active_params": {"en": "({n} active)", "zh": "（激活 {n}）"},
+    "sliding_window": {"en": "sliding window", "zh": "滑动窗口"},
+    "native_precision": {
+        "en": "{model} is released in {prec}: precision set to {prec}.",
+        "zh": "{model} 以 {prec} 发布：精度已设为 {prec}。",
+    },
     "open_full": {"en": "Open full view ↗", "zh": "打开完整视图 ↗"},
     "copied": {"en": "Link copied", "zh": "链接已复制"},
     "copy_blocked": {

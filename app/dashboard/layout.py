@@ -9,8 +9,9 @@ from dash import dash_table, dcc, html
 
 from engine.hardware import catalogue
 from engine.measurement import FORMATS
-from engine.model_catalog import model_ids
+from engine.model_catalog import get_model, model_ids, native_precision
 
+from ..units import count
 from .i18n import t
 from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, to_query, view_model
 from .views import panels, roofline
@@ -52,6 +53,27 @@ def kv_slider_props(divisors: list[int], value: int) -> dict:
     """The KV-heads slider indexes the divisors of the query heads (MQA ... MHA)."""
     index = divisors.index(value) if value in divisors else len(divisors) - 1
     return {"min": 0, "max": len(divisors) - 1, "marks": {i: str(d) for i, d in enumerate(divisors)}, "value": index}
+
+
+def model_label(model_id: str, lang: str) -> str:
+    """'mixtral-8x7b · 46.7B (12.9B active) · MoE': the size and the architecture at a glance."""
+    model = get_model(model_id)
+    size = count(model.num_params)
+    if model.num_active_params < model.num_params:
+        size += " " + t("active_params", lang, n=count(model.num_active_params))
+    badges = [
+        name
+        for name, has in (
+            ("MoE", model.num_active_params < model.num_params),
+            ("MLA", model.is_mla),
+            (t("sliding_window", lang), any(layer.attention.window for layer, _ in model.layer_groups)),
+        )
+        if has
+    ]
+    native = native_precision(model_id)
+    if native:
+        badges.append(native)
+    return " · ".join([model_id, size, *badges])
 
 
 def kv_controls(model, kv_heads: int | None, lang: str) -> tuple[dict, str]:
@@ -120,7 +142,7 @@ def controls(view: View) -> html.Div:
     model = view_model(view)
     kv, kv_help = kv_controls(model, view.kv_heads, lang)
     hw_options = [{"label": a.name, "value": a.id} for a in catalogue().values()]
-    model_options = [{"label": mid, "value": mid} for mid in model_ids()] + [
+    model_options = [{"label": model_label(mid, lang), "value": mid, "search": mid} for mid in model_ids()] + [
         {"label": t("custom", lang), "value": "custom"}
     ]
     return html.Div(
@@ -133,6 +155,7 @@ def controls(view: View) -> html.Div:
             _field(
                 t("model", lang),
                 dcc.Dropdown(id="model", options=model_options, value=view.model, clearable=False),
+                html.Div(id="model-notice", className="help", role="status"),
                 html.Div(
                     [
                         html.P(t("custom_help", lang), className="help"),

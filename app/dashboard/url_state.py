@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
-from engine.model_catalog import MAX_CONFIG_BYTES, get_model, load_model, model_ids
+from engine.model_catalog import MAX_CONFIG_BYTES, get_model, load_model, model_ids, native_precision
 
 DEFAULT_HARDWARE = ("h100-sxm5", "h200-sxm", "rtx-4090")
 DEFAULT_MODEL = "llama-3-8b"
@@ -223,6 +223,9 @@ def parse_query(args: dict[str, str]) -> View:
         else:
             bad(name[:40], value, "unknown parameter")
     view = replace(view, **changes)
+    native = native_precision(view.model)
+    if native and "prec" not in args:  # a preset released in fp8 or 4-bit opens in it
+        view = replace(view, precision=native)
     if view.model == "custom" and view.custom_config is None:
         bad("model", "custom", "a custom model needs its config in cfg=")
         view = replace(view, model=DEFAULT_MODEL)

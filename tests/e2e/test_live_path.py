@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from app.units import duration, plain
 from engine.hardware import catalogue
-from engine.model_catalog import model_ids
+from engine.model_catalog import model_ids, native_precision
 
 from .helpers import (
     GD,
@@ -396,6 +396,10 @@ def test_tour_of_every_control(page: Page, base_url, tmp_path):
     for model in TOUR_MODELS:
         set_control(page, "model", model)
         state["model"] = model
+        native = native_precision(model)  # a preset released in fp8 or 4-bit switches to it, with a notice
+        if native:
+            state.update(weight_dtype=native, compute_dtype={"fp8": "fp8", "int4": "bf16"}[native])
+            expect(page.locator("#model-notice")).to_contain_text(f"released in {native}")
         check(model)
     set_control(page, "model", "llama-3-8b")
     state["model"] = "llama-3-8b"
@@ -567,3 +571,24 @@ def test_embed_fits_800_by_500_with_a_link_to_the_full_view(page: Page, base_url
     wait_for_figure(page)
     expect(page.locator("#controls")).to_be_hidden()
     page.wait_for_function("() => location.search.includes('controls=0')")
+
+
+def test_model_picker_shows_size_and_architecture_and_sets_the_native_precision(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b")
+    wait_for_figure(page)
+    page.locator("#model").click()
+    expect(page.get_by_role("option", name="mixtral-8x7b · 46.7B (12.9B active) · MoE")).to_be_visible()
+    expect(page.get_by_role("option", name="gemma-2-9b · 9.24B · sliding window")).to_be_visible()
+    page.get_by_role("option", name="deepseek-v3", exact=False).click()
+    expect(page.locator("#model-notice")).to_contain_text("deepseek-v3 is released in fp8")
+    page.wait_for_function("() => location.search.includes('prec=fp8')")
+    wait_decode(
+        page,
+        "h100-sxm5",
+        api_decode_intensity(
+            base_url, "h100-sxm5", "deepseek-v3", batch_size=32, weight_dtype="fp8", compute_dtype="fp8"
+        ),
+    )
+    page.goto(base_url + "/?hw=h100-sxm5&model=gpt-oss-20b")  # a link without prec opens in the native one
+    wait_for_figure(page)
+    assert query(page)["prec"] == "int4"
