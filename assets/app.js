@@ -295,6 +295,31 @@
     },
   });
 
+  // Slider handles announce the value a person reads (batch 64, 8 KV heads), not the log2 or
+  // divisor index the slider moves on, and carry the field's name.
+  function describeThumbs() {
+    [["batch-size", "batch-size-input"], ["context-length", "context-length-input"], ["kv-heads", null]]
+      .forEach(function ([sliderId, boxId]) {
+        const slider = document.getElementById(sliderId);
+        const thumb = slider && slider.querySelector("[role=slider]");
+        if (!thumb) return;
+        let text;
+        if (boxId) {
+          const box = document.getElementById(boxId);
+          text = box ? box.value : "";
+        } else {
+          const marks = Array.from(slider.querySelectorAll(".dash-slider-mark")).map((m) => m.textContent);
+          text = marks[Number(thumb.getAttribute("aria-valuenow"))] || "";
+        }
+        if (text && thumb.getAttribute("aria-valuetext") !== text) thumb.setAttribute("aria-valuetext", text);
+        const label = slider.closest(".field") && slider.closest(".field").querySelector(".field-label");
+        if (label && !thumb.getAttribute("aria-label")) thumb.setAttribute("aria-label", label.textContent);
+      });
+  }
+  new MutationObserver(describeThumbs).observe(document.documentElement, {
+    subtree: true, attributes: true, attributeFilter: ["aria-valuenow", "value"], childList: true,
+  });
+
   // Back and Forward after a model or accelerator change: the URL is the state, so show it.
   window.addEventListener("popstate", function () { window.location.reload(); });
 })();

@@ -403,7 +403,7 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
             "xaxis": {
                 "title": {"text": t("bytes_axis", lang)},
                 "gridcolor": colors["grid"],
-                "tickformat": ".2s",
+                "tickformat": "~s",
                 "ticksuffix": "B",
             },
             "yaxis": {"autorange": "reversed"},
@@ -468,17 +468,18 @@ def throughput_figure(
     return {"data": data, "layout": layout}
 
 
-def ops_rows(result: dict) -> list[dict]:
-    """Rows of the ops table for one accelerator's decode step."""
+def ops_rows(result: dict, lang: str = "en") -> list[dict]:
+    """Rows of the ops table for one accelerator's decode step (unit and bound in words of the
+    page's language; the numbers stay numbers, so the table sorts them)."""
     d = result["decode"]
     return [
         {
             "op": o["name"],
-            "unit": o["unit"],
+            "unit": t(f"unit_{o['unit']}", lang),
             "flops": o["flops"],
             "bytes": o["bytes"],
             "intensity": round(o["intensity"], 4),
-            "bound": o["bound"],
+            "bound": t(f"bound_{o['bound']}", lang),
             "time_us": round(o["time_s"] * 1e6, 3),
             "share": round(o["time_s"] / d["time_s"], 4),
         }

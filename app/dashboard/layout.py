@@ -55,6 +55,22 @@ def kv_slider_props(divisors: list[int], value: int) -> dict:
     return {"min": 0, "max": len(divisors) - 1, "marks": {i: str(d) for i, d in enumerate(divisors)}, "value": index}
 
 
+def dropdown_labels(lang: str) -> dict:
+    """The dropdowns' own words ("3 selected", "Select All", "Search"), in the page's language."""
+    return {
+        key: t(f"dropdown_{key}", lang)
+        for key in (
+            "select_all",
+            "deselect_all",
+            "selected_count",
+            "search",
+            "clear_search",
+            "clear_selection",
+            "no_options_found",
+        )
+    }
+
+
 def model_label(model_id: str, lang: str) -> str:
     """'mixtral-8x7b · 46.7B (12.9B active) · MoE': the size and the architecture at a glance."""
     model = get_model(model_id)
@@ -149,12 +165,21 @@ def controls(view: View) -> html.Div:
         [
             _field(
                 t("hardware", lang),
-                dcc.Dropdown(id="hardware", options=hw_options, value=list(view.hardware), multi=True, clearable=False),
+                dcc.Dropdown(
+                    id="hardware",
+                    options=hw_options,
+                    value=list(view.hardware),
+                    multi=True,
+                    clearable=False,
+                    labels=dropdown_labels(lang),
+                ),
                 html.Div(id="hardware-notice", className="help", role="status"),
             ),
             _field(
                 t("model", lang),
-                dcc.Dropdown(id="model", options=model_options, value=view.model, clearable=False),
+                dcc.Dropdown(
+                    id="model", options=model_options, value=view.model, clearable=False, labels=dropdown_labels(lang)
+                ),
                 html.Div(id="model-notice", className="help", role="status"),
                 html.Div(
                     [

@@ -188,7 +188,7 @@ def panels(view: View) -> tuple:
         ],
         memory_figure(results, lang, view.theme, view.present),
         throughput_figure(data["throughput"], results, lang, view.theme, view.present),
-        ops_rows(results[0]),
+        ops_rows(results[0], lang),
         results[0]["hardware_name"],
         comparison_rows(results),
         [html.Li(n) for n in notices],

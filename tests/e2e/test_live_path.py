@@ -30,6 +30,7 @@ from .helpers import (
 )
 
 NAMES = {a.id: a.name for a in catalogue().values()}
+FP8 = {"weight_dtype": "fp8", "compute_dtype": "fp8"}  # DeepSeek-V3 opens in its native fp8
 CUSTOM = {
     "model_type": "llama",
     "hidden_size": 2048,
@@ -70,7 +71,7 @@ def test_removing_a_gpu_a_model_change_and_a_long_context_redraw_every_chart(pag
     wait_decode(
         page,
         "h100-sxm5",
-        api_decode_intensity(base_url, "h100-sxm5", "deepseek-v3", batch_size=32, context_length=4096),
+        api_decode_intensity(base_url, "h100-sxm5", "deepseek-v3", batch_size=32, context_length=4096, **FP8),
     )
     wait_settled(page)
     assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
@@ -80,7 +81,7 @@ def test_removing_a_gpu_a_model_change_and_a_long_context_redraw_every_chart(pag
     wait_decode(
         page,
         "h100-sxm5",
-        api_decode_intensity(base_url, "h100-sxm5", "deepseek-v3", batch_size=32, context_length=1 << 20),
+        api_decode_intensity(base_url, "h100-sxm5", "deepseek-v3", batch_size=32, context_length=1 << 20, **FP8),
     )
     wait_settled(page)
     assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
@@ -138,7 +139,15 @@ LINKS = [
         "step": "12.5",
         "roofs": "measured",
     },
-    {"hw": "b200,mi300x", "model": "deepseek-v3", "tp": "8", "theme": "dark", "present": "1", "lang": "zh"},
+    {
+        "hw": "b200,mi300x",
+        "model": "deepseek-v3",
+        "prec": "fp8",
+        "tp": "8",
+        "theme": "dark",
+        "present": "1",
+        "lang": "zh",
+    },
     {"hw": "h100-sxm5", "embed": "1", "batch": "1024", "ctx": "1048576"},
     {"hw": "h100-sxm5,l40s", "model": "llama-2-7b", "out": "512", "price": "2.5", "memutil": "0.9", "published": "1"},
 ]
@@ -592,3 +601,31 @@ def test_model_picker_shows_size_and_architecture_and_sets_the_native_precision(
     page.goto(base_url + "/?hw=h100-sxm5&model=gpt-oss-20b")  # a link without prec opens in the native one
     wait_for_figure(page)
     assert query(page)["prec"] == "int4"
+
+
+def test_chinese_page_has_no_english_left_in_the_controls_and_tables(page: Page, base_url):
+    page.goto(base_url + "/?lang=zh&hw=h100-sxm5,h200-sxm")
+    wait_for_figure(page)
+    expect(page.locator("#hardware")).to_contain_text("已选 2 项")
+    page.locator("#hardware").click()
+    expect(page.get_by_text("全选")).to_be_visible()
+    page.keyboard.press("Escape")
+    ops = page.locator("#ops-table")
+    expect(ops).to_contain_text("受带宽限制")
+    expect(ops).to_contain_text("张量核")
+    expect(ops).to_contain_text("向量单元")
+    assert "memory" not in ops.inner_text() and "tensor" not in ops.inner_text()
+    expect(page.locator("#ops-csv")).to_have_text("CSV")
+    assert page.locator("#app-root h2").first.evaluate("h => getComputedStyle(h).textTransform") == "none"
+
+
+def test_slider_handles_announce_the_value_and_their_name(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&batch=32&ctx=4096&kv=8")
+    wait_for_figure(page)
+    batch = page.locator("#batch-size [role=slider]")
+    expect(batch).to_have_attribute("aria-valuetext", "32")
+    expect(batch).to_have_attribute("aria-label", "Batch size")
+    expect(page.locator("#kv-heads [role=slider]")).to_have_attribute("aria-valuetext", "8")
+    batch.focus()
+    page.keyboard.press("ArrowRight")
+    expect(batch).to_have_attribute("aria-valuetext", "64")
