@@ -399,7 +399,13 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
         {
             "barmode": "stack",
             "margin": {"l": 200 if present else 130, "r": 10, "t": 30, "b": 40},
-            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "font": {"size": 11}},
+            "legend": {
+                "orientation": "h",
+                "y": 1.02,
+                "yanchor": "bottom",
+                "x": 0,
+                "font": {"size": 16 if present else 11},
+            },
             "xaxis": {
                 "title": {"text": t("bytes_axis", lang)},
                 "gridcolor": colors["grid"],
@@ -407,7 +413,7 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
                 "ticksuffix": "B",
             },
             "yaxis": {"autorange": "reversed"},
-            "height": 110 + 45 * len(results),
+            "height": 110 + (80 if present else 45) * len(results),
         }
     )
     return {"data": data, "layout": layout}
