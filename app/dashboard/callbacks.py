@@ -139,29 +139,7 @@ def register(app) -> None:
         """A new model brings its own KV heads, only the TP degrees that divide its heads, and the
         precision it is released in (gpt-oss: 4-bit MXFP4 weights; DeepSeek-V3: fp8), said."""
         lang = _lang(flags)
-        view = view_from_controls(
-            [],
-            model_value,
-            custom,
-            None,
-            None,
-            None,
-            None,
-            None,
-            tp,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            flags,
-        )
+        view = view_from_controls(model=model_value, custom=custom, tp=tp, flags=flags)
         model = view_model(view)
         kv, kv_help = kv_controls(model, None, lang)
         tp_value = view.tensor_parallel if model.num_heads % view.tensor_parallel == 0 else 1
