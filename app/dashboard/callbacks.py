@@ -236,7 +236,7 @@ def register(app) -> None:
         """The snapshot is drawn from the server's own view of the scenario, never from a figure
         the client sends (a client-sent figure made pio.to_html a denial of service)."""
         view = view_from_controls(*args)
-        figure, _grid = roofline(view, with_grid=False)
+        figure, _grid = roofline(view)
         facts = provenance(view)
         text = snapshot_html(
             figure,

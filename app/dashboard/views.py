@@ -108,15 +108,16 @@ def slider_grid(view: View) -> dict:
         payload["subtitles"] = [subtitle(view, b, c) for b in payload["batches"] for c in payload["contexts"]]
         return payload
 
-    return memo_grid(("payload", view.lang, view.kv_heads, view.model, *grid_key(*args)), compute)
+    # the key holds everything the payload reads: the subtitle's fields are all in the scenario
+    return memo_grid(("payload", view.lang, *grid_key(*args)), compute)
 
 
-def roofline(view: View, with_grid: bool = True) -> tuple[dict, dict | None]:
+def roofline(view: View) -> tuple[dict, dict | None]:
     """(figure, slider grid): the grid is None when there is nothing to move (an error)."""
     if not view.hardware:
         return message_figure(t("no_hardware", view.lang)), None
     try:
-        grid = slider_grid(view)  # its extent sets the axes, so the figure needs it even when it is not sent
+        grid = slider_grid(view)  # its extent sets the axes (cached: an export asking again costs nothing)
         data = view_data(view)
     except EngineInputError as exc:  # e.g. a TP degree that does not divide the heads
         return message_figure(t("error", view.lang, message=str(exc))), None
@@ -133,7 +134,7 @@ def roofline(view: View, with_grid: bool = True) -> tuple[dict, dict | None]:
         published,
         subtitle(view, view.batch, view.context),
     )
-    return figure, grid if with_grid else None
+    return figure, grid
 
 
 EMPTY_FIGURE = {"data": [], "layout": {"xaxis": {"visible": False}, "yaxis": {"visible": False}, "height": 120}}
@@ -144,22 +145,9 @@ def published_on(view: View) -> list[dict]:
     return [p for p in published_measurements() if p["accelerator"] in view.hardware]
 
 
-PANEL_OUTPUTS = (
-    "insight",
-    "memory",
-    "throughput",
-    "ops",
-    "ops_title",
-    "comparison",
-    "notices",
-    "request",
-    "interactivity",
-    "reality",
-)
-
-
 def panels(view: View) -> tuple:
-    """Everything beside the roofline, in the order of PANEL_OUTPUTS."""
+    """Everything beside the roofline: (insight, memory figure, throughput figure, ops rows, ops
+    title, comparison rows, notices, request panel, interactivity figure, reality rows)."""
     lang = view.lang
     if not view.hardware:
         message = html.P(t("no_hardware", lang), className="error")
