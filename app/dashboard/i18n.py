@@ -7,6 +7,10 @@ LANGS = ("en", "zh")
 STRINGS: dict[str, dict[str, str]] = {
     "title": {"en": "LLM inference on the roofline", "zh": "LLM 推理的 roofline"},
     "hardware": {"en": "Accelerators", "zh": "加速器"},
+    "tab_roofline": {"en": "Inference roofline", "zh": "推理 roofline"},
+    "tab_ops": {"en": "Op lab", "zh": "算子实验室"},
+    "tab_training": {"en": "Training lab", "zh": "训练实验室"},
+    "tabs": {"en": "Views", "zh": "视图"},
     "model": {"en": "Model", "zh": "模型"},
     "custom": {"en": "custom config.json…", "zh": "自定义 config.json…"},
     "custom_help": {

@@ -12,7 +12,9 @@ from engine.measurement import FORMATS
 from engine.model_catalog import get_model, model_ids, native_precision
 
 from ..units import count
+from . import lab_ops, lab_training
 from .i18n import t
+from .tabs import root_classes, tab_bar
 from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, to_query, view_model
 from .views import panels, roofline
 
@@ -443,19 +445,13 @@ def _panel(title: str, *children, panel_id: str) -> html.Section:
 def page(view: View) -> html.Div:
     """The whole page for a view, with every figure and panel already computed: the first
     paint needs no callback round trip, and the callbacks fire only on changes."""
+    if view.tab == "ops":
+        return lab_ops.page(view)
+    if view.tab == "training":
+        return lab_training.page(view)
     lang = view.lang
     notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=w)) for n, v, w in view.notices]
-    classes = " ".join(
-        c
-        for c in (
-            "app",
-            f"theme-{view.theme}",
-            "embed" if view.embed else "",
-            "no-controls" if view.embed and not view.controls else "",
-            "present" if view.present else "",
-        )
-        if c
-    )
+    classes = root_classes(view)
     graph_config = {
         **PANEL_GRAPH_CONFIG,
         "toImageButtonOptions": {"format": "png", "filename": export_name(view, "roofline"), "scale": 2},
@@ -489,6 +485,7 @@ def page(view: View) -> html.Div:
             html.Header(
                 [
                     html.H1(t("title", lang)),
+                    tab_bar(view),
                     html.Div(
                         [
                             # in a wiki iframe: the same view, full size, in a new tab

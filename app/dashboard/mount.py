@@ -16,9 +16,9 @@ from dash import Dash, dcc, html
 from fastapi import FastAPI
 
 from ..config import Settings
-from . import callbacks
+from . import callbacks, lab_ops, lab_training
 from .layout import page
-from .url_state import view_from_search
+from .url_state import View, view_from_search
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -58,8 +58,13 @@ def build_dash(root_path: str) -> Dash:
         suppress_callback_exceptions=False,
     )
     app.layout = shell
-    app.validation_layout = shell()
+    # every tab's ids, so Dash can check each callback against the page that carries it
+    app.validation_layout = html.Div(
+        [shell(), lab_ops.page(View(tab="ops")), lab_training.page(View(tab="training"))]
+    )
     callbacks.register(app)
+    lab_ops.register(app)
+    lab_training.register(app)
     return app
 
 

@@ -68,6 +68,8 @@ class View:
     embed: bool = False
     controls: bool = True  # embed only: controls=0 leaves the figure alone
     present: bool = False
+    tab: str = "roofline"  # one of TABS: the roofline, the op lab, the training lab
+    lab_args: tuple[tuple[str, str], ...] = ()  # a lab's own parameters, parsed by that lab
     notices: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)  # (name, value, why)
     query: str = field(default="", compare=False)  # the query string the view was read from
 
@@ -94,6 +96,9 @@ def _flag(value: str) -> bool | None:
 
 
 MAX_QUERY_CHARS = 8192
+TABS = ("roofline", "ops", "training")
+# Parameters every tab shares; anything else on a lab tab belongs to that lab's own parser.
+SHARED_PARAMS = frozenset({"tab", "hw", "lang", "theme", "embed", "controls", "present"})
 
 
 def view_from_search(search: str) -> View:
@@ -112,8 +117,18 @@ def parse_query(args: dict[str, str]) -> View:
         notices.append((name, value[:40], why))
 
     changes: dict[str, object] = {}
+    tab = str(args.get("tab", "roofline"))
+    if tab not in TABS:
+        bad("tab", tab, "one of " + ", ".join(TABS))
+        tab = "roofline"
+    if tab != "roofline":
+        changes["lab_args"] = tuple((str(k), str(v)) for k, v in args.items() if k not in SHARED_PARAMS)
+        args = {k: v for k, v in args.items() if k in SHARED_PARAMS}
+    changes["tab"] = tab
     for name, value in args.items():
         value = str(value)
+        if name == "tab":
+            continue
         if name == "hw":
             ids = [h for h in value.split(",") if h]
             good = tuple(dict.fromkeys(h for h in ids if h in known_hw))
@@ -396,6 +411,9 @@ def _measurement_spec(value: object) -> dict | None:
 def to_query(view: View) -> str:
     """The canonical query string of a view (what app.js `syncUrl` writes in the browser)."""
     q: dict[str, str] = {"hw": ",".join(view.hardware)}
+    if view.tab != "roofline":  # a lab: its own parameters, as it wrote them
+        q = {"tab": view.tab, **q, **dict(view.lab_args), "lang": view.lang, "theme": view.theme}
+        return urlencode(q, safe=",")
     if view.model == "custom":
         if view.custom_token:
             q.update(model="custom", cfg=view.custom_token)
