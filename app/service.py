@@ -21,18 +21,22 @@ from engine.model import ModelConfig
 from engine.model_catalog import load_model, preset_records
 from engine.request import attach_requests, throughput_interactivity
 from engine.sweep import decode_sweep, phase_grid
+from engine.what_if import parse_what_if
 
 MAX_HARDWARE = 16
 
 
 def resolve_hardware(specs: list) -> list[Accelerator]:
-    """Ids from the catalogue or inline accelerator objects (validated like a YAML file)."""
+    """Ids from the catalogue, what-if short forms (`fast:3.35:1979:80`) or inline accelerator
+    objects (validated like a YAML file)."""
     if not isinstance(specs, list) or not 1 <= len(specs) <= MAX_HARDWARE:
         raise EngineInputError("hardware", f"give 1 to {MAX_HARDWARE} accelerators", ", ".join(sorted(catalogue())))
     out = []
     for i, spec in enumerate(specs):
         if isinstance(spec, Accelerator):
             out.append(spec)
+        elif isinstance(spec, str) and ":" in spec:  # a what-if in its short form (README "Labs")
+            out.append(parse_what_if(spec, f"hardware[{i}]"))
         elif isinstance(spec, str):
             out.append(get_accelerator(spec))
         else:

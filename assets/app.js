@@ -169,8 +169,8 @@
 
       // At most 8 accelerators (the figure's palette and legend hold 8): "Select all" keeps the
       // first 8, and once 8 are chosen the others are offered disabled.
-      limitHardware: function (value, options, flags) {
-        const LIMIT = 8;
+      limitHardware: function (value, options, whatIf, flags) {
+        const LIMIT = 8 - (whatIf || []).length;  // what-if cards count against the same limit
         let kept = value || [], notice = "";
         if (kept.length > LIMIT) {
           kept = kept.slice(0, LIMIT);
@@ -187,7 +187,8 @@
       // view. A model or accelerator change is a history entry (Back undoes it); slider moves
       // replace the entry, or dragging would flood the history.
       syncUrl: function (hw, model, custom, sizes, kvIndex, kvMarks, kvDisabled, prec, kvprec, fa, tp, measured,
-                         bweff, fleff, step, theme, present, out, price, memutil, published, flags) {
+                         bweff, fleff, step, theme, present, out, price, memutil, published, whatIf, pin,
+                         flags) {
         const q = new URLSearchParams();
         if (hw && hw.length) q.set("hw", hw.join(","));
         if (model === "custom") {
@@ -210,16 +211,18 @@
         if (price) q.set("price", String(price));
         if (memutil && memutil < 1) q.set("memutil", String(memutil));
         if (published && published.length) q.set("published", "1");
+        if (pin) q.set("pin", pin);
         q.set("lang", (flags && flags.lang) || "en");
         q.set("theme", theme && theme.length ? "dark" : "light");
         if (flags && flags.embed) q.set("embed", "1");
         if (flags && flags.embed && flags.controls === false) q.set("controls", "0");
         if (present && present.length) q.set("present", "1");
-        const url = window.location.pathname + "?" + q.toString();
+        (whatIf || []).forEach((w) => q.append("xhw", w));  // repeatable, as url_state.to_query writes it
+        const url = window.location.pathname + "?" + q.toString().replace(/%3A/g, ":");
         if (url === window.location.pathname + window.location.search) return nu();
         const ids = triggeredIds();
         const discrete = ids.some(function (id) {
-          return id === "hardware.value" || id === "model.value" || id === "custom-model.data";
+          return ["hardware.value", "model.value", "custom-model.data", "what-if.value", "pin.data"].includes(id);
         });
         if (discrete) window.history.pushState(null, "", url);
         else window.history.replaceState(null, "", url);

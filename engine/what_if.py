@@ -94,3 +94,17 @@ def replace_what_ifs(specs: list, field: str = "hardware") -> list:
         parse_what_if(spec, f"{field}[{i}]") if isinstance(spec, str) and ":" in spec else spec
         for i, spec in enumerate(specs)
     ]
+
+
+def derive_what_if(base: Accelerator, flops_scale: float = 1.0, bandwidth_scale: float = 1.0) -> str:
+    """A catalogue card with its bf16 tensor FLOP/s and HBM bandwidth scaled, in the short form
+    (seed 004 §9: "double the TFLOPS, keep the bandwidth"). The name says what changed, e.g.
+    `h100-sxm5-2xflops`; the capacity is the card's own."""
+    for what, scale in (("flops_scale", flops_scale), ("bandwidth_scale", bandwidth_scale)):
+        if not (isinstance(scale, (int, float)) and math.isfinite(scale) and 0.01 <= scale <= 100):
+            raise EngineInputError(what, f"{scale!r} is not a factor in [0.01, 100]")
+    changes = [f"{s:g}x{w}" for s, w in ((flops_scale, "flops"), (bandwidth_scale, "bw")) if s != 1]
+    name = f"{base.id}-{'-'.join(changes) if changes else 'same'}"[:48].rstrip("-.")
+    tflops = base.tensor_roof("bf16")[1] / 1e12 * flops_scale
+    text = f"{name}:{base.memory_bandwidth_bytes_per_s / 1e12 * bandwidth_scale:.6g}:{tflops:.6g}"
+    return f"{text}:{base.memory_bytes / 2**30:.6g}"

@@ -15,22 +15,28 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from dataclasses import replace
 
 from dash import ClientsideFunction, Input, Output, State, ctx, html, no_update
 
 from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
 from engine.measurement import FORMATS, parse_measurements
 from engine.model_catalog import MAX_CONFIG_BYTES, load_model, native_precision
+from engine.what_if import derive_what_if, parse_what_if
 
 from ..units import count
 from .exports import ops_csv, snapshot_html
 from .figures import ops_rows
 from .i18n import t
-from .layout import kv_controls, page, tp_options
+from .layout import kv_controls, page, pin_label, tp_options
 from .url_state import (
     MAX_CONFIG_TOKEN_CHARS,
+    MAX_HARDWARE,
     encode_config,
     export_name,
+    hardware_specs,
+    pin_query,
     view_from_controls,
     view_from_search,
     view_model,
@@ -59,6 +65,8 @@ VIEW_INPUTS = [
     Input("gpu-price", "value"),
     Input("memory-utilization", "value"),
     Input("published", "value"),
+    Input("what-if", "value"),
+    Input("pin", "data"),
 ]
 VIEW_STATES = [State(i.component_id, i.component_property) for i in VIEW_INPUTS]
 FLAGS = State("view-flags", "data")
@@ -93,10 +101,10 @@ def register(app) -> None:
     )
     def update_roofline(*args):
         view = view_from_controls(*args)
-        if ctx.triggered_id == "settled" and on_grid(view):
+        if ctx.triggered_id == "settled" and on_grid(view) and not view.pin:
             return no_update, no_update  # the browser drew this stop from the grid already
         figure, grid = roofline(view)
-        # a typed batch or context between stops: the figure moves, the grid stays
+        # a typed batch or context between stops, or a pin's arrow to B: the figure moves, the grid stays
         return figure, (no_update if ctx.triggered_id == "settled" else grid or {})
 
     @app.callback(
@@ -110,6 +118,8 @@ def register(app) -> None:
         Output("request", "children"),
         Output("interactivity-graph", "figure"),
         Output("reality-table", "data"),
+        Output("pin-compare", "children"),
+        Output("compare-panel", "hidden"),
         *VIEW_INPUTS,
         FLAGS,
         prevent_initial_call=True,
@@ -160,6 +170,59 @@ def register(app) -> None:
             precision_value,
             notice,
         )
+
+    @app.callback(
+        Output("what-if", "options"),
+        Output("what-if", "value"),
+        Output("whatif-text", "value"),
+        Output("whatif-error", "children"),
+        Input("whatif-add", "n_clicks"),
+        Input("whatif-derive", "n_clicks"),
+        State("whatif-text", "value"),
+        State("whatif-base", "value"),
+        State("whatif-flops", "value"),
+        State("whatif-bw", "value"),
+        State("what-if", "value"),
+        State("hardware", "value"),
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    def add_what_if(_add, _derive, text, base, flops_scale, bandwidth_scale, current, hardware, flags):
+        """A typed short form, or a catalogue card scaled (engine.what_if), added to the list;
+        a bad one is named with the format, and the list never passes the accelerator limit."""
+        current = [w for w in current if isinstance(w, str)] if isinstance(current, list) else []
+        try:
+            if ctx.triggered_id == "whatif-derive":
+                text = derive_what_if(get_accelerator(str(base)), flops_scale or 0.0, bandwidth_scale or 0.0)
+            text = text.strip() if isinstance(text, str) else ""
+            parse_what_if(text)
+        except EngineInputError as exc:
+            return no_update, no_update, no_update, str(exc)
+        names = {w.split(":", 1)[0]: w for w in current}
+        names[text.split(":", 1)[0]] = text  # the same name again: the new numbers replace the old
+        chosen = list(names.values())
+        taken = len(hardware) if isinstance(hardware, list) else 0
+        if taken + len(chosen) > MAX_HARDWARE:
+            return no_update, no_update, no_update, t("what_if_limit", _lang(flags), n=MAX_HARDWARE)
+        return [{"label": w, "value": w} for w in chosen], chosen, "", ""
+
+    @app.callback(
+        Output("pin", "data"),
+        Output("unpin-scenario", "hidden"),
+        Output("pin-status", "children"),
+        Input("pin-scenario", "n_clicks"),
+        Input("unpin-scenario", "n_clicks"),
+        *VIEW_STATES,
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    def pin_scenario(_pin, _unpin, *args):
+        """Pin: the scenario now on screen becomes A (kept in the URL as `pin=`). Unpin clears it."""
+        if ctx.triggered_id == "unpin-scenario":
+            return "", True, ""
+        view = view_from_controls(*args)
+        pinned = replace(view, pin=pin_query(view))
+        return pinned.pin, False, pin_label(pinned)
 
     @app.callback(
         Output("custom-model", "data"),
@@ -257,7 +320,7 @@ def register(app) -> None:
     def export_ops(_json, _csv, *args):
         """The decode step's ops with the scenario, app version and catalogue they come from."""
         view = view_from_controls(*args)
-        if not view.hardware:
+        if not hardware_specs(view):
             return no_update
         try:
             first = view_data(view)["analysis"]["results"][0]
@@ -319,6 +382,7 @@ def register_clientside(app) -> None:
         Output("hardware-notice", "children"),
         Input("hardware", "value"),
         State("hardware", "options"),
+        State("what-if", "value"),
         FLAGS,
         prevent_initial_call=True,
     )
@@ -346,6 +410,8 @@ def register_clientside(app) -> None:
         Input("gpu-price", "value"),
         Input("memory-utilization", "value"),
         Input("published", "value"),
+        Input("what-if", "value"),
+        Input("pin", "data"),
         FLAGS,
     )
     app.clientside_callback(

@@ -7,10 +7,11 @@ per-property validation on the slider's hot path (~10x faster to build).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from ..units import duration, grouped, plain, si
 from .i18n import t
-from .marks import Mark, gpu_marks, hover_template, trajectory_xy
+from .marks import Mark, gpu_marks, hover_template, phase_mark, trajectory_xy
 from .marks import extent as marks_extent
 from .uids import uid
 
@@ -239,6 +240,7 @@ def roofline_figure(
     stop: tuple[int, int] | None = None,
     published: list[dict] | None = None,
     subtitle: str = "",
+    pinned: list[dict] | None = None,
 ) -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
     ridge, the decode batch trajectory, then the decode/prefill/attention/elementwise points;
@@ -276,10 +278,12 @@ def roofline_figure(
         if xy:
             xs += xy[0]
             ys += xy[1]
-    for trace in published_traces(published or [], results, lang):
+    for trace in published_traces(published or [], results, lang) + ghost_traces(pinned or [], lang):
         traces.append(trace)
         xs += trace["x"]
         ys += trace["y"]
+    if pinned:
+        kinds.add("ghost")
     box = marks_extent(xs, ys)
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
@@ -311,7 +315,42 @@ def roofline_figure(
         }
     if stop is not None:
         layout["meta"] = {"stop": list(stop)}
+    if pinned and results:
+        layout["annotations"] = [pin_arrow(pinned[0], results[0], colors)]
     return {"data": traces, "layout": layout}
+
+
+GHOST_OPACITY = 0.35
+
+
+def ghost_traces(pinned: list[dict], lang: str) -> list[dict]:
+    """Pinned scenario A's decode and prefill on each accelerator (issue 14): B's symbols and
+    colours, faded; uids `ghost--<hw>--decode` and `ghost--<hw>--prefill`."""
+    traces = []
+    for i, r in enumerate(pinned):
+        hw = r["hardware_id"]
+        for kind in ("decode", "prefill"):
+            mark = phase_mark(hw, kind, f"A · {t(kind, lang)}", r[kind], lang)
+            mark = replace(mark, uid=uid("ghost", hw, kind), fits=r["memory"]["fits"])
+            trace = _mark_trace(mark, r["hardware_name"], color_for(i), lang, False)
+            trace["opacity"] = GHOST_OPACITY
+            traces.append(trace)
+    return traces
+
+
+def pin_arrow(a: dict, b: dict, colors: dict) -> dict:
+    """An arrow from A's decode point to B's on the first accelerator (log axes take log10)."""
+
+    def at(result: dict) -> tuple[float, float]:
+        d = result["decode"]
+        return math.log10(d["intensity"]), math.log10(d["flops"] / d["time_s"])
+
+    (ax, ay), (x, y) = at(a), at(b)
+    return {
+        "x": x, "y": y, "ax": ax, "ay": ay, "xref": "x", "yref": "y", "axref": "x", "ayref": "y",
+        "text": "", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5, "arrowcolor": colors["muted"],
+        "standoff": 8, "startstandoff": 8,
+    }  # fmt: skip
 
 
 # The marker legend: what each symbol is (colours = accelerators, in the legend proper).
@@ -322,6 +361,7 @@ KIND_GLYPHS = {
     "elementwise": "▲",
     "measured_decode": "★",
     "ridge": "✕",
+    "ghost": "◌",
 }
 KIND_LEGEND = (
     ("decode", "decode"),
@@ -330,6 +370,7 @@ KIND_LEGEND = (
     ("elementwise", "elementwise"),
     ("measured_decode", "measured_point"),
     ("ridge", "ridge_kind"),
+    ("ghost", "ghost_kind"),
 )
 
 
@@ -508,6 +549,26 @@ def comparison_rows(results: list[dict]) -> list[dict]:
                 "maxb": f"{maxb} ({(maxb / b_maxb):.2f}x)" if b_maxb else str(maxb),
             }
         )
+    return rows
+
+
+# Pin and compare (issue 14): what A and B are compared on, each an engine field.
+DELTA_METRICS = (
+    ("delta_tps", lambda r: r["decode"]["tokens_per_s"], grouped),
+    ("delta_step", lambda r: r["decode"]["time_s"], duration),
+    ("delta_ttft", lambda r: r["prefill"]["time_s"], duration),
+    ("delta_kv", lambda r: r["memory"]["kv_bytes_per_token"], lambda v: si(v, "B")),
+    ("delta_maxb", lambda r: r["memory"]["max_batch_size"], grouped),
+    ("delta_memory", lambda r: r["memory"]["total_bytes"], lambda v: si(v, "B")),
+)
+
+
+def delta_rows(a: dict, b: dict, lang: str) -> list[dict]:
+    """Scenario A against B on one accelerator: each metric as A, B and B/A."""
+    rows = []
+    for key, field, fmt in DELTA_METRICS:
+        va, vb = field(a), field(b)
+        rows.append({"metric": t(key, lang), "a": fmt(va), "b": fmt(vb), "ratio": f"{vb / va:.2f}x" if va else "—"})
     return rows
 
 

@@ -286,8 +286,388 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{hw1} decodes fastest of those selected: {ratio}x the tokens/s of the next, {hw2}.",
         "zh": "所选加速器中 {hw1} 的 decode 最快：是第二名 {hw2} 的 {ratio} 倍。",
     },
+    "insight_tie": {
+        "en": "{hw1} and {hw2} decode at the same rate here ({tps} tokens/s).",
+        "zh": "此时 {hw1} 与 {hw2} 的 decode 吞吐相同（{tps} token/s）。",
+    },
+    "insight_what_if": {
+        "en": "{wi} against {ref}: {bw}x the bandwidth and {fl}x the tensor FLOP/s. Decode {decode} "
+        "({dbound}); prefill {prefill} ({pbound}).",
+        "zh": "{wi} 对比 {ref}：带宽为 {bw} 倍，张量算力为 {fl} 倍。decode {decode}（{dbound}）；"
+        "prefill {prefill}（{pbound}）。",
+    },
+    "moves_not": {"en": "does not move", "zh": "不变"},
+    "moves_faster": {"en": "runs {x}x as fast", "zh": "快到 {x} 倍"},
+    "moves_slower": {"en": "runs at {x}x the speed", "zh": "降到 {x} 倍速度"},
+    "what_if": {"en": "What-if accelerators", "zh": "假想加速器"},
+    "what_if_none": {"en": "none yet", "zh": "暂无"},
+    "what_if_type": {"en": "Define one by its numbers", "zh": "按参数定义"},
+    "what_if_format": {
+        "en": "name:bandwidth TB/s:bf16 TFLOP/s[:memory GB], e.g. fast:3.35:1979:80",
+        "zh": "名称:带宽 TB/s:bf16 TFLOP/s[:显存 GB]，例如 fast:3.35:1979:80",
+    },
+    "what_if_derive": {"en": "…or scale a real card", "zh": "……或缩放一张真实的卡"},
+    "what_if_flops": {"en": "× FLOP/s", "zh": "× 算力"},
+    "what_if_bw": {"en": "× bandwidth", "zh": "× 带宽"},
+    "what_if_make": {"en": "Add scaled card", "zh": "添加缩放后的卡"},
+    "what_if_limit": {
+        "en": "At most {n} accelerators at once, what-ifs included.",
+        "zh": "最多同时显示 {n} 个加速器（含假想加速器）。",
+    },
+    "add": {"en": "Add", "zh": "添加"},
+    "pin": {"en": "Pin as A", "zh": "固定为 A"},
+    "unpin": {"en": "Unpin", "zh": "取消固定"},
+    "pinned_as": {
+        "en": "A (hollow ghosts): {scenario}. Change the controls to make B.",
+        "zh": "A（空心虚影）：{scenario}。调整控件得到 B。",
+    },
+    "ghost_kind": {"en": "A (pinned, faded)", "zh": "A（已固定，淡色）"},
+    "compare": {"en": "Pinned A against B", "zh": "固定的 A 对比 B"},
+    "col_a": {"en": "A", "zh": "A"},
+    "col_b": {"en": "B", "zh": "B"},
+    "col_ratio": {"en": "B/A", "zh": "B/A"},
+    "delta_tps": {"en": "decode tokens/s", "zh": "decode tokens/s"},
+    "delta_step": {"en": "decode step", "zh": "decode 单步耗时"},
+    "delta_ttft": {"en": "prefill of the batch (TTFT bound)", "zh": "整批 prefill（首 token 下限）"},
+    "delta_kv": {"en": "KV cache per token", "zh": "每 token 的 KV cache"},
+    "delta_maxb": {"en": "max batch", "zh": "最大批"},
+    "delta_memory": {"en": "memory per GPU", "zh": "每卡显存"},
+    "compare_on": {"en": "On {hw}.", "zh": "在 {hw} 上。"},
+    "pin_same": {
+        "en": "B is still the pinned scenario A: change a control to compare.",
+        "zh": "B 仍与固定的 A 相同：调整任一控件即可对比。",
+    },
+    "insight_pin": {
+        "en": "A → B ({changes}): decode {decode} ({bound}); the KV cache is now {kv} of the bytes each decode "
+        "step moves (A: {kv_a}).",
+        "zh": "A → B（{changes}）：decode {decode}（{bound}）；KV cache 现占每个 decode 步访存字节的 {kv}"
+        "（A：{kv_a}）。",
+    },
+    "change_model": {"en": "model", "zh": "模型"},
+    "change_precision": {"en": "weights/compute", "zh": "权重/计算精度"},
+    "change_kv_precision": {"en": "KV cache", "zh": "KV cache 精度"},
+    "change_kv_heads": {"en": "KV heads", "zh": "KV 头数"},
+    "change_batch": {"en": "batch", "zh": "批大小"},
+    "change_context": {"en": "context", "zh": "上下文"},
+    "change_tensor_parallel": {"en": "TP", "zh": "张量并行"},
+    "change_flash_attention": {"en": "FlashAttention", "zh": "FlashAttention"},
     "bound_memory": {"en": "memory-bound", "zh": "受带宽限制"},
     "bound_compute": {"en": "compute-bound", "zh": "受算力限制"},
+    # ---- training lab (app/dashboard/lab_training.py, lab_training_figures.py) ----
+    "lab_train_accelerator": {"en": "Accelerator (every GPU the same)", "zh": "加速器（每张卡相同）"},
+    "lab_train_model": {"en": "Model", "zh": "模型"},
+    "lab_train_teaching": {"en": "Teaching form (N, L, H, Q)", "zh": "教学形式（N、L、H、Q）"},
+    "lab_train_n": {"en": "N, parameters (billions)", "zh": "N，参数量（十亿）"},
+    "lab_train_layers": {"en": "L, layers", "zh": "L，层数"},
+    "lab_train_heads": {"en": "H, attention heads", "zh": "H，注意力头数"},
+    "lab_train_hdim": {"en": "Q, head dim", "zh": "Q，每头维度"},
+    "lab_train_gpus": {"en": "GPUs (data parallel)", "zh": "GPU 数（数据并行）"},
+    "lab_train_seq": {"en": "Sequence length T", "zh": "序列长度 T"},
+    "lab_train_tokens": {"en": "Tokens per optimizer step (whole job)", "zh": "每个优化器步的 token 数（整个作业）"},
+    "lab_train_measure": {"en": "Measured", "zh": "实测"},
+    "lab_train_measure_step": {"en": "step time (s)", "zh": "步时（秒）"},
+    "lab_train_measure_rate": {"en": "tokens/s (whole job)", "zh": "tokens/s（整个作业）"},
+    "lab_train_optimizer": {"en": "Optimizer (mixed precision)", "zh": "优化器（混合精度）"},
+    "lab_train_opt_adamw": {"en": "AdamW", "zh": "AdamW"},
+    "lab_train_opt_sgd_momentum": {"en": "SGD + momentum", "zh": "SGD + 动量"},
+    "lab_train_zero": {"en": "ZeRO stage", "zh": "ZeRO 阶段"},
+    "lab_train_zero_0": {"en": "0 (DDP)", "zh": "0（DDP）"},
+    "lab_train_zero_1": {"en": "1: optimizer", "zh": "1：优化器"},
+    "lab_train_zero_2": {"en": "2: + gradients", "zh": "2：+ 梯度"},
+    "lab_train_zero_3": {"en": "3: + weights", "zh": "3：+ 权重"},
+    "lab_train_recompute": {"en": "Activation recomputation", "zh": "激活重计算"},
+    "lab_train_rc_none": {"en": "none", "zh": "不重算"},
+    "lab_train_rc_selective": {"en": "selective", "zh": "选择性"},
+    "lab_train_rc_full": {"en": "full", "zh": "完全"},
+    "lab_train_dtype": {"en": "Training dtype (fp32 master weights)", "zh": "训练精度（fp32 主权重）"},
+    "lab_train_busbw": {"en": "Measured busbw, GB/s (blank: the link)", "zh": "实测 busbw，GB/s（留空：按互联）"},
+    "lab_train_mb": {
+        "en": "Micro-batch, sequences per GPU (blank: all, no accumulation)",
+        "zh": "微批，每卡序列数（留空：全部，不累积）",
+    },
+    "lab_train_util_title": {"en": "Utilisation under each counting choice", "zh": "不同口径下的利用率"},
+    "lab_train_memory_title": {"en": "Memory per GPU", "zh": "每卡显存"},
+    "lab_train_comm_title": {"en": "Gradient all-reduce (DDP)", "zh": "梯度 all-reduce（DDP）"},
+    "lab_train_spread": {
+        "en": "One run, {k} numbers from {low} to {high}: say which one you report and what it counted.",
+        "zh": "同一次训练，换个口径就是 {k} 个数字，从 {low} 到 {high}：报告时写明用的哪个、计了什么。",
+    },
+    "lab_train_scope": {
+        "en": "Whole job: {gpus} × {hw}, {tps} tokens/s, step {step}; the percentages divide by all {gpus} GPUs' "
+        "peak. Per GPU: {seqs} sequences of {seq} tokens per step, micro-batch {mb} ({k} accumulation steps).",
+        "zh": "整个作业：{gpus} × {hw}，{tps} tokens/s，步时 {step}；百分比的分母是全部 {gpus} 张卡的峰值。"
+        "每卡：每步 {seqs} 条 {seq} token 的序列，微批 {mb}（累积 {k} 步）。",
+    },
+    "lab_train_col_counting": {"en": "counting", "zh": "口径"},
+    "lab_train_col_value": {"en": "utilisation", "zh": "利用率"},
+    "lab_train_col_counted": {
+        "en": "what was counted (per token, over which peak)",
+        "zh": "计了什么（每 token，除以哪个峰值）",
+    },
+    "lab_train_row_mfu": {"en": "MFU", "zh": "MFU"},
+    "lab_train_row_mfu_with_attention": {"en": "MFU with attention", "zh": "MFU（含注意力）"},
+    "lab_train_row_hfu": {"en": "HFU", "zh": "HFU"},
+    "lab_train_row_mfu_sparse_peak": {"en": "MFU over the sparse peak", "zh": "MFU（稀疏峰值）"},
+    "lab_train_misleading": {"en": "misleading", "zh": "误导"},
+    "lab_train_over": {"en": "Over {gpus} × {peak} dense {dtype}.", "zh": "分母：{gpus} × {peak} 稠密 {dtype}。"},
+    "lab_train_counted_mfu": {
+        "en": "6N = {dense} per token (PaLM); attention and recomputation not counted.",
+        "zh": "每 token 6N = {dense}（PaLM）；不计注意力和重计算。",
+    },
+    "lab_train_counted_attn": {
+        "en": "6N + 12·L·H·Q·T = {dense} + {attn} per token (PaLM appendix B, T = {seq}).",
+        "zh": "每 token 6N + 12·L·H·Q·T = {dense} + {attn}（PaLM 附录 B，T = {seq}）。",
+    },
+    "lab_train_counted_hfu_none": {
+        "en": "FLOPs executed: 6N, nothing recomputed (HFU = MFU); attention not counted.",
+        "zh": "实际执行的 FLOPs：6N，没有重计算（HFU = MFU）；不计注意力。",
+    },
+    "lab_train_counted_hfu_selective": {
+        "en": "FLOPs executed: 6N; selective recomputation re-runs only the attention core ({re} per token), "
+        "not counted here.",
+        "zh": "实际执行的 FLOPs：6N；选择性重计算只重跑注意力核心（每 token {re}），此处不计。",
+    },
+    "lab_train_counted_hfu_full": {
+        "en": "FLOPs executed: 8N, full recomputation runs the forward twice (6N + 2N); attention not counted.",
+        "zh": "实际执行的 FLOPs：8N，完全重计算把前向跑两遍（6N + 2N）；不计注意力。",
+    },
+    "lab_train_counted_sparse": {
+        "en": "6N over the 2:4 structured-sparsity peak the spec sheet prints ({gpus} × {peak}, twice dense): "
+        "misleading, a dense model never runs there.",
+        "zh": "6N 除以规格表印的 2:4 结构化稀疏峰值（{gpus} × {peak}，稠密的两倍）：误导，稠密模型根本跑不到那里。",
+    },
+    "lab_train_counted_nosparse": {
+        "en": "{vendor} prints no 2:4 sparse peak for {hw}.",
+        "zh": "{vendor} 没有为 {hw} 公布 2:4 稀疏峰值。",
+    },
+    "lab_train_hfu_attn_note": {
+        "en": "Counting attention and its recomputation as well, the FLOPs executed give {v} (HFU with attention).",
+        "zh": "把注意力及其重计算也算上，实际执行的 FLOPs 得到 {v}（含注意力的 HFU）。",
+    },
+    "lab_train_mem_weights": {"en": "weights", "zh": "权重"},
+    "lab_train_mem_gradients": {"en": "gradients", "zh": "梯度"},
+    "lab_train_mem_optimizer": {"en": "optimizer state", "zh": "优化器状态"},
+    "lab_train_mem_activations": {"en": "activations", "zh": "激活"},
+    "lab_train_mem_this_run": {"en": "This run", "zh": "本次运行"},
+    "lab_train_mem_fix_row": {"en": "Smallest change<br>that fits", "zh": "能放下的<br>最小改动"},
+    "lab_train_does_not_fit": {"en": "does not fit", "zh": "放不下"},
+    "lab_train_capacity": {"en": "capacity {cap}", "zh": "容量 {cap}"},
+    "lab_train_bytes_axis": {"en": "bytes per GPU", "zh": "每卡字节"},
+    "lab_train_fits": {
+        "en": "Fits: {total} per GPU of {cap} ({states} model states + {act} activations).",
+        "zh": "放得下：每卡 {total}，容量 {cap}（模型状态 {states} + 激活 {act}）。",
+    },
+    "lab_train_over_states": {
+        "en": "Does not fit: the model states alone ({states} per GPU, the {biggest} the largest part) exceed the "
+        "{cap} of one {hw}.",
+        "zh": "放不下：仅模型状态（每卡 {states}，其中{biggest}最大）就超过了一张 {hw} 的 {cap}。",
+    },
+    "lab_train_over_acts": {
+        "en": "Does not fit: the model states ({states} per GPU) fit, the activations ({act}) take the total to "
+        "{total}, over the {cap}.",
+        "zh": "放不下：模型状态（每卡 {states}）放得下，加上激活（{act}）共 {total}，超过了 {cap}。",
+    },
+    "lab_train_fix": {
+        "en": "Smallest change that fits: {change}; about {extra} more per step, {total} per GPU.",
+        "zh": "能放下的最小改动：{change}；每步约多 {extra}，每卡 {total}。",
+    },
+    "lab_train_fix_note": {
+        "en": "No ZeRO stage, recomputation or micro-batch fits: add GPUs, tensor or pipeline parallelism, or take "
+        "a smaller model.",
+        "zh": "任何 ZeRO 阶段、重计算或微批都放不下：增加 GPU、使用张量或流水线并行，或换更小的模型。",
+    },
+    "lab_train_fixes_title": {
+        "en": "Changes that fit, cheapest first (recomputed FLOPs at the measured rate plus extra ZeRO traffic, "
+        "not overlapped)",
+        "zh": "能放下的改动，代价从小到大（重计算的 FLOPs 按实测速率计，加上额外的 ZeRO 通信，按不重叠计）",
+    },
+    "lab_train_col_change": {"en": "change", "zh": "改动"},
+    "lab_train_col_per_gpu": {"en": "per GPU", "zh": "每卡"},
+    "lab_train_col_extra": {"en": "extra time per step", "zh": "每步额外时间"},
+    "lab_train_change_zero": {"en": "ZeRO-{z}", "zh": "ZeRO-{z}"},
+    "lab_train_change_rc": {"en": "{rc} recomputation", "zh": "{rc}重计算"},
+    "lab_train_change_mb": {"en": "micro-batch {mb} ({k} accumulation steps)", "zh": "微批 {mb}（累积 {k} 步）"},
+    "lab_train_sep": {"en": ", ", "zh": "，"},
+    "lab_train_act_note": {
+        "en": "Activations (Korthikanti et al. 2022, 16-bit, {rc} recomputation): {per_layer} per layer × {layers} "
+        "layers at micro-batch {mb}; embeddings, output layer and loss not counted.",
+        "zh": "激活（Korthikanti 等 2022，16 位，{rc}）：每层 {per_layer} × {layers} 层，微批 {mb}；"
+        "不计嵌入层、输出层和损失。",
+    },
+    "lab_train_workspace": {
+        "en": " Plus {ws} for one layer rematerialised during its backward.",
+        "zh": "另加 {ws}：反向时重算出来的一层激活。",
+    },
+    "lab_train_one_gpu": {"en": "One GPU: no gradient all-reduce.", "zh": "单卡：没有梯度 all-reduce。"},
+    "lab_train_busbw_given": {"en": "measured (given)", "zh": "实测值（输入）"},
+    "lab_train_busbw_link": {
+        "en": "the link per direction, the ceiling of the in-node busbw ({source})",
+        "zh": "互联单向带宽，节点内 busbw 的上限（{source}）",
+    },
+    "lab_train_comm_grads": {
+        "en": "Gradients all-reduced (N × 2 bytes, the whole model)",
+        "zh": "all-reduce 的梯度（N × 2 字节，整个模型）",
+    },
+    "lab_train_comm_busbw": {"en": "Bus bandwidth", "zh": "总线带宽"},
+    "lab_train_comm_time": {
+        "en": "Ring all-reduce over {gpus} GPUs, once per optimizer step (no_sync)",
+        "zh": "{gpus} 卡 ring all-reduce，每个优化器步一次（no_sync）",
+    },
+    "lab_train_comm_share": {
+        "en": "Share of the step if none of it overlaps (upper bound)",
+        "zh": "完全不重叠时占步时的比例（上限）",
+    },
+    "lab_train_comm_nosync": {
+        "en": "Without no_sync(): one all-reduce per micro-batch ({k} per step)",
+        "zh": "不用 no_sync()：每个微批一次（每步 {k} 次）",
+    },
+    "lab_train_comm_zero": {
+        "en": "ZeRO-{z} communication per step (ZeRO-3: 1.5× DDP), share of the step",
+        "zh": "ZeRO-{z} 每步通信（ZeRO-3 约为 DDP 的 1.5 倍），占步时比例",
+    },
+    "lab_train_comm_compute": {
+        "en": "Compute time at least (step minus communication)",
+        "zh": "计算时间至少（步时减去通信）",
+    },
+    "lab_train_comm_scope": {
+        "en": "Every GPU takes part at once: these are times per optimizer step of the whole job.",
+        "zh": "所有 GPU 同时参与：以上是整个作业每个优化器步的时间。",
+    },
+    "lab_train_error": {"en": "Cannot compute this run: {msg}", "zh": "无法计算这次运行：{msg}"},
+    "lab_train_missing": {"en": "{field}: enter a value", "zh": "{field}：请填写"},
+    "lab_train_invalid": {"en": "{field}: not a valid choice", "zh": "{field}：选择无效"},
+    "lab_train_too_many": {
+        "en": "More than {max} sequences per GPU per step (tokens per step / (GPUs × T)): the lab stops there.",
+        "zh": "每卡每步超过 {max} 条序列（每步 token 数 / (GPU 数 × T)）：实验室只算到这里。",
+    },
+    "lab_train_why_unknown": {"en": "not a parameter of the training lab", "zh": "不是训练实验室的参数"},
+    "lab_train_why_int": {"en": "an integer from {low} to {high}", "zh": "应为 {low} 到 {high} 的整数"},
+    "lab_train_why_num": {"en": "a number above 0, at most {high}", "zh": "应为大于 0、不超过 {high} 的数"},
+    "lab_train_why_choice": {"en": "one of {options}", "zh": "可选：{options}"},
+    "lab_train_why_model": {"en": "not a model preset (or teaching)", "zh": "不是模型预设（或 teaching）"},
+    "lab_train_why_both": {
+        "en": "give step or tok_s, not both: step is used",
+        "zh": "step 与 tok_s 只能给一个：已用 step",
+    },
+    "lab_train_more_notices": {"en": "{n} more parameters ignored", "zh": "另有 {n} 个参数被忽略"},
+    # ---- op lab (app/dashboard/lab_ops.py) ----
+    "lab_ops_op": {"en": "Op", "zh": "算子"},
+    "lab_ops_kind_gemm": {"en": "GEMM", "zh": "GEMM"},
+    "lab_ops_kind_conv2d": {"en": "conv2d", "zh": "conv2d"},
+    "lab_ops_kind_elementwise": {"en": "Elementwise chain", "zh": "逐元素算子链"},
+    "lab_ops_kind_seed000": {"en": "Seed 000's chart", "zh": "种子 000 的图"},
+    "lab_ops_m": {"en": "M", "zh": "M"},
+    "lab_ops_n": {"en": "N", "zh": "N"},
+    "lab_ops_k": {"en": "K", "zh": "K"},
+    "lab_ops_tile": {"en": "Tile view (MxN or MxNxK)", "zh": "分块视图（MxN 或 MxNxK）"},
+    "lab_ops_tile_field_help": {
+        "en": "The intensity one thread-block tile sees; empty: off.",
+        "zh": "单个线程块分块看到的算术强度；留空则关闭。",
+    },
+    "lab_ops_epilogue": {"en": "Epilogue", "zh": "尾处理（epilogue）"},
+    "lab_ops_bias": {"en": "bias", "zh": "偏置"},
+    "lab_ops_act_none": {"en": "no activation", "zh": "无激活"},
+    "lab_ops_batch": {"en": "Batch", "zh": "批大小"},
+    "lab_ops_height": {"en": "Height", "zh": "高"},
+    "lab_ops_width": {"en": "Width", "zh": "宽"},
+    "lab_ops_cin": {"en": "In channels", "zh": "输入通道"},
+    "lab_ops_cout": {"en": "Out channels", "zh": "输出通道"},
+    "lab_ops_kernel": {"en": "Kernel", "zh": "卷积核"},
+    "lab_ops_stride": {"en": "Stride", "zh": "步长"},
+    "lab_ops_padding": {"en": "Padding", "zh": "填充"},
+    "lab_ops_groups": {"en": "Groups", "zh": "分组"},
+    "lab_ops_shape": {"en": "Shape", "zh": "形状"},
+    "lab_ops_ops": {"en": "Op list", "zh": "算子列表"},
+    "lab_ops_count": {"en": "Repeats of the list", "zh": "列表重复次数"},
+    "lab_ops_fusion": {"en": "Fusion", "zh": "融合"},
+    "lab_ops_fused": {"en": "fused (one kernel)", "zh": "融合（一个 kernel）"},
+    "lab_ops_fused_help": {
+        "en": "Fused: the chain reads once and writes once; the GEMM does bias and activation in its epilogue. "
+        "Both views are drawn either way.",
+        "zh": "融合：整条链只读一次、写一次；GEMM 在 epilogue 里完成偏置和激活。两种视图都会画出。",
+    },
+    "lab_ops_dtype": {"en": "Dtype", "zh": "数据类型"},
+    "lab_ops_overhead": {"en": "Launch overhead per kernel (µs)", "zh": "每个 kernel 的启动开销（µs）"},
+    "lab_ops_overhead_help": {
+        "en": "A kernel takes max(compute, memory, overhead): a tiny op is bound by overhead, which the roofs hide.",
+        "zh": "一个 kernel 的时间取 max(计算, 访存, 开销)：小算子受启动开销限制，roofline 本身看不出来。",
+    },
+    "lab_ops_presets": {"en": "Presets", "zh": "预设"},
+    "lab_ops_decode_of": {"en": "Decode projections of", "zh": "decode 投影矩阵，模型"},
+    "lab_ops_views": {"en": "Side by side", "zh": "并排对比"},
+    "lab_ops_results": {"en": "Per accelerator", "zh": "各加速器结果"},
+    "lab_ops_kernels": {"en": "Kernels on the first accelerator", "zh": "第一个加速器上的 kernel"},
+    "lab_ops_col_gpu": {"en": "Accelerator", "zh": "加速器"},
+    "lab_ops_col_view": {"en": "View", "zh": "视图"},
+    "lab_ops_col_kernel": {"en": "Kernel", "zh": "kernel"},
+    "lab_ops_col_flops": {"en": "FLOPs", "zh": "浮点运算"},
+    "lab_ops_col_bytes": {"en": "Bytes", "zh": "访存字节"},
+    "lab_ops_col_intensity": {"en": "FLOP/byte", "zh": "FLOP/字节"},
+    "lab_ops_col_time": {"en": "Time", "zh": "时间"},
+    "lab_ops_col_compute": {"en": "Compute", "zh": "计算"},
+    "lab_ops_col_memory": {"en": "Memory", "zh": "访存"},
+    "lab_ops_col_overhead": {"en": "Overhead", "zh": "开销"},
+    "lab_ops_col_bound": {"en": "Bound", "zh": "瓶颈"},
+    "lab_ops_col_kernels": {"en": "Kernels", "zh": "kernel 数"},
+    "lab_ops_col_convention": {"en": "Convention", "zh": "计法"},
+    "lab_ops_bound_memory": {"en": "memory", "zh": "带宽"},
+    "lab_ops_bound_compute": {"en": "compute", "zh": "算力"},
+    "lab_ops_bound_overhead": {"en": "overhead", "zh": "启动开销"},
+    "lab_ops_view_unfused": {"en": "unfused", "zh": "未融合"},
+    "lab_ops_view_fused": {"en": "fused", "zh": "融合"},
+    "lab_ops_view_gemm_unfused": {"en": "GEMM, then bias/activation kernels", "zh": "GEMM 后接偏置/激活 kernel"},
+    "lab_ops_view_gemm_fused": {"en": "GEMM + fused epilogue", "zh": "GEMM + 融合 epilogue"},
+    "lab_ops_view_direct": {"en": "direct", "zh": "直接计数"},
+    "lab_ops_view_im2col": {"en": "im2col GEMM", "zh": "im2col GEMM"},
+    "lab_ops_summary": {
+        "en": "{name} on {hw}: {flops} over {bytes}, {intensity} FLOP/byte; bound by {bound}, {time} "
+        "(compute {compute}, memory {memory}).",
+        "zh": "{name} 在 {hw} 上：{flops}，访存 {bytes}，算术强度 {intensity} FLOP/字节；瓶颈：{bound}，{time}"
+        "（计算 {compute}，访存 {memory}）。",
+    },
+    "lab_ops_tile_title": {"en": "Tile view: {m}x{n}, K step {k}", "zh": "分块视图：{m}x{n}，K 步长 {k}"},
+    "lab_ops_tile_help": {
+        "en": "One step of a tile's K loop ({tiles} tiles). Seed 003 §5.2's ≈32 for 128x128 is the first row; "
+        "NVIDIA's ideal count (each value read once, written once) is the second.",
+        "zh": "一个分块 K 循环的一步（共 {tiles} 个分块）。种子 003 §5.2 说 128x128 约 32，是第一行的计法；"
+        "NVIDIA 的理想计数（每个值只读一次、写一次）是第二行。",
+    },
+    "lab_ops_tile_c_read_modify_write": {
+        "en": "C read-modify-write (seed 003: ≈32)",
+        "zh": "C 读-改-写（种子 003：约 32）",
+    },
+    "lab_ops_tile_read_once_write_once": {
+        "en": "read once, write once (≈42.7)",
+        "zh": "只读一次、只写一次（约 42.7）",
+    },
+    "lab_ops_tile_no_l2_reuse": {"en": "whole GEMM, no L2 reuse", "zh": "整个 GEMM，无 L2 复用"},
+    "lab_ops_im2col_title": {"en": "im2col view", "zh": "im2col 视图"},
+    "lab_ops_im2col": {
+        "en": "As a GEMM: M = {m}, N = {n}, K = {k}, {groups} group(s); output {ho}x{wo}. The unrolled matrix "
+        "holds {values} values, {expansion}x the input: the im2col kernel writes it and the GEMM reads it back.",
+        "zh": "作为 GEMM：M = {m}，N = {n}，K = {k}，{groups} 组；输出 {ho}x{wo}。展开后的矩阵有 {values} 个值，"
+        "是输入的 {expansion} 倍：im2col kernel 先写出它，GEMM 再读回来。",
+    },
+    "lab_ops_depthwise": {
+        "en": "Depthwise: 2·k² FLOP per output against at least one value read and one written, so a 3x3 "
+        "depthwise conv in bf16 does 18 FLOP per ≥ 4 bytes ≈ 4.5 FLOP/byte. Seed 003 §3.3 says ≈ 9: it counts "
+        "the read and forgets the write. No channel reduction feeds the tensor cores: it runs on the vector units.",
+        "zh": "深度可分离卷积：每个输出 2·k² FLOP，至少读一个值、写一个值，所以 bf16 的 3x3 depthwise 卷积是 "
+        "18 FLOP 对 ≥ 4 字节，约 4.5 FLOP/字节。种子 003 §3.3 说约 9：它只算了读，忘了写。没有通道归约喂给张量核，"
+        "它跑在向量单元上。",
+    },
+    "lab_ops_preset_gemm_8192": {"en": "GEMM 8192³ (seed 000)", "zh": "GEMM 8192³（种子 000）"},
+    "lab_ops_preset_gemm_4096": {"en": "GEMM 4096³ (seed 003)", "zh": "GEMM 4096³（种子 003）"},
+    "lab_ops_preset_gemv": {"en": "GEMV, M = 1", "zh": "GEMV，M = 1"},
+    "lab_ops_preset_tile_128": {"en": "128x128 tile view", "zh": "128x128 分块视图"},
+    "lab_ops_preset_gemm_bias_silu": {"en": "GEMM + bias + SiLU epilogue", "zh": "GEMM + 偏置 + SiLU epilogue"},
+    "lab_ops_preset_depthwise_3x3": {"en": "Depthwise 3x3 conv", "zh": "3x3 depthwise 卷积"},
+    "lab_ops_preset_chain_10": {"en": "10 elementwise ops (seed 003)", "zh": "10 个逐元素算子（种子 003）"},
+    "lab_ops_preset_tiny_add": {"en": "Tiny add, 5 µs launch", "zh": "小 add，5 µs 启动开销"},
+    "lab_ops_preset_seed000": {
+        "en": "Seed 000's chart: GEMM + add + 7B decode",
+        "zh": "种子 000 的图：GEMM + add + 7B decode",
+    },
 }
 
 

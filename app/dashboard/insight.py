@@ -17,11 +17,16 @@ def _gb(value: float) -> str:
 
 
 def insight_sentences(
-    analysis: dict, trajectory_end: dict[str, float], kv_wall_intensity: float, lang: str
+    analysis: dict,
+    trajectory_end: dict[str, float],
+    kv_wall_intensity: float,
+    lang: str,
+    what_if_ids: frozenset[str] = frozenset(),
 ) -> list[str]:
     """`analysis`: the engine's analysis (results and scenario); `trajectory_end`: decode
     intensity at the largest batch that fits, per accelerator; `kv_wall_intensity`: the
-    intensity decode approaches as B grows (the KV wall)."""
+    intensity decode approaches as B grows (the KV wall); `what_if_ids`: the invented cards,
+    each said against the first real one."""
     results, scenario = analysis["results"], analysis["scenario"]
     r = results[0]
     d, p, mem = r["decode"], r["prefill"], r["memory"]
@@ -55,9 +60,41 @@ def insight_sentences(
             t("insight_measured", lang, time=duration(md["step_time_s"]), tps=grouped(md["tokens_per_s"]),
               gap=f"{md['gap']:.2f}", mbu=f"{md['mbu']:.1%}", mfu=f"{md['mfu']:.2%}")
         )  # fmt: skip
-    if len(results) > 1:
-        sentences.append(_comparison(results, lang))
+    real = [x for x in results if x["hardware_id"] not in what_if_ids]
+    if len(real) > 1:
+        sentences.append(_comparison(real, lang))
+    if real:
+        sentences += [_what_if(x, real[0], lang) for x in results if x["hardware_id"] in what_if_ids]
     return sentences
+
+
+def _speed(ratio: float, lang: str) -> str:
+    if abs(ratio - 1) < 0.005:
+        return t("moves_not", lang)
+    return t("moves_faster" if ratio > 1 else "moves_slower", lang, x=f"{ratio:.2f}")
+
+
+def _regimes(before: str, after: str, lang: str) -> str:
+    """One regime, or how it changed ("compute-bound → memory-bound")."""
+    now = t(f"bound_{after}", lang)
+    return now if before == after else f"{t(f'bound_{before}', lang)} → {now}"
+
+
+def _what_if(x: dict, ref: dict, lang: str) -> str:
+    """Seed 004 §9: what an invented card's change moves, and what it does not (doubling
+    FLOP/s leaves a memory-bound decode where it was)."""
+    return t(
+        "insight_what_if",
+        lang,
+        wi=x["hardware_name"],
+        ref=ref["hardware_name"],
+        bw=f"{x['memory_bandwidth_bytes_per_s'] / ref['memory_bandwidth_bytes_per_s']:.2f}",
+        fl=f"{x['tensor_flops_per_s'] / ref['tensor_flops_per_s']:.2f}",
+        decode=_speed(ref["decode"]["time_s"] / x["decode"]["time_s"], lang),
+        dbound=_regimes(ref["decode"]["bound"], x["decode"]["bound"], lang),
+        prefill=_speed(ref["prefill"]["time_s"] / x["prefill"]["time_s"], lang),
+        pbound=_regimes(ref["prefill"]["bound"], x["prefill"]["bound"], lang),
+    )
 
 
 def _overflow(r: dict, scenario: dict, lang: str) -> str:
@@ -88,6 +125,9 @@ def _comparison(results: list[dict], lang: str) -> str:
     first = results[0]
     other = max(results[1:], key=lambda x: x["decode"]["tokens_per_s"])
     ratio = other["decode"]["tokens_per_s"] / first["decode"]["tokens_per_s"]
+    if abs(ratio - 1) < 0.005:
+        return t("insight_tie", lang, hw1=first["hardware_name"], hw2=other["hardware_name"],
+                 tps=grouped(first["decode"]["tokens_per_s"]))  # fmt: skip
     if ratio < 1:
         return t("insight_fastest", lang, hw1=first["hardware_name"], hw2=other["hardware_name"],
                  ratio=f"{1 / ratio:.2f}")  # fmt: skip
@@ -100,3 +140,20 @@ def _comparison(results: list[dict], lang: str) -> str:
         return t("insight_compare_compute", lang, **names, fl1=si(first["tensor_flops_per_s"], "FLOP/s"),
                  fl2=si(other["tensor_flops_per_s"], "FLOP/s"))  # fmt: skip
     return t("insight_compare_mixed", lang, **names, bound1=t(f"bound_{b1}", lang), bound2=t(f"bound_{b2}", lang))
+
+
+def pin_sentence(changes: list[str], a: dict, b: dict, lang: str) -> str:
+    """Pin and compare: what changed between A and B, what decode did, and the share of each
+    decode step's bytes that is KV cache (`memory.kv_cache_bytes` of `decode.bytes`)."""
+    if not changes:
+        return t("pin_same", lang)
+    da, db = a["decode"], b["decode"]
+    return t(
+        "insight_pin",
+        lang,
+        changes="; ".join(changes),
+        decode=_speed(da["time_s"] / db["time_s"], lang),
+        bound=_regimes(da["bound"], db["bound"], lang),
+        kv=f"{b['memory']['kv_cache_bytes'] / db['bytes']:.0%}",
+        kv_a=f"{a['memory']['kv_cache_bytes'] / da['bytes']:.0%}",
+    )

@@ -15,8 +15,8 @@ from ..units import count
 from . import lab_ops, lab_training
 from .i18n import t
 from .tabs import root_classes, tab_bar
-from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, to_query, view_model
-from .views import panels, roofline
+from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, pinned_view, to_query, view_model
+from .views import panels, roofline, subtitle
 
 BATCH_SLIDER = (0, 10)  # log2: 1 .. 1024
 CONTEXT_SLIDER = (7, 20)  # log2: 128 .. 1,048,576
@@ -155,6 +155,96 @@ def _log_slider(slider_id: str, input_id: str, value: int, span: tuple[int, int]
     )
 
 
+def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:
+    """Invented accelerators (issue 14, seed 004 §9): typed in the short form, or a catalogue
+    card with its FLOP/s or bandwidth scaled; each is drawn beside the real ones."""
+    lang = view.lang
+    return html.Details(
+        [
+            html.Summary(t("what_if", lang)),
+            dcc.Dropdown(
+                id="what-if",
+                options=[{"label": w, "value": w} for w in view.what_if],
+                value=list(view.what_if),
+                multi=True,
+                searchable=False,
+                placeholder=t("what_if_none", lang),
+                labels=dropdown_labels(lang),
+            ),
+            html.Label(t("what_if_type", lang), htmlFor="whatif-text", className="field-label small"),
+            html.Div(
+                [
+                    dcc.Input(id="whatif-text", type="text", placeholder="fast:3.35:1979:80", className="number-input"),
+                    html.Button(t("add", lang), id="whatif-add", n_clicks=0, className="button"),
+                ],
+                className="inline-row",
+            ),
+            html.P(t("what_if_format", lang), className="help"),
+            html.Label(t("what_if_derive", lang), htmlFor="whatif-base", className="field-label small"),
+            dcc.Dropdown(
+                id="whatif-base",
+                options=hw_options,
+                value=view.hardware[0] if view.hardware else "h100-sxm5",
+                clearable=False,
+                labels=dropdown_labels(lang),
+            ),
+            html.Div(
+                [
+                    _field(
+                        t("what_if_flops", lang),
+                        dcc.Input(
+                            id="whatif-flops",
+                            type="number",
+                            min=0.01,
+                            max=100,
+                            step="any",
+                            value=2,
+                            className="number-input",
+                        ),  # fmt: skip
+                        html_for="whatif-flops",
+                    ),
+                    _field(
+                        t("what_if_bw", lang),
+                        dcc.Input(
+                            id="whatif-bw",
+                            type="number",
+                            min=0.01,
+                            max=100,
+                            step="any",
+                            value=1,
+                            className="number-input",
+                        ),  # fmt: skip
+                        html_for="whatif-bw",
+                    ),
+                ],
+                className="field-pair",
+            ),
+            html.Button(t("what_if_make", lang), id="whatif-derive", n_clicks=0, className="button"),
+            html.Div(id="whatif-error", className="error", role="alert"),
+        ],
+        className="what-if field",
+        open=bool(view.what_if),
+    )
+
+
+def pin_controls(view: View) -> html.Div:
+    """Pin and compare (issue 14): the current scenario becomes A, the controls make B."""
+    lang = view.lang
+    return html.Div(
+        [
+            html.Button(t("pin", lang), id="pin-scenario", n_clicks=0, className="button"),
+            html.Button(t("unpin", lang), id="unpin-scenario", n_clicks=0, className="button", hidden=not view.pin),
+            html.Div(pin_label(view), id="pin-status", className="help", role="status"),
+        ],
+        className="pin field inline-row",
+    )
+
+
+def pin_label(view: View) -> str:
+    pinned = pinned_view(view)
+    return t("pinned_as", view.lang, scenario=subtitle(pinned, pinned.batch, pinned.context)) if pinned else ""
+
+
 def controls(view: View) -> html.Div:
     lang = view.lang
     model = view_model(view)
@@ -177,6 +267,7 @@ def controls(view: View) -> html.Div:
                 ),
                 html.Div(id="hardware-notice", className="help", role="status"),
             ),
+            what_if_controls(view, hw_options),
             _field(
                 t("model", lang),
                 dcc.Dropdown(
@@ -258,6 +349,7 @@ def controls(view: View) -> html.Div:
                     className="toggle",
                 ),
             ),
+            pin_controls(view),
             html.Details(
                 [
                     html.Summary(t("measurement", lang)),
@@ -457,9 +549,20 @@ def page(view: View) -> html.Div:
         "toImageButtonOptions": {"format": "png", "filename": export_name(view, "roofline"), "scale": 2},
     }
     figure, grid = roofline(view)
-    insight, memory, throughput, ops, ops_title, comparison, view_notices, request, interactivity, reality = panels(
-        view
-    )
+    (
+        insight,
+        memory,
+        throughput,
+        ops,
+        ops_title,
+        comparison,
+        view_notices,
+        request,
+        interactivity,
+        reality,
+        compare,
+        compare_hidden,
+    ) = panels(view)
     sizes = {"batch": view.batch, "ctx": view.context}
     # No store starts empty (None): dcc.Store would "change" None to undefined on mount and fire
     # every callback that listens to it.
@@ -482,6 +585,7 @@ def page(view: View) -> html.Div:
             dcc.Store(id="settled", data=sizes),
             dcc.Store(id="grid", data=grid or {}),
             dcc.Store(id="url-sync", data=""),
+            dcc.Store(id="pin", data=view.pin),
             html.Header(
                 [
                     html.H1(t("title", lang)),
@@ -533,6 +637,12 @@ def page(view: View) -> html.Div:
                                 t("insight", lang),
                                 html.Div(insight, id="insight", className="insight"),
                                 panel_id="insight-panel",
+                            ),
+                            html.Section(
+                                [html.H2(t("compare", lang)), html.Div(compare, id="pin-compare")],
+                                className="panel",
+                                id="compare-panel",
+                                hidden=compare_hidden,
                             ),
                             _panel(
                                 t("memory", lang),

@@ -52,7 +52,7 @@ def _phase_values(
     )
 
 
-def _phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str, with_tokens: bool = True) -> Mark:
+def phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str, with_tokens: bool = True) -> Mark:
     return Mark(
         uid("point", hw, kind),
         kind,
@@ -107,12 +107,12 @@ def gpu_marks(
 
 def _predicted_marks(hw: str, decode: dict, prefill: dict, lang: str) -> list[Mark]:
     marks = [
-        _phase_mark(hw, "decode", t("decode", lang), decode, lang),
-        _phase_mark(hw, "prefill", t("prefill", lang), prefill, lang),
+        phase_mark(hw, "decode", t("decode", lang), decode, lang),
+        phase_mark(hw, "prefill", t("prefill", lang), prefill, lang),
     ]
     attention = attention_phase(decode)
     if attention is not None:
-        marks.append(_phase_mark(hw, "attention_decode", t("attention_decode", lang), attention, lang, False))
+        marks.append(phase_mark(hw, "attention_decode", t("attention_decode", lang), attention, lang, False))
     for op in decode["ops"]:
         if op["unit"] == "vector" and op["flops"] > 0:
             marks.append(

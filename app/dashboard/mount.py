@@ -59,9 +59,7 @@ def build_dash(root_path: str) -> Dash:
     )
     app.layout = shell
     # every tab's ids, so Dash can check each callback against the page that carries it
-    app.validation_layout = html.Div(
-        [shell(), lab_ops.page(View(tab="ops")), lab_training.page(View(tab="training"))]
-    )
+    app.validation_layout = html.Div([shell(), lab_ops.page(View(tab="ops")), lab_training.page(View(tab="training"))])
     callbacks.register(app)
     lab_ops.register(app)
     lab_training.register(app)

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
 from engine.model_catalog import MAX_CONFIG_BYTES, get_model, load_model, model_ids, native_precision
+from engine.what_if import parse_what_if
 
 DEFAULT_HARDWARE = ("h100-sxm5", "h200-sxm", "rtx-4090")
 DEFAULT_MODEL = "llama-3-8b"
@@ -68,6 +69,8 @@ class View:
     embed: bool = False
     controls: bool = True  # embed only: controls=0 leaves the figure alone
     present: bool = False
+    what_if: tuple[str, ...] = ()  # what-if accelerators, each in engine.what_if's short form
+    pin: str = ""  # the pinned scenario A, as the query of its scenario parameters (pin_query)
     tab: str = "roofline"  # one of TABS: the roofline, the op lab, the training lab
     lab_args: tuple[tuple[str, str], ...] = ()  # a lab's own parameters, parsed by that lab
     notices: tuple[tuple[str, str, str], ...] = field(default=(), compare=False)  # (name, value, why)
@@ -104,7 +107,12 @@ SHARED_PARAMS = frozenset({"tab", "hw", "lang", "theme", "embed", "controls", "p
 def view_from_search(search: str) -> View:
     """A View from `location.search` ('?a=1&b=2' or 'a=1&b=2')."""
     query = (search or "").lstrip("?")[:MAX_QUERY_CHARS]
-    return replace(parse_query(dict(parse_qsl(query, keep_blank_values=True))), query=query)
+    pairs = parse_qsl(query, keep_blank_values=True)
+    args = dict(pairs)
+    what_ifs = [v for k, v in pairs if k == "xhw"]  # repeatable
+    if what_ifs:
+        args["xhw"] = ",".join(what_ifs)
+    return replace(parse_query(args), query=query)
 
 
 def parse_query(args: dict[str, str]) -> View:
@@ -129,7 +137,13 @@ def parse_query(args: dict[str, str]) -> View:
         value = str(value)
         if name == "tab":
             continue
-        if name == "hw":
+        if name == "xhw":
+            changes["what_if"] = _what_ifs(value.split(","), bad)
+        elif name == "pin":
+            pinned = _pin_view(value, bad)
+            if pinned is not None:
+                changes["pin"] = pin_query(pinned)
+        elif name == "hw":
             ids = [h for h in value.split(",") if h]
             good = tuple(dict.fromkeys(h for h in ids if h in known_hw))
             for h in ids:
@@ -238,6 +252,10 @@ def parse_query(args: dict[str, str]) -> View:
         else:
             bad(name[:40], value, "unknown parameter")
     view = replace(view, **changes)
+    room = MAX_HARDWARE - len(view.hardware)
+    if len(view.what_if) > room:
+        bad("xhw", ",".join(view.what_if[room:]), f"at most {MAX_HARDWARE} accelerators at once, what-ifs included")
+        view = replace(view, what_if=view.what_if[:room])
     native = native_precision(view.model)
     if native and "prec" not in args:  # a preset released in fp8 or 4-bit opens in it
         view = replace(view, precision=native)
@@ -260,6 +278,74 @@ def parse_query(args: dict[str, str]) -> View:
         bad("tp", str(view.tensor_parallel), f"must divide the {model.num_heads} attention heads")
         view = replace(view, tensor_parallel=1)
     return replace(view, notices=tuple(notices))
+
+
+def _what_ifs(texts: list, bad) -> tuple[str, ...]:
+    """Valid what-if accelerators (engine.what_if's short form), each name once; the rest is
+    reported through `bad(name, value, why)`."""
+    good: dict[str, str] = {}
+    for text in texts:
+        if not isinstance(text, str) or not text.strip():
+            continue
+        text = text.strip()
+        try:
+            accelerator = parse_what_if(text)
+        except EngineInputError as exc:
+            bad("xhw", text, str(exc).removeprefix("xhw: "))
+            continue
+        if accelerator.id in good:
+            bad("xhw", text, f"a second what-if named {accelerator.id!r}")
+            continue
+        good[accelerator.id] = text
+    return tuple(good.values())
+
+
+def hardware_specs(view: View) -> list[str]:
+    """What the service resolves: catalogue ids, then what-if short forms."""
+    return [*view.hardware, *view.what_if]
+
+
+def hardware_ids(view: View) -> list[str]:
+    """The accelerators' ids as results and trace uids name them (a what-if by its name)."""
+    return [*view.hardware, *(w.split(":", 1)[0] for w in view.what_if)]
+
+
+def what_if_names(view: View) -> frozenset[str]:
+    return frozenset(w.split(":", 1)[0] for w in view.what_if)
+
+
+# A pinned scenario A (issue 14, pin and compare) holds what defines a scenario; the
+# accelerators, language and theme are the page's.
+PIN_PARAMS = ("model", "cfg", "batch", "ctx", "kv", "prec", "kvprec", "fa", "tp")
+
+
+def pin_query(view: View) -> str:
+    """The view's scenario as the value of `pin=`."""
+    q = dict(parse_qsl(to_query(view)))
+    return urlencode({k: q[k] for k in PIN_PARAMS if k in q}, safe=",")
+
+
+def _pin_view(value: str, bad) -> View | None:
+    args = dict(parse_qsl(value, keep_blank_values=True))
+    if not args:
+        if value:
+            bad("pin", value, "a scenario such as model=llama-3-8b&batch=32&ctx=4096&prec=bf16")
+        return None
+    extra = [k for k in args if k not in PIN_PARAMS]
+    if extra:
+        bad("pin", ",".join(extra)[:40], "a pin holds only " + ", ".join(PIN_PARAMS))
+    pinned = parse_query({k: v for k, v in args.items() if k in PIN_PARAMS})
+    for name, given, why in pinned.notices:
+        bad(f"pin.{name}", given, why)
+    return pinned
+
+
+def pinned_view(view: View) -> View | None:
+    """Scenario A on the page's accelerators, or None without a pin."""
+    if not view.pin:
+        return None
+    a = parse_query(dict(parse_qsl(view.pin)))
+    return replace(a, hardware=view.hardware, what_if=view.what_if, lang=view.lang, theme=view.theme)
 
 
 def view_model(view: View):
@@ -341,6 +427,8 @@ def view_from_controls(
     price=None,
     memutil=None,
     published=None,
+    what_if=None,
+    pin=None,
     flags=None,
 ) -> View:
     """The controls' values as the browser sends them (or as anyone can hand-make them) ->
@@ -389,7 +477,13 @@ def view_from_controls(
         gpu_hour_price=_number_in(price, 1e-6, MAX_PRICE),
         memory_utilization=_fraction_value(memutil),
         published=_on(published),
+        what_if=_what_ifs(what_if, lambda *_: None)[: MAX_HARDWARE - len(hw[:MAX_HARDWARE])]
+        if isinstance(what_if, list)
+        else (),
     )
+    pinned = _pin_view(pin, lambda *_: None) if isinstance(pin, str) and len(pin) <= MAX_QUERY_CHARS else None
+    if pinned is not None:
+        view = replace(view, pin=pin_query(pinned))
     model_config = view_model(view)
     divisors = model_config.allowed_kv_heads()
     index = _int_value(kv_index, 0, len(divisors) - 1)
@@ -439,10 +533,13 @@ def to_query(view: View) -> str:
         "published": "1" if view.published else None,
     }
     q.update({k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in optional.items() if v is not None})
+    if view.pin:
+        q["pin"] = view.pin
     q.update(lang=view.lang, theme=view.theme)
     if view.present:
         q["present"] = "1"
-    return urlencode(q, safe=",")
+    # what-ifs repeat `xhw=` (the short form's ':' travels as is)
+    return urlencode([*q.items(), *(("xhw", w) for w in view.what_if)], safe=",:")
 
 
 def export_name(view: View, kind: str) -> str:

@@ -26,6 +26,7 @@ from ..service import (
 from ..units import grouped
 from .figures import (
     comparison_rows,
+    delta_rows,
     interactivity_figure,
     memory_figure,
     message_figure,
@@ -36,9 +37,19 @@ from .figures import (
     throughput_figure,
 )
 from .i18n import t
-from .insight import insight_sentences
+from .insight import insight_sentences, pin_sentence
 from .marks import grid_payload
-from .url_state import PRECISIONS, View, model_spec, to_query, view_model
+from .url_state import (
+    PRECISIONS,
+    View,
+    hardware_ids,
+    hardware_specs,
+    model_spec,
+    pinned_view,
+    to_query,
+    view_model,
+    what_if_names,
+)
 
 
 def scenario_of(view: View) -> Scenario:
@@ -67,7 +78,7 @@ def view_data(view: View) -> dict:
     """The engine's numbers at the view's scenario (cached and shared by concurrent callers)."""
     return dashboard_data(
         model_spec(view),
-        list(view.hardware),
+        hardware_specs(view),
         scenario_of(view),
         _step_s(view),
         view.measurements,
@@ -101,10 +112,10 @@ def subtitle(view: View, batch: int, context: int) -> str:
 def slider_grid(view: View) -> dict:
     """The formatted slider grid for the view's structure (any batch and context), with the
     subtitle at every stop."""
-    args = (model_spec(view), list(view.hardware), scenario_of(view), _step_s(view), view.measurements)
+    args = (model_spec(view), hardware_specs(view), scenario_of(view), _step_s(view), view.measurements)
 
     def compute() -> dict:
-        payload = grid_payload(dashboard_grid(*args), list(view.hardware), view.lang)
+        payload = grid_payload(dashboard_grid(*args), hardware_ids(view), view.lang)
         payload["subtitles"] = [subtitle(view, b, c) for b in payload["batches"] for c in payload["contexts"]]
         return payload
 
@@ -114,7 +125,7 @@ def slider_grid(view: View) -> dict:
 
 def roofline(view: View) -> tuple[dict, dict | None]:
     """(figure, slider grid): the grid is None when there is nothing to move (an error)."""
-    if not view.hardware:
+    if not hardware_specs(view):
         return message_figure(t("no_hardware", view.lang)), None
     try:
         grid = slider_grid(view)  # its extent sets the axes (cached: an export asking again costs nothing)
@@ -133,8 +144,20 @@ def roofline(view: View) -> tuple[dict, dict | None]:
         (view.batch, view.context),
         published,
         subtitle(view, view.batch, view.context),
+        pinned_results(view),
     )
     return figure, grid
+
+
+def pinned_results(view: View) -> list[dict] | None:
+    """Scenario A's results on the page's accelerators, or None (no pin, or A cannot be analysed)."""
+    pinned = pinned_view(view)
+    if pinned is None:
+        return None
+    try:
+        return view_data(pinned)["analysis"]["results"]
+    except EngineInputError:
+        return None
 
 
 EMPTY_FIGURE = {"data": [], "layout": {"xaxis": {"visible": False}, "yaxis": {"visible": False}, "height": 120}}
@@ -149,14 +172,14 @@ def panels(view: View) -> tuple:
     """Everything beside the roofline: (insight, memory figure, throughput figure, ops rows, ops
     title, comparison rows, notices, request panel, interactivity figure, reality rows)."""
     lang = view.lang
-    if not view.hardware:
+    if not hardware_specs(view):
         message = html.P(t("no_hardware", lang), className="error")
-        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view)
+        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view), [], True
     try:
         data = view_data(view)
     except EngineInputError as exc:
         message = html.P(t("error", lang, message=str(exc)), className="error", role="alert")
-        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view)
+        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view), [], True
     results = data["analysis"]["results"]
     notices = []
     if (view.bandwidth_efficiency, view.compute_efficiency) != (1.0, 1.0):
@@ -169,11 +192,14 @@ def panels(view: View) -> tuple:
             notices.append(t("dtype_fallback", lang, hw=r["hardware_name"], want=compute_dtype, got=r["tensor_dtype"]))
     # a measured step belongs to the first accelerator (the one it was measured on)
     notices += [f"{results[0]['hardware_name']}: {w}" for w in results[0].get("warnings", [])]
+    sentences = insight_sentences(
+        data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang, what_if_names(view)
+    )
+    pinned = pinned_results(view)
+    if pinned:
+        sentences.append(pin_sentence(scenario_changes(pinned_view(view), view), pinned[0], results[0], lang))
     return (
-        [
-            html.P(s)
-            for s in insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang)
-        ],
+        [html.P(s) for s in sentences],
         memory_figure(results, lang, view.theme, view.present),
         throughput_figure(data["throughput"], results, lang, view.theme, view.present),
         ops_rows(results[0], lang),
@@ -183,7 +209,43 @@ def panels(view: View) -> tuple:
         request_panel(results, view.output_tokens, lang),
         interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
         _reality(view),
+        compare_panel(pinned, results, lang),
+        not pinned,
     )
+
+
+def scenario_changes(a: View, b: View) -> list[str]:
+    """What differs between scenarios A and B, as "batch 32 → 64" (KV heads as the model has them)."""
+
+    def kv_heads(v: View) -> int:
+        return v.kv_heads or view_model(v).num_kv_heads
+
+    fields = (
+        ("model", lambda v: view_model(v).id),
+        ("precision", lambda v: v.precision),
+        ("kv_precision", lambda v: v.kv_precision),
+        ("kv_heads", kv_heads),
+        ("batch", lambda v: grouped(v.batch)),
+        ("context", lambda v: grouped(v.context)),
+        ("tensor_parallel", lambda v: v.tensor_parallel),
+        ("flash_attention", lambda v: t("on" if v.flash_attention else "off", b.lang)),
+    )
+    return [f"{t(f'change_{name}', b.lang)} {value(a)} → {value(b)}" for name, value in fields if value(a) != value(b)]
+
+
+def compare_panel(pinned: list[dict] | None, results: list[dict], lang: str):
+    """The delta table of A against B on the first accelerator (empty without a pin)."""
+    if not pinned:
+        return []
+    head = html.Tr([html.Th(t(k, lang)) for k in ("col_metric", "col_a", "col_b", "col_ratio")])
+    body = [
+        html.Tr([html.Td(row[k]) for k in ("metric", "a", "b", "ratio")])
+        for row in delta_rows(pinned[0], results[0], lang)
+    ]
+    return [
+        html.P(t("compare_on", lang, hw=results[0]["hardware_name"]), className="help"),
+        html.Table([html.Thead(head), html.Tbody(body)], className="request-table delta-table"),
+    ]
 
 
 def _reality(view: View) -> list[dict]:
@@ -220,7 +282,7 @@ def provenance(view: View) -> dict:
     page = base.split("?", 1)[0] if base else ""
     scenario = {
         "model": view.model if view.model != "custom" else view_model(view).id,
-        "hardware": list(view.hardware),
+        "hardware": hardware_specs(view),
         **scenario_dict(scenario_of(view)),
         "output_tokens": view.output_tokens,
         "gpu_hour_price": view.gpu_hour_price,
