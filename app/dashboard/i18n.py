@@ -468,8 +468,12 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "放不下：模型状态（每卡 {states}）放得下，加上激活（{act}）共 {total}，超过了 {cap}。",
     },
     "lab_train_fix": {
-        "en": "Smallest change that fits: {change}; about {extra} more per step, {total} per GPU.",
-        "zh": "能放下的最小改动：{change}；每步约多 {extra}，每卡 {total}。",
+        "en": "Smallest change that fits: {change}; extra time per step: {extra}; {total} per GPU.",
+        "zh": "能放下的最小改动：{change}；每步额外时间：{extra}；每卡 {total}。",
+    },
+    "lab_train_impossible": {
+        "en": "MFU above 100%: the measured step time or tokens/s cannot be right for this model and peak.",
+        "zh": "MFU 超过 100%：对这个模型和峰值而言，实测步时或 tokens/s 不可能成立。",
     },
     "lab_train_fix_note": {
         "en": "No ZeRO stage, recomputation or micro-batch fits: add GPUs, tensor or pipeline parallelism, or take "
@@ -489,9 +493,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "lab_train_change_mb": {"en": "micro-batch {mb} ({k} accumulation steps)", "zh": "微批 {mb}（累积 {k} 步）"},
     "lab_train_sep": {"en": ", ", "zh": "，"},
     "lab_train_act_note": {
-        "en": "Activations (Korthikanti et al. 2022, 16-bit, {rc} recomputation): {per_layer} per layer × {layers} "
+        "en": "Activations (Korthikanti et al. 2022, 16-bit, recomputation: {rc}): {per_layer} per layer × {layers} "
         "layers at micro-batch {mb}; embeddings, output layer and loss not counted.",
-        "zh": "激活（Korthikanti 等 2022，16 位，{rc}）：每层 {per_layer} × {layers} 层，微批 {mb}；"
+        "zh": "激活（Korthikanti 等 2022，16 位，重计算：{rc}）：每层 {per_layer} × {layers} 层，微批 {mb}；"
         "不计嵌入层、输出层和损失。",
     },
     "lab_train_workspace": {
@@ -500,15 +504,13 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "lab_train_one_gpu": {"en": "One GPU: no gradient all-reduce.", "zh": "单卡：没有梯度 all-reduce。"},
     "lab_train_busbw_given": {"en": "measured (given)", "zh": "实测值（输入）"},
-    "lab_train_busbw_link": {
-        "en": "the link per direction, the ceiling of the in-node busbw ({source})",
-        "zh": "互联单向带宽，节点内 busbw 的上限（{source}）",
-    },
+    "lab_train_busbw_link": {"en": "{source}", "zh": "互联单向带宽，节点内 busbw 的上限（{source}）"},
+    "lab_train_no_extra": {"en": "none", "zh": "无"},
     "lab_train_comm_grads": {
         "en": "Gradients all-reduced (N × 2 bytes, the whole model)",
         "zh": "all-reduce 的梯度（N × 2 字节，整个模型）",
     },
-    "lab_train_comm_busbw": {"en": "Bus bandwidth", "zh": "总线带宽"},
+    "lab_train_comm_busbw": {"en": "Bus bandwidth: {source}", "zh": "总线带宽：{source}"},
     "lab_train_comm_time": {
         "en": "Ring all-reduce over {gpus} GPUs, once per optimizer step (no_sync)",
         "zh": "{gpus} 卡 ring all-reduce，每个优化器步一次（no_sync）",

@@ -1,16 +1,501 @@
-"""The training lab (tab=training). Placeholder until the lab is built."""
+"""The training lab (tab=training): MFU/HFU under every counting choice, the memory bill of one
+GPU against its card, the DDP gradient all-reduce.
+
+Every number comes from engine/training.py through the same calls as POST /api/v1/training
+(`training_model`, `TrainingSetup`, `training_lab`); this module parses the link and the
+controls into those inputs, and lab_training_figures.py puts the result into words.
+
+The link carries the lab's own parameters beside the shared ones (tab, hw, lang, theme, embed):
+
+    model=teaching|<preset id>  n (billions of parameters), layers, heads, hdim (teaching form)
+    gpus  seq (tokens per sequence)  tokens (per optimizer step, whole job)
+    step (measured step time, s) or tok_s (measured tokens/s, whole job)
+    opt=adamw|sgd_momentum  zero=0..3  recompute=none|selective|full  dtype=bf16|fp16
+    busbw (measured all-reduce bus bandwidth, GB/s; default the link)  mb (micro-batch)
+
+A bad or unknown value is ignored with a notice; the default is seed 000's 7B example.
+"""
 
 from __future__ import annotations
 
-from dash import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
+from dash import ClientsideFunction, Input, Output, State, dcc, html
+
+from engine.errors import EngineInputError
+from engine.hardware import catalogue, get_accelerator
+from engine.model_catalog import get_model, model_ids
+from engine.training import (
+    MAX_GPUS,
+    MAX_SEQUENCE,
+    OPTIMIZERS,
+    RECOMPUTE,
+    TRAINING_DTYPES,
+    TrainingSetup,
+    memory_bill,
+    training_lab,
+    training_model,
+)
+
+from ..units import count, grouped
+from .figures import message_figure
+from .i18n import t
+from .lab_training_figures import comm_panel, memory_figure, memory_text, utilisation_panel
 from .tabs import lab_shell
 from .url_state import View
 
+TEACHING = "teaching"
+MEASURES = ("step", "rate")
+MAX_NOTICES = 8
+# The engine's search for a change that fits walks every divisor of the micro-batch: beyond
+# this many sequences per GPU per step it would take seconds (1e9: minutes). The lab stops here.
+MAX_SEQUENCES_PER_GPU = 1 << 16
+GRAPH_CONFIG = {"displaylogo": False, "showSendToCloud": False, "displayModeBar": False}
+
+
+@dataclass(frozen=True)
+class TrainArgs:
+    """What the lab was asked: seed 000's 7B on 8 x H100 SXM5 with full recomputation (the
+    run whose four utilisation figures span 19% to 51%)."""
+
+    hardware: str = "h100-sxm5"
+    model: str = TEACHING
+    params_b: float = 7.0  # teaching form: N in billions
+    layers: int = 32
+    heads: int = 32
+    head_dim: int = 128
+    gpus: int = 8
+    seq: int = 4096
+    tokens: int = 262144
+    measure: str = "step"  # "step": `measured` is the step time (s); "rate": tokens/s
+    measured: float = 3.64
+    optimizer: str = "adamw"
+    zero: int = 0
+    recompute: str = "full"
+    dtype: str = "bf16"
+    busbw_gbs: float | None = None  # measured busbw, GB/s; None: the link
+    micro_batch: int | None = None  # None: every sequence of the GPU at once
+
+
+# ---- parsing: one parser per value, shared by the link and the controls ---------------------------
+def _int(low: int, high: int) -> tuple[Callable[[str], int | None], tuple]:
+    def parse(text: str) -> int | None:
+        if not (text.isascii() and text.isdigit()) or len(text) > 16:  # no sign, exponent, space, non-ASCII digit
+            return None
+        n = int(text)
+        return n if low <= n <= high else None
+
+    return parse, ("lab_train_why_int", {"low": grouped(low), "high": grouped(high)})
+
+
+def _num(high: float) -> tuple[Callable[[str], float | None], tuple]:
+    def parse(text: str) -> float | None:
+        if len(text) > 24 or not text.isascii():
+            return None
+        try:
+            x = float(text)
+        except ValueError:
+            return None
+        return x if math.isfinite(x) and 0 < x <= high else None
+
+    return parse, ("lab_train_why_num", {"high": grouped(high)})
+
+
+def _choice(options: tuple) -> tuple[Callable[[str], object], tuple]:
+    by_text = {str(o): o for o in options}
+    return by_text.get, ("lab_train_why_choice", {"options": ", ".join(by_text)})
+
+
+def _model(text: str) -> str | None:
+    return text if text == TEACHING or text in model_ids() else None
+
+
+# URL name -> (TrainArgs field, parser, why it was refused)
+PARAMS: dict[str, tuple[str, Callable, tuple]] = {
+    "model": ("model", _model, ("lab_train_why_model", {})),
+    "n": ("params_b", *_num(1e7)),
+    "layers": ("layers", *_int(1, 100_000)),
+    "heads": ("heads", *_int(1, 1 << 16)),
+    "hdim": ("head_dim", *_int(1, 1 << 16)),
+    "gpus": ("gpus", *_int(1, MAX_GPUS)),
+    "seq": ("seq", *_int(1, MAX_SEQUENCE)),
+    "tokens": ("tokens", *_int(1, 1 << 50)),
+    "step": ("measured", *_num(1e7)),
+    "tok_s": ("measured", *_num(1e15)),
+    "opt": ("optimizer", *_choice(OPTIMIZERS)),
+    "zero": ("zero", *_choice((0, 1, 2, 3))),
+    "recompute": ("recompute", *_choice(RECOMPUTE)),
+    "dtype": ("dtype", *_choice(TRAINING_DTYPES)),
+    "busbw": ("busbw_gbs", *_num(1e6)),
+    "mb": ("micro_batch", *_int(1, 1 << 30)),
+}
+TEACHING_PARAMS = ("n", "layers", "heads", "hdim")
+
+
+def _why(name: str, lang: str) -> str:
+    key, values = PARAMS[name][2]
+    return t(key, lang, **values)
+
+
+def parse_args(lab_args: tuple[tuple[str, str], ...], hardware: tuple[str, ...], lang: str = "en"):
+    """(TrainArgs, notices) from the link: each bad or unknown parameter is ignored and named."""
+    notices: list[str] = []
+
+    def bad(name: str, value: str, why: str) -> None:
+        notices.append(t("notice_ignored", lang, name=name[:40], value=value[:40], why=why))
+
+    changes: dict[str, object] = {"hardware": hardware[0]} if hardware else {}
+    given: dict[str, str] = {}
+    for name, value in lab_args:
+        if name not in PARAMS:
+            bad(name, value, t("lab_train_why_unknown", lang))
+            continue
+        attr, parse, _ = PARAMS[name]
+        parsed = parse(value)
+        if parsed is None:
+            bad(name, value, _why(name, lang))
+            continue
+        if name == "tok_s" and "step" in given:
+            bad(name, value, t("lab_train_why_both", lang))
+            continue
+        given[name] = value
+        changes[attr] = parsed
+        if name in ("step", "tok_s"):
+            changes["measure"] = "step" if name == "step" else "rate"
+    if len(notices) > MAX_NOTICES:
+        notices[MAX_NOTICES:] = [t("lab_train_more_notices", lang, n=len(notices) - MAX_NOTICES)]
+    return replace(TrainArgs(), **changes), notices
+
+
+def _text(value: object) -> str | None:
+    """A control's value as the link would carry it; None when empty."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, (int, float, str)):
+        return str(value)[:32]
+    return "?"
+
+
+# the controls in the order of CONTROL_IDS, with the URL parameter each one writes
+CONTROLS = (
+    ("train-hw", None),
+    ("train-model", "model"),
+    ("train-n", "n"),
+    ("train-layers", "layers"),
+    ("train-heads", "heads"),
+    ("train-hdim", "hdim"),
+    ("train-gpus", "gpus"),
+    ("train-seq", "seq"),
+    ("train-tokens", "tokens"),
+    ("train-measure", None),
+    ("train-measured", None),
+    ("train-opt", "opt"),
+    ("train-zero", "zero"),
+    ("train-recompute", "recompute"),
+    ("train-dtype", "dtype"),
+    ("train-busbw", "busbw"),
+    ("train-mb", "mb"),
+)
+OPTIONAL = ("busbw", "mb")
+
+
+def args_from_controls(*values: object, lang: str = "en") -> tuple[TrainArgs, list[str]]:
+    """(TrainArgs, problems) from the controls, through the link's parsers: a hand-made
+    callback request gets the same checks as a link."""
+    by_id = dict(zip((c for c, _ in CONTROLS), values, strict=True))
+    problems: list[str] = []
+    changes: dict[str, object] = {}
+    hw = by_id["train-hw"]
+    if isinstance(hw, str) and hw in catalogue():
+        changes["hardware"] = hw
+    else:
+        problems.append(t("lab_train_invalid", lang, field=t("lab_train_accelerator", lang)))
+    measure = by_id["train-measure"] if by_id["train-measure"] in MEASURES else "step"
+    changes["measure"] = measure
+    named = [(cid, name) for cid, name in CONTROLS if name] + [
+        ("train-measured", "step" if measure == "step" else "tok_s")
+    ]
+    model_text = _text(by_id["train-model"])
+    for cid, name in named:
+        if name in TEACHING_PARAMS and model_text != TEACHING:
+            continue
+        text = _text(by_id[cid])
+        if text is None:
+            if name not in OPTIONAL:
+                problems.append(t("lab_train_missing", lang, field=name))
+            continue
+        attr, parse, _ = PARAMS[name]
+        parsed = parse(text)
+        if parsed is None:
+            problems.append(t("notice_ignored", lang, name=name, value=text, why=_why(name, lang)))
+        else:
+            changes[attr] = parsed
+    return replace(TrainArgs(), **changes), problems
+
+
+# ---- the engine ------------------------------------------------------------------------------------
+def model_spec(a: TrainArgs) -> object:
+    """What POST /api/v1/training takes as `model`."""
+    if a.model != TEACHING:
+        return a.model
+    return {"num_params": a.params_b * 1e9, "num_layers": a.layers, "num_heads": a.heads, "head_dim": a.head_dim}
+
+
+def setup_fields(a: TrainArgs) -> dict:
+    """What POST /api/v1/training takes beside the model and hardware (SI units)."""
+    return {
+        "gpus": a.gpus,
+        "sequence_length": a.seq,
+        "tokens_per_step": a.tokens,
+        "step_time_s": a.measured if a.measure == "step" else None,
+        "tokens_per_s": a.measured if a.measure == "rate" else None,
+        "optimizer": a.optimizer,
+        "zero_stage": a.zero,
+        "recompute": a.recompute,
+        "dtype": a.dtype,
+        "micro_batch_size": a.micro_batch,
+        "bus_bandwidth_bytes_per_s": None if a.busbw_gbs is None else a.busbw_gbs * 1e9,
+    }
+
+
+def compute(a: TrainArgs, lang: str = "en") -> tuple[dict | None, dict | None, str | None]:
+    """(the engine's result, the memory bill with its smallest fix or None, error message)."""
+    if a.tokens // (a.gpus * a.seq) > MAX_SEQUENCES_PER_GPU:
+        return None, None, t("lab_train_too_many", lang, max=grouped(MAX_SEQUENCES_PER_GPU))
+    try:
+        model, hw = training_model(model_spec(a)), get_accelerator(a.hardware)
+        setup = TrainingSetup(**setup_fields(a))
+        result = training_lab(model, hw, setup)
+    except EngineInputError as error:
+        return None, None, str(error)
+    fix = result["smallest_fix"]
+    fix_bill = None
+    if fix is not None:
+        fix_bill = memory_bill(
+            model,
+            hw,
+            setup.gpus,
+            setup.sequence_length,
+            fix["micro_batch_size"],
+            setup.optimizer,
+            fix["zero_stage"],
+            fix["recompute"],
+        )
+    return result, fix_bill, None
+
+
+# ---- the page --------------------------------------------------------------------------------------
+def outputs(a: TrainArgs, problems: list[str], lang: str, theme: str, present: bool) -> tuple:
+    """(teaching form hidden, error, utilisation, memory figure, memory text, all-reduce): the
+    first render and every callback show the same thing for the same inputs."""
+    hidden = a.model != TEACHING
+    result, fix_bill, error = (None, None, None) if problems else compute(a, lang)
+    if problems or error:
+        message = problems if problems else [t("lab_train_error", lang, msg=error)]
+        return hidden, [html.P(m) for m in message], [], message_figure("—"), [], []
+    hw = get_accelerator(a.hardware)
+    return (
+        hidden,
+        [],
+        utilisation_panel(result, hw.vendor, hw.name, lang),
+        memory_figure(result["memory"], fix_bill, lang, theme, present),
+        memory_text(result, hw.name, lang),
+        comm_panel(result, a.busbw_gbs is not None, lang),
+    )
+
+
+def _field(label: str, control, html_for: str | None = None) -> html.Div:
+    return html.Div([html.Label(label, className="field-label", htmlFor=html_for), control], className="field")
+
+
+def _number(cid: str, value: object, label: str, step: str = "1", minimum: float = 1) -> html.Div:
+    return _field(
+        label,
+        dcc.Input(id=cid, type="number", value=value, min=minimum, step=step, debounce=0.6, className="number-input"),
+        html_for=cid,
+    )
+
+
+def _radio(cid: str, options: list[tuple[object, str]], value: object, label: str) -> html.Div:
+    return _field(
+        label,
+        dcc.RadioItems(
+            id=cid,
+            options=[{"label": text, "value": v} for v, text in options],
+            value=value,
+            className="toggle",
+            inline=True,
+        ),
+    )
+
+
+def _model_label(mid: str) -> str:
+    m = get_model(mid)
+    if m.num_active_params != m.num_params:
+        return f"{mid} · {count(m.num_params)} ({count(m.num_active_params)} active)"
+    return f"{mid} · {count(m.num_params)}"
+
+
+def controls(a: TrainArgs, lang: str) -> html.Div:
+    hw_options = [{"label": x.name, "value": x.id} for x in catalogue().values()]
+    model_options = [{"label": t("lab_train_teaching", lang), "value": TEACHING}] + [
+        {"label": _model_label(mid), "value": mid} for mid in model_ids()
+    ]
+    return html.Div(
+        [
+            _field(
+                t("lab_train_accelerator", lang),
+                dcc.Dropdown(id="train-hw", options=hw_options, value=a.hardware, clearable=False),
+            ),
+            _field(
+                t("lab_train_model", lang),
+                dcc.Dropdown(id="train-model", options=model_options, value=a.model, clearable=False),
+            ),
+            html.Div(
+                [
+                    _number("train-n", a.params_b, t("lab_train_n", lang), step="any", minimum=0),
+                    _number("train-layers", a.layers, t("lab_train_layers", lang)),
+                    _number("train-heads", a.heads, t("lab_train_heads", lang)),
+                    _number("train-hdim", a.head_dim, t("lab_train_hdim", lang)),
+                ],
+                id="train-teaching",
+                className="field-pair",
+                hidden=a.model != TEACHING,
+            ),
+            html.Div(
+                [
+                    _number("train-gpus", a.gpus, t("lab_train_gpus", lang)),
+                    _number("train-seq", a.seq, t("lab_train_seq", lang)),
+                ],
+                className="field-pair",
+            ),
+            _number("train-tokens", a.tokens, t("lab_train_tokens", lang)),
+            html.Div(
+                [
+                    html.Label(t("lab_train_measure", lang), className="field-label", htmlFor="train-measured"),
+                    dcc.RadioItems(
+                        id="train-measure",
+                        options=[
+                            {"label": t("lab_train_measure_step", lang), "value": "step"},
+                            {"label": t("lab_train_measure_rate", lang), "value": "rate"},
+                        ],
+                        value=a.measure,
+                        className="toggle",
+                        inline=True,
+                    ),
+                    dcc.Input(
+                        id="train-measured",
+                        type="number",
+                        value=a.measured,
+                        min=0,
+                        step="any",
+                        debounce=0.6,
+                        className="number-input",
+                    ),
+                ],
+                className="field",
+            ),
+            _radio(
+                "train-opt",
+                [(o, t(f"lab_train_opt_{o}", lang)) for o in OPTIMIZERS],
+                a.optimizer,
+                t("lab_train_optimizer", lang),
+            ),
+            _radio(
+                "train-zero", [(z, t(f"lab_train_zero_{z}", lang)) for z in range(4)], a.zero, t("lab_train_zero", lang)
+            ),
+            _radio(
+                "train-recompute",
+                [(r, t(f"lab_train_rc_{r}", lang)) for r in RECOMPUTE],
+                a.recompute,
+                t("lab_train_recompute", lang),
+            ),
+            _radio("train-dtype", [(d, d) for d in TRAINING_DTYPES], a.dtype, t("lab_train_dtype", lang)),
+            _number("train-busbw", a.busbw_gbs, t("lab_train_busbw", lang), step="any", minimum=0),
+            _number("train-mb", a.micro_batch, t("lab_train_mb", lang)),
+        ],
+        className="controls train-controls",
+        id="train-controls",
+    )
+
+
+def _panel(title: str, children: list, panel_id: str) -> html.Section:
+    return html.Section([html.H2(title), *children], className="panel", id=panel_id)
+
 
 def page(view: View) -> html.Div:
-    return lab_shell(view, [html.Main(id="training-lab", className="lab")], [])
+    lang = view.lang
+    args, notices = parse_args(view.lab_args, view.hardware, lang)
+    hidden, error, util, figure, mem_text, comm = outputs(args, [], lang, view.theme, view.present)
+    body = html.Main(
+        [
+            dcc.Store(
+                id="train-flags", data={"lang": lang, "theme": view.theme, "embed": view.embed, "present": view.present}
+            ),
+            dcc.Store(id="train-url"),
+            controls(args, lang),
+            html.Div(
+                [
+                    html.Div(error, id="train-error", className="error", role="alert"),
+                    _panel(
+                        t("lab_train_util_title", lang),
+                        [html.Div(util, id="train-util")],
+                        "train-util-panel",
+                    ),
+                    _panel(
+                        t("lab_train_memory_title", lang),
+                        [
+                            dcc.Graph(id="train-memory-graph", figure=figure, config=GRAPH_CONFIG),
+                            html.Div(mem_text, id="train-memory-text"),
+                        ],
+                        "train-memory-panel",
+                    ),
+                    _panel(t("lab_train_comm_title", lang), [html.Div(comm, id="train-comm")], "train-comm-panel"),
+                ],
+                className="train-results",
+            ),
+        ],
+        id="train-lab",
+        className="lab train-lab",
+    )
+    return lab_shell(view, [body], notices)
+
+
+def _flags(flags: object) -> tuple[str, str, bool]:
+    flags = flags if isinstance(flags, dict) else {}
+    lang = flags.get("lang") if flags.get("lang") in ("en", "zh") else "en"
+    theme = flags.get("theme") if flags.get("theme") in ("light", "dark") else "light"
+    return lang, theme, flags.get("present") is True
 
 
 def register(app) -> None:
-    """The lab's callbacks (none yet)."""
+    inputs = [Input(cid, "value") for cid, _ in CONTROLS]
+
+    @app.callback(
+        Output("train-teaching", "hidden"),
+        Output("train-error", "children"),
+        Output("train-util", "children"),
+        Output("train-memory-graph", "figure"),
+        Output("train-memory-text", "children"),
+        Output("train-comm", "children"),
+        *inputs,
+        State("train-flags", "data"),
+        prevent_initial_call=True,
+    )
+    def update_training(*values):
+        lang, theme, present = _flags(values[-1])
+        args, problems = args_from_controls(*values[:-1], lang=lang)
+        return outputs(args, problems, lang, theme, present)
+
+    # the address bar follows the controls (history.replaceState): a link reproduces the view
+    app.clientside_callback(
+        ClientsideFunction("train", "syncUrl"),
+        Output("train-url", "data"),
+        *inputs,
+        State("train-flags", "data"),
+        prevent_initial_call=True,
+    )

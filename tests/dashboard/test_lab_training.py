@@ -1,0 +1,352 @@
+"""The training lab without a browser: the link's parameters (hostile ones too), and the numbers
+on the page against the engine's and POST /api/v1/training's for the issue's example request."""
+
+import re
+from urllib.parse import urlencode
+
+import pytest
+from starlette.testclient import TestClient
+
+from app.dashboard import lab_training as lab
+from app.dashboard.i18n import STRINGS
+from app.dashboard.lab_training_figures import pct
+from app.dashboard.url_state import view_from_search
+from app.main import create_app
+from app.units import duration, si
+
+# the issue's example request (seed 000's 7B on 8 x H100 SXM5)
+REQUEST = {
+    "model": {"num_params": 7e9, "num_layers": 32, "num_heads": 32, "head_dim": 128},
+    "hardware": "h100-sxm5",
+    "gpus": 8,
+    "sequence_length": 4096,
+    "tokens_per_step": 262144,
+    "step_time_s": 3.64,
+    "optimizer": "adamw",
+    "zero_stage": 0,
+    "recompute": "none",
+}
+LINK = {
+    "tab": "training",
+    "hw": "h100-sxm5",
+    "model": "teaching",
+    "n": "7",
+    "layers": "32",
+    "heads": "32",
+    "hdim": "128",
+    "gpus": "8",
+    "seq": "4096",
+    "tokens": "262144",
+    "step": "3.64",
+    "opt": "adamw",
+    "zero": "0",
+    "recompute": "none",
+}
+
+
+@pytest.fixture(scope="module")
+def api():
+    return TestClient(create_app(with_dashboard=False))
+
+
+def api_result(api, **changes) -> dict:
+    response = api.post("/api/v1/training", json=REQUEST | changes)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def render(**changes):
+    return lab.page(view_from_search(urlencode(LINK | changes)))
+
+
+def find(component, cid):
+    """The component with this id in a Dash tree."""
+    if getattr(component, "id", None) == cid:
+        return component
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children]:
+        if child is not None and not isinstance(child, (str, int, float)):
+            hit = find(child, cid)
+            if hit is not None:
+                return hit
+    return None
+
+
+def text(component) -> str:
+    if component is None:
+        return ""
+    if isinstance(component, (str, int, float)):
+        return str(component)
+    children = getattr(component, "children", None)
+    parts = children if isinstance(children, (list, tuple)) else [children]
+    return " ".join(text(c) for c in parts if c is not None)
+
+
+# ---- the link ----------------------------------------------------------------------------------
+def test_no_parameters_is_seed_000_with_full_recomputation():
+    args, notices = lab.parse_args((), ("h100-sxm5",))
+    assert args == lab.TrainArgs() and notices == []
+    assert (args.params_b, args.gpus, args.seq, args.tokens, args.measured, args.recompute) == (
+        7.0,
+        8,
+        4096,
+        262144,
+        3.64,
+        "full",
+    )
+
+
+def test_the_link_gives_the_api_request():
+    view = view_from_search(urlencode(LINK))
+    args, notices = lab.parse_args(view.lab_args, view.hardware)
+    assert notices == []
+    assert lab.model_spec(args) == REQUEST["model"]
+    fields = lab.setup_fields(args)
+    for key in ("gpus", "sequence_length", "tokens_per_step", "step_time_s", "optimizer", "zero_stage", "recompute"):
+        assert fields[key] == REQUEST[key], key
+    assert fields["tokens_per_s"] is None and fields["micro_batch_size"] is None
+    assert fields["bus_bandwidth_bytes_per_s"] is None
+
+
+def test_the_first_accelerator_of_hw_and_every_knob():
+    view = view_from_search(
+        "tab=training&hw=b200,h100-sxm5&model=llama-3-8b&tok_s=72000&opt=sgd_momentum&zero=3&recompute=selective"
+        "&dtype=fp16&busbw=50&mb=2"
+    )
+    args, notices = lab.parse_args(view.lab_args, view.hardware)
+    assert notices == []
+    assert (args.hardware, args.model, args.measure, args.measured) == ("b200", "llama-3-8b", "rate", 72000.0)
+    assert (args.optimizer, args.zero, args.recompute, args.dtype) == ("sgd_momentum", 3, "selective", "fp16")
+    assert lab.setup_fields(args)["bus_bandwidth_bytes_per_s"] == 50e9
+    assert lab.setup_fields(args)["micro_batch_size"] == 2
+    assert lab.model_spec(args) == "llama-3-8b"
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("gpus", "-1"),
+        ("gpus", "0"),
+        ("gpus", "1e3"),
+        ("gpus", " 8"),
+        ("gpus", "9" * 40),
+        ("seq", "4096.5"),
+        ("tokens", ""),
+        ("step", "nan"),
+        ("step", "inf"),
+        ("step", "-3.64"),
+        ("step", "1e400"),
+        ("step", "0"),
+        ("tok_s", "0x10"),
+        ("zero", "4"),
+        ("zero", "True"),
+        ("opt", "lion"),
+        ("recompute", "partial"),
+        ("dtype", "fp8"),
+        ("model", "../../etc/passwd"),
+        ("model", "<script>alert(1)</script>"),
+        ("n", "0"),
+        ("layers", "１２"),  # full-width digits: str.isdigit says yes, the parser must not
+        ("busbw", "-1"),
+        ("mb", "0"),
+        ("surprise", "1"),
+        ("x" * 500, "y" * 5000),
+    ],
+)
+def test_a_hostile_value_is_ignored_with_a_notice(name, value):
+    view = view_from_search(urlencode({"tab": "training", name: value}))
+    args, notices = lab.parse_args(view.lab_args, view.hardware)
+    assert args == lab.TrainArgs()
+    assert len(notices) == 1 and "Ignored URL parameter" in notices[0], notices
+    assert len(notices[0]) < 300
+    page = lab.page(view)  # renders with the notice, never raises
+    assert notices[0] in text(find(page, "notices"))
+
+
+def test_many_bad_parameters_give_a_bounded_list():
+    view = view_from_search("tab=training&" + "&".join(f"p{i}=1" for i in range(300)))
+    _, notices = lab.parse_args(view.lab_args, view.hardware)
+    assert len(notices) == lab.MAX_NOTICES + 1
+    assert "292 more" in notices[-1]
+
+
+def test_step_and_tokens_per_second_both_keeps_the_step():
+    view = view_from_search("tab=training&step=2&tok_s=1000")
+    args, notices = lab.parse_args(view.lab_args, view.hardware)
+    assert (args.measure, args.measured) == ("step", 2.0)
+    assert len(notices) == 1 and "tok_s" in notices[0]
+
+
+def test_notices_in_chinese():
+    view = view_from_search("tab=training&lang=zh&zero=9")
+    _, notices = lab.parse_args(view.lab_args, view.hardware, "zh")
+    assert notices == ["已忽略 URL 参数 zero=9：可选：0, 1, 2, 3"]
+
+
+# ---- the controls go through the same parsers --------------------------------------------------------
+def controls(**changes):
+    values = {
+        "train-hw": "h100-sxm5",
+        "train-model": "teaching",
+        "train-n": 7,
+        "train-layers": 32,
+        "train-heads": 32,
+        "train-hdim": 128,
+        "train-gpus": 8,
+        "train-seq": 4096,
+        "train-tokens": 262144,
+        "train-measure": "step",
+        "train-measured": 3.64,
+        "train-opt": "adamw",
+        "train-zero": 0,
+        "train-recompute": "none",
+        "train-dtype": "bf16",
+        "train-busbw": None,
+        "train-mb": None,
+    } | changes
+    return [values[cid] for cid, _ in lab.CONTROLS]
+
+
+def test_controls_and_link_agree():
+    view = view_from_search(urlencode(LINK))
+    from_link, _ = lab.parse_args(view.lab_args, view.hardware)
+    from_controls, problems = lab.args_from_controls(*controls())
+    assert problems == [] and from_controls == from_link
+    figure = lab.outputs(from_controls, [], "en", "light", False)[3]
+    assert figure == lab.outputs(from_link, [], "en", "light", False)[3]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"train-gpus": None},
+        {"train-gpus": -1},
+        {"train-gpus": 2.5},
+        {"train-gpus": True},
+        {"train-gpus": {"a": 1}},
+        {"train-measured": float("nan")},
+        {"train-measured": float("inf")},
+        {"train-zero": "4"},
+        {"train-hw": "h999"},
+        {"train-hw": ["h100-sxm5"]},
+        {"train-model": 7},
+        {"train-opt": None},
+    ],
+)
+def test_a_hostile_callback_value_is_an_error_message(changes):
+    args, problems = lab.args_from_controls(*controls(**changes))
+    assert problems
+    hidden, error, util, figure, mem_text, comm = lab.outputs(args, problems, "en", "light", False)
+    assert error and util == [] and comm == [] and figure["data"] == []
+
+
+def test_a_preset_hides_the_teaching_form_and_ignores_its_boxes():
+    args, problems = lab.args_from_controls(*controls(**{"train-model": "llama-3-8b", "train-n": None}))
+    assert problems == [] and args.model == "llama-3-8b"
+    assert lab.outputs(args, [], "en", "light", False)[0] is True
+
+
+# ---- the numbers on the page are the API's -----------------------------------------------------------
+def test_utilisation_table_shows_the_api_numbers(api):
+    body = api_result(api)
+    table = text(find(render(), "train-util-table"))
+    assert "38.2%" in table and "44.1%" in table and "19.1%" in table
+    for key in ("mfu", "mfu_with_attention", "hfu", "mfu_sparse_peak"):
+        row = text(find(render(), f"train-util-{key.replace('_', '-')}"))
+        assert pct(body[key]) in row, (key, row)
+    assert "misleading" in text(find(render(), "train-util-mfu-sparse-peak"))
+    # nothing recomputed: HFU = MFU, and the spread runs from the sparse figure to MFU with attention
+    assert text(find(render(), "train-spread")).startswith("One run, 4 numbers from 19.1% to 44.1%")
+
+
+def test_seed_000_spread_with_full_recomputation(api):
+    body = api_result(api, recompute="full")
+    assert pct(body["hfu"]) == "51.0%"
+    page = render(recompute="full")
+    assert "51.0%" in text(find(page, "train-util-hfu"))
+    assert "8N" in text(find(page, "train-util-hfu"))
+    assert text(find(page, "train-spread")).startswith("One run, 4 numbers from 19.1% to 51.0%")
+
+
+def test_memory_bars_are_the_api_bill_per_gpu(api):
+    body = api_result(api)
+    figure = find(render(), "train-memory-graph").figure
+    bars = {trace["uid"]: trace["x"] for trace in figure["data"]}
+    memory = body["memory"]
+    assert bars["train-memory-weights"][0] == memory["weights_bytes"] == 14e9
+    assert bars["train-memory-gradients"][0] == memory["gradients_bytes"] == 14e9
+    assert bars["train-memory-optimizer"][0] == memory["optimizer_bytes"] == 84e9
+    assert bars["train-memory-activations"][0] == memory["activation_bytes"]
+    (capacity,) = figure["layout"]["shapes"]
+    assert capacity["x0"] == capacity["x1"] == memory["capacity_bytes"]
+    # it does not fit: a second bar for the engine's smallest change, whose parts add up to its bill
+    fix = body["smallest_fix"]
+    assert sum(x[1] for x in bars.values()) == pytest.approx(fix["total_bytes"], rel=1e-12)
+    words = text(find(render(), "train-memory-text"))
+    assert "Does not fit: the model states alone (112 GB per GPU, the optimizer state the largest part)" in words
+    assert "ZeRO-1, selective recomputation, micro-batch 2 (4 accumulation steps)" in words
+    assert si(fix["total_bytes"], "B") in words
+
+
+def test_a_run_that_fits_has_one_bar_and_says_so(api):
+    body = api_result(api, zero_stage=1, recompute="selective", micro_batch_size=2)
+    page = render(zero="1", recompute="selective", mb="2")
+    figure = find(page, "train-memory-graph").figure
+    assert all(len(trace["x"]) == 1 for trace in figure["data"])
+    assert text(find(page, "train-verdict")).startswith(f"Fits: {si(body['memory']['total_bytes'], 'B')} per GPU")
+
+
+def test_allreduce_is_the_api_time_and_share(api):
+    body = api_result(api)
+    comm = text(find(render(), "train-comm-table"))
+    assert duration(body["allreduce_time_s"]) == "54.4 ms" and "54.4 ms" in comm
+    assert pct(body["allreduce_share_of_step"]) in comm
+    assert si(body["gradient_bytes"], "B") == "14 GB" and "14 GB" in comm
+    assert "450 GB/s" in comm
+
+
+def test_one_gpu_has_no_allreduce_and_seventy_b_overflows():
+    page = render(model="llama-2-70b", gpus="1", tokens="4096")
+    assert text(find(page, "train-comm")) == "One GPU: no gradient all-reduce."
+    assert text(find(page, "train-verdict")).startswith("Does not fit")
+    assert "No ZeRO stage, recomputation or micro-batch fits" in text(find(page, "train-fix"))
+
+
+def test_engine_refusals_are_shown_not_raised():
+    page = render(tokens="1000")
+    assert "tokens_per_step" in text(find(page, "train-error"))
+    page = render(gpus="16", tokens=str(16 * 4096))  # beyond one node: needs a measured busbw
+    assert "bus_bandwidth_bytes_per_s" in text(find(page, "train-error"))
+    page = render(gpus="1", seq="1", tokens="1000000000")  # 1e9 sequences per GPU: refused up front
+    assert "65,536 sequences" in text(find(page, "train-error"))
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"lang": "zh"},
+        {"lang": "zh", "recompute": "selective", "zero": "3", "mb": "2", "theme": "dark"},
+        {"lang": "zh", "model": "llama-2-70b", "gpus": "1", "tokens": "4096"},
+        {"hw": "tpu-v5e", "busbw": "100"},
+        {"model": "mixtral-8x7b", "step": "10", "opt": "sgd_momentum", "dtype": "fp16"},
+        {"step": "0.001"},  # MFU above 100%
+    ],
+)
+def test_every_variant_renders_without_scientific_notation(changes):
+    page = render(**changes)
+    words = text(page)
+    assert not re.search(r"\d[eE][+-]?\d", words), words
+    if changes.get("lang") == "zh":
+        assert "不同口径下的利用率" in words
+
+
+def test_impossible_mfu_is_flagged():
+    assert "MFU above 100%" in text(find(render(step="0.001"), "train-util"))
+
+
+def test_every_lab_string_has_both_languages():
+    keys = [k for k in STRINGS if k.startswith("lab_train_")]
+    assert len(keys) > 50
+    for key in keys:
+        assert STRINGS[key].get("en") and STRINGS[key].get("zh"), key

@@ -1,0 +1,84 @@
+"""The training lab in Chromium: what the user sees (the four utilisation figures, the memory
+bars' SVG with the capacity line, the all-reduce), the address bar following a change and
+surviving a reload, Chinese, an overflow and a hostile parameter."""
+
+from urllib.parse import parse_qs, urlsplit
+
+from playwright.sync_api import Page, expect
+
+from .helpers import set_control
+
+SEED = (
+    "/?tab=training&hw=h100-sxm5&model=teaching&n=7&layers=32&heads=32&hdim=128&gpus=8&seq=4096"
+    "&tokens=262144&step=3.64&opt=adamw&zero=0&recompute=full"
+)
+GRAPH = "#train-memory-graph .js-plotly-plot"
+
+# What the memory chart draws: bars per part (the SVG, not the figure data), the capacity line
+# and its label.
+SVG_JS = f"""() => {{
+  const gd = document.querySelector('{GRAPH}');
+  if (!gd || !gd._fullLayout) return null;
+  return {{
+    bars: gd.querySelectorAll('.barlayer .point path').length,
+    traces: gd.querySelectorAll('.barlayer .trace').length,
+    lines: gd.querySelectorAll('.shapelayer path').length,
+    notes: Array.from(gd.querySelectorAll('.annotation-text')).map(e => e.textContent),
+    ticks: Array.from(gd.querySelectorAll('.ytick text')).map(e => e.textContent),
+  }};
+}}"""
+
+
+def memory_svg(page: Page) -> dict:
+    page.wait_for_function(f"() => {{ const g = document.querySelector('{GRAPH}'); return g && g._fullLayout; }}")
+    return page.evaluate(SVG_JS)
+
+
+def test_seed_run_change_and_reload(page: Page, base_url):
+    page.goto(base_url + SEED)
+    table = page.locator("#train-util-table")
+    expect(table).to_contain_text("38.2%")
+    for figure in ("44.1%", "51.0%", "19.1%"):
+        assert figure in table.inner_text()
+    expect(page.locator("#train-spread")).to_contain_text("4 numbers from 19.1% to 51.0%")
+    expect(page.locator("#train-util-mfu-sparse-peak")).to_contain_text("misleading")
+    # ZeRO-0 does not fit: this run and the smallest change that fits, four parts each, one capacity line
+    svg = memory_svg(page)
+    assert (svg["traces"], svg["bars"], svg["lines"]) == (4, 8, 1), svg
+    assert svg["notes"] == ["capacity 85.9 GB"], svg
+    expect(page.locator("#train-verdict")).to_contain_text("Does not fit")
+    expect(page.locator("#train-comm-table")).to_contain_text("54.4 ms")
+
+    # a change: the server answers, the address bar follows (replaceState), a reload keeps it
+    history = page.evaluate("() => history.length")
+    set_control(page, "train-zero", 1)
+    page.wait_for_function("() => location.search.includes('zero=1')")
+    expect(page.locator("#train-verdict")).to_contain_text("Fits")
+    assert memory_svg(page)["bars"] == 4
+    assert page.evaluate("() => history.length") == history  # replaced, not pushed
+    query = parse_qs(urlsplit(page.url).query)
+    assert query["zero"] == ["1"] and query["tab"] == ["training"] and query["n"] == ["7"]
+    assert query["recompute"] == ["full"] and query["step"] == ["3.64"]
+    page.reload()
+    expect(page.locator("#train-verdict")).to_contain_text("Fits")
+    expect(page.locator("#train-zero input[value='1']")).to_be_checked()
+    assert "zero=1" in page.url
+    expect(page.locator("#train-util-table")).to_contain_text("51.0%")
+
+
+def test_chinese_overflow_and_hostile_parameter(page: Page, base_url):
+    page.goto(
+        base_url + "/?tab=training&lang=zh&hw=h100-sxm5&model=llama-2-70b&gpus=1&seq=4096&tokens=4096"
+        "&zero=9&opt=%3Cscript%3Ealert(1)%3C/script%3E"
+    )
+    notices = page.locator("#notices")
+    expect(notices).to_be_visible()
+    expect(notices).to_contain_text("zero=9")
+    expect(notices).to_contain_text("opt=<script>alert(1)</script>")  # shown as text, never run
+    expect(page.locator("#train-util-panel h2")).to_have_text("不同口径下的利用率")
+    expect(page.locator("#train-verdict")).to_contain_text("放不下")
+    expect(page.locator("#train-fix")).to_contain_text("任何 ZeRO 阶段")
+    expect(page.locator("#train-comm")).to_have_text("单卡：没有梯度 all-reduce。")
+    svg = memory_svg(page)
+    assert (svg["bars"], svg["lines"]) == (4, 1), svg  # no change fits: this run alone
+    assert svg["notes"] == ["容量 85.9 GB"]
