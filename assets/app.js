@@ -188,7 +188,7 @@
       // replace the entry, or dragging would flood the history.
       syncUrl: function (hw, model, custom, sizes, kvIndex, kvMarks, kvDisabled, prec, kvprec, fa, tp, measured,
                          bweff, fleff, step, theme, present, out, price, memutil, published, whatIf, pin,
-                         flags) {
+                         hierarchy, flags) {
         const q = new URLSearchParams();
         if (hw && hw.length) q.set("hw", hw.join(","));
         if (model === "custom") {
@@ -203,7 +203,8 @@
         q.set("kvprec", kvprec);
         q.set("fa", fa && fa.length ? "1" : "0");
         q.set("tp", String(tp || 1));
-        if (measured && measured.length) q.set("roofs", "measured");
+        const roofs = [measured && measured.length ? "measured" : "", hierarchy && hierarchy.length ? "hierarchy" : ""];
+        if (roofs.some(Boolean)) q.set("roofs", roofs.filter(Boolean).join(","));
         if (bweff && bweff < 1) q.set("bweff", String(bweff));
         if (fleff && fleff < 1) q.set("fleff", String(fleff));
         if (step) q.set("step", String(step));

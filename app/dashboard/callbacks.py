@@ -67,6 +67,7 @@ VIEW_INPUTS = [
     Input("published", "value"),
     Input("what-if", "value"),
     Input("pin", "data"),
+    Input("hierarchy-roofs", "value"),
 ]
 VIEW_STATES = [State(i.component_id, i.component_property) for i in VIEW_INPUTS]
 FLAGS = State("view-flags", "data")
@@ -412,6 +413,7 @@ def register_clientside(app) -> None:
         Input("published", "value"),
         Input("what-if", "value"),
         Input("pin", "data"),
+        Input("hierarchy-roofs", "value"),
         FLAGS,
     )
     app.clientside_callback(

@@ -197,6 +197,41 @@ def _roof_traces(r: dict, index: int, lang: str) -> list[dict]:
     return traces
 
 
+def cache_roof_traces(r: dict, roofs: list[dict], index: int, lang: str) -> list[dict]:
+    """Each sourced cache level's slope (engine.hierarchy.hierarchy_roofs, HBM excluded) up to
+    its ridge under the same tensor roof: uid `roof--<hw>--<level>`, dash-dot."""
+    hw, name, c = r["hardware_id"], r["hardware_name"], color_for(index)
+    x0 = X_RANGE[0] / 100
+    traces = []
+    for roof in roofs:
+        bw = roof["bandwidth_bytes_per_s"]
+        label = t(
+            "cache_roof",
+            lang,
+            name=name,
+            level=t(f"level_{roof['level']}", lang),
+            bw=si(bw, "B/s"),
+            kind=roof["kind"],
+            times=f"{roof['times_hbm']:.1f}",
+            cap=si(roof["capacity_bytes"], "B"),
+        )
+        traces.append(
+            {
+                "type": "scatter",
+                "uid": roof["uid"],
+                "name": label,
+                "legendgroup": hw,
+                "showlegend": False,
+                "x": [x0, roof["ridge_point"]],
+                "y": [x0 * bw, r["tensor_flops_per_s"]],
+                "mode": "lines",
+                "line": {"color": c, "width": 1.5, "dash": "dashdot"},
+                "hovertemplate": label + "<extra></extra>",
+            }
+        )
+    return traces
+
+
 def trajectory_trace(hw: str, xy: tuple[list[float], list[float]] | None, color: str, lang: str) -> dict:
     """Decode from B = 1 to the largest batch that fits, a marker at each power of two. It runs
     under the points, so it never takes their hover (hoverinfo skip: at the current batch it
@@ -241,6 +276,7 @@ def roofline_figure(
     published: list[dict] | None = None,
     subtitle: str = "",
     pinned: list[dict] | None = None,
+    cache_roofs: dict[str, list[dict]] | None = None,
 ) -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
     ridge, the decode batch trajectory, then the decode/prefill/attention/elementwise points;
@@ -258,6 +294,7 @@ def roofline_figure(
         hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i)
         first = i == 0
         traces += _roof_traces(r, i, lang)
+        traces += cache_roof_traces(r, (cache_roofs or {}).get(hw, []), i, lang)
         traj = trajectories.get(hw)
         xy = trajectory_xy(traj) if traj is not None else None
         traces.append(trajectory_trace(hw, xy, c, lang))

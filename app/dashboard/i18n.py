@@ -351,6 +351,24 @@ STRINGS: dict[str, dict[str, str]] = {
     "change_context": {"en": "context", "zh": "上下文"},
     "change_tensor_parallel": {"en": "TP", "zh": "张量并行"},
     "change_flash_attention": {"en": "FlashAttention", "zh": "FlashAttention"},
+    "hierarchy_roofs": {"en": "Cache roofs (L2, where sourced)", "zh": "缓存 roofline（L2，有出处者）"},
+    "cache_roof": {
+        "en": "{name} · {level} roof {bw} ({kind}), {times}x HBM, for working sets up to {cap}",
+        "zh": "{name} · {level} 带宽上限 {bw}（{kind}），HBM 的 {times} 倍，适用于不超过 {cap} 的工作集",
+    },
+    "no_cache_roof": {
+        "en": "{hw}: no sourced cache bandwidth, so no cache roof is drawn.",
+        "zh": "{hw}：没有有出处的缓存带宽数据，因此不画缓存 roofline。",
+    },
+    "insight_cache": {
+        "en": "A decode step reads {bytes}, {times}x the largest cache with a roof on {hw} ({level}, {cap}): it "
+        "streams from HBM, so the cache roof does not lift it. Cache roofs apply to ops whose working set fits, "
+        "such as the op lab's small GEMVs.",
+        "zh": "一个 decode 步要读 {bytes}，是 {hw} 上最大的有 roofline 的缓存（{level}，{cap}）的 {times} 倍："
+        "数据只能从 HBM 流入，缓存 roofline 抬不高它。缓存 roofline 只适用于工作集放得下的算子，例如算子实验室里的小 GEMV。",
+    },
+    "level_l2": {"en": "L2", "zh": "L2"},
+    "level_infinity_cache": {"en": "Infinity Cache", "zh": "Infinity Cache"},
     "bound_memory": {"en": "memory-bound", "zh": "受带宽限制"},
     "bound_compute": {"en": "compute-bound", "zh": "受算力限制"},
     # ---- training lab (app/dashboard/lab_training.py, lab_training_figures.py) ----

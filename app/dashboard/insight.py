@@ -157,3 +157,17 @@ def pin_sentence(changes: list[str], a: dict, b: dict, lang: str) -> str:
         kv=f"{b['memory']['kv_cache_bytes'] / db['bytes']:.0%}",
         kv_a=f"{a['memory']['kv_cache_bytes'] / da['bytes']:.0%}",
     )
+
+
+def cache_sentence(r: dict, roofs: list[dict], lang: str) -> str:
+    """With cache roofs drawn: whether a decode step's bytes could come from the largest cache
+    (seed 004's bandwidth cliff); for an LLM they almost never fit."""
+    if not roofs:
+        return ""
+    largest = max(roofs, key=lambda x: x["capacity_bytes"])
+    moved = r["decode"]["bytes"]
+    if moved <= largest["capacity_bytes"]:
+        return ""
+    level = t(f"level_{largest['level']}", lang)
+    return t("insight_cache", lang, bytes=_gb(moved), times=grouped(moved / largest["capacity_bytes"]),
+             hw=r["hardware_name"], level=level, cap=_gb(largest["capacity_bytes"]))  # fmt: skip

@@ -503,6 +503,12 @@ def controls(view: View) -> html.Div:
                         className="toggle",
                     ),
                     dcc.Checklist(
+                        id="hierarchy-roofs",
+                        options=[{"label": t("hierarchy_roofs", lang), "value": "on"}],
+                        value=["on"] if view.hierarchy else [],
+                        className="toggle",
+                    ),
+                    dcc.Checklist(
                         id="theme",
                         options=[{"label": t("theme_dark", lang), "value": "dark"}],
                         value=["dark"] if view.theme == "dark" else [],

@@ -54,6 +54,7 @@ class View:
     flash_attention: bool = True
     tensor_parallel: int = 1
     measured_roofs: bool = False
+    hierarchy: bool = False  # the sourced cache roofs (L2, Infinity Cache) beside HBM's
     bandwidth_efficiency: float = 1.0
     compute_efficiency: float = 1.0
     measured_step_ms: float | None = None
@@ -198,11 +199,13 @@ def parse_query(args: dict[str, str]) -> View:
                 changes["tensor_parallel"] = int(value)
             else:
                 bad(name, value, "1, 2, 4 or 8")
-        elif name == "roofs":
-            if value in ("nominal", "measured"):
-                changes["measured_roofs"] = value == "measured"
+        elif name == "roofs":  # nominal | measured, and/or hierarchy: "measured,hierarchy"
+            parts = set(value.split(","))
+            if parts <= {"nominal", "measured", "hierarchy"} and not {"nominal", "measured"} <= parts:
+                changes["measured_roofs"] = "measured" in parts
+                changes["hierarchy"] = "hierarchy" in parts
             else:
-                bad(name, value, "nominal or measured")
+                bad(name, value, "nominal or measured, optionally with hierarchy (measured,hierarchy)")
         elif name in ("bweff", "fleff"):
             x = _float_in(value, 0.01, 1.0)
             if x is None:
@@ -429,6 +432,7 @@ def view_from_controls(
     published=None,
     what_if=None,
     pin=None,
+    hierarchy=None,
     flags=None,
 ) -> View:
     """The controls' values as the browser sends them (or as anyone can hand-make them) ->
@@ -463,6 +467,7 @@ def view_from_controls(
         flash_attention=_on(flash),
         tensor_parallel=tp if isinstance(tp, int) and not isinstance(tp, bool) and tp in (1, 2, 4, 8) else 1,
         measured_roofs=_on(measured),
+        hierarchy=_on(hierarchy),
         bandwidth_efficiency=_fraction_value(bw_eff),
         compute_efficiency=_fraction_value(fl_eff),
         measured_step_ms=float(step_ms)
@@ -523,7 +528,8 @@ def to_query(view: View) -> str:
         tp=str(view.tensor_parallel),
     )
     optional = {
-        "roofs": "measured" if view.measured_roofs else None,
+        "roofs": ",".join(r for r, on in (("measured", view.measured_roofs), ("hierarchy", view.hierarchy)) if on)
+        or None,
         "bweff": view.bandwidth_efficiency if view.bandwidth_efficiency < 1 else None,
         "fleff": view.compute_efficiency if view.compute_efficiency < 1 else None,
         "step": view.measured_step_ms,

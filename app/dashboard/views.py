@@ -12,6 +12,8 @@ from dash import html
 import engine
 from engine.analysis import Scenario, scenario_dict
 from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
+from engine.hierarchy import hierarchy_roofs
 from engine.published import published_measurements
 
 from ..service import (
@@ -37,7 +39,7 @@ from .figures import (
     throughput_figure,
 )
 from .i18n import t
-from .insight import insight_sentences, pin_sentence
+from .insight import cache_sentence, insight_sentences, pin_sentence
 from .marks import grid_payload
 from .url_state import (
     PRECISIONS,
@@ -145,8 +147,17 @@ def roofline(view: View) -> tuple[dict, dict | None]:
         published,
         subtitle(view, view.batch, view.context),
         pinned_results(view),
+        cache_roofs(view),
     )
     return figure, grid
+
+
+def cache_roofs(view: View) -> dict[str, list[dict]]:
+    """With `roofs=hierarchy`: each catalogue card's sourced cache roofs (none for a what-if)."""
+    if not view.hierarchy:
+        return {}
+    compute = PRECISIONS[view.precision][1]
+    return {hw: hierarchy_roofs(get_accelerator(hw), compute)[1:] for hw in view.hardware}
 
 
 def pinned_results(view: View) -> list[dict] | None:
@@ -195,6 +206,14 @@ def panels(view: View) -> tuple:
     sentences = insight_sentences(
         data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang, what_if_names(view)
     )
+    if view.hierarchy:
+        sentence = cache_sentence(results[0], cache_roofs(view).get(results[0]["hardware_id"], []), lang)
+        sentences += [sentence] if sentence else []
+        notices += [
+            t("no_cache_roof", lang, hw=r["hardware_name"])
+            for r in results
+            if r["hardware_id"] in view.hardware and not cache_roofs(view)[r["hardware_id"]]
+        ]
     pinned = pinned_results(view)
     if pinned:
         sentences.append(pin_sentence(scenario_changes(pinned_view(view), view), pinned[0], results[0], lang))
