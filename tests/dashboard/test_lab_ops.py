@@ -1,0 +1,365 @@
+"""The op lab (tab=ops): the link -> state parser (hostile values included), the canonical
+query, the figure and tables built from the engine's numbers (seed 000, seed 003)."""
+
+import math
+import re
+
+import pytest
+
+from app.dashboard import lab_ops
+from app.dashboard.i18n import STRINGS
+from app.dashboard.lab_ops import OpsState, compute, from_controls, lab_query, parse_args, update
+from app.dashboard.layout import page as any_page
+from app.dashboard.url_state import View, view_from_search
+from engine.hardware import catalogue, get_accelerator
+from engine.oplab import GemmSpec, lab
+
+UID_SAFE = re.compile(r"^[a-z0-9_-]+$")
+SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")
+
+
+def text_of(component) -> str:
+    """Every string a Dash component tree shows, space-joined."""
+    if component is None or isinstance(component, bool):
+        return ""
+    if isinstance(component, (str, int, float)):
+        return str(component)
+    if isinstance(component, (list, tuple)):
+        return " ".join(text_of(c) for c in component)
+    return text_of(getattr(component, "children", None))
+
+
+def ids_of(component) -> set[str]:
+    out = set()
+    if isinstance(component, (list, tuple)):
+        for c in component:
+            out |= ids_of(c)
+        return out
+    if component is None or isinstance(component, (str, int, float, bool)):
+        return out
+    if isinstance(getattr(component, "id", None), str):
+        out.add(component.id)
+    return out | ids_of(getattr(component, "children", None))
+
+
+def lab_page(query: str):
+    return lab_ops.page(view_from_search(query))
+
+
+def points(figure: dict) -> dict[str, dict]:
+    return {tr["uid"]: tr for tr in figure["data"] if tr["uid"].startswith("op--")}
+
+
+def state_of(query: str) -> tuple[OpsState, list]:
+    return parse_args(view_from_search(query).lab_args)
+
+
+# ---- the link -----------------------------------------------------------------------------
+
+
+def test_the_issue_link_is_parsed_and_written_back():
+    query = "tab=ops&op=gemm&m=4096&n=4096&k=4096&hw=h100-sxm5"
+    view = view_from_search(query)
+    state, notices = parse_args(view.lab_args)
+    assert notices == []
+    assert (state.op, state.m, state.n, state.k, state.dtype) == ("gemm", 4096, 4096, 4096, "bf16")
+    assert view.hardware == ("h100-sxm5",)
+    assert lab_query(view, state, view.hardware) == (
+        "tab=ops&op=gemm&m=4096&n=4096&k=4096&dtype=bf16&hw=h100-sxm5&lang=en&theme=light"
+    )
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "tab=ops&op=conv2d&batch=8&height=28&width=28&cin=64&cout=128&kernel=5&stride=2&padding=2&groups=1&dtype=fp16",
+        "tab=ops&op=elementwise&shape=8,1024&ops=add,silu,rmsnorm&count=3&fused=1&dtype=fp32&overhead_us=2.5",
+        "tab=ops&op=gemm&m=1&n=4096&k=4096&tile=128x256x64&bias=1&act=gelu&fused=1&dtype=fp8",
+        "tab=ops&op=seed000&model=llama-3-8b",
+    ],
+)
+def test_canonical_query_round_trips(query):
+    view = view_from_search(query + "&hw=rtx-4090")
+    state, notices = parse_args(view.lab_args)
+    assert notices == []
+    again = view_from_search(lab_query(view, state, view.hardware))
+    assert parse_args(again.lab_args) == (state, [])
+    assert again.hardware == ("rtx-4090",)
+
+
+def test_preset_expands_then_fields_override():
+    state, notices = state_of("tab=ops&preset=chain-10&count=4")
+    assert notices == []
+    assert (state.op, state.shape, state.ops, state.count, state.fused) == (
+        "elementwise",
+        (32, 2048, 4096),
+        ("scale",),
+        4,
+        False,
+    )
+    assert state_of("tab=ops&preset=tiny-add")[0].overhead_us == 5
+    assert state_of("tab=ops&preset=gemm-bias-silu")[0].fused  # the engine's default: fused epilogue
+    assert state_of("tab=ops&preset=seed000")[0].op == "seed000"
+    decode = state_of("tab=ops&model=llama-3-8b&preset=decode-k_proj")[0]
+    assert (decode.m, decode.n, decode.k) == (1, 1024, 4096)  # 8 KV heads x 128
+
+
+HOSTILE = [
+    ("m", "-1"),
+    ("m", "0"),
+    ("m", "1e9"),
+    ("m", "99999999999999999999999"),
+    ("m", "٣"),  # a digit, not an ASCII one
+    ("n", "nan"),
+    ("k", ""),
+    ("op", "<script>alert(1)</script>"),
+    ("dtype", "fp99"),
+    ("tile", "9x9x9x9"),
+    ("tile", "99999x1"),
+    ("tile", "x"),
+    ("shape", "0,1"),
+    ("shape", ",".join(["2"] * 9)),
+    ("shape", "1099511627776,2"),
+    ("ops", "evil,%00"),
+    ("ops", ""),
+    ("count", "100000"),
+    ("overhead_us", "nan"),
+    ("overhead_us", "inf"),
+    ("overhead_us", "-1"),
+    ("overhead_us", "1" * 30),
+    ("bias", "yes"),
+    ("fused", "2"),
+    ("act", "relu"),
+    ("model", "../../etc/passwd"),
+    ("preset", "nope"),
+    ("groups", "0"),
+    ("x" * 500, "y" * 500),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), HOSTILE)
+def test_hostile_values_are_ignored_with_a_notice(name, value):
+    state, notices = parse_args([("op", "gemm"), (name, value)] if name != "op" else [(name, value)])
+    assert notices, (name, value)
+    assert all(len(n) <= 40 and len(v) <= 40 for n, v, _ in notices)
+    lab_ops.spec_of(state)  # still a valid op
+    page = lab_ops.page(View(tab="ops", lab_args=((name, value),)))
+    assert name[:40] in text_of(page)  # the notice names the parameter
+
+
+def test_fields_that_disagree_fall_back_with_the_engine_reason():
+    # 100 in-channels are not divisible by 3 groups: the engine says so, the view is the default conv
+    state, notices = state_of("tab=ops&op=conv2d&cin=100&groups=3")
+    assert state.op == "conv2d" and state.groups == OpsState.groups
+    assert any("divisible" in why for _, _, why in notices)
+    # 32 ops x 1000 repeats is more kernels than the engine accepts
+    state, notices = state_of("tab=ops&op=elementwise&ops=" + ",".join(["add"] * 32) + "&count=1000")
+    assert state.count == OpsState.count and notices
+    # fp32 is a value dtype of elementwise chains only
+    state, notices = state_of("tab=ops&op=gemm&dtype=fp32")
+    assert state.dtype == "bf16" and notices
+
+
+def test_controls_pass_the_same_checks_and_never_raise():
+    good = {
+        "op": "gemm",
+        "hardware": ["h100-sxm5"],
+        "dtype": "bf16",
+        "overhead": 0,
+        "m": 4096,
+        "n": 4096.0,
+        "k": 4096,
+        "tile": "",
+        "bias": [],
+        "act": "",
+        "fused": [],
+        "batch": 32,
+        "height": 56,
+        "width": 56,
+        "cin": 256,
+        "cout": 256,
+        "kernel": 3,
+        "stride": 1,
+        "padding": 1,
+        "groups": 1,
+        "shape": "32,2048,4096",
+        "ops": ["scale"],
+        "count": 10,
+        "model": "llama-2-7b",
+    }
+    state, hardware, notices = from_controls(good)
+    assert (state.m, state.n, hardware, notices) == (4096, 4096, ("h100-sxm5",), [])
+    for bad in (None, True, float("nan"), float("inf"), -5, 2.5, {"a": 1}, [1, 2], "x" * 10_000, 10**30):
+        for name in good:
+            state, hardware, _ = from_controls(good | {name: bad})
+            lab_ops.spec_of(state)
+            assert 1 <= len(hardware) <= 8
+    ids = list(catalogue())[:10]
+    _, hardware, notices = from_controls(good | {"hardware": ids})
+    assert hardware == tuple(ids[:8]) and notices
+
+
+def test_callback_answers_a_hand_made_request():
+    out = update({"op": "elementwise", "hardware": "h100-sxm5", "ops": "add"}, "junk", None)
+    assert len(out) == len(lab_ops.PANEL_OUTPUTS) + 4
+    status, hidden, query, flags = out[-4:]
+    assert status and hidden is False  # what was ignored is said
+    assert query.startswith("tab=ops&op=elementwise&") and flags == {"query": query}
+
+
+def test_callback_updates_the_page_flags_query():
+    values = dict.fromkeys(lab_ops.CONTROLS)
+    values |= {"op": "gemm", "hardware": ["rtx-4090"], "m": 1, "n": 4096, "k": 4096, "dtype": "bf16"}
+    values |= {"overhead": 0, "tile": "", "act": "", "model": "llama-2-7b", "shape": "4,4", "ops": ["add"]}
+    values |= {k: getattr(OpsState(), k) for k in lab_ops.FIELDS_OF["conv2d"]} | {"count": 1}
+    out = update(values, {"lang": "zh", "theme": "dark", "embed": False}, {"lang": "zh", "query": "old"})
+    query, flags = out[-2:]
+    assert query == "tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&hw=rtx-4090&lang=zh&theme=dark"
+    assert flags == {"lang": "zh", "query": query}
+    assert out[-4] == [] and out[-3] is True  # nothing ignored: no status line
+
+
+# ---- the engine's numbers on screen ---------------------------------------------------------
+
+
+def test_seed000_gemm_on_h100_is_drawn_at_the_engine_intensity():
+    state, _ = state_of("tab=ops&op=gemm&m=8192&n=8192&k=8192")
+    computed = compute(state, ("h100-sxm5", "rtx-4090"))
+    figure = lab_ops.panels(View(tab="ops", lang="en"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
+    engine = lab(GemmSpec(8192, 8192, 8192), [get_accelerator("h100-sxm5")])["results"][0]
+    point = points(figure)["op--h100-sxm5--gemm"]
+    assert point["x"] == [engine["intensity"]] and point["y"] == [engine["attainable_flops_per_s"]]
+    assert engine["intensity"] == pytest.approx(8192 / 3)  # seed 000: I = n/3 ≈ 2731
+    assert engine["compute_time_s"] == pytest.approx(1.11e-3, rel=0.01)
+    assert engine["memory_time_s"] == pytest.approx(0.12e-3, rel=0.01)
+    assert set(points(figure)) == {"op--h100-sxm5--gemm", "op--rtx-4090--gemm"}
+    uids = [tr["uid"] for tr in figure["data"]]
+    assert len(uids) == len(set(uids)) and all(UID_SAFE.match(u) for u in uids)
+    assert {"roof--h100-sxm5--memory", "roof--h100-sxm5--tensor", "roof--h100-sxm5--vector"} <= set(uids)
+    # the point lies inside the axes (log ranges)
+    xa, ya = figure["layout"]["xaxis"]["range"], figure["layout"]["yaxis"]["range"]
+    for tr in points(figure).values():
+        assert xa[0] < math.log10(tr["x"][0]) < xa[1] and ya[0] < math.log10(tr["y"][0]) < ya[1]
+    text = text_of(lab_ops.results_table(computed, "en"))
+    assert "2,731" in text and "1.11 ms" in text and "120 µs" in text and "compute" in text
+    hover = point["hovertemplate"]
+    assert "2,731" in hover and "1.1 TFLOP" in hover and "403 MB" in hover and "compute" in hover
+
+
+def test_tile_view_shows_both_conventions_and_names_them():
+    page = lab_page("tab=ops&preset=tile-128&hw=h100-sxm5")
+    text = text_of(page)
+    assert "C read-modify-write (seed 003: ≈32)" in text and "read once, write once (≈42.7)" in text
+    figure = lab_ops.panels(View(tab="ops"), state_of("tab=ops&preset=tile-128")[0], ("h100-sxm5",))["lab-graph"]
+    lines = {tr["uid"]: tr["x"][0] for tr in figure["data"] if tr["uid"].startswith("tile--")}
+    assert lines["tile--c-read-modify-write"] == pytest.approx(32)
+    assert lines["tile--read-once-write-once"] == pytest.approx(128 / 3)
+
+
+def test_depthwise_conv_lands_at_4_5_with_its_im2col_view():
+    state, _ = state_of("tab=ops&preset=depthwise-3x3")
+    computed = compute(state, ("h100-sxm5",))
+    direct, im2col = computed["series"]
+    assert (direct["id"], im2col["id"]) == ("direct", "im2col")
+    assert direct["results"][0]["intensity"] == pytest.approx(4.5, rel=1e-3)
+    assert im2col["results"][0]["kernels"] == 2  # the lowering kernel, then the GEMM
+    page = text_of(lab_page("tab=ops&preset=depthwise-3x3&hw=h100-sxm5"))
+    assert "18 FLOP" in page and "im2col" in page and "4.5" in page
+
+
+def test_ten_unfused_elementwise_ops_move_ten_times_the_fused_bytes():
+    state, _ = state_of("tab=ops&preset=chain-10")
+    computed = compute(state, ("h100-sxm5", "h200-sxm"))
+    unfused, fused = computed["series"]
+    assert (unfused["id"], fused["id"]) == ("unfused", "fused")
+    assert unfused["results"][0]["bytes"] == pytest.approx(10.7e9, rel=0.01)  # seed 003 §5: ~10.7 GB
+    assert fused["results"][0]["bytes"] == pytest.approx(unfused["results"][0]["bytes"] / 10)
+    # side by side: one column each on the first accelerator, adjacent rows per accelerator
+    views = text_of(lab_ops.views_table(computed, "en"))
+    assert views.index("unfused") < views.index("fused") and "10.7 GB" in views and "1.07 GB" in views
+    figure = lab_ops.panels(View(tab="ops"), state, ("h100-sxm5", "h200-sxm"))["lab-graph"]
+    assert set(points(figure)) == {f"op--{hw}--{v}" for hw in ("h100-sxm5", "h200-sxm") for v in ("unfused", "fused")}
+
+
+def test_a_tiny_op_is_bound_by_launch_overhead():
+    state, _ = state_of("tab=ops&op=elementwise&shape=32,128&ops=add&count=1&overhead_us=5")
+    r = compute(state, ("h100-sxm5",))["series"][0]["results"][0]
+    assert r["bound"] == "overhead" and r["time_s"] == pytest.approx(5e-6)
+    figure = lab_ops.panels(View(tab="ops"), state, ("h100-sxm5",))["lab-graph"]
+    point = points(figure)["op--h100-sxm5--elementwise"]
+    assert point["y"] == [r["attainable_flops_per_s"]]
+    assert "overhead" in point["hovertemplate"]
+    assert "overhead" in text_of(lab_page("tab=ops&op=elementwise&shape=32,128&ops=add&count=1&overhead_us=5"))
+
+
+def test_seed000_chart_has_three_points_per_accelerator():
+    page = lab_page("tab=ops&op=seed000&hw=h100-sxm5,rtx-4090")
+    state, _ = state_of("tab=ops&op=seed000")
+    figure = lab_ops.panels(View(tab="ops"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
+    assert set(points(figure)) == {
+        f"op--{hw}--{p}" for hw in ("h100-sxm5", "rtx-4090") for p in ("gemm-8192", "add", "decode")
+    }
+    text = text_of(page)
+    assert "llama-2-7b decode step" in text and "2,731" in text and "0.167" in text
+
+
+def test_decode_projections_of_the_model_are_preset_links():
+    page = lab_page("tab=ops&model=llama-3-8b&hw=h100-sxm5")
+    links = {c.id: c.href for c in _walk(page) if getattr(c, "id", "").startswith("lab-preset-")}
+    assert links["lab-preset-decode-q_proj"] == (
+        "?tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&model=llama-3-8b&hw=h100-sxm5&lang=en&theme=light"
+    )
+    assert "lab-preset-seed000" in links and "lab-preset-gemm-8192" in links
+
+
+def _walk(component):
+    if isinstance(component, (list, tuple)):
+        for c in component:
+            yield from _walk(c)
+    elif component is not None and not isinstance(component, (str, int, float, bool)):
+        yield component
+        yield from _walk(getattr(component, "children", None))
+
+
+def test_no_scientific_notation_anywhere_on_the_page():
+    for query in (
+        "tab=ops&op=gemm&m=16777216&n=16777216&k=16777216&hw=h100-sxm5,b200",
+        "tab=ops&op=elementwise&shape=1&ops=add&count=1&overhead_us=10000",
+        "tab=ops&op=seed000",
+        "tab=ops&preset=depthwise-3x3",
+    ):
+        page = lab_page(query)
+        assert not SCIENTIFIC.search(text_of(page)), query
+        state, _ = state_of(query)
+        figure = lab_ops.panels(View(tab="ops"), state, view_from_search(query).hardware)["lab-graph"]
+        shown = " ".join(tr.get("hovertemplate", "") for tr in figure["data"])
+        shown += " ".join(figure["layout"]["xaxis"]["ticktext"] + figure["layout"]["yaxis"]["ticktext"])
+        assert not SCIENTIFIC.search(shown), query
+
+
+def test_every_model_preset_renders():
+    from engine.model_catalog import model_ids
+
+    for model in model_ids():
+        lab_page(f"tab=ops&op=seed000&model={model}&hw=h100-sxm5")
+
+
+def test_chinese_page_and_strings():
+    text = text_of(lab_page("tab=ops&lang=zh&preset=chain-10"))
+    assert "并排对比" in text and "未融合" in text and "启动开销" in text
+    keys = [k for k in STRINGS if k.startswith("lab_ops_")]
+    assert len(keys) > 50 and all(STRINGS[k].get("en") and STRINGS[k].get("zh") for k in keys)
+
+
+def test_every_callback_id_is_in_the_page_and_prefixed():
+    page = lab_ops.page(View(tab="ops"))
+    ids = ids_of(page)
+    for name in lab_ops.CONTROLS:
+        assert f"lab-{name}" in ids
+    for component_id, _ in lab_ops.PANEL_OUTPUTS:
+        assert component_id in ids
+    assert {"lab-status", "lab-query", "lab-url-sync", "lab-context", "view-flags"} <= ids
+    own = ids - {"view-flags", "notices", "app-root"} - {i for i in ids if i.startswith("tab-")}
+    assert all(i.startswith("lab-") or i == "ops-lab" for i in own), sorted(own)
+    # the dashboard's page() dispatches the tab to this module
+    assert "lab-graph" in ids_of(any_page(view_from_search("tab=ops")))
