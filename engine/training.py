@@ -55,6 +55,9 @@ SPARSE_SPEEDUP = 2.0
 DEFAULT_GPUS_PER_NODE = 8
 MAX_GPUS = 1 << 20
 MAX_SEQUENCE = 16 * 1024 * 1024
+# Sequences per GPU per optimizer step: far past any real run (a 4M-token batch of 4K sequences
+# on one GPU is 1,024); it bounds the search for a change that fits (smallest_fix).
+MAX_SEQUENCES_PER_GPU = 1 << 20
 TEACHING_KEYS = ("num_params", "num_layers", "num_heads", "head_dim")
 
 
@@ -165,6 +168,12 @@ class TrainingSetup:
                 f"{self.tokens_per_step} is not a whole number of {self.sequence_length}-token sequences "
                 f"on each of {self.gpus} GPUs",
                 f"a multiple of gpus x sequence_length = {per_step}",
+            )
+        if self.sequences_per_gpu > MAX_SEQUENCES_PER_GPU:
+            raise EngineInputError(
+                "tokens_per_step",
+                f"{self.tokens_per_step} tokens is {self.sequences_per_gpu} sequences per GPU per step",
+                f"at most {MAX_SEQUENCES_PER_GPU} sequences per GPU per step",
             )
         if self.micro_batch_size is not None:
             _int("micro_batch_size", self.micro_batch_size, 1, self.sequences_per_gpu)
@@ -372,7 +381,9 @@ def memory_bill(m: TrainingModel, hw: Accelerator, gpus: int, seq_len: int, micr
 
 
 def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """Every divisor of n, by trial division up to sqrt(n) (n <= MAX_SEQUENCES_PER_GPU)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
 
 
 def smallest_fix(m: TrainingModel, hw: Accelerator, s: TrainingSetup, allreduce_time_s: float,

@@ -30,6 +30,7 @@ from engine.model_catalog import get_model, model_ids
 from engine.training import (
     MAX_GPUS,
     MAX_SEQUENCE,
+    MAX_SEQUENCES_PER_GPU,
     OPTIMIZERS,
     RECOMPUTE,
     TRAINING_DTYPES,
@@ -49,9 +50,6 @@ from .url_state import View
 TEACHING = "teaching"
 MEASURES = ("step", "rate")
 MAX_NOTICES = 8
-# The engine's search for a change that fits walks every divisor of the micro-batch: beyond
-# this many sequences per GPU per step it would take seconds (1e9: minutes). The lab stops here.
-MAX_SEQUENCES_PER_GPU = 1 << 16
 GRAPH_CONFIG = {"displaylogo": False, "showSendToCloud": False, "displayModeBar": False}
 
 

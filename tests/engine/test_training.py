@@ -209,3 +209,19 @@ def test_teaching_form_errors():
     with pytest.raises(EngineInputError) as e:
         teaching_model(SEVEN_B | {"num_params": -1})
     assert e.value.field == "model.num_params"
+
+
+def test_a_huge_step_is_refused_and_the_fix_search_stays_fast():
+    """A request that once made smallest_fix loop over 10^9 micro-batch candidates (about 50 s,
+    and forever at tokens_per_step = 2^50) is refused with the limit, or answered at once."""
+    from engine.training import MAX_SEQUENCES_PER_GPU, TrainingSetup, _divisors, run_training
+
+    with pytest.raises(EngineInputError, match="sequences per GPU per step"):
+        TrainingSetup(gpus=1, sequence_length=1, tokens_per_step=1 << 50, step_time_s=1.0)
+    assert _divisors(12) == [1, 2, 3, 4, 6, 12]
+    assert _divisors(MAX_SEQUENCES_PER_GPU)[-1] == MAX_SEQUENCES_PER_GPU
+    model = {"num_params": 70e9, "num_layers": 80, "num_heads": 64, "head_dim": 128}
+    out = run_training(model, get_accelerator("h100-sxm5"), gpus=1, sequence_length=1,
+                       tokens_per_step=MAX_SEQUENCES_PER_GPU, step_time_s=1.0)  # fmt: skip
+    assert out["fits"] is False
+    assert all(o["micro_batch_size"] in _divisors(MAX_SEQUENCES_PER_GPU) for o in out["fixes"] or [])
