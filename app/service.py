@@ -279,8 +279,14 @@ def _dashboard_data(
             scenario,
             analysis["results"][0]["decode"]["ops"],
         )
+    # what one request waits for its first token when it arrives alone (batch 1), beside the
+    # whole batch's prefill bound (`prefill.time_s`)
+    ttft_alone = {
+        hw.id: analyze_one(model, hw, replace(scenario, batch_size=1))["prefill"]["time_s"] for hw in hardware
+    }
     return {
         "analysis": analysis,
+        "ttft_alone_s": ttft_alone,
         "trajectories": trajectories,
         "throughput": throughput,
         "interactivity": interactivity,
@@ -347,6 +353,7 @@ def phase_at(phase: dict, i: int, with_ops: bool = True) -> dict:
         "attainable_flops_per_s": flops / time_s,
         "tokens_per_s": float(phase["tokens_per_s"][i]),
         "bound": "compute" if phase["compute_bound"][i] else "memory",
+        "fraction_of_roof": float(phase["fraction_of_roof"][i]),
         "ops": [],
     }
     if with_ops:
@@ -361,6 +368,8 @@ def phase_at(phase: dict, i: int, with_ops: bool = True) -> dict:
                     "intensity": f / b if b else 0.0,
                     "time_s": float(o["time_s"][i]),
                     "bound": "compute" if o["compute_bound"][i] else "memory",
+                    "layers": o["layers"],
+                    "share_of_step": float(o["share_of_step"][i]),
                 }
             )
     return out

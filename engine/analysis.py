@@ -197,6 +197,7 @@ def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication
                 "intensity": op.flops / op.bytes if op.bytes else 0.0,
                 "time_s": t,
                 "bound": op_bound,
+                "layers": op.layers,
             }
         )
         flops += op.flops
@@ -207,11 +208,16 @@ def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication
         if op_bound == "memory":
             memory_bound_time += t
     time_s = ops_time + communication_s
+    for row in rows:
+        row["share_of_step"] = row["time_s"] / time_s
     return {
         "flops": flops,
         "bytes": byts,
         "intensity": flops / byts,
         "time_s": time_s,
+        # attained over the tensor roof at the phase's own intensity, min(peak, I x B): below 1
+        # because ops run back to back, each under its own roof (and TP adds communication)
+        "fraction_of_roof": flops / time_s / min(roofs.by_unit["tensor"], flops / byts * bw),
         # the regime that holds most of the phase's time
         "bound": "memory" if memory_bound_time >= ops_time - memory_bound_time else "compute",
         "attainable_flops_per_s": flops / time_s,

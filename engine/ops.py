@@ -22,6 +22,7 @@ class Op:
     unit: str  # "tensor" | "vector"
     flops: float  # FLOP
     bytes: float  # bytes moved to/from memory
+    layers: int = 0  # transformer layers this row sums over; 0: once per step (embedding, lm_head)
 
 
 def matmul(name: str, m, n, k, a_bytes: float, b_bytes: float, c_bytes: float, extra_bytes=0.0) -> Op:

@@ -94,6 +94,7 @@ def _phase_arrays(ops, roofs: Roofs, tokens: np.ndarray, communication_s) -> dic
                 "bytes": op_bytes,
                 "time_s": t,
                 "compute_bound": compute_bound,
+                "layers": op.layers,
             }
         )
         flops += op_flops
@@ -101,10 +102,13 @@ def _phase_arrays(ops, roofs: Roofs, tokens: np.ndarray, communication_s) -> dic
         ops_time += t
         memory_bound_time += np.where(compute_bound, 0.0, t)
     time_s = ops_time + communication_s
+    for row in rows:
+        row["share_of_step"] = row["time_s"] / time_s
     return {
         "flops": flops,
         "bytes": byts,
         "time_s": time_s,
+        "fraction_of_roof": flops / time_s / np.minimum(roofs.by_unit["tensor"], flops / byts * bw),
         "tokens_per_s": tokens / time_s,
         "compute_bound": memory_bound_time < ops_time - memory_bound_time,
         "ops": rows,

@@ -244,23 +244,27 @@ def _layer_ops(layer: LayerSpec, model: ModelConfig, tokens, core, w: Widths, de
     return ops
 
 
-def _accumulate(total: dict[str, Op], ops: list[Op], count: int) -> None:
+def _accumulate(total: dict[str, Op], ops: list[Op], count: int, per_layer: bool) -> None:
+    """Sum `count` copies of `ops` into `total` by name; a per-layer op records how many layers
+    it now covers (what the dashboard's tooltips call "summed over N layers")."""
+    layers = count if per_layer else 0
     for op in ops:
         seen = total.get(op.name)
         if seen is None:
-            total[op.name] = Op(op.name, op.unit, op.flops * count, op.bytes * count)
+            total[op.name] = Op(op.name, op.unit, op.flops * count, op.bytes * count, layers)
         else:
             seen.flops = seen.flops + op.flops * count
             seen.bytes = seen.bytes + op.bytes * count
+            seen.layers += layers
 
 
 def _model_ops(model: ModelConfig, tokens, logit_rows, attention_core, w: Widths, decode: bool) -> list[Op]:
     h, v, s = model.hidden_size, model.vocab_size, STREAM_BYTES
     total: dict[str, Op] = {}
-    _accumulate(total, [Op("embedding", "vector", 0.0, tokens * h * (w.weight + s))], 1)
+    _accumulate(total, [Op("embedding", "vector", 0.0, tokens * h * (w.weight + s))], 1, per_layer=False)
     for layer, count in model.layer_groups:
         core = attention_core(layer)
-        _accumulate(total, _layer_ops(layer, model, tokens, core, w, decode), count)
+        _accumulate(total, _layer_ops(layer, model, tokens, core, w, decode), count, per_layer=True)
     _accumulate(
         total,
         [
@@ -269,6 +273,7 @@ def _model_ops(model: ModelConfig, tokens, logit_rows, attention_core, w: Widths
             elementwise("softmax", logit_rows * v, s, name="logits_softmax"),
         ],
         1,
+        per_layer=False,
     )
     return list(total.values())
 

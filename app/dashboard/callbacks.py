@@ -41,7 +41,7 @@ from .url_state import (
     view_from_search,
     view_model,
 )
-from .views import on_grid, panels, provenance, roofline, subtitle, view_data
+from .views import on_grid, ops_panel, panels, provenance, roofline, subtitle, view_data
 
 # The controls that define the view; `settled` carries batch and context once a slider rests.
 VIEW_INPUTS = [
@@ -112,8 +112,6 @@ def register(app) -> None:
         Output("insight", "children"),
         Output("memory-graph", "figure"),
         Output("throughput-graph", "figure"),
-        Output("ops-table", "data"),
-        Output("ops-title", "children"),
         Output("comparison-table", "data"),
         Output("efficiency-notice", "children"),
         Output("request", "children"),
@@ -127,6 +125,21 @@ def register(app) -> None:
     )
     def update_panels(*args):
         return panels(view_from_controls(*args))
+
+    @app.callback(
+        Output("ops-table", "data"),
+        Output("ops-title", "children"),
+        Output("ops-gpu", "options"),
+        Output("ops-gpu", "value"),
+        Input("ops-gpu", "value"),
+        Input("ops-phase", "value"),
+        *VIEW_INPUTS,
+        FLAGS,
+        prevent_initial_call=True,
+    )
+    def update_ops(hardware_id, phase, *args):
+        """The ops table of the accelerator and phase chosen above it (the first and decode by default)."""
+        return ops_panel(view_from_controls(*args), hardware_id, phase)
 
     @app.callback(
         Output("kv-heads", "min"),
@@ -314,25 +327,30 @@ def register(app) -> None:
         Output("download-ops", "data"),
         Input("ops-json", "n_clicks"),
         Input("ops-csv", "n_clicks"),
+        State("ops-gpu", "value"),
+        State("ops-phase", "value"),
         *VIEW_STATES,
         FLAGS,
         prevent_initial_call=True,
     )
-    def export_ops(_json, _csv, *args):
-        """The decode step's ops with the scenario, app version and catalogue they come from."""
+    def export_ops(_json, _csv, hardware_id, phase, *args):
+        """The ops shown (accelerator and phase) with the scenario, app version and catalogue."""
         view = view_from_controls(*args)
-        if not hardware_specs(view):
-            return no_update
+        phase = phase if phase in ("decode", "prefill") else "decode"
         try:
-            first = view_data(view)["analysis"]["results"][0]
+            results = view_data(view)["analysis"]["results"] if hardware_specs(view) else []
         except EngineInputError:
             return no_update
-        facts = {**provenance(view), "hardware": first["hardware_name"]}
-        name = export_name(view, "decode-ops")
+        if not results:
+            return no_update
+        shown = next((r for r in results if r["hardware_id"] == hardware_id), results[0])
+        facts = {**provenance(view), "hardware": shown["hardware_name"], "phase": phase}
+        rows = ops_rows(shown, "en", phase)
+        name = export_name(view, f"{phase}-ops")
         if ctx.triggered_id == "ops-csv":
-            return {"content": ops_csv(ops_rows(first), facts), "filename": name + ".csv", "type": "text/csv"}
+            return {"content": ops_csv(rows, facts), "filename": name + ".csv", "type": "text/csv"}
         return {
-            "content": json.dumps({**facts, "decode_ops": ops_rows(first)}, indent=2, ensure_ascii=False),
+            "content": json.dumps({**facts, f"{phase}_ops": rows}, indent=2, ensure_ascii=False),
             "filename": name + ".json",
             "type": "application/json",
         }

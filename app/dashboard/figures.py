@@ -552,10 +552,9 @@ def throughput_figure(
     return {"data": data, "layout": layout}
 
 
-def ops_rows(result: dict, lang: str = "en") -> list[dict]:
-    """Rows of the ops table for one accelerator's decode step (unit and bound in words of the
-    page's language; the numbers stay numbers, so the table sorts them)."""
-    d = result["decode"]
+def ops_rows(result: dict, lang: str = "en", phase: str = "decode") -> list[dict]:
+    """Rows of the ops table for one accelerator's decode step or prefill (unit, bound and scope
+    in words of the page's language; the numbers stay numbers, so the table sorts them)."""
     return [
         {
             "op": o["name"],
@@ -565,25 +564,34 @@ def ops_rows(result: dict, lang: str = "en") -> list[dict]:
             "intensity": round(o["intensity"], 4),
             "bound": t(f"bound_{o['bound']}", lang),
             "time_us": round(o["time_s"] * 1e6, 3),
-            "share": round(o["time_s"] / d["time_s"], 4),
+            "share": round(o["share_of_step"], 4),
+            "scope": t("scope_n_layers", lang, n=o["layers"]) if o["layers"] else t("scope_once_short", lang),
         }
-        for o in d["ops"]
+        for o in result[phase]["ops"]
     ]
 
 
-def comparison_rows(results: list[dict]) -> list[dict]:
-    """Decode tokens/s, prefill TTFT bound and max batch, each as a ratio to the first accelerator."""
+def comparison_rows(results: list[dict], ttft_alone_s: dict[str, float]) -> list[dict]:
+    """Decode tokens/s, the TTFT of one request alone and of the whole batch's prefill, and max
+    batch; in brackets each against the first accelerator on one convention, higher is better
+    (for a time: how many times faster)."""
     base = results[0]
+
+    def faster(a: float, b: float) -> str:
+        return f"{a / b:.2f}x" if b else "—"
+
     rows = []
     for r in results:
-        tps, ttft, maxb = r["decode"]["tokens_per_s"], r["prefill"]["time_s"], r["memory"]["max_batch_size"]
-        b_maxb = base["memory"]["max_batch_size"]
+        hw, base_hw = r["hardware_id"], base["hardware_id"]
+        tps, batch_ttft, maxb = r["decode"]["tokens_per_s"], r["prefill"]["time_s"], r["memory"]["max_batch_size"]
+        alone = ttft_alone_s[hw]
         rows.append(
             {
                 "gpu": r["hardware_name"],
-                "decode": f"{grouped(tps)} ({tps / base['decode']['tokens_per_s']:.2f}x)",
-                "ttft": f"{duration(ttft)} ({base['prefill']['time_s'] / ttft:.2f}x)",
-                "maxb": f"{maxb} ({(maxb / b_maxb):.2f}x)" if b_maxb else str(maxb),
+                "decode": f"{grouped(tps)} ({faster(tps, base['decode']['tokens_per_s'])})",
+                "ttft1": f"{duration(alone)} ({faster(ttft_alone_s[base_hw], alone)})",
+                "ttft": f"{duration(batch_ttft)} ({faster(base['prefill']['time_s'], batch_ttft)})",
+                "maxb": f"{grouped(maxb)} ({faster(maxb, base['memory']['max_batch_size'])})",
             }
         )
     return rows

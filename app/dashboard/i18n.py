@@ -163,7 +163,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "insight": {"en": "Insight", "zh": "解读"},
     "memory": {"en": "Memory", "zh": "显存"},
     "throughput": {"en": "Decode throughput vs batch", "zh": "decode 吞吐 vs 批大小"},
-    "ops_table": {"en": "Ops of one decode step", "zh": "一步 decode 的算子"},
+    "ops_table": {"en": "Ops of one step", "zh": "一步中的算子"},
+    "ops_for": {"en": "{hw}, {phase}: every row sums the whole model", "zh": "{hw}，{phase}：每行为整个模型之和"},
+    "ops_gpu": {"en": "Accelerator", "zh": "加速器"},
+    "ops_phase": {"en": "Phase", "zh": "阶段"},
+    "col_scope": {"en": "counted", "zh": "计数方式"},
+    "scope_n_layers": {"en": "× {n} layers", "zh": "× {n} 层"},
+    "scope_once_short": {"en": "once per step", "zh": "每步一次"},
     "comparison": {"en": "GPU comparison", "zh": "GPU 对比"},
     "download_csv": {"en": "CSV", "zh": "CSV"},
     "download_json": {"en": "JSON", "zh": "JSON"},
@@ -196,7 +202,13 @@ STRINGS: dict[str, dict[str, str]] = {
     "col_share": {"en": "share of step", "zh": "占比"},
     "col_gpu": {"en": "accelerator", "zh": "加速器"},
     "col_decode": {"en": "decode tokens/s", "zh": "decode tokens/s"},
-    "col_ttft": {"en": "prefill (TTFT bound)", "zh": "prefill（首 token 下限）"},
+    "col_ttft": {"en": "TTFT, whole batch's prefill", "zh": "首 token 时间（整批 prefill）"},
+    "col_ttft1": {"en": "TTFT, one request alone", "zh": "首 token 时间（单个请求）"},
+    "comparison_help": {
+        "en": "In brackets: against the first accelerator, higher is better (for a time: how many times faster). "
+        "Times are lower bounds.",
+        "zh": "括号内：相对第一个加速器的倍数，越大越好（时间列表示快几倍）。时间均为下限。",
+    },
     "col_maxb": {"en": "max batch", "zh": "最大批"},
     "memory_bound": {"en": "memory-bound", "zh": "带宽受限"},
     "compute_bound": {"en": "compute-bound", "zh": "算力受限"},
@@ -207,9 +219,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "no_hardware": {"en": "Select at least one accelerator.", "zh": "请至少选择一个加速器。"},
     "hover": {
         "en": "<b>{label}</b> on {hw}<br>{attainable} at {intensity} FLOP/byte<br>FLOPs {flops} · bytes {bytes}<br>"
-        "{bound} · time {time}<br>{tokens}",
+        "{bound} · time {time}<br>{detail}",
         "zh": "<b>{label}</b> · {hw}<br>{attainable}，算术强度 {intensity} FLOP/字节<br>FLOPs {flops} · 字节 {bytes}<br>"
-        "{bound} · 时间 {time}<br>{tokens}",
+        "{bound} · 时间 {time}<br>{detail}",
     },
     "tokens_per_s": {"en": "{v} tokens/s", "zh": "{v} tokens/s"},
     "insight_decode": {
@@ -369,6 +381,13 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "level_l2": {"en": "L2", "zh": "L2"},
     "level_infinity_cache": {"en": "Infinity Cache", "zh": "Infinity Cache"},
+    "hover_roof": {"en": "{pct} of the roof at this intensity", "zh": "达到该强度下 roofline 上限的 {pct}"},
+    "hover_share": {"en": "{share} of the decode step's time", "zh": "占 decode 单步耗时的 {share}"},
+    "scope_layers": {"en": "whole model: summed over {n} layers", "zh": "整个模型：{n} 层之和"},
+    "scope_once": {"en": "once per step (not per layer)", "zh": "每步一次（不按层计）"},
+    "scope_all_layers": {"en": "whole model: all layers", "zh": "整个模型：所有层"},
+    "scope_decode": {"en": "whole model, one step of the batch", "zh": "整个模型，整批的一步"},
+    "scope_prefill": {"en": "whole model, every prompt of the batch", "zh": "整个模型，整批全部提示"},
     "bound_memory": {"en": "memory-bound", "zh": "受带宽限制"},
     "bound_compute": {"en": "compute-bound", "zh": "受算力限制"},
     # ---- training lab (app/dashboard/lab_training.py, lab_training_figures.py) ----
@@ -687,6 +706,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "lab_ops_preset_seed000": {
         "en": "Seed 000's chart: GEMM + add + 7B decode",
         "zh": "种子 000 的图：GEMM + add + 7B decode",
+    },
+    "lab_ops_what_if_help": {
+        "en": "An op's FLOPs, bytes and intensity are the same on every card; only the roofs move. Its bound changes only if the ridge moves past its intensity: doubling FLOP/s alone does not speed up a memory-bound op.",
+        "zh": "算子的 FLOP、字节数和算术强度在每张卡上都相同，变的只是屋顶。只有当脊点越过它的强度时瓶颈才会改变：只把算力翻倍，受带宽限制的算子不会变快。",
     },
 }
 

@@ -16,7 +16,7 @@ from . import lab_ops, lab_training
 from .i18n import t
 from .tabs import root_classes, tab_bar
 from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, pinned_view, to_query, view_model
-from .views import panels, roofline, subtitle
+from .views import ops_panel, panels, roofline, subtitle
 
 BATCH_SLIDER = (0, 10)  # log2: 1 .. 1024
 CONTEXT_SLIDER = (7, 20)  # log2: 128 .. 1,048,576
@@ -559,8 +559,6 @@ def page(view: View) -> html.Div:
         insight,
         memory,
         throughput,
-        ops,
-        ops_title,
         comparison,
         view_notices,
         request,
@@ -569,6 +567,7 @@ def page(view: View) -> html.Div:
         compare,
         compare_hidden,
     ) = panels(view)
+    ops, ops_title, ops_options, ops_gpu = ops_panel(view)
     sizes = {"batch": view.batch, "ctx": view.context}
     # No store starts empty (None): dcc.Store would "change" None to undefined on mount and fire
     # every callback that listens to it.
@@ -662,13 +661,14 @@ def page(view: View) -> html.Div:
                                     data=comparison,
                                     columns=[
                                         {"name": t(f"col_{k}", lang), "id": k}
-                                        for k in ("gpu", "decode", "ttft", "maxb")
+                                        for k in ("gpu", "decode", "ttft1", "ttft", "maxb")
                                     ],
                                     style_as_list_view=True,
                                     cell_selectable=False,
                                     style_cell={"whiteSpace": "normal", "height": "auto", "textAlign": "right"},
                                     style_header={"fontWeight": "600"},
                                 ),
+                                html.P(t("comparison_help", lang), className="help"),
                                 panel_id="comparison-panel",
                             ),
                         ],
@@ -693,6 +693,27 @@ def page(view: View) -> html.Div:
                     ),
                     _panel(
                         t("ops_table", lang),
+                        html.Div(
+                            [
+                                html.Span(t("ops_gpu", lang), className="field-label small"),
+                                dcc.Dropdown(
+                                    id="ops-gpu",
+                                    options=ops_options,
+                                    value=ops_gpu,
+                                    clearable=False,
+                                    className="ops-gpu",
+                                    labels=dropdown_labels(lang),
+                                ),
+                                dcc.RadioItems(
+                                    id="ops-phase",
+                                    options=[{"label": t(p, lang), "value": p} for p in ("decode", "prefill")],
+                                    value="decode",
+                                    inline=True,
+                                    className="toggle",
+                                ),
+                            ],
+                            className="inline-row ops-switch",
+                        ),
                         html.Div(ops_title, id="ops-title", className="help"),
                         dash_table.DataTable(
                             id="ops-table",
@@ -732,6 +753,7 @@ def page(view: View) -> html.Div:
                                     "type": "numeric",
                                     "format": {"specifier": ".1%"},
                                 },
+                                {"name": t("col_scope", lang), "id": "scope"},
                             ],
                             style_as_list_view=True,
                             cell_selectable=False,

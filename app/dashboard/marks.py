@@ -19,7 +19,7 @@ from ..units import duration, grouped, plain, si
 from .i18n import t
 from .uids import uid
 
-PHASE_FIELDS = ("flops", "bytes", "intensity", "attainable", "bound", "time", "tokens")
+PHASE_FIELDS = ("flops", "bytes", "intensity", "attainable", "bound", "time", "detail")
 MEASURED_DECODE_FIELDS = ("time", "tps", "gap", "mbu", "mfu")
 MEASURED_FIELDS = ("time", "achieved", "roof", "fraction", "gap")
 
@@ -39,7 +39,7 @@ class Mark:
 
 
 def _phase_values(
-    flops: float, bytes_: float, time_s: float, bound: str, tokens_per_s: float | None, lang: str
+    flops: float, bytes_: float, time_s: float, bound: str, details: list[str], lang: str
 ) -> tuple[str, ...]:
     return (
         si(flops, "FLOP"),
@@ -48,25 +48,33 @@ def _phase_values(
         si(flops / time_s, "FLOP/s"),
         t(f"bound_{bound}", lang),
         duration(time_s),
-        t("tokens_per_s", lang, v=grouped(tokens_per_s)) if tokens_per_s else "",
+        "<br>".join(d for d in details if d),
     )
 
 
-def phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str, with_tokens: bool = True) -> Mark:
+def _scope(layers: int, lang: str) -> str:
+    """Whether a row is one layer's, all layers' or once per step (engine: op `layers`)."""
+    return t("scope_layers", lang, n=layers) if layers else t("scope_once", lang)
+
+
+def phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str) -> Mark:
+    """Decode, prefill or decode attention: the whole model's step, with how close it comes
+    to the roof (decode, prefill) or its share of the decode step (attention)."""
+    if kind == "attention_decode":
+        details = [t("hover_share", lang, share=f"{phase['share_of_step']:.0%}"), t("scope_all_layers", lang)]
+    else:
+        details = [
+            t("tokens_per_s", lang, v=grouped(phase["tokens_per_s"])),
+            t("hover_roof", lang, pct=f"{phase['fraction_of_roof']:.0%}"),
+            t(f"scope_{kind}", lang),
+        ]
     return Mark(
         uid("point", hw, kind),
         kind,
         label,
         phase["intensity"],
         phase["flops"] / phase["time_s"],
-        _phase_values(
-            phase["flops"],
-            phase["bytes"],
-            phase["time_s"],
-            phase["bound"],
-            phase["tokens_per_s"] if with_tokens else None,
-            lang,
-        ),
+        _phase_values(phase["flops"], phase["bytes"], phase["time_s"], phase["bound"], details, lang),
     )
 
 
@@ -82,7 +90,7 @@ def attention_phase(decode: dict) -> dict | None:
         "bytes": bytes_,
         "intensity": flops / bytes_,
         "time_s": time_s,
-        "tokens_per_s": None,
+        "share_of_step": sum(o["share_of_step"] for o in ops),
         "bound": "compute" if all(o["bound"] == "compute" for o in ops) else "memory",
     }
 
@@ -112,7 +120,7 @@ def _predicted_marks(hw: str, decode: dict, prefill: dict, lang: str) -> list[Ma
     ]
     attention = attention_phase(decode)
     if attention is not None:
-        marks.append(phase_mark(hw, "attention_decode", t("attention_decode", lang), attention, lang, False))
+        marks.append(phase_mark(hw, "attention_decode", t("attention_decode", lang), attention, lang))
     for op in decode["ops"]:
         if op["unit"] == "vector" and op["flops"] > 0:
             marks.append(
@@ -122,7 +130,14 @@ def _predicted_marks(hw: str, decode: dict, prefill: dict, lang: str) -> list[Ma
                     op["name"],
                     op["intensity"],
                     op["flops"] / op["time_s"],
-                    _phase_values(op["flops"], op["bytes"], op["time_s"], op["bound"], None, lang),
+                    _phase_values(
+                        op["flops"],
+                        op["bytes"],
+                        op["time_s"],
+                        op["bound"],
+                        [t("hover_share", lang, share=f"{op['share_of_step']:.1%}"), _scope(op["layers"], lang)],
+                        lang,
+                    ),
                 )
             )
     return marks

@@ -180,17 +180,18 @@ def published_on(view: View) -> list[dict]:
 
 
 def panels(view: View) -> tuple:
-    """Everything beside the roofline: (insight, memory figure, throughput figure, ops rows, ops
-    title, comparison rows, notices, request panel, interactivity figure, reality rows)."""
+    """Everything beside the roofline but the ops table: (insight, memory figure, throughput
+    figure, comparison rows, notices, request panel, interactivity figure, reality rows, the
+    pinned comparison, whether that panel is hidden)."""
     lang = view.lang
     if not hardware_specs(view):
         message = html.P(t("no_hardware", lang), className="error")
-        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view), [], True
+        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], [], message, EMPTY_FIGURE, _reality(view), [], True
     try:
         data = view_data(view)
     except EngineInputError as exc:
         message = html.P(t("error", lang, message=str(exc)), className="error", role="alert")
-        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], "", [], [], message, EMPTY_FIGURE, _reality(view), [], True
+        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], [], message, EMPTY_FIGURE, _reality(view), [], True
     results = data["analysis"]["results"]
     notices = []
     if (view.bandwidth_efficiency, view.compute_efficiency) != (1.0, 1.0):
@@ -221,9 +222,7 @@ def panels(view: View) -> tuple:
         [html.P(s) for s in sentences],
         memory_figure(results, lang, view.theme, view.present),
         throughput_figure(data["throughput"], results, lang, view.theme, view.present),
-        ops_rows(results[0], lang),
-        results[0]["hardware_name"],
-        comparison_rows(results),
+        comparison_rows(results, data["ttft_alone_s"]),
         [html.Li(n) for n in notices],
         request_panel(results, view.output_tokens, lang),
         interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
@@ -265,6 +264,22 @@ def compare_panel(pinned: list[dict] | None, results: list[dict], lang: str):
         html.P(t("compare_on", lang, hw=results[0]["hardware_name"]), className="help"),
         html.Table([html.Thead(head), html.Tbody(body)], className="request-table delta-table"),
     ]
+
+
+def ops_panel(view: View, hardware_id: object = None, phase: object = "decode") -> tuple:
+    """The ops table for one accelerator (default the first) and phase: (rows, title, the
+    accelerator choices, the one shown)."""
+    phase = phase if phase in ("decode", "prefill") else "decode"
+    try:
+        results = view_data(view)["analysis"]["results"] if hardware_specs(view) else []
+    except EngineInputError:
+        results = []
+    if not results:
+        return [], "", [], None
+    chosen = next((r for r in results if r["hardware_id"] == hardware_id), results[0])
+    options = [{"label": r["hardware_name"], "value": r["hardware_id"]} for r in results]
+    title = t("ops_for", view.lang, hw=chosen["hardware_name"], phase=t(phase, view.lang))
+    return ops_rows(chosen, view.lang, phase), title, options, chosen["hardware_id"]
 
 
 def _reality(view: View) -> list[dict]:

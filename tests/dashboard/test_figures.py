@@ -19,7 +19,10 @@ from app.dashboard.layout import page
 from app.dashboard.marks import grid_payload
 from app.dashboard.url_state import DEFAULT_HARDWARE, View, parse_query
 from app.service import dashboard_data, dashboard_grid
-from engine.analysis import Scenario
+from app.units import duration
+from engine.analysis import Scenario, analyze_one
+from engine.hardware import get_accelerator
+from engine.model_catalog import get_model
 
 HW = ["h100-sxm5", "rtx-4090", "tpu-v5e"]
 
@@ -148,8 +151,15 @@ def test_tables(data):
     rows = ops_rows(results[0])
     assert sum(r["share"] for r in rows) == pytest.approx(1.0, abs=1e-3)
     assert {r["op"] for r in rows} >= {"attention", "q_proj", "lm_head"}
-    comp = comparison_rows(results)
+    comp = comparison_rows(results, data["ttft_alone_s"])
     assert comp[0]["decode"].endswith("(1.00x)") and "(0.30x)" in comp[1]["decode"]
+    # one request alone: the engine's prefill at batch 1, next to the whole batch's prefill
+    first = results[0]["hardware_id"]
+    alone = analyze_one(get_model("llama-3-8b"), get_accelerator(first), Scenario(batch_size=1))["prefill"]["time_s"]
+    assert data["ttft_alone_s"][first] == alone
+    assert comp[0]["ttft1"] == f"{duration(alone)} (1.00x)" and comp[0]["ttft"].endswith("(1.00x)")
+    # higher is better everywhere: a slower card's TTFT reads below 1x
+    assert float(comp[1]["ttft1"].split("(")[1].rstrip("x)")) < 1
 
 
 def insight(model: str, hardware: list[str], lang: str = "en", **scenario) -> str:

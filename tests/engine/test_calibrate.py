@@ -23,9 +23,12 @@ def test_cpu_calibration_small(tmp_path):
     path.write_text(yaml.safe_dump(acc.model_dump()))
     loaded = load_file(path)  # the same validation as any catalogue file
     assert loaded.measured.memory_bandwidth_bytes_per_s == acc.measured.memory_bandwidth_bytes_per_s
-    # the engine can use it: nominal and measured roofs agree for a CPU without a datasheet
+    # the engine can use it: its roofs are the measured ones. (Not which bound decode lands in:
+    # on a loaded machine the measured GEMM rate drops and batch-1 decode can turn compute-bound.)
     r = analyze_one(get_model("llama-3-8b"), loaded, Scenario(batch_size=1, context_length=256, roofs="measured"))
-    assert r["roofs"] == "measured" and r["tensor_dtype"] == "fp32" and r["decode"]["bound"] == "memory"
+    assert r["roofs"] == "measured" and r["tensor_dtype"] == "fp32"
+    assert r["memory_bandwidth_bytes_per_s"] == loaded.measured.memory_bandwidth_bytes_per_s
+    assert r["tensor_flops_per_s"] == loaded.measured.tensor_flops_per_s.fp32
 
 
 def test_calibration_beside_a_datasheet():

@@ -41,11 +41,40 @@ def test_every_stop_equals_the_analysis(model_id, hw_id, tp, fa):
             assert g["bytes"][i] == pytest.approx(r["bytes"], rel=1e-12)
             assert g["time_s"][i] == pytest.approx(r["time_s"], rel=1e-12)
             assert bool(g["compute_bound"][i]) == (r["bound"] == "compute")
+            assert g["fraction_of_roof"][i] == pytest.approx(r["fraction_of_roof"], rel=1e-12)
             for go, ro in zip(g["ops"], r["ops"], strict=True):
                 assert go["name"] == ro["name"] and go["time_s"][i] == pytest.approx(ro["time_s"], rel=1e-12)
                 assert bool(go["compute_bound"][i]) == (ro["bound"] == "compute")
+                assert go["layers"] == ro["layers"]
+                assert go["share_of_step"][i] == pytest.approx(ro["share_of_step"], rel=1e-12)
 
 
 def test_grid_arrays_must_pair_up():
     with pytest.raises(EngineInputError, match="same length"):
         phase_grid(get_model("llama-3-8b"), get_accelerator("h100-sxm5"), Scenario(), [1, 2], [128])
+
+
+def test_what_the_tooltips_say_comes_from_the_engine():
+    """Each op says how many layers it sums (0: once per step) and its share of the step; a
+    phase says how close it comes to the roof at its own intensity."""
+    model, hw = get_model("llama-3-8b"), get_accelerator("h100-sxm5")
+    r = analyze_one(model, hw, Scenario(batch_size=32, context_length=4096))
+    ops = {o["name"]: o for o in r["decode"]["ops"]}
+    assert ops["q_proj"]["layers"] == ops["attn_norm"]["layers"] == model.num_layers == 32
+    assert ops["lm_head"]["layers"] == ops["embedding"]["layers"] == ops["final_norm"]["layers"] == 0
+    assert sum(o["share_of_step"] for o in ops.values()) == pytest.approx(1.0, rel=1e-12)  # no TP: no comm
+    d = r["decode"]
+    roof = min(r["tensor_flops_per_s"], d["intensity"] * r["memory_bandwidth_bytes_per_s"])
+    assert d["fraction_of_roof"] == pytest.approx(d["attainable_flops_per_s"] / roof, rel=1e-12)
+    # every op memory-bound: the step moves all its bytes at B, exactly on the roof
+    assert all(o["bound"] == "memory" for o in ops.values())
+    assert d["fraction_of_roof"] == pytest.approx(1.0, rel=1e-12)
+    # mixed regimes (batch 1024, short context): compute-bound GEMMs and memory-bound attention
+    # and norms run back to back, so the step as a whole sits below the roof at its intensity
+    mixed = analyze_one(model, hw, Scenario(batch_size=1024, context_length=128))["decode"]
+    assert {o["bound"] for o in mixed["ops"]} == {"memory", "compute"}
+    assert 0.5 < mixed["fraction_of_roof"] < 0.99
+    # Gemma-2 (alternating local/global layers): every layer is counted once
+    gemma = get_model("gemma-2-27b")
+    g_ops = {o["name"]: o for o in analyze_one(gemma, hw, Scenario())["decode"]["ops"]}
+    assert g_ops["attn_norm"]["layers"] == gemma.num_layers
