@@ -432,6 +432,7 @@ def message_figure(message: str) -> dict:
 
 def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", present: bool = False) -> dict:
     """Stacked bars of weights / KV cache / activations against each accelerator's capacity."""
+    colors = THEMES.get(theme, THEMES["light"])
     mem = [r["memory"] for r in results]
     names = [
         f"{r['hardware_name']}<br>{t('max_batch', lang, n=m['max_batch_size'])}"
@@ -467,12 +468,12 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
             "y": names,
             "x": [m["capacity_bytes"] for m in mem],
             "mode": "markers",
-            "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": "#c62828"}},
+            # in the text colour: a red tick vanished on the red bar of a card that does not fit
+            "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": colors["font"]}},
             "hovertemplate": f"{t('capacity', lang)} %{{x:.3s}}B<extra>%{{y}}</extra>",
         }
     )
     layout = base_layout(lang, theme, present)
-    colors = THEMES.get(theme, THEMES["light"])
     layout.update(
         {
             "barmode": "stack",

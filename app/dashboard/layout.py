@@ -13,7 +13,7 @@ from engine.model_catalog import get_model, model_ids, native_precision
 
 from ..units import count
 from . import lab_ops, lab_training
-from .i18n import t
+from .i18n import reason, t
 from .tabs import root_classes, tab_bar
 from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, pinned_view, to_query, view_model
 from .views import ops_panel, panels, roofline, subtitle
@@ -548,7 +548,7 @@ def page(view: View) -> html.Div:
     if view.tab == "training":
         return lab_training.page(view)
     lang = view.lang
-    notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=w)) for n, v, w in view.notices]
+    notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=reason(w, lang))) for n, v, w in view.notices]
     classes = root_classes(view)
     graph_config = {
         **PANEL_GRAPH_CONFIG,

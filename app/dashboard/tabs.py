@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from dash import dcc, html
 
-from .i18n import t
+from .i18n import reason, t
 from .url_state import TABS, View
 
 
@@ -52,7 +52,7 @@ def root_classes(view: View) -> str:
 def lab_shell(view: View, body: list, lab_notices: list[str]) -> html.Div:
     """A lab's page: the title, the tabs, what was ignored in the link, then the lab itself."""
     lang = view.lang
-    notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=w)) for n, v, w in view.notices]
+    notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=reason(w, lang))) for n, v, w in view.notices]
     notices += [html.Li(text) for text in lab_notices]
     return html.Div(
         [

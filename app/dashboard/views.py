@@ -38,7 +38,7 @@ from .figures import (
     roofline_figure,
     throughput_figure,
 )
-from .i18n import t
+from .i18n import reason, t
 from .insight import cache_sentence, insight_sentences, pin_sentence
 from .marks import grid_payload
 from .url_state import (
@@ -133,7 +133,7 @@ def roofline(view: View) -> tuple[dict, dict | None]:
         grid = slider_grid(view)  # its extent sets the axes (cached: an export asking again costs nothing)
         data = view_data(view)
     except EngineInputError as exc:  # e.g. a TP degree that does not divide the heads
-        return message_figure(t("error", view.lang, message=str(exc))), None
+        return message_figure(t("error", view.lang, message=reason(str(exc), view.lang))), None
     published = published_on(view) if view.published else None
     figure = roofline_figure(
         data["analysis"]["results"],
@@ -190,7 +190,7 @@ def panels(view: View) -> tuple:
     try:
         data = view_data(view)
     except EngineInputError as exc:
-        message = html.P(t("error", lang, message=str(exc)), className="error", role="alert")
+        message = html.P(t("error", lang, message=reason(str(exc), lang)), className="error", role="alert")
         return message, EMPTY_FIGURE, EMPTY_FIGURE, [], [], message, EMPTY_FIGURE, _reality(view), [], True
     results = data["analysis"]["results"]
     notices = []
