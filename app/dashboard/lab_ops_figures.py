@@ -93,6 +93,23 @@ def _hover(label: str, hw_name: str, r: dict, lang: str) -> str:
     return "<br>".join(lines) + "<extra></extra>"
 
 
+def _flat_roof(hw: Accelerator, kind: str, y: float, unit: str, xs: tuple[float, float], line: dict, lang: str) -> dict:
+    """The tensor or the vector roof of `hw`: flat at `y` FLOP/s (of `unit`) from its ridge on."""
+    label = t(f"{kind}_roof", lang)
+    return {
+        "type": "scatter",
+        "uid": uid("roof", hw.id, kind),
+        "name": f"{hw.name} {label}",
+        "legendgroup": hw.id,
+        "showlegend": False,
+        "x": list(xs),
+        "y": [y, y],
+        "mode": "lines",
+        "line": line,
+        "hovertemplate": f"{hw.name} · {label} ({unit}) {si(y, 'FLOP/s')}<extra></extra>",
+    }
+
+
 def _roof_traces(hw: Accelerator, rf: dict, color: str, x_range: tuple[float, float], lang: str) -> list[dict]:
     x0, x1 = x_range
     bw = rf["bandwidth"]
@@ -108,19 +125,9 @@ def _roof_traces(hw: Accelerator, rf: dict, color: str, x_range: tuple[float, fl
             "line": {"color": color, "width": 2.5},
             "hovertemplate": f"{hw.name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>",
         },
-        {
-            "type": "scatter",
-            "uid": uid("roof", hw.id, "tensor"),
-            "name": f"{hw.name} {t('tensor_roof', lang)}",
-            "legendgroup": hw.id,
-            "showlegend": False,
-            "x": [rf["ridge"], x1],
-            "y": [rf["tensor"], rf["tensor"]],
-            "mode": "lines",
-            "line": {"color": color, "width": 2.5},
-            "hovertemplate": f"{hw.name} · {t('tensor_roof', lang)} ({rf['tensor_dtype']}) "
-            f"{si(rf['tensor'], 'FLOP/s')}<extra></extra>",
-        },
+        _flat_roof(
+            hw, "tensor", rf["tensor"], rf["tensor_dtype"], (rf["ridge"], x1), {"color": color, "width": 2.5}, lang
+        ),
         {
             "type": "scatter",
             "uid": uid("ridge", hw.id),
@@ -135,21 +142,8 @@ def _roof_traces(hw: Accelerator, rf: dict, color: str, x_range: tuple[float, fl
         },
     ]
     if rf["vector"] is not None:
-        traces.append(
-            {
-                "type": "scatter",
-                "uid": uid("roof", hw.id, "vector"),
-                "name": f"{hw.name} {t('vector_roof', lang)}",
-                "legendgroup": hw.id,
-                "showlegend": False,
-                "x": [rf["vector_ridge"], x1],
-                "y": [rf["vector"], rf["vector"]],
-                "mode": "lines",
-                "line": {"color": color, "width": 1.5, "dash": "dash"},
-                "hovertemplate": f"{hw.name} · {t('vector_roof', lang)} ({rf['vector_unit']}) "
-                f"{si(rf['vector'], 'FLOP/s')}<extra></extra>",
-            }
-        )
+        line = {"color": color, "width": 1.5, "dash": "dash"}
+        traces.append(_flat_roof(hw, "vector", rf["vector"], rf["vector_unit"], (rf["vector_ridge"], x1), line, lang))
     return traces
 
 

@@ -1,5 +1,6 @@
 """The op lab (tab=ops): the link -> state parser (hostile values included), the canonical
-query, the figure and tables built from the engine's numbers (seed 000, seed 003)."""
+query, the figure and tables built from the engine's numbers (seed 000, seed 003), and
+what-if accelerators (`xhw=`, seed 002's self-test card) in the link and the controls."""
 
 import math
 import re
@@ -8,11 +9,15 @@ import pytest
 
 from app.dashboard import lab_ops
 from app.dashboard.i18n import STRINGS
-from app.dashboard.lab_ops import OpsState, compute, from_controls, lab_query, parse_args, update
+from app.dashboard.lab_ops import add_what_if, update
+from app.dashboard.lab_ops_compute import compute
+from app.dashboard.lab_ops_state import CONTROLS, FIELDS_OF, OpsState, from_controls, lab_query, parse_args, spec_of
+from app.dashboard.lab_ops_tables import results_table, views_table
 from app.dashboard.layout import page as any_page
 from app.dashboard.url_state import View, view_from_search
 from engine.hardware import catalogue, get_accelerator
 from engine.oplab import GemmSpec, lab
+from engine.what_if import FORMAT, parse_what_if
 
 UID_SAFE = re.compile(r"^[a-z0-9_-]+$")
 SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")
@@ -142,7 +147,7 @@ def test_hostile_values_are_ignored_with_a_notice(name, value):
     state, notices = parse_args([("op", "gemm"), (name, value)] if name != "op" else [(name, value)])
     assert notices, (name, value)
     assert all(len(n) <= 40 and len(v) <= 40 for n, v, _ in notices)
-    lab_ops.spec_of(state)  # still a valid op
+    spec_of(state)  # still a valid op
     page = lab_ops.page(View(tab="ops", lab_args=((name, value),)))
     assert name[:40] in text_of(page)  # the notice names the parameter
 
@@ -186,13 +191,14 @@ def test_controls_pass_the_same_checks_and_never_raise():
         "ops": ["scale"],
         "count": 10,
         "model": "llama-2-7b",
+        "what-if": [],
     }
     state, hardware, notices = from_controls(good)
     assert (state.m, state.n, hardware, notices) == (4096, 4096, ("h100-sxm5",), [])
     for bad in (None, True, float("nan"), float("inf"), -5, 2.5, {"a": 1}, [1, 2], "x" * 10_000, 10**30):
         for name in good:
             state, hardware, _ = from_controls(good | {name: bad})
-            lab_ops.spec_of(state)
+            spec_of(state)
             assert 1 <= len(hardware) <= 8
     ids = list(catalogue())[:10]
     _, hardware, notices = from_controls(good | {"hardware": ids})
@@ -208,10 +214,10 @@ def test_callback_answers_a_hand_made_request():
 
 
 def test_callback_updates_the_page_flags_query():
-    values = dict.fromkeys(lab_ops.CONTROLS)
+    values = dict.fromkeys(CONTROLS)
     values |= {"op": "gemm", "hardware": ["rtx-4090"], "m": 1, "n": 4096, "k": 4096, "dtype": "bf16"}
     values |= {"overhead": 0, "tile": "", "act": "", "model": "llama-2-7b", "shape": "4,4", "ops": ["add"]}
-    values |= {k: getattr(OpsState(), k) for k in lab_ops.FIELDS_OF["conv2d"]} | {"count": 1}
+    values |= {k: getattr(OpsState(), k) for k in FIELDS_OF["conv2d"]} | {"count": 1}
     out = update(values, {"lang": "zh", "theme": "dark", "embed": False}, {"lang": "zh", "query": "old"})
     query, flags = out[-2:]
     assert query == "tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&hw=rtx-4090&lang=zh&theme=dark"
@@ -240,7 +246,7 @@ def test_seed000_gemm_on_h100_is_drawn_at_the_engine_intensity():
     xa, ya = figure["layout"]["xaxis"]["range"], figure["layout"]["yaxis"]["range"]
     for tr in points(figure).values():
         assert xa[0] < math.log10(tr["x"][0]) < xa[1] and ya[0] < math.log10(tr["y"][0]) < ya[1]
-    text = text_of(lab_ops.results_table(computed, "en"))
+    text = text_of(results_table(computed, "en"))
     assert "2,731" in text and "1.11 ms" in text and "120 µs" in text and "compute" in text
     hover = point["hovertemplate"]
     assert "2,731" in hover and "1.1 TFLOP" in hover and "403 MB" in hover and "compute" in hover
@@ -275,7 +281,7 @@ def test_ten_unfused_elementwise_ops_move_ten_times_the_fused_bytes():
     assert unfused["results"][0]["bytes"] == pytest.approx(10.7e9, rel=0.01)  # seed 003 §5: ~10.7 GB
     assert fused["results"][0]["bytes"] == pytest.approx(unfused["results"][0]["bytes"] / 10)
     # side by side: one column each on the first accelerator, adjacent rows per accelerator
-    views = text_of(lab_ops.views_table(computed, "en"))
+    views = text_of(views_table(computed, "en"))
     assert views.index("unfused") < views.index("fused") and "10.7 GB" in views and "1.07 GB" in views
     figure = lab_ops.panels(View(tab="ops"), state, ("h100-sxm5", "h200-sxm"))["lab-graph"]
     assert set(points(figure)) == {f"op--{hw}--{v}" for hw in ("h100-sxm5", "h200-sxm") for v in ("unfused", "fused")}
@@ -354,7 +360,7 @@ def test_chinese_page_and_strings():
 def test_every_callback_id_is_in_the_page_and_prefixed():
     page = lab_ops.page(View(tab="ops"))
     ids = ids_of(page)
-    for name in lab_ops.CONTROLS:
+    for name in CONTROLS:
         assert f"lab-{name}" in ids
     for component_id, _ in lab_ops.PANEL_OUTPUTS:
         assert component_id in ids
@@ -363,3 +369,134 @@ def test_every_callback_id_is_in_the_page_and_prefixed():
     assert all(i.startswith("lab-") or i == "ops-lab" for i in own), sorted(own)
     # the dashboard's page() dispatches the tab to this module
     assert "lab-graph" in ids_of(any_page(view_from_search("tab=ops")))
+
+
+# ---- what-if accelerators (xhw=) -------------------------------------------------------------
+
+SELFTEST = "tab=ops&op=gemm&m=8192&n=8192&k=8192&hw=h100-sxm5&xhw=selftest:2:500"
+
+
+def test_a_what_if_link_draws_the_gemm_on_both_cards():
+    view = view_from_search(SELFTEST)
+    state, notices = parse_args(view.lab_args, view.hardware)
+    assert notices == [] and state.what_if == ("selftest:2:500",)
+    assert lab_query(view, state, view.hardware).endswith("&hw=h100-sxm5&lang=en&theme=light&xhw=selftest:2:500")
+    figure = lab_ops.panels(view, state, view.hardware)["lab-graph"]
+    card = parse_what_if("selftest:2:500")
+    engine = lab(GemmSpec(8192, 8192, 8192), [card])["results"][0]
+    point = points(figure)["op--selftest--gemm"]
+    assert point["x"] == [engine["intensity"]] and point["y"] == [engine["attainable_flops_per_s"]]
+    assert engine["bound"] == "compute" and engine["time_s"] == pytest.approx(2 * 8192**3 / 500e12)
+    assert set(points(figure)) == {"op--h100-sxm5--gemm", "op--selftest--gemm"}
+    traces = {tr["uid"]: tr for tr in figure["data"]}
+    assert traces["ridge--selftest"]["x"] == [pytest.approx(250)]  # seed 002: ridge 250
+    assert "selftest (what-if)" in traces["roof--selftest--memory"]["name"]  # the legend says what-if
+    assert "roof--selftest--vector" not in traces  # a card with only a tensor rate
+    computed = compute(state, view.hardware)
+    rows = results_table(computed, "en").children[1].children
+    assert [r.to_plotly_json()["props"]["data-hw"] for r in rows] == ["h100-sxm5", "selftest"]
+    assert "what-if" in rows[1].className and "selftest (what-if)" in text_of(rows[1])
+    page = lab_page(SELFTEST)
+    assert "selftest (what-if)" in text_of(page)
+    dropdown = next(c for c in _walk(page) if getattr(c, "id", None) == "lab-what-if")
+    assert dropdown.value == ["selftest:2:500"]
+
+
+@pytest.mark.parametrize("query", ["tab=ops&op=conv2d", "tab=ops&preset=chain-10", "tab=ops&op=seed000"])
+def test_every_op_kind_takes_what_ifs(query):
+    view = view_from_search(query + "&hw=h100-sxm5&xhw=selftest:2:500,fast:3.35:1979:80")
+    state, notices = parse_args(view.lab_args, view.hardware)
+    assert notices == [] and len(state.what_if) == 2
+    figure = lab_ops.panels(view, state, view.hardware)["lab-graph"]
+    hws = {u.split("--")[1] for u in points(figure)}
+    assert hws == {"h100-sxm5", "selftest", "fast"}
+    uids = [tr["uid"] for tr in figure["data"]]
+    assert len(uids) == len(set(uids)) and all(UID_SAFE.match(u) for u in uids)
+
+
+def test_what_ifs_repeat_and_survive_presets_and_the_fallback():
+    args = [("op", "gemm"), ("xhw", "a:1:100"), ("xhw", "b:2:200:80,c:3:300")]
+    state, notices = parse_args(args)
+    assert notices == [] and state.what_if == ("a:1:100", "b:2:200:80", "c:3:300")
+    view = View(tab="ops", hardware=("h100-sxm5",))
+    again = view_from_search(lab_query(view, state, view.hardware))
+    assert parse_args(again.lab_args, again.hardware) == (state, [])
+    assert parse_args([*args, ("preset", "chain-10")])[0].what_if == state.what_if
+    assert parse_args([*args, ("op", "conv2d"), ("groups", "3"), ("cin", "100")])[0].what_if == state.what_if
+    links = lab_ops.preset_links(view, state, view.hardware)[0]
+    assert all(link.href.endswith("&xhw=a:1:100&xhw=b:2:200:80&xhw=c:3:300") for link in links)
+
+
+HOSTILE_WHAT_IFS = [
+    "selftest:abc:500",  # not a number
+    "selftest:2",  # too few parts
+    "selftest:2:500:80:1",  # too many
+    "h100-sxm5:2:500",  # a catalogue id as its name
+    "Self Test:2:500",  # not a CSS-safe name
+    "a--b:2:500",  # the uid separator
+    "x:nan:500",
+    "x:inf:500",
+    "x:-1:500",
+    "x:3350:500",  # GB/s typed as TB/s
+    "x:2:1e9",
+    "x:2:500:0",  # no memory
+    "<script>:1:1",
+    "x:" + "9" * 300,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE_WHAT_IFS)
+def test_hostile_what_ifs_are_ignored_with_the_engine_reason(text):
+    state, notices = parse_args([("op", "gemm"), ("xhw", text)])
+    assert state.what_if == ()
+    assert [n for n, _, _ in notices] == ["xhw"] and all(len(v) <= 40 for _, v, _ in notices)
+    assert FORMAT in notices[0][2]  # the engine's message names the format
+    page = text_of(lab_ops.page(View(tab="ops", lab_args=(("xhw", text),))))
+    assert "xhw" in page and FORMAT in page
+
+
+def test_nine_cards_are_cut_to_eight_with_a_notice():
+    nine = ",".join(f"w{i}:1:100" for i in range(9))
+    state, notices = parse_args([("xhw", nine)])
+    assert len(state.what_if) == 8 and notices == [("xhw", "w8:1:100", notices[0][2])]
+    assert "at most 8" in notices[0][2]
+    view = view_from_search(f"tab=ops&hw=h100-sxm5,h200-sxm,rtx-4090&xhw={nine}")
+    state, notices = parse_args(view.lab_args, view.hardware)
+    assert state.what_if == tuple(f"w{i}:1:100" for i in range(5)) and len(notices) == 1
+    figure = lab_ops.panels(view, state, view.hardware)["lab-graph"]
+    assert len({u.split("--")[1] for u in points(figure)}) == 8
+    # the same name twice: the first one stays
+    state, notices = parse_args([("xhw", "a:1:100"), ("xhw", "a:2:200")])
+    assert state.what_if == ("a:1:100",) and "second what-if" in notices[0][2]
+
+
+def test_controls_carry_what_ifs_through_the_same_parser():
+    values = dict.fromkeys(CONTROLS) | {"op": "gemm", "hardware": ["h100-sxm5", "rtx-4090"], "m": 64}
+    state, hardware, notices = from_controls(values | {"what-if": ["selftest:2:500"]})
+    assert state.what_if == ("selftest:2:500",) and hardware == ("h100-sxm5", "rtx-4090")
+    state, _, notices = from_controls(values | {"what-if": [f"w{i}:1:100" for i in range(20)]})
+    assert len(state.what_if) == 6 and any("at most 8" in why for _, _, why in notices)
+    for bad in ("selftest:2:500", [1], {"a": 1}, True, ["h100-sxm5:1:1"]):
+        state, _, notices = from_controls(values | {"what-if": bad})
+        assert state.what_if == () and notices
+    out = update(values | {"what-if": ["selftest:2:500"]}, {"lang": "en"}, {})
+    assert out[-2].endswith("&xhw=selftest:2:500")
+    assert "op--selftest--gemm" in points(out[0])
+
+
+def test_the_add_control_names_the_format_and_keeps_the_limit():
+    options, value, text, error = add_what_if(" selftest:2:500 ", [], ["h100-sxm5"], {"lang": "en"})
+    assert value == ["selftest:2:500"] and options == [{"label": "selftest:2:500", "value": "selftest:2:500"}]
+    assert (text, error) == ("", "")
+    _, value, _, _ = add_what_if("selftest:4:500", ["fast:3:900", "selftest:2:500"], ["h100-sxm5"], None)
+    assert value == ["fast:3:900", "selftest:4:500"]  # the same name again: the new numbers
+    for bad in ("", None, 5, "selftest:2", "h100-sxm5:2:500", "x:abc:1"):
+        out = add_what_if(bad, [], ["h100-sxm5"], {"lang": "en"})
+        assert FORMAT in out[3] and all(o is lab_ops.no_update for o in out[:3])
+    error = add_what_if("h100-sxm5:2:500", [], [], {"lang": "zh"})[3]
+    assert "是目录中的加速器 id" in error and "（允许：" in error  # the engine's message, in Chinese
+    zh = text_of(lab_ops.page(View(tab="ops", lang="zh", lab_args=(("xhw", "x:abc:1"), ("m", "0")))))
+    assert "不是以下范围内的数" in zh and "不是 1..16777216 之间的整数" in zh
+    full = [f"w{i}:1:100" for i in range(5)]
+    out = add_what_if("x:1:1", full, ["h100-sxm5", "h200-sxm", "rtx-4090"], {"lang": "zh"})
+    assert out[3] == STRINGS["what_if_limit"]["zh"].format(n=8)

@@ -1,6 +1,7 @@
 """The op lab in Chromium against a live server: what the user sees (SVG points where the
 engine puts them, the tables, the address bar) after a link, a control change, a reload and a
-preset click, in English and Chinese; a hostile parameter shows a notice."""
+preset click, in English and Chinese; a hostile parameter shows a notice; a what-if card from
+a link and from the control, kept in the address across a reload."""
 
 from urllib.parse import parse_qsl, urlsplit
 
@@ -9,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from engine.hardware import get_accelerator
 from engine.oplab import ElementwiseSpec, GemmSpec, lab
+from engine.what_if import parse_what_if
 
 from .helpers import set_control
 
@@ -64,6 +66,16 @@ def query(page: Page) -> dict:
 
 def engine_intensity(spec, hw: str) -> float:
     return lab(spec, [get_accelerator(hw)])["results"][0]["intensity"]
+
+
+def what_ifs(page: Page) -> list[str]:
+    return [v for k, v in parse_qsl(urlsplit(page.url).query) if k == "xhw"]
+
+
+def trace(page: Page, uid: str) -> dict:
+    return page.evaluate(
+        f"(uid) => {{ const t = {GD}._fullData.find(t => t.uid === uid); return {{x: t.x, y: t.y}}; }}", uid
+    )
 
 
 def test_linked_gemm_change_and_reload(page: Page, base_url: str):
@@ -139,3 +151,53 @@ def test_hostile_link_in_chinese_then_presets(page: Page, base_url: str):
     assert points["op--h100-sxm5--gemm-8192"] == pytest.approx(8192 / 3)
     assert points["op--h100-sxm5--add"] == pytest.approx(1 / 6)
     assert query(page)["op"] == "seed000" and query(page)["lang"] == "zh"
+
+
+def test_what_if_cards_from_a_link_and_the_control_survive_a_reload(page: Page, base_url: str):
+    # seed 002's self-test card beside the H100, under seed 000's 8192³ GEMM
+    page.goto(f"{base_url}/?tab=ops&op=gemm&m=8192&n=8192&k=8192&hw=h100-sxm5&xhw=selftest:2:500")
+    wait_for_points(page, ["op--h100-sxm5--gemm", "op--selftest--gemm"])
+    drawn_points(page)  # every point drawn where its data says
+    engine = lab(GemmSpec(8192, 8192, 8192), [parse_what_if("selftest:2:500")])["results"][0]
+    point = trace(page, "op--selftest--gemm")
+    assert point["x"][0] == pytest.approx(engine["intensity"])
+    assert point["y"][0] == pytest.approx(engine["attainable_flops_per_s"])  # on the 500 TFLOP/s roof
+    assert trace(page, "ridge--selftest")["x"][0] == pytest.approx(250)
+    legend = page.locator("#lab-graph .legend .legendtext")
+    expect(legend.filter(has_text="selftest (what-if)")).to_have_count(1)
+    table = page.locator("#lab-results-table")
+    expect(table.locator("tr[data-hw='selftest']")).to_contain_text("selftest (what-if)")
+    expect(page.locator("#notices")).to_be_hidden()
+    expect(page.locator("#lab-what-if-field")).to_have_attribute("open", "")
+
+    # a catalogue id as a name is refused with the engine's message and the format
+    page.fill("#lab-whatif-text", "h100-sxm5:2:500")
+    page.click("#lab-whatif-add")
+    error = page.locator("#lab-whatif-error")
+    expect(error).to_contain_text("is a catalogue id")
+    expect(error).to_contain_text("<name>:<bandwidth TB/s>")
+    assert what_ifs(page) == ["selftest:2:500"]
+
+    # seed 004 §9: the H100 with twice the FLOP/s, added through the control
+    page.fill("#lab-whatif-text", "fast:3.35:1979:80")
+    page.press("#lab-whatif-text", "Enter")
+    wait_for_points(page, ["op--h100-sxm5--gemm", "op--selftest--gemm", "op--fast--gemm"])
+    page.wait_for_function("() => new URLSearchParams(location.search).getAll('xhw').length === 2", timeout=20000)
+    assert what_ifs(page) == ["selftest:2:500", "fast:3.35:1979:80"]
+    expect(error).to_be_empty()
+    expect(page.locator("#lab-whatif-text")).to_have_value("")
+    fast = lab(GemmSpec(8192, 8192, 8192), [parse_what_if("fast:3.35:1979:80")])["results"][0]
+    assert drawn_points(page)["op--fast--gemm"] == pytest.approx(fast["intensity"])
+    assert trace(page, "op--fast--gemm")["y"][0] == pytest.approx(fast["attainable_flops_per_s"])
+
+    page.reload()  # the address alone brings both back
+    wait_for_points(page, ["op--h100-sxm5--gemm", "op--selftest--gemm", "op--fast--gemm"])
+    drawn_points(page)
+    expect(table.locator("tr[data-hw='fast']")).to_contain_text("fast (what-if)")
+    expect(page.locator("#notices")).to_be_hidden()
+
+    set_control(page, "lab-what-if", ["fast:3.35:1979:80"])  # remove the self-test card
+    wait_for_points(page, ["op--h100-sxm5--gemm", "op--fast--gemm"])
+    page.wait_for_function("() => new URLSearchParams(location.search).getAll('xhw').length === 1", timeout=20000)
+    assert what_ifs(page) == ["fast:3.35:1979:80"]
+    expect(table.locator("tr[data-hw='selftest']")).to_have_count(0)
