@@ -41,7 +41,7 @@ from .url_state import (
     view_from_search,
     view_model,
 )
-from .views import on_grid, ops_panel, panels, provenance, roofline, subtitle, view_data
+from .views import PANEL_OUTPUTS, on_grid, ops_panel, panels, provenance, roofline, subtitle, view_data
 
 # The controls that define the view; `settled` carries batch and context once a slider rests.
 VIEW_INPUTS = [
@@ -109,22 +109,14 @@ def register(app) -> None:
         return figure, (no_update if ctx.triggered_id == "settled" else grid or {})
 
     @app.callback(
-        Output("insight", "children"),
-        Output("memory-graph", "figure"),
-        Output("throughput-graph", "figure"),
-        Output("comparison-table", "data"),
-        Output("efficiency-notice", "children"),
-        Output("request", "children"),
-        Output("interactivity-graph", "figure"),
-        Output("reality-table", "data"),
-        Output("pin-compare", "children"),
-        Output("compare-panel", "hidden"),
+        *(Output(component, prop) for component, prop in PANEL_OUTPUTS),
         *VIEW_INPUTS,
         FLAGS,
         prevent_initial_call=True,
     )
     def update_panels(*args):
-        return panels(view_from_controls(*args))
+        shown = panels(view_from_controls(*args))
+        return tuple(shown[component] for component, _ in PANEL_OUTPUTS)
 
     @app.callback(
         Output("ops-table", "data"),

@@ -390,6 +390,35 @@ STRINGS: dict[str, dict[str, str]] = {
     "scope_all_layers": {"en": "whole model: all layers", "zh": "整个模型：所有层"},
     "scope_decode": {"en": "whole model, one step of the batch", "zh": "整个模型，整批的一步"},
     "scope_prefill": {"en": "whole model, every prompt of the batch", "zh": "整个模型，整批全部提示"},
+    "triage": {"en": "Profile triage", "zh": "性能剖析分诊"},
+    "triage_help": {
+        "en": "Imported kernels on {hw}, ranked by recoverable time (measured - roof time): the ones worth a deep "
+        "Nsight Compute look first. Rows far from their roof (gap over 1.33x) are marked.",
+        "zh": "在 {hw} 上导入的 kernel，按可挽回时间（实测 - roofline 时间）排序：最值得用 Nsight Compute 深挖的排在最前。"
+        "离 roofline 较远（差距超过 1.33 倍）的行已标出。",
+    },
+    "triage_rank": {"en": "#", "zh": "#"},
+    "triage_name": {"en": "kernel", "zh": "kernel"},
+    "triage_time": {"en": "measured", "zh": "实测"},
+    "triage_share": {"en": "share", "zh": "占比"},
+    "triage_roof": {"en": "roof time", "zh": "roofline 时间"},
+    "triage_gap": {"en": "gap", "zh": "差距"},
+    "triage_recoverable": {"en": "recoverable", "zh": "可挽回"},
+    "triage_regime": {"en": "regime", "zh": "瓶颈"},
+    "triage_check": {"en": "check first", "zh": "先查"},
+    "advice_memory": {
+        "en": "achieved vs peak DRAM bandwidth (ncu dram__throughput), coalescing, L2 hit rate",
+        "zh": "实测与峰值 DRAM 带宽之比（ncu dram__throughput）、访存合并、L2 命中率",
+    },
+    "advice_compute": {
+        "en": "tensor-core use and the dtype (off the tensor cores, or in fp32, it sits far under the bf16 roof)",
+        "zh": "是否用上张量核以及数据类型（不走张量核或用 fp32 时会远低于 bf16 上限）",
+    },
+    "advice_overhead": {
+        "en": "launches per step (nsys CUDA trace): fuse small kernels, capture the step with CUDA graphs",
+        "zh": "每步的 kernel 启动次数（nsys CUDA trace）：融合小 kernel，用 CUDA graphs 捕获整步",
+    },
+    "bound_overhead": {"en": "overhead-bound", "zh": "受启动开销限制"},
     "bound_memory": {"en": "memory-bound", "zh": "受带宽限制"},
     "bound_compute": {"en": "compute-bound", "zh": "受算力限制"},
     # ---- training lab (app/dashboard/lab_training.py, lab_training_figures.py) ----

@@ -167,7 +167,6 @@ def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:
                 options=[{"label": w, "value": w} for w in view.what_if],
                 value=list(view.what_if),
                 multi=True,
-                searchable=False,
                 placeholder=t("what_if_none", lang),
                 labels=dropdown_labels(lang),
             ),
@@ -555,18 +554,7 @@ def page(view: View) -> html.Div:
         "toImageButtonOptions": {"format": "png", "filename": export_name(view, "roofline"), "scale": 2},
     }
     figure, grid = roofline(view)
-    (
-        insight,
-        memory,
-        throughput,
-        comparison,
-        view_notices,
-        request,
-        interactivity,
-        reality,
-        compare,
-        compare_hidden,
-    ) = panels(view)
+    shown = panels(view)
     ops, ops_title, ops_options, ops_gpu = ops_panel(view)
     sizes = {"batch": view.batch, "ctx": view.context}
     # No store starts empty (None): dcc.Store would "change" None to undefined on mount and fire
@@ -628,7 +616,7 @@ def page(view: View) -> html.Div:
                 className="header",
             ),
             html.Ul(notices, id="notices", className="notices", hidden=not notices, role="status"),
-            html.Ul(view_notices, id="efficiency-notice", className="efficiency-notice", role="status"),
+            html.Ul(shown["efficiency-notice"], id="efficiency-notice", className="efficiency-notice", role="status"),
             html.Main(
                 [
                     controls(view),
@@ -640,25 +628,25 @@ def page(view: View) -> html.Div:
                         [
                             _panel(
                                 t("insight", lang),
-                                html.Div(insight, id="insight", className="insight"),
+                                html.Div(shown["insight"], id="insight", className="insight"),
                                 panel_id="insight-panel",
                             ),
                             html.Section(
-                                [html.H2(t("compare", lang)), html.Div(compare, id="pin-compare")],
+                                [html.H2(t("compare", lang)), html.Div(shown["pin-compare"], id="pin-compare")],
                                 className="panel",
                                 id="compare-panel",
-                                hidden=compare_hidden,
+                                hidden=shown["compare-panel"],
                             ),
                             _panel(
                                 t("memory", lang),
-                                dcc.Graph(id="memory-graph", figure=memory, config=PANEL_GRAPH_CONFIG),
+                                dcc.Graph(id="memory-graph", figure=shown["memory-graph"], config=PANEL_GRAPH_CONFIG),
                                 panel_id="memory-panel",
                             ),
                             _panel(
                                 t("comparison", lang),
                                 dash_table.DataTable(
                                     id="comparison-table",
-                                    data=comparison,
+                                    data=shown["comparison-table"],
                                     columns=[
                                         {"name": t(f"col_{k}", lang), "id": k}
                                         for k in ("gpu", "decode", "ttft1", "ttft", "maxb")
@@ -680,15 +668,17 @@ def page(view: View) -> html.Div:
             ),
             html.Div(
                 [
-                    _panel(t("request", lang), html.Div(request, id="request"), panel_id="request-panel"),
+                    _panel(t("request", lang), html.Div(shown["request"], id="request"), panel_id="request-panel"),
                     _panel(
                         t("interactivity", lang),
-                        dcc.Graph(id="interactivity-graph", figure=interactivity, config=PANEL_GRAPH_CONFIG),
+                        dcc.Graph(
+                            id="interactivity-graph", figure=shown["interactivity-graph"], config=PANEL_GRAPH_CONFIG
+                        ),
                         panel_id="interactivity-panel",
                     ),
                     _panel(
                         t("throughput", lang),
-                        dcc.Graph(id="throughput-graph", figure=throughput, config=PANEL_GRAPH_CONFIG),
+                        dcc.Graph(id="throughput-graph", figure=shown["throughput-graph"], config=PANEL_GRAPH_CONFIG),
                         panel_id="throughput-panel",
                     ),
                     _panel(
@@ -769,11 +759,17 @@ def page(view: View) -> html.Div:
                         panel_id="ops-panel",
                     ),
                     html.Section(
+                        [html.H2(t("triage", lang)), html.Div(shown["triage"], id="triage")],
+                        className="panel",
+                        id="triage-panel",
+                        hidden=shown["triage-panel"],
+                    ),
+                    html.Section(
                         [
                             html.H2(t("reality", lang)),
                             dash_table.DataTable(
                                 id="reality-table",
-                                data=reality,
+                                data=shown["reality-table"],
                                 style_as_list_view=True,
                                 cell_selectable=False,
                                 columns=[

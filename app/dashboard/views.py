@@ -15,6 +15,7 @@ from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.hierarchy import hierarchy_roofs
 from engine.published import published_measurements
+from engine.triage import triage_for
 
 from ..service import (
     BATCH_STOPS,
@@ -24,8 +25,9 @@ from ..service import (
     dashboard_grid,
     grid_key,
     memo_grid,
+    resolve_hardware,
 )
-from ..units import grouped
+from ..units import duration, grouped
 from .figures import (
     comparison_rows,
     delta_rows,
@@ -179,19 +181,51 @@ def published_on(view: View) -> list[dict]:
     return [p for p in published_measurements() if p["accelerator"] in view.hardware]
 
 
-def panels(view: View) -> tuple:
-    """Everything beside the roofline but the ops table: (insight, memory figure, throughput
-    figure, comparison rows, notices, request panel, interactivity figure, reality rows, the
-    pinned comparison, whether that panel is hidden)."""
+# What `panels` fills, as (component id, property): the layout's first render and the
+# callback's outputs read the same keys.
+PANEL_OUTPUTS = (
+    ("insight", "children"),
+    ("memory-graph", "figure"),
+    ("throughput-graph", "figure"),
+    ("comparison-table", "data"),
+    ("efficiency-notice", "children"),
+    ("request", "children"),
+    ("interactivity-graph", "figure"),
+    ("reality-table", "data"),
+    ("pin-compare", "children"),
+    ("compare-panel", "hidden"),
+    ("triage", "children"),
+    ("triage-panel", "hidden"),
+)
+
+
+def _empty_panels(view: View, message) -> dict:
+    return {
+        "insight": message,
+        "memory-graph": EMPTY_FIGURE,
+        "throughput-graph": EMPTY_FIGURE,
+        "comparison-table": [],
+        "efficiency-notice": [],
+        "request": message,
+        "interactivity-graph": EMPTY_FIGURE,
+        "reality-table": _reality(view),
+        "pin-compare": [],
+        "compare-panel": True,
+        "triage": [],
+        "triage-panel": True,
+    }
+
+
+def panels(view: View) -> dict:
+    """Everything beside the roofline but the ops table, keyed by component id (PANEL_OUTPUTS)."""
     lang = view.lang
     if not hardware_specs(view):
-        message = html.P(t("no_hardware", lang), className="error")
-        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], [], message, EMPTY_FIGURE, _reality(view), [], True
+        return _empty_panels(view, html.P(t("no_hardware", lang), className="error"))
     try:
         data = view_data(view)
     except EngineInputError as exc:
         message = html.P(t("error", lang, message=reason(str(exc), lang)), className="error", role="alert")
-        return message, EMPTY_FIGURE, EMPTY_FIGURE, [], [], message, EMPTY_FIGURE, _reality(view), [], True
+        return _empty_panels(view, message)
     results = data["analysis"]["results"]
     notices = []
     if (view.bandwidth_efficiency, view.compute_efficiency) != (1.0, 1.0):
@@ -218,18 +252,55 @@ def panels(view: View) -> tuple:
     pinned = pinned_results(view)
     if pinned:
         sentences.append(pin_sentence(scenario_changes(pinned_view(view), view), pinned[0], results[0], lang))
-    return (
-        [html.P(s) for s in sentences],
-        memory_figure(results, lang, view.theme, view.present),
-        throughput_figure(data["throughput"], results, lang, view.theme, view.present),
-        comparison_rows(results, data["ttft_alone_s"]),
-        [html.Li(n) for n in notices],
-        request_panel(results, view.output_tokens, lang),
-        interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
-        _reality(view),
-        compare_panel(pinned, results, lang),
-        not pinned,
-    )
+    triage = triage_rows(view, data["measured_points"])
+    return {
+        "insight": [html.P(s) for s in sentences],
+        "memory-graph": memory_figure(results, lang, view.theme, view.present),
+        "throughput-graph": throughput_figure(data["throughput"], results, lang, view.theme, view.present),
+        "comparison-table": comparison_rows(results, data["ttft_alone_s"]),
+        "efficiency-notice": [html.Li(n) for n in notices],
+        "request": request_panel(results, view.output_tokens, lang),
+        "interactivity-graph": interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
+        "reality-table": _reality(view),
+        "pin-compare": compare_panel(pinned, results, lang),
+        "compare-panel": not pinned,
+        "triage": triage_table(triage, results[0]["hardware_name"], lang) if triage else [],
+        "triage-panel": not triage,
+    }
+
+
+def triage_rows(view: View, measured_points: list[dict] | None) -> list[dict]:
+    """Imported measurements ranked by recoverable time (engine/triage.py), on the first card."""
+    if not measured_points:
+        return []
+    first = resolve_hardware(hardware_specs(view)[:1])[0]
+    return triage_for(measured_points, first, scenario_of(view))
+
+
+TRIAGE_COLUMNS = ("rank", "name", "time", "share", "roof", "gap", "recoverable", "regime", "check")
+
+
+def triage_table(rows: list[dict], hardware_name: str, lang: str):
+    """Seed 000's profiling order: the kernels worth a deep look first, each with what to check."""
+    head = html.Tr([html.Th(t(f"triage_{k}", lang)) for k in TRIAGE_COLUMNS])
+    body = []
+    for r in rows:
+        cells = (
+            str(r["rank"]),
+            r["name"],
+            duration(r["time_s"]),
+            f"{r['time_share']:.1%}",
+            duration(r["roof_time_s"]),
+            f"{r['gap']:.2f}x",
+            f"{duration(r['recoverable_time_s'])} ({r['recoverable_share']:.1%})",
+            t(f"bound_{r['regime']}", lang),
+            t(f"advice_{r['regime']}", lang),
+        )
+        body.append(html.Tr([html.Td(c) for c in cells], className="far" if r["far_from_roof"] else ""))
+    return [
+        html.P(t("triage_help", lang, hw=hardware_name), className="help"),
+        html.Table([html.Thead(head), html.Tbody(body)], className="request-table triage-table"),
+    ]
 
 
 def scenario_changes(a: View, b: View) -> list[str]:
