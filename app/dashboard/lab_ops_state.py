@@ -38,7 +38,7 @@ from engine.oplab import (
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
 
-from .url_state import DEFAULT_HARDWARE, MAX_HARDWARE, View, _flag, _float_in, _what_ifs
+from .url_state import DEFAULT_HARDWARE, MAX_HARDWARE, View, parse_flag, parse_float, valid_what_ifs
 
 KINDS = ("gemm", "conv2d", "elementwise", "seed000")
 ACTS = ("silu", "gelu")
@@ -234,13 +234,13 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
             else:
                 changes[name] = n
         elif name == "overhead_us":
-            x = _float_in(value, 0.0, MAX_OVERHEAD_US)
+            x = parse_float(value, 0.0, MAX_OVERHEAD_US)
             if x is None:
                 bad(name, f"a launch overhead in µs, 0..{MAX_OVERHEAD_US:,.0f}")
             else:
                 changes[name] = x
         elif name in ("bias", "fused"):
-            flag = _flag(value)
+            flag = parse_flag(value)
             if flag is None:
                 bad(name, "0 or 1")
             else:
@@ -298,7 +298,7 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
 def what_ifs(texts: list[str], taken: int, notices: list[Notice]) -> tuple[str, ...]:
     """The valid what-if short forms, each name once, at most MAX_HARDWARE - `taken`; the rest
     is named in `notices` with the engine's reason (which gives the format)."""
-    good = _what_ifs(texts, lambda name, value, why: notices.append((name, value[:40], why)))
+    good = valid_what_ifs(texts, lambda name, value, why: notices.append((name, value[:40], why)))
     room = max(MAX_HARDWARE - taken, 0)
     if len(good) > room:
         notices.append(

@@ -13,12 +13,15 @@ from .url_state import TABS, View
 
 
 def tab_href(view: View, tab: str) -> str:
-    """The link to another tab, keeping what every tab shares (accelerators, language, theme)."""
+    """The link to another tab, keeping what every tab shares: accelerators (what-ifs too),
+    language and theme."""
     q = {"tab": tab} if tab != "roofline" else {}
     q.update(hw=",".join(view.hardware), lang=view.lang, theme=view.theme)
     if view.embed:
         q["embed"] = "1"
-    return "?" + urlencode(q, safe=",")
+    # on a lab tab its what-ifs are still the lab's own parameters, `xhw=` as the link gave them
+    what_ifs = view.what_if or tuple(w for k, v in view.lab_args if k == "xhw" for w in v.split(",") if w)
+    return "?" + urlencode([*q.items(), *(("xhw", w) for w in what_ifs)], safe=",:")
 
 
 def tab_bar(view: View) -> html.Nav:

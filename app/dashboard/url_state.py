@@ -85,7 +85,7 @@ def _int_in(value: str, low: int, high: int) -> int | None:
     return n if low <= n <= high else None
 
 
-def _float_in(value: str, low: float, high: float) -> float | None:
+def parse_float(value: str, low: float, high: float) -> float | None:
     if len(value) > 20:
         return None
     try:
@@ -95,7 +95,7 @@ def _float_in(value: str, low: float, high: float) -> float | None:
     return x if low <= x <= high else None  # NaN fails both comparisons
 
 
-def _flag(value: str) -> bool | None:
+def parse_flag(value: str) -> bool | None:
     return {"1": True, "0": False, "true": True, "false": False}.get(value.lower())
 
 
@@ -139,7 +139,7 @@ def parse_query(args: dict[str, str]) -> View:
         if name == "tab":
             continue
         if name == "xhw":
-            changes["what_if"] = _what_ifs(value.split(","), bad)
+            changes["what_if"] = valid_what_ifs(value.split(","), bad)
         elif name == "pin":
             pinned = _pin_view(value, bad)
             if pinned is not None:
@@ -189,7 +189,7 @@ def parse_query(args: dict[str, str]) -> View:
             else:
                 bad(name, value, "one of " + ", ".join(allowed))
         elif name in ("fa", "embed", "present", "controls"):
-            flag = _flag(value)
+            flag = parse_flag(value)
             if flag is None:
                 bad(name, value, "0 or 1")
             else:
@@ -207,13 +207,13 @@ def parse_query(args: dict[str, str]) -> View:
             else:
                 bad(name, value, "nominal or measured, optionally with hierarchy (measured,hierarchy)")
         elif name in ("bweff", "fleff"):
-            x = _float_in(value, 0.01, 1.0)
+            x = parse_float(value, 0.01, 1.0)
             if x is None:
                 bad(name, value, "a fraction in 0.01..1")
             else:
                 changes["bandwidth_efficiency" if name == "bweff" else "compute_efficiency"] = x
         elif name == "step":
-            x = _float_in(value, 1e-3, MAX_STEP_MS)
+            x = parse_float(value, 1e-3, MAX_STEP_MS)
             if x is None:
                 bad(name, value, "a measured decode step in ms")
             else:
@@ -225,19 +225,19 @@ def parse_query(args: dict[str, str]) -> View:
             else:
                 bad(name, value, f"output tokens, an integer in 1..{CONTEXT_RANGE[1]}")
         elif name == "price":
-            x = _float_in(value, 1e-6, MAX_PRICE)
+            x = parse_float(value, 1e-6, MAX_PRICE)
             if x is None:
                 bad(name, value, f"USD per GPU-hour, above 0 and at most {MAX_PRICE:,.0f}")
             else:
                 changes["gpu_hour_price"] = x
         elif name == "memutil":
-            x = _float_in(value, 0.01, 1.0)
+            x = parse_float(value, 0.01, 1.0)
             if x is None:
                 bad(name, value, "a fraction in 0.01..1")
             else:
                 changes["memory_utilization"] = x
         elif name == "published":
-            flag = _flag(value)
+            flag = parse_flag(value)
             if flag is None:
                 bad(name, value, "0 or 1")
             else:
@@ -283,7 +283,7 @@ def parse_query(args: dict[str, str]) -> View:
     return replace(view, notices=tuple(notices))
 
 
-def _what_ifs(texts: list, bad) -> tuple[str, ...]:
+def valid_what_ifs(texts: list, bad) -> tuple[str, ...]:
     """Valid what-if accelerators (engine.what_if's short form), each name once; the rest is
     reported through `bad(name, value, why)`."""
     good: dict[str, str] = {}
@@ -482,7 +482,7 @@ def view_from_controls(
         gpu_hour_price=_number_in(price, 1e-6, MAX_PRICE),
         memory_utilization=_fraction_value(memutil),
         published=_on(published),
-        what_if=_what_ifs(what_if, lambda *_: None)[: MAX_HARDWARE - len(hw[:MAX_HARDWARE])]
+        what_if=valid_what_ifs(what_if, lambda *_: None)[: MAX_HARDWARE - len(hw[:MAX_HARDWARE])]
         if isinstance(what_if, list)
         else (),
     )
