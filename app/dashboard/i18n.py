@@ -263,11 +263,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "insight_over_activations": {
         "en": "Out of memory on {hw}: weights ({weights}) and KV cache ({kv}) fit, the activation workspace of the batch "
         "({act}) does not ({total} > {cap}). {way}",
-        "zh": "{hw} 显存不足：权重（{weights}）和 KV cache（{kv}）放得下，但整批的激活工作区（{act}）放不下"
+        "zh": "{hw} 显存不足：权重（{weights}）和 KV cache（{kv}）放得下，但整批的激活工作区（{act}）超出显存"
         "（{total} > {cap}）。{way}",
     },
     "way_tp": {"en": "The smallest tensor-parallel degree that fits is {n}.", "zh": "能放下的最小张量并行度是 {n}。"},
-    "way_no_tp": {"en": "Not even 8-way tensor parallelism holds it.", "zh": "即使 8 卡张量并行也放不下。"},
+    "way_no_tp": {"en": "Not even 8-way tensor parallelism holds it.", "zh": "即使 8 卡张量并行也装不进显存。"},
     "way_batch": {
         "en": "At this context the largest batch that fits is {maxb}.",
         "zh": "在此上下文长度下，能放下的最大批是 {maxb}。",
@@ -518,7 +518,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "lab_train_mem_activations": {"en": "activations", "zh": "激活"},
     "lab_train_mem_this_run": {"en": "This run", "zh": "本次运行"},
     "lab_train_mem_fix_row": {"en": "Smallest change<br>that fits", "zh": "能放下的<br>最小改动"},
-    "lab_train_does_not_fit": {"en": "does not fit", "zh": "放不下"},
+    "lab_train_does_not_fit": {"en": "does not fit", "zh": "显存不足"},
     "lab_train_capacity": {"en": "capacity {cap}", "zh": "容量 {cap}"},
     "lab_train_bytes_axis": {"en": "bytes per GPU", "zh": "每卡字节"},
     "lab_train_fits": {
@@ -528,12 +528,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "lab_train_over_states": {
         "en": "Does not fit: the model states alone ({states} per GPU, the {biggest} the largest part) exceed the "
         "{cap} of one {hw}.",
-        "zh": "放不下：仅模型状态（每卡 {states}，其中{biggest}最大）就超过了一张 {hw} 的 {cap}。",
+        "zh": "显存不足：仅模型状态（每卡 {states}，其中{biggest}最大）就超过了一张 {hw} 的 {cap}。",
     },
     "lab_train_over_acts": {
         "en": "Does not fit: the model states ({states} per GPU) fit, the activations ({act}) take the total to "
         "{total}, over the {cap}.",
-        "zh": "放不下：模型状态（每卡 {states}）放得下，加上激活（{act}）共 {total}，超过了 {cap}。",
+        "zh": "显存不足：模型状态（每卡 {states}）装得下，加上激活（{act}）共 {total}，超过了 {cap}。",
     },
     "lab_train_fix": {
         "en": "Smallest change that fits: {change}; extra time per step: {extra}; {total} per GPU.",
@@ -546,7 +546,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "lab_train_fix_note": {
         "en": "No ZeRO stage, recomputation or micro-batch fits: add GPUs, tensor or pipeline parallelism, or take "
         "a smaller model.",
-        "zh": "任何 ZeRO 阶段、重计算或微批都放不下：增加 GPU、使用张量或流水线并行，或换更小的模型。",
+        "zh": "任何 ZeRO 阶段、重计算或微批都装不进显存：增加 GPU、使用张量或流水线并行，或换更小的模型。",
     },
     "lab_train_fixes_title": {
         "en": "Changes that fit, cheapest first (recomputed FLOPs at the measured rate plus extra ZeRO traffic, "
@@ -695,7 +695,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{name} 在 {hw} 上：{flops}，访存 {bytes}，算术强度 {intensity} FLOP/字节；瓶颈：{bound}，{time}"
         "（计算 {compute}，访存 {memory}）。",
     },
-    "lab_ops_tile_title": {"en": "Tile view: {m}x{n}, K step {k}", "zh": "分块视图：{m}x{n}，K 步长 {k}"},
+    "lab_ops_tile_title": {"en": "Tile view: {m}x{n}, K step {k}", "zh": "分块视图：{m}x{n}，K 方向每步 {k}"},
     "lab_ops_tile_help": {
         "en": "One step of a tile's K loop ({tiles} tiles). Seed 003 §5.2's ≈32 for 128x128 is the first row; "
         "NVIDIA's ideal count (each value read once, written once) is the second.",
@@ -740,7 +740,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "lab_ops_what_if_help": {
         "en": "An op's FLOPs, bytes and intensity are the same on every card; only the roofs move. Its bound changes only if the ridge moves past its intensity: doubling FLOP/s alone does not speed up a memory-bound op.",
-        "zh": "算子的 FLOP、字节数和算术强度在每张卡上都相同，变的只是屋顶。只有当脊点越过它的强度时瓶颈才会改变：只把算力翻倍，受带宽限制的算子不会变快。",
+        "zh": "算子的 FLOP、字节数和算术强度在每张卡上都相同，变的只是 roofline 上限。只有当脊点越过它的强度时瓶颈才会改变：只把算力翻倍，受带宽限制的算子不会变快。",
     },
 }
 

@@ -76,7 +76,7 @@ def test_chinese_overflow_and_hostile_parameter(page: Page, base_url):
     expect(notices).to_contain_text("zero=9")
     expect(notices).to_contain_text("opt=<script>alert(1)</script>")  # shown as text, never run
     expect(page.locator("#train-util-panel h2")).to_have_text("不同口径下的利用率")
-    expect(page.locator("#train-verdict")).to_contain_text("放不下")
+    expect(page.locator("#train-verdict")).to_contain_text("显存不足")
     expect(page.locator("#train-fix")).to_contain_text("任何 ZeRO 阶段")
     expect(page.locator("#train-comm")).to_have_text("单卡：没有梯度 all-reduce。")
     svg = memory_svg(page)
