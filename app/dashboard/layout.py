@@ -14,6 +14,7 @@ from engine.model_catalog import get_model, model_ids, native_precision
 from ..units import count
 from . import lab_ops, lab_training
 from .i18n import reason, t
+from .pickers import dropdown_labels, what_if_picker
 from .tabs import root_classes, tab_bar
 from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, pinned_view, to_query, view_model
 from .views import ops_panel, panels, roofline, subtitle
@@ -55,22 +56,6 @@ def kv_slider_props(divisors: list[int], value: int) -> dict:
     """The KV-heads slider indexes the divisors of the query heads (MQA ... MHA)."""
     index = divisors.index(value) if value in divisors else len(divisors) - 1
     return {"min": 0, "max": len(divisors) - 1, "marks": {i: str(d) for i, d in enumerate(divisors)}, "value": index}
-
-
-def dropdown_labels(lang: str) -> dict:
-    """The dropdowns' own words ("3 selected", "Select All", "Search"), in the page's language."""
-    return {
-        key: t(f"dropdown_{key}", lang)
-        for key in (
-            "select_all",
-            "deselect_all",
-            "selected_count",
-            "search",
-            "clear_search",
-            "clear_selection",
-            "no_options_found",
-        )
-    }
 
 
 def model_label(model_id: str, lang: str) -> str:
@@ -155,6 +140,12 @@ def _log_slider(slider_id: str, input_id: str, value: int, span: tuple[int, int]
     )
 
 
+def _scale_input(component_id: str, value: float) -> dcc.Input:
+    return dcc.Input(
+        id=component_id, type="number", min=0.01, max=100, step="any", value=value, className="number-input"
+    )
+
+
 def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:
     """Invented accelerators (issue 14, seed 004 §9): typed in the short form, or a catalogue
     card with its FLOP/s or bandwidth scaled; each is drawn beside the real ones."""
@@ -162,23 +153,7 @@ def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:
     return html.Details(
         [
             html.Summary(t("what_if", lang)),
-            dcc.Dropdown(
-                id="what-if",
-                options=[{"label": w, "value": w} for w in view.what_if],
-                value=list(view.what_if),
-                multi=True,
-                placeholder=t("what_if_none", lang),
-                labels=dropdown_labels(lang),
-            ),
-            html.Label(t("what_if_type", lang), htmlFor="whatif-text", className="field-label small"),
-            html.Div(
-                [
-                    dcc.Input(id="whatif-text", type="text", placeholder="fast:3.35:1979:80", className="number-input"),
-                    html.Button(t("add", lang), id="whatif-add", n_clicks=0, className="button"),
-                ],
-                className="inline-row",
-            ),
-            html.P(t("what_if_format", lang), className="help"),
+            *what_if_picker("", view.what_if, lang, "fast:3.35:1979:80"),
             html.Label(t("what_if_derive", lang), htmlFor="whatif-base", className="field-label small"),
             dcc.Dropdown(
                 id="whatif-base",
@@ -189,32 +164,8 @@ def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:
             ),
             html.Div(
                 [
-                    _field(
-                        t("what_if_flops", lang),
-                        dcc.Input(
-                            id="whatif-flops",
-                            type="number",
-                            min=0.01,
-                            max=100,
-                            step="any",
-                            value=2,
-                            className="number-input",
-                        ),  # fmt: skip
-                        html_for="whatif-flops",
-                    ),
-                    _field(
-                        t("what_if_bw", lang),
-                        dcc.Input(
-                            id="whatif-bw",
-                            type="number",
-                            min=0.01,
-                            max=100,
-                            step="any",
-                            value=1,
-                            className="number-input",
-                        ),  # fmt: skip
-                        html_for="whatif-bw",
-                    ),
+                    _field(t("what_if_flops", lang), _scale_input("whatif-flops", 2), html_for="whatif-flops"),
+                    _field(t("what_if_bw", lang), _scale_input("whatif-bw", 1), html_for="whatif-bw"),
                 ],
                 className="field-pair",
             ),

@@ -1,0 +1,53 @@
+"""Controls more than one page builds: the dropdowns' own words and the what-if card list."""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+from .i18n import t
+
+
+def dropdown_labels(lang: str) -> dict:
+    """The dropdowns' own words ("3 selected", "Select All", "Search"), in the page's language."""
+    return {
+        key: t(f"dropdown_{key}", lang)
+        for key in (
+            "select_all",
+            "deselect_all",
+            "selected_count",
+            "search",
+            "clear_search",
+            "clear_selection",
+            "no_options_found",
+        )
+    }
+
+
+def what_if_picker(prefix: str, what_ifs: tuple[str, ...], lang: str, example: str) -> list:
+    """The what-if cards (remove one with its ×), a box for engine.what_if's short form with
+    Add, and the format. Ids: `<prefix>what-if`, `<prefix>whatif-text`, `<prefix>whatif-add`."""
+    return [
+        dcc.Dropdown(
+            id=f"{prefix}what-if",
+            options=[{"label": w, "value": w} for w in what_ifs],
+            value=list(what_ifs),
+            multi=True,
+            placeholder=t("what_if_none", lang),
+            labels=dropdown_labels(lang),
+        ),
+        html.Label(t("what_if_type", lang), htmlFor=f"{prefix}whatif-text", className="field-label small"),
+        html.Div(
+            [
+                dcc.Input(
+                    id=f"{prefix}whatif-text",
+                    type="text",
+                    placeholder=example,
+                    autoComplete="off",
+                    className="number-input",
+                ),
+                html.Button(t("add", lang), id=f"{prefix}whatif-add", n_clicks=0, className="button"),
+            ],
+            className="inline-row",
+        ),
+        html.P(t("what_if_format", lang), className="help"),
+    ]
