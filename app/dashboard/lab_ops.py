@@ -143,7 +143,6 @@ def what_if_field(state: OpsState, lang: str) -> html.Details:
                 options=[{"label": w, "value": w} for w in state.what_if],
                 value=list(state.what_if),
                 multi=True,
-                searchable=False,
                 placeholder=t("what_if_none", lang),
                 labels=_dropdown_labels(lang),
             ),
