@@ -16,7 +16,13 @@ from .marks import extent as marks_extent
 from .uids import uid
 
 # Okabe & Ito colour-blind-safe palette (Color Universal Design, 2008), black last.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+# Okabe-Ito, colour-blind safe; on white its orange, sky blue and yellow fall under WCAG's 3:1
+# for graphics (2.25, 2.31, 1.32), so the light theme takes darker shades of those hues, and the
+# dark theme a light grey for black (1.18 on its background). Every entry is >= 3:1 on its page.
+PALETTES = {
+    "light": ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#2B8CC4", "#8F8600", "#000000"),
+    "dark": ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#E5E7EB"),
+}
 X_RANGE = (0.05, 20000.0)  # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
 Y_RANGE = (1e10, 2e16)  # FLOP/s: 0.01 TFLOP/s to the fp4 roofs of Blackwell
 # (symbol, size) of each kind of point
@@ -29,13 +35,28 @@ MARK_STYLE = {
     "measured": ("x-thin-open", 12),
 }
 THEMES = {
-    "light": {"paper": "#ffffff", "plot": "#ffffff", "font": "#1f2328", "grid": "#e5e7eb", "muted": "#6b7280"},
-    "dark": {"paper": "#0f172a", "plot": "#0f172a", "font": "#e5e7eb", "grid": "#334155", "muted": "#94a3b8"},
+    "light": {
+        "paper": "#ffffff",
+        "plot": "#ffffff",
+        "font": "#1f2328",
+        "grid": "#e5e7eb",
+        "muted": "#6b7280",
+        "danger": "#c62828",
+    },
+    "dark": {
+        "paper": "#0f172a",
+        "plot": "#0f172a",
+        "font": "#e5e7eb",
+        "grid": "#334155",
+        "muted": "#94a3b8",
+        "danger": "#f87171",
+    },
 }
 
 
-def color_for(index: int) -> str:
-    return PALETTE[index % len(PALETTE)]
+def color_for(index: int, theme: str = "light") -> str:
+    palette = PALETTES.get(theme, PALETTES["light"])
+    return palette[index % len(palette)]
 
 
 def _log_axis(title: str, rng: list[float], ticks: list[float], labels: list[str], colors: dict) -> dict:
@@ -95,9 +116,9 @@ def _mark_trace(mark: Mark, hw_name: str, color: str, lang: str, label: bool) ->
     return trace
 
 
-def _roof_traces(r: dict, index: int, lang: str) -> list[dict]:
+def _roof_traces(r: dict, c: str, lang: str) -> list[dict]:
     """Memory slope, tensor roof, dashed vector roof and the ridge of one accelerator."""
-    hw, name, c = r["hardware_id"], r["hardware_name"], color_for(index)
+    hw, name = r["hardware_id"], r["hardware_name"]
     x0, x1 = X_RANGE[0] / 100, X_RANGE[1] * 100  # past any axis range the points can stretch to
     bw, peak, ridge = r["memory_bandwidth_bytes_per_s"], r["tensor_flops_per_s"], r["ridge_point"]
     traces = [
@@ -197,10 +218,10 @@ def _roof_traces(r: dict, index: int, lang: str) -> list[dict]:
     return traces
 
 
-def cache_roof_traces(r: dict, roofs: list[dict], index: int, lang: str) -> list[dict]:
+def cache_roof_traces(r: dict, roofs: list[dict], c: str, lang: str) -> list[dict]:
     """Each sourced cache level's slope (engine.hierarchy.hierarchy_roofs, HBM excluded) up to
     its ridge under the same tensor roof: uid `roof--<hw>--<level>`, dash-dot."""
-    hw, name, c = r["hardware_id"], r["hardware_name"], color_for(index)
+    hw, name = r["hardware_id"], r["hardware_name"]
     x0 = X_RANGE[0] / 100
     traces = []
     for roof in roofs:
@@ -291,10 +312,10 @@ def roofline_figure(
     kinds: set[str] = set()
     xs, ys = list(extent[:2]) if extent else [], list(extent[2:]) if extent else []
     for i, r in enumerate(results):
-        hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i)
+        hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i, theme)
         first = i == 0
-        traces += _roof_traces(r, i, lang)
-        traces += cache_roof_traces(r, (cache_roofs or {}).get(hw, []), i, lang)
+        traces += _roof_traces(r, c, lang)
+        traces += cache_roof_traces(r, (cache_roofs or {}).get(hw, []), c, lang)
         traj = trajectories.get(hw)
         xy = trajectory_xy(traj) if traj is not None else None
         traces.append(trajectory_trace(hw, xy, c, lang))
@@ -315,7 +336,7 @@ def roofline_figure(
         if xy:
             xs += xy[0]
             ys += xy[1]
-    for trace in published_traces(published or [], results, lang) + ghost_traces(pinned or [], lang):
+    for trace in published_traces(published or [], results, lang, theme) + ghost_traces(pinned or [], lang, theme):
         traces.append(trace)
         xs += trace["x"]
         ys += trace["y"]
@@ -360,7 +381,7 @@ def roofline_figure(
 GHOST_OPACITY = 0.35
 
 
-def ghost_traces(pinned: list[dict], lang: str) -> list[dict]:
+def ghost_traces(pinned: list[dict], lang: str, theme: str = "light") -> list[dict]:
     """Pinned scenario A's decode and prefill on each accelerator (issue 14): B's symbols and
     colours, faded; uids `ghost--<hw>--decode` and `ghost--<hw>--prefill`."""
     traces = []
@@ -369,7 +390,7 @@ def ghost_traces(pinned: list[dict], lang: str) -> list[dict]:
         for kind in ("decode", "prefill"):
             mark = phase_mark(hw, kind, f"A · {t(kind, lang)}", r[kind], lang)
             mark = replace(mark, uid=uid("ghost", hw, kind), fits=r["memory"]["fits"])
-            trace = _mark_trace(mark, r["hardware_name"], color_for(i), lang, False)
+            trace = _mark_trace(mark, r["hardware_name"], color_for(i, theme), lang, False)
             trace["opacity"] = GHOST_OPACITY
             traces.append(trace)
     return traces
@@ -437,10 +458,10 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
     names = [
         f"{r['hardware_name']}<br>{t('max_batch', lang, n=m['max_batch_size'])}"
         if m["fits"]
-        else f"{r['hardware_name']}<br><span style='color:#c62828'>{t('does_not_fit', lang)}</span>"
+        else f"{r['hardware_name']}<br><span style='color:{colors['danger']}'>{t('does_not_fit', lang)}</span>"
         for r, m in zip(results, mem, strict=True)
     ]
-    over = ["#c62828" if not m["fits"] else None for m in mem]
+    over = [colors["danger"] if not m["fits"] else None for m in mem]
     parts = (
         ("weights", "weights_bytes", "#0072B2"),
         ("kv_cache", "kv_cache_bytes", "#E69F00"),
@@ -505,7 +526,7 @@ def throughput_figure(
     data = []
     for i, r in enumerate(results):
         s = sweeps[r["hardware_id"]]
-        c = color_for(i)
+        c = color_for(i, theme)
         fits = s["fits"]
         for part, mask, dash in (("fits", fits, "solid"), ("over", ~fits, "dot")):
             if not mask.any():
@@ -649,7 +670,7 @@ def interactivity_figure(
     group's throughput stops rising while every user waits longer (seed 000)."""
     data = []
     for i, r in enumerate(results):
-        hw, c = r["hardware_id"], color_for(i)
+        hw, c = r["hardware_id"], color_for(i, theme)
         curve = curves.get(hw)
         if curve is None or not len(curve["batch_size"]):
             continue
@@ -705,10 +726,10 @@ def interactivity_figure(
     return {"data": data, "layout": layout}
 
 
-def published_traces(published: list[dict], results: list[dict], lang: str) -> list[dict]:
+def published_traces(published: list[dict], results: list[dict], lang: str, theme: str = "light") -> list[dict]:
     """Published measurements (README "Reality check") where their accelerator is drawn: at the
     intensity of the measured interval and the FLOP/s it achieved, the gap in the hover."""
-    colors = {r["hardware_id"]: color_for(i) for i, r in enumerate(results)}
+    colors = {r["hardware_id"]: color_for(i, theme) for i, r in enumerate(results)}
     traces = []
     for n, p in enumerate(published):
         hw = p["accelerator"]

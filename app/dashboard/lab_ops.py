@@ -37,6 +37,7 @@ from .lab_ops_state import (
     state_from_preset,
 )
 from .lab_ops_tables import details, kernels_table, results_table, summary, views_table
+from .pickers import GRAPH_CONFIG, dropdown_labels, what_if_picker
 from .tabs import lab_shell
 from .url_state import DEFAULT_HARDWARE, MAX_HARDWARE, View
 
@@ -126,41 +127,13 @@ def _int_field(name: str, state: OpsState, lang: str) -> html.Div:
     )
 
 
-def _dropdown_labels(lang: str) -> dict:
-    from .layout import dropdown_labels  # layout imports this module
-
-    return dropdown_labels(lang)
-
-
 def what_if_field(state: OpsState, lang: str) -> html.Details:
     """Invented accelerators (seed 004 §9, seed 002's self-test card): typed in engine.what_if's
     short form and added to a list, each removable; drawn beside the catalogue cards."""
     return html.Details(
         [
             html.Summary(t("what_if", lang)),
-            dcc.Dropdown(
-                id="lab-what-if",
-                options=[{"label": w, "value": w} for w in state.what_if],
-                value=list(state.what_if),
-                multi=True,
-                placeholder=t("what_if_none", lang),
-                labels=_dropdown_labels(lang),
-            ),
-            html.Label(t("what_if_type", lang), htmlFor="lab-whatif-text", className="field-label small"),
-            html.Div(
-                [
-                    dcc.Input(
-                        id="lab-whatif-text",
-                        type="text",
-                        placeholder="selftest:2:500",
-                        autoComplete="off",
-                        className="number-input",
-                    ),
-                    html.Button(t("add", lang), id="lab-whatif-add", n_clicks=0, className="button"),
-                ],
-                className="inline-row",
-            ),
-            html.P(t("what_if_format", lang), className="help"),
+            *what_if_picker("lab-", state.what_if, lang, "selftest:2:500"),
             html.P(t("lab_ops_what_if_help", lang), className="help"),
             html.Div(id="lab-whatif-error", className="error", role="alert"),
         ],
@@ -193,7 +166,7 @@ def controls(view: View, state: OpsState, hardware: tuple[str, ...]) -> html.Div
                     value=list(hardware),
                     multi=True,
                     clearable=False,
-                    labels=_dropdown_labels(lang),
+                    labels=dropdown_labels(lang),
                 ),
             ),
             what_if_field(state, lang),
@@ -267,7 +240,7 @@ def controls(view: View, state: OpsState, hardware: tuple[str, ...]) -> html.Div
                             value=list(state.ops),
                             multi=True,
                             clearable=False,
-                            labels=_dropdown_labels(lang),
+                            labels=dropdown_labels(lang),
                         ),
                     ),
                     _int_field("count", state, lang),
@@ -328,7 +301,7 @@ def page(view: View) -> html.Div:
     state, notices = parse_args(view.lab_args, hardware)
     p = panels(view, state, hardware)
     graph_config = {
-        "displaylogo": False,
+        **GRAPH_CONFIG,
         "toImageButtonOptions": {"format": "png", "filename": f"oplab-{state.op}", "scale": 2},
     }
     body = html.Main(
@@ -357,7 +330,7 @@ def page(view: View) -> html.Div:
                                 options=[{"label": m, "value": m} for m in model_ids()],
                                 value=state.model,
                                 clearable=False,
-                                labels=_dropdown_labels(lang),
+                                labels=dropdown_labels(lang),
                             ),
                         ),
                         html.Div(p["lab-decode-presets"], id="lab-decode-presets", className="lab-presets"),

@@ -173,7 +173,7 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
     x_range, y_range = _ranges(computed, all_roofs)
     traces: list[dict] = []
     for i, (hw, rf) in enumerate(zip(accelerators, all_roofs, strict=True)):
-        traces += _roof_traces(hw, rf, color_for(i), x_range, lang)
+        traces += _roof_traces(hw, rf, color_for(i, theme), x_range, lang)
     for line in _tile_lines(computed):
         label = f"{t('lab_ops_tile_' + line['key'], lang)}: {plain(line['intensity'])}"
         traces.append(
@@ -195,7 +195,7 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
         for i, r in enumerate(s["results"]):
             if r["intensity"] <= 0:  # a kernel with no FLOPs (copy) has no place on a log axis
                 continue
-            color = color_for(i)
+            color = color_for(i, theme)
             first = i == 0
             hollow = not s["primary"]
             traces.append(

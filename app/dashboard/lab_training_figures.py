@@ -22,7 +22,6 @@ MEMORY_PARTS = (
     ("optimizer", "optimizer_bytes", "#CC79A7"),
     ("activations", "activation_bytes", "#009E73"),
 )
-OVER = "#c62828"
 
 
 def pct(fraction: float) -> str:
@@ -125,11 +124,14 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
     """Stacked bars of one GPU's memory (model states by part, then activations) for this run
     and, when it does not fit, for the smallest change that does; the card's capacity as a
     dashed line."""
+    colors = THEMES.get(theme, THEMES["light"])
     rows = [(t("lab_train_mem_this_run", lang), bill)]
     if fix_bill is not None:
         rows.append((t("lab_train_mem_fix_row", lang), fix_bill))
     names = [
-        label if b["fits"] else f"{label}<br><span style='color:{OVER}'>{t('lab_train_does_not_fit', lang)}</span>"
+        label
+        if b["fits"]
+        else f"{label}<br><span style='color:{colors['danger']}'>{t('lab_train_does_not_fit', lang)}</span>"
         for label, b in rows
     ]
     data = [
@@ -179,7 +181,7 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
                     "x1": capacity,
                     "y0": 0,
                     "y1": 1,
-                    "line": {"color": OVER, "width": 3, "dash": "dash"},
+                    "line": {"color": colors["danger"], "width": 3, "dash": "dash"},
                 }
             ],
             "annotations": [
@@ -191,7 +193,7 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
                     "yanchor": "bottom",
                     "showarrow": False,
                     "text": t("lab_train_capacity", lang, cap=si(capacity, "B")),
-                    "font": {"color": OVER},
+                    "font": {"color": colors["danger"]},
                 }
             ],
             "height": 190 + (80 if present else 50) * len(rows),

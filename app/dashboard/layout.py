@@ -14,21 +14,14 @@ from engine.model_catalog import get_model, model_ids, native_precision
 from ..units import count
 from . import lab_ops, lab_training
 from .i18n import reason, t
-from .pickers import dropdown_labels, what_if_picker
+from .pickers import GRAPH_CONFIG, dropdown_labels, what_if_picker
 from .tabs import root_classes, tab_bar
 from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, pinned_view, to_query, view_model
 from .views import ops_panel, panels, roofline, subtitle
 
 BATCH_SLIDER = (0, 10)  # log2: 1 .. 1024
 CONTEXT_SLIDER = (7, 20)  # log2: 128 .. 1,048,576
-# Plotly's "Share chart..." button uploads the figure to a public cloud service: these numbers
-# may be internal, so it is gone (and so are the selection tools, which select nothing here).
-PANEL_GRAPH_CONFIG = {
-    "displaylogo": False,
-    "showSendToCloud": False,
-    "showEditInChartStudio": False,
-    "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"],
-}
+PANEL_GRAPH_CONFIG = GRAPH_CONFIG
 # Messages the browser shows itself (input validation): translated here, filled in by app.js.
 CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit", "copied", "copy_blocked")
 PRECISION_LABELS = {

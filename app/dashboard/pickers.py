@@ -1,10 +1,20 @@
-"""Controls more than one page builds: the dropdowns' own words and the what-if card list."""
+"""What more than one page builds: the charts' toolbar settings, the dropdowns' own words and
+the what-if card list."""
 
 from __future__ import annotations
 
 from dash import dcc, html
 
 from .i18n import t
+
+# Plotly's "Share chart..." button uploads the figure to a public cloud service: these numbers
+# may be internal, so it is gone (and so are the selection tools, which select nothing here).
+GRAPH_CONFIG = {
+    "displaylogo": False,
+    "showSendToCloud": False,
+    "showEditInChartStudio": False,
+    "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"],
+}
 
 
 def dropdown_labels(lang: str) -> dict:

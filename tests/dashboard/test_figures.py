@@ -5,7 +5,8 @@ import math
 import pytest
 
 from app.dashboard.figures import (
-    PALETTE,
+    PALETTES,
+    THEMES,
     X_RANGE,
     Y_RANGE,
     comparison_rows,
@@ -102,7 +103,7 @@ def test_axes_hold_every_reachable_point_and_colours_stable(data):
         for x, y, _, _ in stop:
             assert x0 < math.log10(x) < x1 and y0 < math.log10(y) < y1
     assert fig["layout"]["xaxis"]["autorange"] is False and fig["layout"]["uirevision"]
-    assert by_uid(fig)["roof--rtx-4090--memory"]["line"]["color"] == PALETTE[1]
+    assert by_uid(fig)["roof--rtx-4090--memory"]["line"]["color"] == PALETTES["light"][1]
     other = dashboard_data("llama-3-8b", HW, Scenario(batch_size=512, context_length=1024))
     fig2 = roofline_figure(other["analysis"]["results"], other["trajectories"], extent=grid["extent"])
     assert fig2["layout"]["xaxis"] == fig["layout"]["xaxis"] and fig2["layout"]["yaxis"] == fig["layout"]["yaxis"]
@@ -303,3 +304,24 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
     assert "measured--h100-sxm5--decode" not in traces and "roof--h100-sxm5--memory-measured" not in traces
     text = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "MBU" in text and "MFU" in text
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1 contrast ratio of two #rrggbb colours."""
+
+    def luminance(hex_colour: str) -> float:
+        channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_every_chart_colour_meets_wcag_on_its_theme():
+    """Accelerator colours are graphics (>= 3:1); the danger red labels a bar in text (>= 4.5:1)."""
+    for theme, palette in PALETTES.items():
+        paper = THEMES[theme]["paper"]
+        assert all(contrast(c, paper) >= 3 for c in palette), [(c, round(contrast(c, paper), 2)) for c in palette]
+        assert contrast(THEMES[theme]["danger"], paper) >= 4.5
+        assert contrast(THEMES[theme]["muted"], paper) >= 4.5
