@@ -30,7 +30,7 @@ def untranslated(text: str) -> set[str]:
 def test_every_reason_a_link_can_get_is_translated():
     view = view_from_search(HOSTILE)
     assert len(view.notices) >= 20
-    for name, value, why in view.notices:
+    for name, _value, why in view.notices:
         zh = reason(why, "zh")
         assert zh != why and not untranslated(zh), (name, why, zh)
 
@@ -40,7 +40,7 @@ def test_every_reason_a_link_can_get_is_translated():
     ["xhw=a:b:c", "xhw=h100-sxm5:1:1", "xhw=x:1", "xhw=BAD:1:1", "kv=3&model=deepseek-v3", "tp=8&model=gemma-2-27b"],
 )
 def test_engine_messages_in_links_are_translated(query):
-    for name, value, why in view_from_search(query).notices:
+    for _name, _value, why in view_from_search(query).notices:
         zh = reason(why, "zh")
         assert not untranslated(zh.split("（允许：")[0]), (why, zh)
 
