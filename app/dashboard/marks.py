@@ -33,6 +33,7 @@ class Mark:
     y: float  # FLOP/s
     values: tuple[str, ...]  # hover values, in the order of the kind's template fields
     fits: bool = True  # the scenario fits this accelerator's memory (else drawn hollow)
+    scope: str = ""  # what the numbers cover (whole model, N layers summed): the same at every stop
 
     def at_stop(self) -> list:
         return [self.x, self.y, list(self.values), self.fits]
@@ -61,13 +62,13 @@ def phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str) -> Mark:
     """Decode, prefill or decode attention: the whole model's step, with how close it comes
     to the roof (decode, prefill) or its share of the decode step (attention)."""
     if kind == "attention_decode":
-        details = [t("hover_share", lang, share=f"{phase['share_of_step']:.0%}"), t("scope_all_layers", lang)]
+        details, scope = [t("hover_share", lang, share=f"{phase['share_of_step']:.0%}")], t("scope_all_layers", lang)
     else:
         details = [
             t("tokens_per_s", lang, v=grouped(phase["tokens_per_s"])),
             t("hover_roof", lang, pct=f"{phase['fraction_of_roof']:.0%}"),
-            t(f"scope_{kind}", lang),
         ]
+        scope = t(f"scope_{kind}", lang)
     return Mark(
         uid("point", hw, kind),
         kind,
@@ -75,6 +76,7 @@ def phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str) -> Mark:
         phase["intensity"],
         phase["flops"] / phase["time_s"],
         _phase_values(phase["flops"], phase["bytes"], phase["time_s"], phase["bound"], details, lang),
+        scope=scope,
     )
 
 
@@ -135,9 +137,10 @@ def _predicted_marks(hw: str, decode: dict, prefill: dict, lang: str) -> list[Ma
                         op["bytes"],
                         op["time_s"],
                         op["bound"],
-                        [t("hover_share", lang, share=f"{op['share_of_step']:.1%}"), _scope(op["layers"], lang)],
+                        [t("hover_share", lang, share=f"{op['share_of_step']:.1%}")],
                         lang,
                     ),
+                    scope=_scope(op["layers"], lang),
                 )
             )
     return marks
@@ -194,7 +197,8 @@ def hover_template(mark: Mark, hw_name: str, lang: str) -> str:
         text = t("hover_measured", lang, label=mark.label, hw=hw_name, **slots)
     else:
         text = t("hover", lang, label=mark.label, hw=hw_name, **slots)
-    return text + "<extra></extra>"
+    # the scope never changes with the sliders: it lives in the template, not in every grid stop
+    return text + (f"<br>{mark.scope}" if mark.scope else "") + "<extra></extra>"
 
 
 def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
