@@ -332,8 +332,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "pin": {"en": "Pin as A", "zh": "固定为 A"},
     "unpin": {"en": "Unpin", "zh": "取消固定"},
     "pinned_as": {
-        "en": "A (hollow ghosts): {scenario}. Change the controls to make B.",
-        "zh": "A（空心虚影）：{scenario}。调整控件得到 B。",
+        "en": "A (the faded points): {scenario}. Change the controls to make B.",
+        "zh": "A（淡色的点）：{scenario}。调整控件得到 B。",
     },
     "ghost_kind": {"en": "A (pinned, faded)", "zh": "A（已固定，淡色）"},
     "compare": {"en": "Pinned A against B", "zh": "固定的 A 对比 B"},

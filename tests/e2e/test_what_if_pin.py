@@ -80,7 +80,7 @@ def test_pin_a_scenario_then_compare_b_against_it(page: Page, base_url):
     a_x = traces(page)["point--h100-sxm5--decode"]["x"][0]
     page.click("#pin-scenario")
     page.wait_for_function("() => new URLSearchParams(location.search).has('pin')", timeout=20000)
-    expect(page.locator("#pin-status")).to_contain_text("A (hollow ghosts): llama-3-8b")
+    expect(page.locator("#pin-status")).to_contain_text("A (the faded points): llama-3-8b")
     set_control(page, "precision", "int4")
     wait_for_uids(page, ["ghost--h100-sxm5--decode", "ghost--b200--prefill"])
     wait_settled(page)
