@@ -61,7 +61,21 @@ def lab_shell(view: View, body: list, lab_notices: list[str]) -> html.Div:
         [
             # the query it was rendered for: callbacks.render_page re-renders only for another one
             dcc.Store(id="view-flags", data={"lang": lang, "embed": view.embed, "query": view.query}),
-            html.Header([html.H1(t(f"tab_{view.tab}", lang)), tab_bar(view)], className="header"),
+            html.Header(
+                [
+                    html.H1(t(f"tab_{view.tab}", lang)),
+                    tab_bar(view),
+                    # the same control as on the roofline tab (app.js changeLang reloads in it)
+                    dcc.RadioItems(
+                        id="lang",
+                        options=[{"label": "EN", "value": "en"}, {"label": "中文", "value": "zh"}],
+                        value=lang,
+                        className="toggle",
+                        inline=True,
+                    ),
+                ],
+                className="header",
+            ),
             html.Ul(notices, id="notices", className="notices", hidden=not notices, role="status"),
             *body,
         ],

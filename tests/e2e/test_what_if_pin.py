@@ -100,6 +100,21 @@ def test_pin_a_scenario_then_compare_b_against_it(page: Page, base_url):
     expect(page.locator("#compare-panel")).to_be_visible()
     expect(page.locator("#insight")).to_contain_text(f"A → B (weights/compute bf16 → int4): decode runs {ratio[:-1]}x")
 
+    # a slider step moves B; once it rests, the arrow ends at B's new decode point
+    before = traces(page)["point--h100-sxm5--decode"]["x"][0]
+    page.locator("#batch-size [role=slider]").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        f"""(old) => {{ const g = {GD}; const t = g.data.find(t => t.uid === 'point--h100-sxm5--decode');
+            const a = (g.layout.annotations || [])[0];
+            return t.x[0] !== old && a && Math.abs(a.x - Math.log10(t.x[0])) < 1e-9; }}""",
+        arg=before,
+        timeout=20000,
+    )
+    assert traces(page)["ghost--h100-sxm5--decode"]["x"][0] == a_x  # A did not move
+    page.keyboard.press("ArrowLeft")
+    wait_settled(page)
+
     # a link (and so a wiki page) shows the comparison
     page.reload()
     wait_for_uids(page, ["ghost--h100-sxm5--decode"])
