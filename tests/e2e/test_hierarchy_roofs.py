@@ -36,3 +36,17 @@ def test_cache_roofs_from_a_link_and_the_toggle(page: Page, base_url):
     wait_for_uids(page, ["roof--h200-sxm--l2"])
     page.wait_for_function("() => new URLSearchParams(location.search).get('roofs') === 'hierarchy'", timeout=20000)
     assert roofs_param(page) == "hierarchy"
+
+
+def test_cache_roofs_and_what_if_sentences_in_chinese(page: Page, base_url):
+    page.goto(f"{base_url}/?hw=h200-sxm,b200&roofs=hierarchy&xhw=fast:4.8:1978.8:141&lang=zh")
+    wait_for_figure(page)
+    wait_for_uids(page, ["roof--h200-sxm--l2", "point--fast--decode"])
+    expect(page.locator("#efficiency-notice")).to_contain_text("没有有出处的缓存带宽数据，因此不画缓存 roofline")
+    insight = page.locator("#insight")
+    expect(insight).to_contain_text("H200 SXM 141GB 上最大的有 roofline 的缓存（L2，40 MB）")
+    expect(insight).to_contain_text(
+        "fast (what-if) 对比 H200 SXM 141GB：带宽为 1.00 倍，张量算力为 2.00 倍。decode 不变"
+    )
+    hover = page.evaluate(f"() => {GD}.data.find(t => t.uid === 'roof--h200-sxm--l2').name")
+    assert "L2 带宽上限 9.77 TB/s" in hover

@@ -46,3 +46,16 @@ def test_imported_kernels_are_ranked_by_recoverable_time(page: Page, base_url, t
     expect(rows.first).to_contain_text("tensor-core use and the dtype")
     expect(rows.nth(2)).to_contain_text("overhead-bound")
     expect(rows.nth(2)).to_contain_text("CUDA graphs")
+
+
+def test_the_triage_panel_in_chinese(page: Page, base_url, tmp_path: Path):
+    page.goto(f"{base_url}/?hw=h100-sxm5&lang=zh")
+    wait_for_figure(page)
+    page.locator(".measurement summary").click()
+    profile = tmp_path / "profile.csv"
+    profile.write_text(PROFILE)
+    page.locator("#measurements-upload input[type=file]").set_input_files(str(profile))
+    panel = page.locator("#triage-panel")
+    expect(panel.locator("h2")).to_have_text("性能剖析分诊")
+    expect(panel.locator("tbody tr").first).to_contain_text("是否用上张量核以及数据类型")
+    expect(panel.locator("tbody tr").nth(2)).to_contain_text("受启动开销限制")
