@@ -143,7 +143,8 @@ def _common(p: argparse.ArgumentParser, overhead: bool = True) -> None:
         "--hardware",
         action="append",
         required=True,
-        help="accelerator id, or a what-if <name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>] (repeatable)",
+        help="accelerator id, or a what-if <name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]"
+        " (repeatable)",
     )
     if overhead:
         p.add_argument(

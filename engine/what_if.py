@@ -1,4 +1,5 @@
-"""What-if accelerators from a short text: `<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>]`
+"""What-if accelerators from a short text:
+`<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]`
 (the dashboard's `xhw=` URL parameter, README "Labs").
 
 Seed 004 §9 asks what changes when a vendor doubles a GPU's TFLOP/s but keeps its HBM
@@ -18,7 +19,7 @@ from .errors import EngineInputError
 from .hardware import Accelerator, catalogue, parse_accelerator
 from .oplab import WHAT_IF_VENDOR
 
-FORMAT = "<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>], e.g. fast:3.35:1979:80"
+FORMAT = "<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]], e.g. fast:3.35:1979:80"
 NAME = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-)){0,47}$")  # CSS-safe, no '--' (the uid separator)
 NUMBER = re.compile(r"^[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?$")
 # Ranges: a unit slip (GB/s typed as TB/s, 3350 instead of 3.35) lands outside them.
@@ -44,8 +45,8 @@ def parse_what_if(text: str, field: str = "xhw") -> Accelerator:
     if not isinstance(text, str) or not 1 <= len(text) <= 200:
         raise EngineInputError(field, f"{text!r} is not a what-if accelerator", FORMAT)
     parts = text.split(":")
-    if len(parts) not in (3, 4):
-        raise EngineInputError(field, f"{text!r} has {len(parts)} part(s), not 3 or 4", FORMAT)
+    if len(parts) not in (3, 4, 5):
+        raise EngineInputError(field, f"{text!r} has {len(parts)} part(s), not 3, 4 or 5", FORMAT)
     name = parts[0].strip()
     if not NAME.match(name):
         raise EngineInputError(
@@ -57,7 +58,11 @@ def parse_what_if(text: str, field: str = "xhw") -> Accelerator:
         raise EngineInputError(field, f"name {name!r} is a catalogue id; a what-if needs its own name", FORMAT)
     bandwidth = _number(field, parts[1], "bandwidth (TB/s)", BANDWIDTH_TB_S, text)
     tflops = _number(field, parts[2], "bf16 TFLOP/s", TFLOPS, text)
-    memory_gb = None if len(parts) == 3 else _number(field, parts[3], "memory (GB)", MEMORY_GB, text)
+    # memory may be left empty when a vector figure follows (`fast:3.35:1979::134`)
+    memory_gb = (
+        None if len(parts) == 3 or not parts[3].strip() else _number(field, parts[3], "memory (GB)", MEMORY_GB, text)
+    )
+    vector = None if len(parts) < 5 else _number(field, parts[4], "vector TFLOP/s", TFLOPS, text)
     memory_bytes = UNSTATED_MEMORY_BYTES if memory_gb is None else memory_gb * 2**30
     note = (
         "memory not given: treated as 1 PB, so everything fits (fits, max batch and min TP say nothing)"
@@ -72,6 +77,8 @@ def parse_what_if(text: str, field: str = "xhw") -> Accelerator:
             "memory_bytes": memory_bytes,
             "memory_bandwidth_bytes_per_s": bandwidth * 1e12,
             "tensor_flops_per_s": {"bf16": tflops * 1e12},
+            # without it, elementwise ops use the bf16 tensor roof (as for TPUs)
+            "vector_flops_per_s": {} if vector is None else {"bf16": vector * 1e12, "fp16": vector * 1e12},
             "notes": note,
             "sources": [{"document": f"what-if: {text}", "supports": "every number (user-given)"}],
         },
@@ -82,7 +89,11 @@ def parse_what_if(text: str, field: str = "xhw") -> Accelerator:
 def what_if_text(acc: Accelerator) -> str:
     """The short form back (for URLs): inverse of parse_what_if up to float formatting."""
     base = f"{acc.id}:{acc.memory_bandwidth_bytes_per_s / 1e12:g}:{(acc.tensor_flops_per_s.bf16 or 0) / 1e12:g}"
-    return base if acc.memory_bytes == UNSTATED_MEMORY_BYTES else f"{base}:{acc.memory_bytes / 2**30:g}"
+    memory = "" if acc.memory_bytes == UNSTATED_MEMORY_BYTES else f"{acc.memory_bytes / 2**30:g}"
+    vector = acc.vector_flops_per_s.bf16
+    if vector:
+        return f"{base}:{memory}:{vector / 1e12:g}"
+    return f"{base}:{memory}" if memory else base
 
 
 def replace_what_ifs(specs: list, field: str = "hardware") -> list:
@@ -97,7 +108,7 @@ def replace_what_ifs(specs: list, field: str = "hardware") -> list:
 
 
 def derive_what_if(base: Accelerator, flops_scale: float = 1.0, bandwidth_scale: float = 1.0) -> str:
-    """A catalogue card with its bf16 tensor FLOP/s and HBM bandwidth scaled, in the short form
+    """A catalogue card with its FLOP/s (bf16 tensor and vector) and HBM bandwidth scaled, in the short form
     (seed 004 §9: "double the TFLOPS, keep the bandwidth"). The name says what changed, e.g.
     `h100-sxm5-2xflops`; the capacity is the card's own."""
     for what, scale in (("flops_scale", flops_scale), ("bandwidth_scale", bandwidth_scale)):
@@ -107,4 +118,7 @@ def derive_what_if(base: Accelerator, flops_scale: float = 1.0, bandwidth_scale:
     name = f"{base.id}-{'-'.join(changes) if changes else 'same'}"[:48].rstrip("-.")
     tflops = base.tensor_roof("bf16")[1] / 1e12 * flops_scale
     text = f"{name}:{base.memory_bandwidth_bytes_per_s / 1e12 * bandwidth_scale:.6g}:{tflops:.6g}"
-    return f"{text}:{base.memory_bytes / 2**30:.6g}"
+    text += f":{base.memory_bytes / 2**30:.6g}"
+    unit, vector = base.vector_roof("bf16")
+    # the card's own vector units, scaled with its compute (none published: the tensor roof serves)
+    return text if unit.startswith("tensor") else f"{text}:{vector / 1e12 * flops_scale:.6g}"

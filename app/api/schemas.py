@@ -279,7 +279,7 @@ class OpsRequest(_Request):
         min_length=1,
         max_length=16,
         description="1 to 16 accelerator ids, inline accelerator objects or what-if short forms "
-        "'<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>]'",
+        "'<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]'",
     )
     op: GemmOp | Conv2dOp | ElementwiseOp = Field(..., discriminator="kind", description="the op to place")
     launch_overhead_s: float = Field(

@@ -317,8 +317,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "what_if_none": {"en": "none yet", "zh": "暂无"},
     "what_if_type": {"en": "Define one by its numbers", "zh": "按参数定义"},
     "what_if_format": {
-        "en": "name:bandwidth TB/s:bf16 TFLOP/s[:memory GB], e.g. fast:3.35:1979:80",
-        "zh": "名称:带宽 TB/s:bf16 TFLOP/s[:显存 GB]，例如 fast:3.35:1979:80",
+        "en": "name:bandwidth TB/s:bf16 TFLOP/s[:memory GB[:vector TFLOP/s]], e.g. fast:3.35:1979:80",
+        "zh": "名称:带宽 TB/s:bf16 TFLOP/s[:显存 GB[:向量单元 TFLOP/s]]，例如 fast:3.35:1979:80",
     },
     "what_if_derive": {"en": "…or scale a real card", "zh": "……或缩放一张真实的卡"},
     "what_if_flops": {"en": "× FLOP/s", "zh": "× 算力"},
@@ -786,7 +786,7 @@ REASONS_ZH: tuple[tuple[re.Pattern, str], ...] = tuple(
         (r"'([^']*)' in '([^']*)'", r"'\1'（在 '\2' 中）"),
         (r", e\.g\. ", "，例如 "),
         (r"is not a number in", "不是以下范围内的数："),
-        (r"has (\d+) part\(s\), not 3 or 4", r"有 \1 段，应为 3 或 4 段"),
+        (r"has (\d+) part\(s\), not 3, 4 or 5", r"有 \1 段，应为 3、4 或 5 段"),
         (r"is a catalogue id; a what-if needs its own name", "是目录中的加速器 id；假想加速器需要自己的名字"),
         (
             r"must be 1-48 lower-case letters, digits, '\.' or single '-'",

@@ -6,7 +6,7 @@ The link is the state: `?tab=ops&op=gemm&m=4096&n=4096&k=4096&hw=h100-sxm5` is p
 back (`lab_query`), and a preset is a link to its query. Anything unknown, out of range or
 inconsistent is dropped with a notice, never an error; the checks of the op's fields are the
 engine's own (`spec_of` builds engine/oplab.py's spec). What-if accelerators travel as
-`xhw=<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>]` (repeatable, or comma-separated),
+`xhw=<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]` (repeatable, or comma-separated),
 parsed by engine/what_if.py like on the roofline tab.
 """
 

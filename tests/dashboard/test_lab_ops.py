@@ -365,7 +365,7 @@ def test_every_callback_id_is_in_the_page_and_prefixed():
     for component_id, _ in lab_ops.PANEL_OUTPUTS:
         assert component_id in ids
     assert {"lab-status", "lab-query", "lab-url-sync", "lab-context", "view-flags"} <= ids
-    own = ids - {"view-flags", "notices", "app-root"} - {i for i in ids if i.startswith("tab-")}
+    own = ids - {"view-flags", "notices", "app-root", "lang"} - {i for i in ids if i.startswith("tab-")}
     assert all(i.startswith("lab-") or i == "ops-lab" for i in own), sorted(own)
     # the dashboard's page() dispatches the tab to this module
     assert "lab-graph" in ids_of(any_page(view_from_search("tab=ops")))
@@ -430,7 +430,7 @@ def test_what_ifs_repeat_and_survive_presets_and_the_fallback():
 HOSTILE_WHAT_IFS = [
     "selftest:abc:500",  # not a number
     "selftest:2",  # too few parts
-    "selftest:2:500:80:1",  # too many
+    "selftest:2:500:80:1:1",  # too many parts
     "h100-sxm5:2:500",  # a catalogue id as its name
     "Self Test:2:500",  # not a CSS-safe name
     "a--b:2:500",  # the uid separator

@@ -98,5 +98,5 @@ def test_the_chinese_page_gives_reasons_in_chinese(page: Page, base_url):
     expect(notices).to_contain_text("已忽略 URL 参数 batch=0：不是 1..65536 之间的整数")
     expect(notices).to_contain_text("tp=3：应为 1、2、4 或 8")
     expect(notices).to_contain_text("foo=1：未知参数")
-    expect(notices).to_contain_text("有 2 段，应为 3 或 4 段")
+    expect(notices).to_contain_text("有 2 段，应为 3、4 或 5 段")
     expect(page.locator("#comparison-panel")).to_be_visible()

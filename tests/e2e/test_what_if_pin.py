@@ -43,9 +43,9 @@ def test_a_what_if_card_from_a_link_and_from_the_controls(page: Page, base_url):
     wait_for_uids(page, ["point--h100-sxm5-2xbw--decode", "point--fast--decode"])
     wait_settled(page)
     assert_svg_matches(page, legend=["H100 SXM5 80GB", "fast (what-if)", "h100-sxm5-2xbw (what-if)"])
-    assert ("xhw", "h100-sxm5-2xbw:6.704:989.4:80") in query_pairs(page)
+    assert ("xhw", "h100-sxm5-2xbw:6.704:989.4:80:133.8") in query_pairs(page)
     # its decode point is where the API puts the same what-if
-    api = api_decode(base_url, "h100-sxm5-2xbw:6.704:989.4:80")
+    api = api_decode(base_url, "h100-sxm5-2xbw:6.704:989.4:80:133.8")
     assert (
         abs(traces(page)["point--h100-sxm5-2xbw--decode"]["y"][0] - api["flops"] / api["time_s"])
         < 1e-6 * api["flops"] / api["time_s"]

@@ -20,7 +20,7 @@ from engine.oplab import (
 )
 from engine.ops import ELEMENTWISE_KINDS
 from engine.transformer import Widths, decode_ops
-from engine.what_if import parse_what_if, what_if_text
+from engine.what_if import derive_what_if, parse_what_if, what_if_text
 
 H100 = get_accelerator("h100-sxm5")
 PEAK = 989.4e12  # H100 SXM5 dense bf16 (whitepaper V1.04 table 1; seed 000)
@@ -231,7 +231,8 @@ def test_what_if_parses_and_explains_errors():
     assert no_memory.memory_bytes == 1e15 and "1 PB" in no_memory.notes
     bad = {
         "fast": "1 part",
-        "a:b:c:d:e": "5 part",
+        "a:b:c:d:e:f": "6 part",
+        "x:3.35:989:80:-2": "vector TFLOP/s '-2'",
         "Fast:1:1": "name 'Fast'",
         "a--b:1:1": "name 'a--b'",
         "h100-sxm5:1:1": "catalogue id",
@@ -241,6 +242,16 @@ def test_what_if_parses_and_explains_errors():
         "x:3.35:989:0": "memory (GB) '0'",
         "x:3.35:989:1e400": "memory (GB)",
     }
+    # a fifth part: the vector units (elementwise ops), memory may be left empty before it
+    vector = parse_what_if("v:3.352:989.4::133.8")
+    assert vector.vector_roof("bf16") == ("bf16", pytest.approx(133.8e12)) and vector.memory_bytes == 1e15
+    assert what_if_text(vector) == "v:3.352:989.4::133.8"
+    assert no_memory.vector_roof("bf16") == ("tensor-bf16", 1979e12)  # none given: the tensor roof
+    # a scaled real card keeps its own vector units, scaled with its compute
+    scaled = parse_what_if(derive_what_if(H100, flops_scale=2))
+    assert scaled.id == "h100-sxm5-2xflops" and scaled.memory_bytes == H100.memory_bytes
+    assert scaled.tensor_flops_per_s.bf16 == pytest.approx(2 * 989.4e12)
+    assert scaled.vector_roof("bf16")[1] == pytest.approx(2 * H100.vector_roof("bf16")[1])
     for text, words in bad.items():
         with pytest.raises(EngineInputError) as info:
             parse_what_if(text)
