@@ -204,12 +204,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "col_share": {"en": "share of step", "zh": "占比"},
     "col_gpu": {"en": "accelerator", "zh": "加速器"},
     "col_decode": {"en": "decode tokens/s", "zh": "decode tokens/s"},
-    "col_ttft": {"en": "TTFT, whole batch's prefill", "zh": "首 token 时间（整批 prefill）"},
-    "col_ttft1": {"en": "TTFT, one request alone", "zh": "首 token 时间（单个请求）"},
+    "col_ttft": {"en": "TTFT, batch", "zh": "首 token（整批）"},
+    "col_ttft1": {"en": "TTFT, 1 request", "zh": "首 token（单请求）"},
     "comparison_help": {
-        "en": "In brackets: against the first accelerator, higher is better (for a time: how many times faster). "
-        "Times are lower bounds.",
-        "zh": "括号内：相对第一个加速器的倍数，越大越好（时间列表示快几倍）。时间均为下限。",
+        "en": "TTFT, 1 request: one prompt arriving alone; TTFT, batch: the whole batch's prefill. In brackets: "
+        "against the first accelerator, higher is better (for a time: how many times faster). Times are lower "
+        "bounds.",
+        "zh": "首 token（单请求）：单独到达的一个提示；首 token（整批）：整批的 prefill。括号内：相对第一个加速器的倍数，"
+        "越大越好（时间列表示快几倍）。时间均为下限。",
     },
     "col_maxb": {"en": "max batch", "zh": "最大批"},
     "memory_bound": {"en": "memory-bound", "zh": "带宽受限"},
