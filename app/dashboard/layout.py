@@ -14,7 +14,7 @@ from engine.model_catalog import get_model, model_ids, native_precision
 from ..units import count
 from . import lab_ops, lab_training
 from .i18n import reason, t
-from .pickers import GRAPH_CONFIG, dropdown_labels, what_if_picker
+from .pickers import GRAPH_CONFIG, dropdown_labels, language_switch, what_if_picker
 from .tabs import root_classes, tab_bar
 from .url_state import KV_PRECISIONS, PRECISIONS, View, export_name, pinned_view, to_query, view_model
 from .views import ops_panel, panels, roofline, subtitle
@@ -463,13 +463,7 @@ def controls(view: View) -> html.Div:
                         value=["on"] if view.present else [],
                         className="toggle",
                     ),
-                    dcc.RadioItems(
-                        id="lang",
-                        options=[{"label": "EN", "value": "en"}, {"label": "中文", "value": "zh"}],
-                        value=lang,
-                        className="toggle",
-                        inline=True,
-                    ),
+                    language_switch(lang),
                 ],
                 className="toggles",
             ),

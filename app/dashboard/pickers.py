@@ -61,3 +61,14 @@ def what_if_picker(prefix: str, what_ifs: tuple[str, ...], lang: str, example: s
         ),
         html.P(t("what_if_format", lang), className="help"),
     ]
+
+
+def language_switch(lang: str) -> dcc.RadioItems:
+    """EN / 中文: assets/app.js `changeLang` reloads the page's own link in the other language."""
+    return dcc.RadioItems(
+        id="lang",
+        options=[{"label": "EN", "value": "en"}, {"label": "中文", "value": "zh"}],
+        value=lang,
+        className="toggle",
+        inline=True,
+    )

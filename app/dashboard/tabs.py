@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from dash import dcc, html
 
 from .i18n import reason, t
+from .pickers import language_switch
 from .url_state import TABS, View
 
 
@@ -65,14 +66,7 @@ def lab_shell(view: View, body: list, lab_notices: list[str]) -> html.Div:
                 [
                     html.H1(t(f"tab_{view.tab}", lang)),
                     tab_bar(view),
-                    # the same control as on the roofline tab (app.js changeLang reloads in it)
-                    dcc.RadioItems(
-                        id="lang",
-                        options=[{"label": "EN", "value": "en"}, {"label": "中文", "value": "zh"}],
-                        value=lang,
-                        className="toggle",
-                        inline=True,
-                    ),
+                    language_switch(lang),
                 ],
                 className="header",
             ),

@@ -8,16 +8,8 @@ from playwright.sync_api import Page, expect
 
 from app.units import duration
 
+from ..engine.test_triage import PROFILE  # a profile where "biggest gap first" is the wrong order
 from .helpers import wait_for_figure, wait_for_uids
-
-# tests/engine/test_triage.py's profile: biggest gap first would be tiny_add, big_add, gemm_8192
-GEMM_FLOPS, GEMM_BYTES = 2 * 8192**3, 3 * 8192**2 * 2
-PROFILE = (
-    "name,flops,bytes,time_s,unit\n"
-    f"gemm_8192,{GEMM_FLOPS},{GEMM_BYTES},{1.5 * GEMM_FLOPS / 989.4e12},tensor\n"
-    f"big_add,2e7,1.2e8,{10 * 1.2e8 / 3.352e12},vector\n"
-    "tiny_add,1e5,6e5,8e-6,vector\n"
-)
 
 
 def test_imported_kernels_are_ranked_by_recoverable_time(page: Page, base_url, tmp_path: Path):
