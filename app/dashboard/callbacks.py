@@ -110,15 +110,6 @@ def register(app) -> None:
 
     @app.callback(
         *(Output(component, prop) for component, prop in PANEL_OUTPUTS),
-        *VIEW_INPUTS,
-        FLAGS,
-        prevent_initial_call=True,
-    )
-    def update_panels(*args):
-        shown = panels(view_from_controls(*args))
-        return tuple(shown[component] for component, _ in PANEL_OUTPUTS)
-
-    @app.callback(
         Output("ops-table", "data"),
         Output("ops-title", "children"),
         Output("ops-gpu", "options"),
@@ -129,9 +120,15 @@ def register(app) -> None:
         FLAGS,
         prevent_initial_call=True,
     )
-    def update_ops(hardware_id, phase, *args):
-        """The ops table of the accelerator and phase chosen above it (the first and decode by default)."""
-        return ops_panel(view_from_controls(*args), hardware_id, phase)
+    def update_panels(hardware_id, phase, *args):
+        """Every panel after a change, in one request; switching the ops table's accelerator or
+        phase redraws that table alone."""
+        view = view_from_controls(*args)
+        ops = ops_panel(view, hardware_id, phase)
+        if ctx.triggered_id in ("ops-gpu", "ops-phase"):
+            return (*(no_update for _ in PANEL_OUTPUTS), *ops)
+        shown = panels(view)
+        return (*(shown[component] for component, _ in PANEL_OUTPUTS), *ops)
 
     @app.callback(
         Output("kv-heads", "min"),

@@ -242,12 +242,13 @@ def panels(view: View) -> dict:
         data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang, what_if_names(view)
     )
     if view.hierarchy:
-        sentence = cache_sentence(results[0], cache_roofs(view).get(results[0]["hardware_id"], []), lang)
+        caches = cache_roofs(view)
+        sentence = cache_sentence(results[0], caches.get(results[0]["hardware_id"], []), lang)
         sentences += [sentence] if sentence else []
         notices += [
             t("no_cache_roof", lang, hw=r["hardware_name"])
             for r in results
-            if r["hardware_id"] in view.hardware and not cache_roofs(view)[r["hardware_id"]]
+            if r["hardware_id"] in caches and not caches[r["hardware_id"]]
         ]
     pinned = pinned_results(view)
     if pinned:
