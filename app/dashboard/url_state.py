@@ -508,7 +508,8 @@ def _measurement_spec(value: object) -> dict | None:
 
 
 def to_query(view: View) -> str:
-    """The canonical query string of a view (what app.js `syncUrl` writes in the browser)."""
+    """The canonical query string of a view, the link to share: what app.js `syncUrl` writes in
+    the browser, less the embedding (`embed`, `controls`), which belongs to the iframe."""
     q: dict[str, str] = {"hw": ",".join(view.hardware)}
     if view.tab != "roofline":  # a lab: its own parameters, as it wrote them
         q = {"tab": view.tab, **q, **dict(view.lab_args), "lang": view.lang, "theme": view.theme}

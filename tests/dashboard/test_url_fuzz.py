@@ -36,7 +36,10 @@ queries = st.lists(
     st.sampled_from(NAMES).flatmap(lambda n: st.tuples(st.just(n), st.sampled_from(GOOD.get(n, [""])) | values)),
     max_size=8,
 )
-COMPARED = [f.name for f in fields(view_from_search("")) if f.compare]
+# The canonical link is the view to share: without the embedding (a wiki iframe's embed=1 and
+# controls=0 are not part of the view; "Open full view" and exports use this link).
+EMBEDDING = {"embed", "controls"}
+COMPARED = [f.name for f in fields(view_from_search("")) if f.compare and f.name not in EMBEDDING]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -47,6 +50,7 @@ def test_any_link_parses_renders_and_reads_back(pairs):
     again = view_from_search(to_query(view))
     assert {f: getattr(again, f) for f in COMPARED} == {f: getattr(view, f) for f in COMPARED}
     assert not again.notices, again.notices  # the canonical link is clean
+    assert not again.embed and again.controls
 
 
 junk = st.one_of(
