@@ -172,8 +172,8 @@ class TrainingSetup:
         if self.sequences_per_gpu > MAX_SEQUENCES_PER_GPU:
             raise EngineInputError(
                 "tokens_per_step",
-                f"{self.tokens_per_step} tokens is {self.sequences_per_gpu} sequences per GPU per step",
-                f"at most {MAX_SEQUENCES_PER_GPU} sequences per GPU per step",
+                f"{self.tokens_per_step:,} tokens is {self.sequences_per_gpu:,} sequences per GPU per step",
+                f"at most {MAX_SEQUENCES_PER_GPU:,} sequences per GPU per step",
             )
         if self.micro_batch_size is not None:
             _int("micro_batch_size", self.micro_batch_size, 1, self.sequences_per_gpu)

@@ -608,10 +608,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "lab_train_error": {"en": "Cannot compute this run: {msg}", "zh": "无法计算这次运行：{msg}"},
     "lab_train_missing": {"en": "{field}: enter a value", "zh": "{field}：请填写"},
     "lab_train_invalid": {"en": "{field}: not a valid choice", "zh": "{field}：选择无效"},
-    "lab_train_too_many": {
-        "en": "More than {max} sequences per GPU per step (tokens per step / (GPUs × T)): the lab stops there.",
-        "zh": "每卡每步超过 {max} 条序列（每步 token 数 / (GPU 数 × T)）：实验室只算到这里。",
-    },
     "lab_train_why_unknown": {"en": "not a parameter of the training lab", "zh": "不是训练实验室的参数"},
     "lab_train_why_int": {"en": "an integer from {low} to {high}", "zh": "应为 {low} 到 {high} 的整数"},
     "lab_train_why_num": {"en": "a number above 0, at most {high}", "zh": "应为大于 0、不超过 {high} 的数"},
@@ -795,6 +791,11 @@ REASONS_ZH: tuple[tuple[re.Pattern, str], ...] = tuple(
             "必须为 1-48 个小写字母、数字、'.' 或单个 '-'",
         ),
         (r"lists no GPU-to-GPU link bandwidth", "没有列出 GPU 间互连带宽"),
+        (
+            r"^tokens_per_step: ([\d,]+) tokens is ([\d,]+) sequences per GPU per step",
+            r"tokens_per_step：\1 个 token 即每卡每步 \2 条序列",
+        ),
+        (r"at most ([\d,]+) sequences per GPU per step", r"每卡每步最多 \1 条序列"),
         (r"does not divide", "不能整除"),
         (r"the weights alone", "仅权重"),
     )

@@ -30,7 +30,6 @@ from engine.model_catalog import get_model, model_ids
 from engine.training import (
     MAX_GPUS,
     MAX_SEQUENCE,
-    MAX_SEQUENCES_PER_GPU,
     OPTIMIZERS,
     RECOMPUTE,
     TRAINING_DTYPES,
@@ -42,7 +41,7 @@ from engine.training import (
 
 from ..units import count, grouped
 from .figures import message_figure
-from .i18n import t
+from .i18n import reason, t
 from .lab_training_figures import comm_panel, memory_figure, memory_text, utilisation_panel
 from .tabs import lab_shell
 from .url_state import View
@@ -262,14 +261,12 @@ def setup_fields(a: TrainArgs) -> dict:
 
 def compute(a: TrainArgs, lang: str = "en") -> tuple[dict | None, dict | None, str | None]:
     """(the engine's result, the memory bill with its smallest fix or None, error message)."""
-    if a.tokens // (a.gpus * a.seq) > MAX_SEQUENCES_PER_GPU:
-        return None, None, t("lab_train_too_many", lang, max=grouped(MAX_SEQUENCES_PER_GPU))
     try:
         model, hw = training_model(model_spec(a)), get_accelerator(a.hardware)
         setup = TrainingSetup(**setup_fields(a))
         result = training_lab(model, hw, setup)
-    except EngineInputError as error:
-        return None, None, str(error)
+    except EngineInputError as error:  # e.g. more than MAX_SEQUENCES_PER_GPU sequences per GPU
+        return None, None, reason(str(error), lang)
     fix = result["smallest_fix"]
     fix_bill = None
     if fix is not None:

@@ -318,7 +318,7 @@ def test_engine_refusals_are_shown_not_raised():
     page = render(gpus="16", tokens=str(16 * 4096))  # beyond one node: needs a measured busbw
     assert "bus_bandwidth_bytes_per_s" in text(find(page, "train-error"))
     page = render(gpus="1", seq="1", tokens="1000000000")  # 1e9 sequences per GPU: refused up front
-    assert "1,048,576 sequences" in text(find(page, "train-error"))
+    assert "at most 1,048,576 sequences per GPU per step" in text(find(page, "train-error"))
 
 
 @pytest.mark.parametrize(
