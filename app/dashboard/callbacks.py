@@ -28,7 +28,7 @@ from engine.what_if import derive_what_if, parse_what_if
 from ..units import count
 from .exports import ops_csv, snapshot_html
 from .figures import ops_rows
-from .i18n import t
+from .i18n import reason, t
 from .layout import kv_controls, page, pin_label, tp_options
 from .url_state import (
     MAX_CONFIG_TOKEN_CHARS,
@@ -200,7 +200,7 @@ def register(app) -> None:
             text = text.strip() if isinstance(text, str) else ""
             parse_what_if(text)
         except EngineInputError as exc:
-            return no_update, no_update, no_update, str(exc)
+            return no_update, no_update, no_update, reason(str(exc), _lang(flags))
         names = {w.split(":", 1)[0]: w for w in current}
         names[text.split(":", 1)[0]] = text  # the same name again: the new numbers replace the old
         chosen = list(names.values())

@@ -791,6 +791,7 @@ REASONS_ZH: tuple[tuple[re.Pattern, str], ...] = tuple(
             "必须为 1-48 个小写字母、数字、'.' 或单个 '-'",
         ),
         (r"lists no GPU-to-GPU link bandwidth", "没有列出 GPU 间互连带宽"),
+        (r"is not a factor in \[0\.01, 100\]", "不是 [0.01, 100] 之间的倍数"),
         (
             r"^tokens_per_step: ([\d,]+) tokens is ([\d,]+) sequences per GPU per step",
             r"tokens_per_step：\1 个 token 即每卡每步 \2 条序列",
