@@ -302,6 +302,8 @@ class OpResult(BaseModel):
     intensity: float = Field(description="FLOP/byte")
     time_s: float = Field(description="lower bound, seconds")
     bound: Literal["memory", "compute"] = Field(description="which roof limits it")
+    layers: int = Field(description="transformer layers this row sums over; 0: once per step (embedding, lm_head)")
+    share_of_step: float = Field(description="its time / the phase's time (TP communication included)")
 
 
 class PhaseResult(BaseModel):
@@ -311,6 +313,10 @@ class PhaseResult(BaseModel):
     time_s: float = Field(description="seconds (sum of the ops' bounds, plus TP communication)")
     bound: Literal["memory", "compute"] = Field(description="the regime that holds most of the time")
     attainable_flops_per_s: float = Field(description="FLOP/s")
+    fraction_of_roof: float = Field(
+        description="attained / min(tensor peak, intensity x bandwidth): below 1 when ops of both regimes run back "
+        "to back, or TP communication adds time"
+    )
     tokens_per_s: float = Field(description="tokens/s (decode: B / step; prefill: prompt tokens)")
     compute_time_s: float = Field(description="sum over ops of FLOPs / peak of their unit, seconds")
     memory_time_s: float = Field(description="sum over ops of bytes / bandwidth, seconds")
