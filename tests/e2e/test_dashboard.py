@@ -105,6 +105,10 @@ def test_embed_hides_side_panels(page: Page, base_url):
     expect(page.locator("#roofline-graph")).to_be_visible()
     expect(page.locator("#side-panels")).to_be_hidden()
     expect(page.locator("#below-panels")).to_be_hidden()
+    # the labs' controls stay in the full view: an 800 x 500 iframe keeps the figure and sizes
+    expect(page.locator(".what-if")).to_be_hidden()
+    expect(page.locator("#pin-scenario")).to_be_hidden()
+    expect(page.locator(".tabs")).to_be_hidden()
     page.wait_for_function("() => location.search.includes('embed=1')")
 
 
