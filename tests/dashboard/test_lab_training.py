@@ -14,18 +14,8 @@ from app.dashboard.url_state import view_from_search
 from app.main import create_app
 from app.units import duration, si
 
-# the issue's example request (seed 000's 7B on 8 x H100 SXM5)
-REQUEST = {
-    "model": {"num_params": 7e9, "num_layers": 32, "num_heads": 32, "head_dim": 128},
-    "hardware": "h100-sxm5",
-    "gpus": 8,
-    "sequence_length": 4096,
-    "tokens_per_step": 262144,
-    "step_time_s": 3.64,
-    "optimizer": "adamw",
-    "zero_stage": 0,
-    "recompute": "none",
-}
+from ..api.test_training_api import SEED as REQUEST  # the issue's example: seed 000's 7B on 8 x H100 SXM5
+
 LINK = {
     "tab": "training",
     "hw": "h100-sxm5",
