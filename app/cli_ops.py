@@ -27,14 +27,13 @@ from engine.oplab import (
 )
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
-from engine.what_if import replace_what_ifs
 
 from .service import resolve_hardware
 from .units import duration, plain, si
 
 
 def _hardware(args: argparse.Namespace) -> list:
-    return resolve_hardware(replace_what_ifs(args.hardware, "--hardware"))
+    return resolve_hardware(args.hardware, "--hardware")
 
 
 def _overhead_s(args: argparse.Namespace) -> float:

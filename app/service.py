@@ -26,21 +26,21 @@ from engine.what_if import parse_what_if
 MAX_HARDWARE = 16
 
 
-def resolve_hardware(specs: list) -> list[Accelerator]:
+def resolve_hardware(specs: list, field: str = "hardware") -> list[Accelerator]:
     """Ids from the catalogue, what-if short forms (`fast:3.35:1979:80`) or inline accelerator
-    objects (validated like a YAML file)."""
+    objects (validated like a YAML file). Errors name `field[i]` (the CLI: `--hardware[i]`)."""
     if not isinstance(specs, list) or not 1 <= len(specs) <= MAX_HARDWARE:
-        raise EngineInputError("hardware", f"give 1 to {MAX_HARDWARE} accelerators", ", ".join(sorted(catalogue())))
+        raise EngineInputError(field, f"give 1 to {MAX_HARDWARE} accelerators", ", ".join(sorted(catalogue())))
     out = []
     for i, spec in enumerate(specs):
         if isinstance(spec, Accelerator):
             out.append(spec)
         elif isinstance(spec, str) and ":" in spec:  # a what-if in its short form (README "Labs")
-            out.append(parse_what_if(spec, f"hardware[{i}]"))
+            out.append(parse_what_if(spec, f"{field}[{i}]"))
         elif isinstance(spec, str):
             out.append(get_accelerator(spec))
         else:
-            out.append(parse_accelerator(spec, f"hardware[{i}]"))
+            out.append(parse_accelerator(spec, f"{field}[{i}]"))
     return out
 
 

@@ -96,17 +96,6 @@ def what_if_text(acc: Accelerator) -> str:
     return f"{base}:{memory}" if memory else base
 
 
-def replace_what_ifs(specs: list, field: str = "hardware") -> list:
-    """Hardware specs with each what-if short form (a string with ':') parsed into an
-    Accelerator; ids and inline objects pass through for the caller to resolve."""
-    if not isinstance(specs, list):
-        return specs
-    return [
-        parse_what_if(spec, f"{field}[{i}]") if isinstance(spec, str) and ":" in spec else spec
-        for i, spec in enumerate(specs)
-    ]
-
-
 def derive_what_if(base: Accelerator, flops_scale: float = 1.0, bandwidth_scale: float = 1.0) -> str:
     """A catalogue card with its FLOP/s (bf16 tensor and vector) and HBM bandwidth scaled, in the short form
     (seed 004 §9: "double the TFLOPS, keep the bandwidth"). The name says what changed, e.g.

@@ -19,7 +19,6 @@ from engine.request import attach_requests, request_arrays
 from engine.sweep import decode_sweep
 from engine.training import run_training
 from engine.triage import triage_for
-from engine.what_if import replace_what_ifs
 
 from ..service import place_measurements, resolve_hardware, run_analysis
 from .schemas import (
@@ -151,7 +150,7 @@ def measurements(request: MeasurementsRequest) -> JSONResponse:
     summary="Place a single op (GEMM, conv2d, elementwise chain) on the roofline, with launch overhead",
 )
 def place_op(request: OpsRequest) -> JSONResponse:
-    hardware = resolve_hardware(replace_what_ifs(request.hardware))
+    hardware = resolve_hardware(request.hardware)
     return JSONResponse(lab(request.op.spec(), hardware, request.launch_overhead_s))
 
 
@@ -175,7 +174,7 @@ def op_preset_list(
     summary="Seed 000's chart: the 8192³ GEMM, the elementwise add and a 7B decode step per accelerator",
 )
 def ops_chart(request: OpsChartRequest) -> JSONResponse:
-    hardware = resolve_hardware(replace_what_ifs(request.hardware))
+    hardware = resolve_hardware(request.hardware)
     return JSONResponse(seed000_chart(hardware, get_model(request.model), request.context_length))
 
 
