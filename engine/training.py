@@ -58,6 +58,17 @@ MAX_SEQUENCE = 16 * 1024 * 1024
 # Sequences per GPU per optimizer step: far past any real run (a 4M-token batch of 4K sequences
 # on one GPU is 1,024); it bounds the search for a change that fits (smallest_fix).
 MAX_SEQUENCES_PER_GPU = 1 << 20
+# The measured rates' floors and ceilings. A step shorter than a microsecond is below one CUDA
+# kernel launch (a few microseconds, CUDA C++ Best Practices Guide, "Kernel launch overhead"), and
+# one longer than 1e7 s (16 weeks) is no step; the ceilings keep every derived figure finite
+# (tokens/s x 6N stays far below the largest double, 1.8e308), so no answer carries inf or NaN.
+MIN_STEP_TIME_S = 1e-6
+MAX_STEP_TIME_S = 1e7
+MIN_TOKENS_PER_S = 1e-3
+MAX_TOKENS_PER_S = 1e15
+# A bus bandwidth under 1 MB/s is slower than any link GPUs are joined by (1 GbE is 125 MB/s).
+MIN_BUS_BANDWIDTH_BYTES_PER_S = 1e6
+MAX_BUS_BANDWIDTH_BYTES_PER_S = 1e15
 TEACHING_KEYS = ("num_params", "num_layers", "num_heads", "head_dim")
 
 
@@ -86,12 +97,27 @@ def _int(name: str, value: object, low: int, high: int) -> int:
     return value
 
 
-def _pos(name: str, value: object, high: float = 1e30) -> float:
+def _pos(name: str, value: object, high: float = 1e30, low: float = 0.0) -> float:
+    """A finite number in (0, high], or in [low, high] when a floor is given."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise EngineInputError(name, f"{value!r} is not a finite number")
+    if low > 0 and not low <= value <= high:
+        raise EngineInputError(name, f"{value!r} must be >= {low:g} and <= {high:g}")
     if not 0 < value <= high:
         raise EngineInputError(name, f"{value!r} must be > 0 and <= {high:g}")
     return float(value)
+
+
+def _text(name: str, value: object, max_chars: int = 64) -> str:
+    """A name shown back to the user: a string of at most `max_chars` characters that encodes
+    as UTF-8 (a lone surrogate such as "\\ud800" parses from JSON but cannot be sent back)."""
+    if not isinstance(value, str) or len(value) > max_chars:
+        raise EngineInputError(name, f"must be a string of at most {max_chars} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EngineInputError(name, "must be valid Unicode text (no lone surrogate code points)") from None
+    return value
 
 
 def teaching_model(spec: dict) -> TrainingModel:
@@ -109,9 +135,7 @@ def teaching_model(spec: dict) -> TrainingModel:
     head_dim = _int("model.head_dim", spec["head_dim"], 1, 1 << 16)
     hidden = spec.get("hidden_size", heads * head_dim)
     hidden = _int("model.hidden_size", hidden, 1, 1 << 24)
-    name = spec.get("id", "teaching")
-    if not isinstance(name, str) or len(name) > 64:
-        raise EngineInputError("model.id", "must be a string of at most 64 characters")
+    name = _text("model.id", spec.get("id", "teaching"))
     return TrainingModel(name, n, layers, heads, head_dim, hidden)
 
 
@@ -150,9 +174,9 @@ class TrainingSetup:
         if (self.step_time_s is None) == (self.tokens_per_s is None):
             raise EngineInputError("step_time_s", "give exactly one of step_time_s or tokens_per_s")
         if self.step_time_s is not None:
-            _pos("step_time_s", self.step_time_s, 1e7)
+            _pos("step_time_s", self.step_time_s, MAX_STEP_TIME_S, MIN_STEP_TIME_S)
         if self.tokens_per_s is not None:
-            _pos("tokens_per_s", self.tokens_per_s, 1e15)
+            _pos("tokens_per_s", self.tokens_per_s, MAX_TOKENS_PER_S, MIN_TOKENS_PER_S)
         if self.optimizer not in OPTIMIZERS:
             raise EngineInputError("optimizer", f"{self.optimizer!r} is not supported", ", ".join(OPTIMIZERS))
         if isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES:
@@ -183,8 +207,20 @@ class TrainingSetup:
                     f"{self.micro_batch_size} does not divide the {self.sequences_per_gpu} sequences per GPU",
                 )
         if self.bus_bandwidth_bytes_per_s is not None:
-            _pos("bus_bandwidth_bytes_per_s", self.bus_bandwidth_bytes_per_s, 1e15)
+            _pos(
+                "bus_bandwidth_bytes_per_s",
+                self.bus_bandwidth_bytes_per_s,
+                MAX_BUS_BANDWIDTH_BYTES_PER_S,
+                MIN_BUS_BANDWIDTH_BYTES_PER_S,
+            )
         _int("gpus_per_node", self.gpus_per_node, 1, MAX_GPUS)
+        if self.tokens_per_s is not None and not MIN_STEP_TIME_S <= self.measured_step_time_s <= MAX_STEP_TIME_S:
+            raise EngineInputError(
+                "tokens_per_s",
+                f"{self.tokens_per_s:g} tokens/s makes a step of {self.measured_step_time_s:g} s for "
+                f"{self.tokens_per_step:,} tokens",
+                f"a step between {MIN_STEP_TIME_S:g} and {MAX_STEP_TIME_S:g} s",
+            )
 
     @property
     def sequences_per_gpu(self) -> int:
@@ -440,8 +476,28 @@ def smallest_fix(m: TrainingModel, hw: Accelerator, s: TrainingSetup, allreduce_
     return {"found": True, "options": options[:limit]}
 
 
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
+
+
 def training_lab(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
-    """Everything the training lab shows for one run on one accelerator type."""
+    """Everything the training lab shows for one run on one accelerator type. The bounds on
+    the inputs keep every figure finite; should a combination still overflow, the answer is an
+    input error naming the measured rate, never an inf in JSON or on the page."""
+    out = _training_lab(m, hw, s)
+    if not _finite(out):
+        field = "step_time_s" if s.step_time_s is not None else "tokens_per_s"
+        raise EngineInputError(field, "with this model and setup a figure overflows a double: give a realistic rate")
+    return out
+
+
+def _training_lab(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
     util = utilisation(m, hw, s)
     comm = allreduce(m, hw, s)
     bill = memory_bill(m, hw, s.gpus, s.sequence_length, s.micro_batch, s.optimizer, s.zero_stage, s.recompute)

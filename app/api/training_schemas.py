@@ -6,7 +6,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from engine.training import MAX_GPUS, MAX_SEQUENCE
+from engine.training import (
+    MAX_BUS_BANDWIDTH_BYTES_PER_S,
+    MAX_GPUS,
+    MAX_SEQUENCE,
+    MAX_STEP_TIME_S,
+    MAX_TOKENS_PER_S,
+    MIN_BUS_BANDWIDTH_BYTES_PER_S,
+    MIN_STEP_TIME_S,
+    MIN_TOKENS_PER_S,
+)
 
 
 def _not_bool(value: object) -> object:
@@ -30,10 +39,18 @@ class TrainingRequest(BaseModel):
         ..., ge=1, le=1 << 50, description="tokens per optimizer step, a multiple of gpus x sequence_length"
     )
     step_time_s: float | None = Field(
-        None, gt=0, le=1e7, allow_inf_nan=False, description="measured optimizer step, seconds"
+        None,
+        ge=MIN_STEP_TIME_S,
+        le=MAX_STEP_TIME_S,
+        allow_inf_nan=False,
+        description="measured optimizer step, seconds",
     )
     tokens_per_s: float | None = Field(
-        None, gt=0, le=1e15, allow_inf_nan=False, description="or the measured tokens/s (give exactly one)"
+        None,
+        ge=MIN_TOKENS_PER_S,
+        le=MAX_TOKENS_PER_S,
+        allow_inf_nan=False,
+        description="or the measured tokens/s (give exactly one; the step it makes must lie in step_time_s's range)",
     )
     optimizer: Literal["adamw", "sgd_momentum"] = Field("adamw", description="mixed-precision optimizer")
     zero_stage: Annotated[Literal[0, 1, 2, 3], BeforeValidator(_not_bool)] = Field(
@@ -48,8 +65,8 @@ class TrainingRequest(BaseModel):
     )
     bus_bandwidth_bytes_per_s: float | None = Field(
         None,
-        gt=0,
-        le=1e15,
+        ge=MIN_BUS_BANDWIDTH_BYTES_PER_S,
+        le=MAX_BUS_BANDWIDTH_BYTES_PER_S,
         allow_inf_nan=False,
         description="measured all-reduce busbw (nccl-tests); default: the scale-up link per direction",
     )

@@ -104,3 +104,39 @@ def test_hardware_hierarchy_roofs(client):
     b200 = client.get("/api/v1/hardware/b200/hierarchy").json()
     assert [r["level"] for r in b200["roofs"]] == ["hbm"]  # no source, no L2 roof
     assert client.get("/api/v1/hardware/h999/hierarchy").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"step_time_s": 1e-320}, "step_time_s"),
+        ({"step_time_s": 5e-324}, "step_time_s"),
+        ({"step_time_s": None, "tokens_per_s": 5e-324}, "tokens_per_s"),
+        ({"step_time_s": None, "tokens_per_s": 1e-2}, "tokens_per_s"),  # a step of 26 million s
+        ({"bus_bandwidth_bytes_per_s": 5e-324}, "bus_bandwidth_bytes_per_s"),
+        (
+            {"step_time_s": 1e-300, "model": {"num_params": 1e16, "num_layers": 100000, "num_heads": 128,
+                                              "head_dim": 128}},
+            "step_time_s",
+        ),
+        ({"model": SEED["model"] | {"id": "\ud800"}}, "model.id"),
+    ],
+)  # fmt: skip
+def test_subnormal_and_odd_values_are_422_never_500(client, change, field):
+    """Values that once gave a 500 (an inf in the JSON, or a lone surrogate it could not encode)."""
+    import json
+
+    body = {k: v for k, v in (SEED | change).items() if v is not None}
+    r = client.post("/api/v1/training", content=json.dumps(body), headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["errors"][0]["field"] == field
+
+
+def test_the_largest_legal_rates_stay_finite(client):
+    """The fastest step the schema takes, with the largest teaching model: every figure finite."""
+    import math
+
+    huge = {"num_params": 1e16, "num_layers": 100000, "num_heads": 128, "head_dim": 128}
+    r = client.post("/api/v1/training", json=SEED | {"model": huge, "step_time_s": 1e-6})
+    assert r.status_code == 200, r.text
+    assert math.isfinite(r.json()["mfu"]) and "Infinity" not in r.text

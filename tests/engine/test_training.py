@@ -225,3 +225,35 @@ def test_a_huge_step_is_refused_and_the_fix_search_stays_fast():
                        tokens_per_step=MAX_SEQUENCES_PER_GPU, step_time_s=1.0)  # fmt: skip
     assert out["fits"] is False
     assert all(o["micro_batch_size"] in _divisors(MAX_SEQUENCES_PER_GPU) for o in out["fixes"] or [])
+
+
+def test_the_cli_never_prints_a_non_finite_number():
+    """`training --step-time-s 1e-320 --json` once printed Infinity (not JSON): now exit 2 naming the field."""
+    import subprocess
+    import sys
+
+    args = ["training", "--num-params", "7e9", "--num-layers", "32", "--num-heads", "32", "--head-dim", "128",
+            "--hardware", "h100-sxm5", "--gpus", "8", "--sequence-length", "4096", "--tokens-per-step", "262144",
+            "--step-time-s", "1e-320", "--json"]  # fmt: skip
+    out = subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "step_time_s" in out.stderr and "Infinity" not in out.stdout
+
+
+@pytest.mark.parametrize(
+    "kw, field",
+    [
+        ({"step_time_s": 1e-320}, "step_time_s"),
+        ({"step_time_s": None, "tokens_per_s": 5e-324}, "tokens_per_s"),
+        ({"bus_bandwidth_bytes_per_s": 5e-324}, "bus_bandwidth_bytes_per_s"),
+    ],
+)
+def test_subnormal_rates_name_their_field(kw, field):
+    with pytest.raises(EngineInputError) as e:
+        seed_setup(**kw)
+    assert e.value.field == field
+
+
+def test_a_lone_surrogate_in_the_teaching_id_is_refused():
+    with pytest.raises(EngineInputError) as e:
+        teaching_model(SEVEN_B | {"id": "\ud800"})
+    assert e.value.field == "model.id"
