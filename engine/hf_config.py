@@ -3,8 +3,11 @@
 Only parses JSON data: never downloads, never imports or executes model code
 (`auto_map`/`trust_remote_code` entries are ignored). Families: Llama, Qwen2, Qwen3,
 Mistral (sliding window), Gemma-2 (alternating local/global), Mixtral and Qwen3-MoE (MoE),
-DeepSeek-V2/V3 (MLA + MoE with shared experts and dense first layers), gpt-oss (MoE with
-alternating sliding/full attention). Anything else is refused with the field named.
+DeepSeek-V2/V3 (MLA + MoE with shared experts and dense first layers; Kimi-K2 and Kimi-K2.5 are this
+architecture), gpt-oss (MoE with alternating sliding/full attention), MiniMax-M2 (MoE, GQA,
+query/key norms over the whole projection). A multimodal release whose language model sits
+under `text_config` (Kimi-K2.5, Qwen3.5) is read from that block. Anything else is refused
+with the field named.
 """
 
 from __future__ import annotations
@@ -23,7 +26,12 @@ SUPPORTED_TYPES = (
     "deepseek_v2",
     "deepseek_v3",
     "gpt_oss",
+    "minimax_m2",
 )
+# model_type values of the same architecture as a supported one (the config.json fields read
+# are the same): Kimi-K2/K2.5's language model is DeepSeek-V3's (MoonshotAI/Kimi-K2 README,
+# "Model Summary": MLA, 61 layers, 1 dense; its config.json names DeepseekV3ForCausalLM).
+MODEL_TYPE_ALIASES = {"kimi_k2": "deepseek_v3"}
 ACTIVATIONS = {"silu": "silu", "swish": "silu", "gelu": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_new": "gelu"}
 TIED_BY_DEFAULT = {"gemma2"}
 MAX_DIM = 1 << 20  # hidden size, heads, ... sanity bound
@@ -59,12 +67,15 @@ READ_KEYS = (
     "num_hidden_layers",
     "num_key_value_heads",
     "num_local_experts",
+    "qk_norm_type",
     "q_lora_rank",
     "qk_nope_head_dim",
     "qk_rope_head_dim",
     "sliding_window",
     "tie_word_embeddings",
     "topk_method",
+    "use_qk_norm",
+    "use_routing_bias",
     "use_sliding_window",
     "v_head_dim",
     "vocab_size",
@@ -163,25 +174,34 @@ def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, w
         qkv_bias=model_type == "qwen2" or attention_bias,
         o_bias=attention_bias and model_type != "qwen2",
         sinks=model_type == "gpt_oss",
-        qk_norm=model_type in ("qwen3", "qwen3_moe"),
+        qk_norm=model_type in ("qwen3", "qwen3_moe") or _minimax_qk_norm(cfg, model_type),
+        qk_norm_full_width=model_type == "minimax_m2" and cfg.get("qk_norm_type") == "per_layer",
     )
+
+
+def _minimax_qk_norm(cfg: dict, model_type: str) -> bool:
+    """MiniMax-M2's `use_qk_norm`; `qk_norm_type: per_layer` normalises the whole query and key
+    projections (one weight per channel of q_proj's and k_proj's outputs), not each head."""
+    return model_type == "minimax_m2" and _bool(cfg, "use_qk_norm", False)
 
 
 def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
     dense_bias = _bool(cfg, "mlp_bias", False)
-    if model_type in ("mixtral", "gpt_oss"):
+    if model_type in ("mixtral", "gpt_oss", "minimax_m2"):
         experts = _int(cfg, "num_local_experts", high=4096)
         # HF Mixtral names it num_experts_per_tok, gpt-oss experts_per_token; both are checked
         # (a positive integer <= the experts), never passed through as a default unchecked
         k_key = "num_experts_per_tok" if cfg.get("num_experts_per_tok") is not None else "experts_per_token"
         k = _int(cfg, k_key, high=experts, default=2 if experts >= 2 else 1)
         is_oss = model_type == "gpt_oss"
+        # MiniMax-M2: `use_routing_bias` is the router's e_score_correction_bias (one per expert)
+        routing_bias = model_type == "minimax_m2" and _bool(cfg, "use_routing_bias", False)
         moe = MlpSpec(
             intermediate_size=_int(cfg, "intermediate_size"),
             kind="moe",
             num_experts=experts,
             experts_per_token=k,
-            router_bias=is_oss,
+            router_bias=is_oss or routing_bias,
             expert_bias=is_oss,
         )
         return [moe] * n
@@ -224,10 +244,27 @@ def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
     return [MlpSpec(intermediate_size=_int(cfg, "intermediate_size"), bias=dense_bias)] * n
 
 
+def language_model_config(cfg: dict) -> dict:
+    """The language model's block of a multimodal config.json: `text_config` when the top level
+    has no `hidden_size` of its own (Kimi-K2.5, Qwen3.5), else the config itself. Top-level
+    `tie_word_embeddings` applies when the block does not say."""
+    text = cfg.get("text_config")
+    if "hidden_size" in cfg or text is None:
+        return cfg
+    if not isinstance(text, dict):
+        raise EngineInputError("config.text_config", "must be a JSON object (the language model's config)")
+    if "tie_word_embeddings" in cfg and "tie_word_embeddings" not in text:
+        text = text | {"tie_word_embeddings": cfg["tie_word_embeddings"]}
+    return text
+
+
 def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str | None = None) -> ModelConfig:
     if not isinstance(cfg, dict):
         raise EngineInputError("config", "a config.json must be a JSON object")
+    cfg = language_model_config(cfg)
     model_type = cfg.get("model_type")
+    if isinstance(model_type, str):
+        model_type = MODEL_TYPE_ALIASES.get(model_type, model_type)
     if model_type not in SUPPORTED_TYPES:
         raise EngineInputError(
             "config.model_type", f"unsupported model_type {model_type!r}", ", ".join(SUPPORTED_TYPES)

@@ -33,6 +33,7 @@ class AttentionSpec:
     o_bias: bool = False
     sinks: bool = False  # gpt-oss: one learned logit per head
     qk_norm: bool = False  # Qwen3: RMSNorm on q and k per head
+    qk_norm_full_width: bool = False  # MiniMax-M2: that norm spans all of q_proj's and k_proj's outputs
     # MLA only
     q_lora_rank: int = 0  # 0: q projected directly from the hidden state
     kv_lora_rank: int = 0
@@ -91,7 +92,8 @@ class AttentionSpec:
         extra = (self.q_dim + 2 * self.kv_dim) if self.qkv_bias else 0
         extra += h if self.o_bias else 0
         extra += self.num_heads if self.sinks else 0
-        extra += 2 * self.head_dim if self.qk_norm else 0
+        if self.qk_norm:
+            extra += (self.q_dim + self.kv_dim) if self.qk_norm_full_width else 2 * self.head_dim
         return weights + extra
 
 

@@ -1,14 +1,21 @@
 """Model presets: Hugging Face config.json data with published counts and sources.
 
-Each `engine/presets/<id>.json` holds {"id", "hf_repo", "published_params",
-"exact_param_count", "sources", "config": <config.json>}; values come from
+Each `engine/presets/<id>.json` holds {"id", "hf_repo", "hf_ids", "published_params",
+"exact_param_count", "sources", "config": <config.json>}; the first presets' values come from
 shared/reference/models.yaml (see scripts/import_reference_models.py).
+
+A model name is a preset id or a Hugging Face repo id, case-insensitive (`resolve_model_id`):
+`hf_repo` and `hf_ids` name the releases of each preset's architecture. A quantised release
+(`…-FP8`, `…-Instruct-FP8`, `nvidia/…-NVFP4`) has its base model's shapes, so its quantisation
+suffix is dropped and the rest matched, by full id or, for a re-publisher's copy, by repo name.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import re
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -29,12 +36,104 @@ def preset_records() -> dict[str, dict]:
     return records
 
 
+# Suffixes of quantised releases (Hugging Face naming of NVIDIA ModelOpt, Qwen, RedHatAI/Neural
+# Magic, AutoAWQ and AutoGPTQ checkpoints); the shapes are the base model's.
+_QUANT_SUFFIX = re.compile(
+    r"(-(fp8|fp8-dynamic|fp8-block|fp8-static|nvfp4|fp4|mxfp4|w4a16|w8a8|w4a8|int4|int8|awq|gptq|gptq-int4|"
+    r"gptq-int8|quantized\.w4a16|quantized\.w8a8))+$"
+)
+NEAREST_COUNT = 5
+
+
+class UnknownModelError(UnknownIdError):
+    """A model name that is neither a preset id nor a known Hugging Face repo id; the message
+    names the nearest known names (difflib), `nearest` lists them."""
+
+    def __init__(self, given: str, known: list[str], nearest: list[str]):
+        super().__init__("model", given, known)
+        self.nearest = nearest
+        hint = f"; nearest known: {', '.join(nearest)}" if nearest else ""
+        ValueError.__init__(self, f"unknown model id '{given}'{hint}")
+
+
+def _first_repo(hf_repo: str) -> str:
+    return hf_repo.split()[0] if hf_repo else ""
+
+
+@lru_cache(maxsize=1)
+def _name_index() -> tuple[dict[str, str], dict[str, set[str]], dict[str, str]]:
+    """(lower-case name -> preset id, lower-case repo name -> preset ids, lower-case -> display
+    name): preset ids, every `hf_repo` and `hf_ids` entry."""
+    exact: dict[str, str] = {}
+    by_repo_name: dict[str, set[str]] = {}
+    display: dict[str, str] = {}
+    for pid, record in preset_records().items():
+        names = [pid, _first_repo(record.get("hf_repo", "")), *record.get("hf_ids", [])]
+        for name in filter(None, names):
+            exact[name.lower()] = pid
+            display[name.lower()] = name
+            if "/" in name:
+                by_repo_name.setdefault(name.lower().rsplit("/", 1)[1], set()).add(pid)
+    return exact, by_repo_name, display
+
+
+def _strip_quant_suffix(name: str) -> str:
+    return _QUANT_SUFFIX.sub("", name)
+
+
+def resolve_model_id(name: str) -> str:
+    """The preset id a model name stands for: a preset id or a Hugging Face repo id,
+    case-insensitive; a quantised release resolves to its base architecture's preset
+    (Qwen/Qwen3-235B-A22B-FP8 -> qwen3-235b-a22b, nvidia/DeepSeek-R1-NVFP4 -> deepseek-r1).
+    Raises UnknownModelError naming the nearest known names."""
+    if not isinstance(name, str):
+        raise UnknownModelError(str(name)[:80], model_ids(), [])
+    exact, by_repo_name, display = _name_index()
+    key = name.strip().lower()
+    if key in exact:
+        return exact[key]
+    base = _strip_quant_suffix(key)
+    if base != key:
+        if base in exact:
+            return exact[base]
+        # a re-publisher's quantised copy (nvidia/…, RedHatAI/…): the base's repo name, when unique
+        owners = by_repo_name.get(base.rsplit("/", 1)[-1], set())
+        if len(owners) == 1:
+            return next(iter(owners))
+    raise UnknownModelError(name[:200], model_ids(), nearest_model_names(base[:200]))
+
+
+def nearest_model_names(name: str, count: int = NEAREST_COUNT) -> list[str]:
+    """Known names most like `name` (difflib's ratio), best first; always `count` of them."""
+    display = _name_index()[2]
+    key = _strip_quant_suffix(name.strip().lower())
+    close = difflib.get_close_matches(key, list(display), n=count, cutoff=0.5)
+    if not close:
+        close = difflib.get_close_matches(key, list(display), n=count, cutoff=0.0)
+    return [display[c] for c in close]
+
+
+def model_names(model_id: str) -> list[str]:
+    """The Hugging Face repo ids that resolve to preset `model_id` (besides quantised releases)."""
+    record = preset_records()[resolve_model_id(model_id)]
+    names = [_first_repo(record.get("hf_repo", "")), *record.get("hf_ids", [])]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def preset_record(name: str) -> dict:
+    """The preset file's record of a preset id or Hugging Face repo id."""
+    return preset_records()[resolve_model_id(name)]
+
+
+def get_model(name: str) -> ModelConfig:
+    """The preset a preset id or Hugging Face repo id names (see `resolve_model_id`); its id is
+    the preset id."""
+    return _preset_model(resolve_model_id(name))
+
+
 @cache
-def get_model(model_id: str) -> ModelConfig:
-    records = preset_records()
-    if model_id not in records:
-        raise UnknownIdError("model", str(model_id), sorted(records))
-    record = records[model_id]
+def _preset_model(model_id: str) -> ModelConfig:
+    record = preset_records()[model_id]
     return parse_hf_config(record["config"], model_id=model_id, published_params=record["published_params"])
 
 
@@ -45,8 +144,11 @@ def model_ids() -> list[str]:
 def native_precision(model_id: str) -> str | None:
     """The dashboard precision a preset is released in when it is not 16-bit ("fp8" for
     DeepSeek-V3, "int4" = 4-bit weights with 16-bit math for gpt-oss's MXFP4), with its source
-    in the preset file (`native_precision_source`); None for a 16-bit release."""
-    return preset_records().get(model_id, {}).get("native_precision")
+    in the preset file (`native_precision_source`); None for a 16-bit release or an unknown name."""
+    try:
+        return preset_record(model_id).get("native_precision")
+    except UnknownIdError:
+        return None
 
 
 MAX_CONFIG_BYTES = 256 * 1024

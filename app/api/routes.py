@@ -94,7 +94,7 @@ def list_models() -> JSONResponse:
 )
 def one_model(model_id: str) -> JSONResponse:
     model = get_model(model_id)
-    record = preset_records()[model_id]
+    record = preset_records()[model.id]  # model_id may be a Hugging Face repo id
     return JSONResponse(
         model.summary() | {"hf_repo": record["hf_repo"], "sources": record["sources"], "config": record["config"]}
     )

@@ -40,7 +40,17 @@ def test_models(client):
     detail = client.get("/api/v1/models/llama-3-8b").json()
     assert detail["config"]["model_type"] == "llama" and detail["family"] == "llama"
     r = client.get("/api/v1/models/gpt-5")
-    assert r.status_code == 404 and r.json()["detail"] == "unknown model id 'gpt-5'"
+    assert r.status_code == 404 and r.json()["detail"].startswith("unknown model id 'gpt-5'; nearest known: ")
+
+
+def test_hugging_face_repo_id_as_model(client):
+    """A Hugging Face repo id (any case, quantised release included) is the preset it names."""
+    by_preset = client.post("/api/v1/analyze", json=ANALYZE | {"model": "qwen3-32b"}).json()
+    for name in ("Qwen/Qwen3-32B", "nvidia/qwen3-32b-nvfp4"):
+        r = client.post("/api/v1/analyze", json=ANALYZE | {"model": name})
+        assert r.status_code == 200 and r.json()["results"] == by_preset["results"]
+    r = client.post("/api/v1/analyze", json=ANALYZE | {"model": "Qwen/Qwen3-33B"})
+    assert r.status_code == 404 and "nearest known: Qwen/Qwen3-32B" in r.json()["detail"]
 
 
 def test_analyze_equals_engine(client):

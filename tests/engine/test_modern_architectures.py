@@ -36,6 +36,13 @@ def ops_of(result: dict, phase: str = "decode") -> dict:
         ("qwen3-30b-a3b", 48 * 2 * 4 * 128 * 2),
         # gpt-oss-120b: 36 x 2 x 8 x 64 x 2
         ("gpt-oss-120b", 36 * 2 * 8 * 64 * 2),
+        # Qwen3-32B: 64 layers x 2 x 8 KV heads x 128 x 2 bytes = 262,144
+        ("qwen3-32b", 64 * 2 * 8 * 128 * 2),
+        # DeepSeek-R1 and Kimi-K2.5 (DeepSeek-V3 architecture): 61 x (512 + 64) x 2 = 70,272
+        ("deepseek-r1", 61 * (512 + 64) * 2),
+        ("kimi-k2.5", 61 * (512 + 64) * 2),
+        # MiniMax-M2.5: 62 layers x 2 x 8 KV heads x 128 x 2 bytes = 253,952
+        ("minimax-m2.5", 62 * 2 * 8 * 128 * 2),
     ],
 )
 def test_kv_bytes_per_token_bf16(model_id, expected):
@@ -166,15 +173,45 @@ def test_mla_refuses_kv_head_override():
         ("gpt-oss-120b", 116.83e9, 5.13e9, "excl"),  # OpenAI counts the unembedding, not the embedding
         ("mistral-7b-v0.1", 7.24e9, 7.24e9, "incl"),
         ("gemma-2-9b", 9.24e9, 9.24e9, "incl"),
+        # Qwen3-32B model card: 32.8B, 31.2B non-embedding (embedding and untied LM head left out)
+        ("qwen3-32b", 32.8e9, 31.2e9, "non-embedding"),
+        # DeepSeek-R1 README: 671B total, 37B activated (DeepSeek-V3-Base)
+        ("deepseek-r1", 671e9, 37e9, "incl"),
+        # MiniMax-M2.5: 229.9B total, 9.8B activated per token, not counting embedding and LM head
+        ("minimax-m2.5", 229.9e9, 9.8e9, "non-embedding"),
     ],
 )
 def test_published_total_and_active_params(model_id, total, active, convention):
     """Published headline counts (model cards, models.yaml): total and active within 2%."""
     m = get_model(model_id)
     assert m.num_params == pytest.approx(total, rel=0.02)
-    ours = m.num_active_params - (m.embedding_params if convention == "excl" else 0)
-    assert ours == pytest.approx(active, rel=0.02)
-    assert m.num_params == preset_records()[model_id]["exact_param_count"]
+    left_out = {"incl": 0, "excl": m.embedding_params, "non-embedding": 2 * m.embedding_params}[convention]
+    assert m.num_active_params - left_out == pytest.approx(active, rel=0.02)
+    exact = preset_records()[model_id]["exact_param_count"]
+    assert exact is None or m.num_params == exact
+
+
+def test_kimi_k25_is_kimi_k2_language_model_under_text_config():
+    """Kimi-K2.5's model card: 1T total, 32B activated (headlines rounded to one and two
+    significant figures: 1.026T and 32.9B with the embedding, 31.7B without the input one).
+    Its text_config is Kimi-K2's DeepSeek-V3 architecture: every shape equal to kimi-k2's."""
+    k25, k2 = get_model("moonshotai/Kimi-K2.5"), get_model("kimi-k2")
+    assert k25.layers == k2.layers and k25.vocab_size == k2.vocab_size == 163840
+    assert k25.family == "deepseek_v3" and k25.is_mla and k25.is_moe
+    assert k25.num_params == pytest.approx(1e12, rel=0.03)
+    assert k25.num_active_params - k25.embedding_params == pytest.approx(32e9, rel=0.02)
+
+
+def test_minimax_m2_shapes_by_hand():
+    """MiniMax-M2.5 config.json: per layer q 3072x6144, k and v 3072x1024, o 6144x3072 =
+    44,040,192; per_layer q/k norm over the whole projection: 6144 + 1024; 256 experts of
+    3 x 3072 x 1536 = 14,155,776 each; router 3072 x 256 + 256 bias (e_score_correction_bias);
+    2 norms of 3072. Embedding and LM head 200,064 x 3072 each, final norm 3072."""
+    m = get_model("minimax-m2.5")
+    layer = 44_040_192 + 6144 + 1024 + 256 * 14_155_776 + 3072 * 256 + 256 + 2 * 3072
+    assert m.num_params == 62 * layer + 2 * 200_064 * 3072 + 3072
+    active_layer = layer - 248 * 14_155_776
+    assert m.num_active_params == 62 * active_layer + 2 * 200_064 * 3072 + 3072
 
 
 # ---- tensor parallelism --------------------------------------------------------------
