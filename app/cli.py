@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from engine.analysis import Scenario
+from engine.analysis import DEFAULT_MEMORY_UTILIZATION, Scenario
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
 from engine.model_catalog import get_model, load_model_file, model_ids
@@ -391,8 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--memory-utilization",
         type=float,
-        default=1.0,
-        help="fraction of memory the server may fill, 0 < x <= 1 (vLLM default 0.9)",
+        default=DEFAULT_MEMORY_UTILIZATION,
+        help="fraction of memory the server may fill, 0 < x <= 1 (default 0.9, vLLM's "
+        "gpu_memory_utilization default; 1.0 = the whole card)",
     )
     a.add_argument(
         "--output-tokens",

@@ -150,7 +150,7 @@ def _common(p: argparse.ArgumentParser, overhead: bool = True) -> None:
             "--launch-overhead-us",
             type=float,
             default=0.0,
-            help="fixed cost per kernel in µs (seed 002: a few); time = max(compute, memory, overhead)",
+            help="fixed cost per kernel in µs (a few: CUDA launch latency); time = max(compute, memory, overhead)",
         )
     p.add_argument("--json", action="store_true", help="the API's /api/v1/ops answer (SI units)")
 
@@ -204,13 +204,13 @@ def add_ops_parser(sub) -> None:  # noqa: ANN001  (argparse's private subparsers
     _common(e)
     e.set_defaults(func=_run, build=_elementwise)
 
-    ch = kinds.add_parser("chart", help="seed 000's chart: 8192³ GEMM, elementwise add, a 7B decode step")
+    ch = kinds.add_parser("chart", help="the three-op chart: 8192³ GEMM, elementwise add, a 7B decode step")
     ch.add_argument("--model", default="llama-2-7b", help="model of the decode step")
     ch.add_argument("--context", type=int, default=128, help="cached tokens of the decode step")
     _common(ch, overhead=False)
     ch.set_defaults(func=_chart)
 
-    p = kinds.add_parser("presets", help="the one-click op specs (seed shapes, decode projections)")
+    p = kinds.add_parser("presets", help="the one-click op specs (worked shapes, decode projections)")
     p.add_argument("--model", default=None, help="add this preset model's decode projections")
     p.add_argument("--batch", type=int, default=1, help="tokens in flight for the projections")
     p.add_argument("--json", action="store_true")

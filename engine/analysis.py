@@ -28,6 +28,8 @@ MAX_BLOCK = 4096
 # Fixed cost of one all-reduce message besides its bytes (launch and ring hops): an
 # assumption of the order NCCL shows for small messages on NVLink (nccl-tests), stated here.
 ALLREDUCE_LATENCY_S = 10e-6
+# vLLM's gpu_memory_utilization default (see Scenario.memory_utilization).
+DEFAULT_MEMORY_UTILIZATION = 0.9
 
 
 @dataclass(frozen=True)
@@ -44,15 +46,19 @@ class Scenario:
     kv_block_size: int = 16
     shared_prefix_length: int = 0
     # Which roofs: the datasheet's ("nominal") or a calibration's ("measured", where the
-    # accelerator has one), each scaled by an achievable fraction (seed 003 §4.1: real
-    # kernels reach 70-90% of nominal bandwidth).
+    # accelerator has one), each scaled by an achievable fraction: Williams, Waterman & Patterson
+    # (2009, "Roofline") draw the memory roof at STREAM's measured bandwidth, below the
+    # datasheet's; memory-bound kernels commonly reach 70-90% of nominal.
     roofs: str = "nominal"
     bandwidth_efficiency: float = 1.0
     compute_efficiency: float = 1.0
     # Fraction of the card's memory the serving engine may fill (weights + KV + activations):
-    # fits, max batch, max context and min TP use capacity x this. vLLM's
-    # gpu_memory_utilization (default 0.9) is the same knob; 1.0 = the whole card.
-    memory_utilization: float = 1.0
+    # fits, max batch, max context and min TP use capacity x this. The default 0.9 is vLLM's
+    # `gpu_memory_utilization` default (vLLM docs, "Engine Arguments"); SGLang's
+    # `mem_fraction_static` and TensorRT-LLM's `kv_cache_free_gpu_mem_fraction` leave similar
+    # headroom for the CUDA context, the allocator and graph buffers. Letting the KV cache fill
+    # the whole card (1.0) overstates max batch: pass 1.0 only to ask what the card could hold.
+    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
 
     def __post_init__(self) -> None:
         _check_int("batch_size", self.batch_size, 1, MAX_BATCH)
@@ -167,7 +173,8 @@ class Roofs:
 
 
 def communication_time_s(model: ModelConfig, tokens, roofs: Roofs, hardware_id: str, n: int):
-    """All-reduce time of one pass under TP degree n (ring formula, seed 000 多卡)."""
+    """All-reduce time of one pass under TP degree n (ring all-reduce: 2(n-1)/n of the message
+    over each link, Patarasuk & Yuan 2009; NCCL's "busbw" convention, nccl-tests PERFORMANCE.md)."""
     if n == 1:
         return 0.0
     if roofs.link is None:
@@ -178,7 +185,7 @@ def communication_time_s(model: ModelConfig, tokens, roofs: Roofs, hardware_id: 
 
 def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication_s: float = 0.0) -> dict:
     """Place each op under its unit's roof; the phase runs its ops back to back. TP
-    all-reduces sit on the critical path (their result is needed at once, seed 000 多卡), so
+    all-reduces sit on the critical path (their result is needed at once, Megatron-LM §3), so
     `time_s` adds them; `time_with_overlap_s` is the bound if they were fully hidden."""
     bw = roofs.bandwidth_bytes_per_s
     rows = []

@@ -8,7 +8,8 @@ lengths). For each one the engine computes, for exactly that scenario:
   higher, ms cannot be lower): from the `request` block (engine/request.py);
 - `fraction_of_bound` = bound time / measured time (1 = on the roof; above 1 means the entry
   or the engine is wrong, and the file must say which);
-- `mbu` (seed 001 §4): bytes the engine counts for the measured interval / measured time /
+- `mbu` (model bandwidth utilisation, Databricks "LLM Inference Performance Engineering: Best
+  Practices", 2023): bytes the engine counts for the measured interval / measured time /
   peak bandwidth, per GPU;
 - `mfu`: FLOPs the engine counts for the interval / measured time / peak tensor FLOP/s of the
   compute dtype, per GPU (PaLM's MFU with the engine's FLOP count instead of 2N per token;
@@ -131,6 +132,10 @@ def place(entry: PublishedEntry) -> dict:
         kv_dtype=entry.kv_dtype,
         compute_dtype=entry.compute_dtype,
         tensor_parallel=entry.tensor_parallel,
+        # The run happened on that card, so `fits` asks whether the card could hold it at all;
+        # a serving engine's 0.9 default would call one of these runs (Llama-2-7B fp16 on an
+        # A100, 60 x 2,176 tokens at the last step) impossible.
+        memory_utilization=1.0,
     )
     block = request_block(model, hw, scenario, entry.output_tokens)
     result = analyze_one(model, hw, scenario)
@@ -180,4 +185,73 @@ def _placed(directory: str) -> tuple[dict, ...]:
     return tuple(place(e) for e in published_entries(Path(directory)))
 
 
-__all__ = ["PublishedEntry", "place", "published_entries", "published_measurements"]
+# Why a published run is left out of a scenario, in the order the reasons are checked.
+LEFT_OUT_REASONS = ("other_model", "other_precision", "other_accelerator")
+_REASON_WORDS = {
+    "other_model": "of another model",
+    "other_precision": "in another precision",
+    "other_accelerator": "on an accelerator not shown",
+}
+
+
+def left_out_reason(
+    entry: dict,
+    model_id: str | None = None,
+    weight_dtype: str | None = None,
+    compute_dtype: str | None = None,
+    hardware_ids: tuple[str, ...] | list[str] | None = None,
+) -> str | None:
+    """None when the run matches the scenario (an unset criterion matches anything), else the
+    first of LEFT_OUT_REASONS it fails. Precision is the weights and the matrix math, what a
+    serving precision names (W8A8 = fp8/fp8, W4A16 = int4/bf16)."""
+    if model_id is not None and entry["model"] != model_id:
+        return "other_model"
+    if (weight_dtype is not None and entry["weight_dtype"] != weight_dtype) or (
+        compute_dtype is not None and entry["compute_dtype"] != compute_dtype
+    ):
+        return "other_precision"
+    if hardware_ids is not None and entry["accelerator"] not in hardware_ids:
+        return "other_accelerator"
+    return None
+
+
+def published_for(
+    model_id: str | None = None,
+    weight_dtype: str | None = None,
+    compute_dtype: str | None = None,
+    hardware_ids: tuple[str, ...] | list[str] | None = None,
+    directory: Path = PUBLISHED_DIR,
+) -> dict:
+    """The published runs of one scenario's model and precision (and, given ids, on its
+    accelerators), with how many were left out and why. A run of another model or precision
+    has another bound: drawn beside this scenario's roofs it would compare unlike things, so it
+    is left out, and counted, so the reader knows it exists."""
+    items: list[dict] = []
+    left_out = dict.fromkeys(LEFT_OUT_REASONS, 0)
+    for entry in published_measurements(directory):
+        why = left_out_reason(entry, model_id, weight_dtype, compute_dtype, hardware_ids)
+        if why is None:
+            items.append(entry)
+        else:
+            left_out[why] += 1
+    count = sum(left_out.values())
+    return {"items": items, "left_out": left_out, "left_out_count": count, "note": left_out_note(len(items), left_out)}
+
+
+def left_out_note(shown: int, left_out: dict[str, int]) -> str:
+    """'2 published runs match; 17 left out: 15 of another model, 2 in another precision.'"""
+    runs = "published run matches" if shown == 1 else "published runs match"
+    parts = [f"{n} {_REASON_WORDS[k]}" for k, n in left_out.items() if n]
+    count = sum(left_out.values())
+    return f"{shown} {runs}" + (f"; {count} left out: {', '.join(parts)}." if count else ".")
+
+
+__all__ = [
+    "LEFT_OUT_REASONS",
+    "PublishedEntry",
+    "left_out_reason",
+    "place",
+    "published_entries",
+    "published_for",
+    "published_measurements",
+]

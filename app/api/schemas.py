@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 
-from engine.analysis import MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
+from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator
 from engine.oplab import (
@@ -87,13 +87,13 @@ class ScenarioFields(_Request):
         1.0, ge=0.01, le=1.0, allow_inf_nan=False, description="achievable fraction of peak FLOP/s"
     )
     memory_utilization: float = Field(
-        1.0,
+        DEFAULT_MEMORY_UTILIZATION,
         gt=0,
         le=1.0,
         allow_inf_nan=False,
         description="fraction of each accelerator's memory the server may fill "
-        "(vLLM gpu_memory_utilization; 0 < x <= 1): fits, max batch, max "
-        "context and min TP use capacity x this",
+        "(0 < x <= 1; default 0.9, vLLM's gpu_memory_utilization default; 1.0 = the whole card): "
+        "fits, max batch, max context and min TP use capacity x this",
     )
 
     def scenario(self) -> Scenario:
@@ -333,7 +333,9 @@ class MemoryResult(BaseModel):
     shared_prefix_bytes: float = Field(description="KV of the shared prefix, stored once")
     activation_bytes: float = Field(description="activation workspace of one decode step, bytes")
     total_bytes: float = Field(description="weights + KV + activations, bytes")
-    capacity_bytes: float = Field(description="memory of one accelerator, real bytes (80 GB HBM = 80 GiB)")
+    capacity_bytes: float = Field(
+        description="memory of one accelerator, real bytes: an '80GB' H100 holds 80 GiB (80 x 2^30 bytes)"
+    )
     usable_bytes: float = Field(
         description="capacity x memory_utilization: what fits and max batch are measured against"
     )

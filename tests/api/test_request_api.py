@@ -14,13 +14,14 @@ ANALYZE = {"model": "llama-3-8b", "hardware": ["h100-sxm5", "rtx-4090"], "batch_
 
 
 def test_memory_utilization_and_usable_bytes(client):
-    full = client.post("/api/v1/analyze", json=ANALYZE).json()["results"][0]["memory"]
-    part = client.post("/api/v1/analyze", json=ANALYZE | {"memory_utilization": 0.9}).json()["results"][0]["memory"]
+    """Unset, memory_utilization is vLLM's default 0.9; 1 asks for the whole card."""
+    full = client.post("/api/v1/analyze", json=ANALYZE | {"memory_utilization": 1}).json()["results"][0]["memory"]
+    part = client.post("/api/v1/analyze", json=ANALYZE).json()["results"][0]["memory"]
     assert full["capacity_bytes"] == part["capacity_bytes"] == 85899345920
     assert full["usable_bytes"] == 85899345920 and part["usable_bytes"] == pytest.approx(0.9 * 85899345920)
     assert (full["max_batch_size"], part["max_batch_size"]) == (129, 113)
-    one = client.post("/api/v1/analyze", json=ANALYZE | {"memory_utilization": 1}).json()["results"][0]["memory"]
-    assert one["max_batch_size"] == 129
+    explicit = client.post("/api/v1/analyze", json=ANALYZE | {"memory_utilization": 0.9}).json()["results"][0]
+    assert explicit["memory"]["max_batch_size"] == 113
 
 
 @pytest.mark.parametrize("value", [0, -0.5, 1.2, "0.9", True, None])

@@ -210,7 +210,7 @@ def test_insight_example_llama3_8b_batch_32():
     129 when the catalogue's "80 GB" became the 80 GiB the card has (issue #13, README "Memory
     capacity"): (85.9e9 - 16.06e9 weights) / (536.9e6 KV + 0.4e6 activations per sequence) = 129.
     Against decimal 80e9 the same formula still gives 118: exact."""
-    r = analyze_one(get_model("llama-3-8b"), H100, Scenario(batch_size=32, context_length=4096))
+    r = analyze_one(get_model("llama-3-8b"), H100, Scenario(batch_size=32, context_length=4096, memory_utilization=1.0))
     assert r["decode"]["bytes"] == pytest.approx(32.6e9, rel=2e-2)
     assert r["decode"]["time_s"] == pytest.approx(9.6e-3, rel=2e-2)
     assert r["decode"]["tokens_per_s"] == pytest.approx(3300, rel=2e-2)
@@ -224,7 +224,7 @@ def test_seed_batch_128_fits_in_80_gib():
     only if 80 GB means 80 GiB (77 GiB = 82.7e9 B exceeds decimal 80e9): the catalogue's
     capacity is 80 GiB, so the seed's batch of 128 fits, and 77/80 = 96% of it is used. Tol 1%."""
     model = seed_teaching_model()
-    r = analyze_one(model, H100, Scenario(batch_size=128, context_length=4096, kv_block_size=1))
+    r = analyze_one(model, H100, Scenario(batch_size=128, context_length=4096, kv_block_size=1, memory_utilization=1.0))
     assert r["memory"]["fits"]
     assert r["memory"]["total_bytes"] / H100.memory_bytes == pytest.approx(77 / 80, rel=1e-2)
     assert 77 * 2**30 > 80e9

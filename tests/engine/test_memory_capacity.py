@@ -1,4 +1,4 @@
-"""Issue #13 §1: every accelerator's capacity is in real bytes, with a source; the driver's
+"""Every accelerator's capacity is in real bytes, with a source; the driver's
 visible total, where recorded, sits just under it."""
 
 import pytest

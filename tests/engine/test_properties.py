@@ -70,7 +70,7 @@ def test_max_context_length_is_tight(model_id, block):
 
 
 def test_analysis_reports_max_context():
-    r = analyze_one(get_model("llama-3-8b"), catalogue()["h100-sxm5"], Scenario(batch_size=16))
+    r = analyze_one(get_model("llama-3-8b"), catalogue()["h100-sxm5"], Scenario(batch_size=16, memory_utilization=1.0))
     t = r["memory"]["max_context_length"]
     capacity = catalogue()["h100-sxm5"].memory_bytes  # 80 GiB (README "Memory capacity")
     assert memory_budget(get_model("llama-3-8b"), 16, t, capacity, 2.0, 2.0, 16)["fits"]

@@ -15,7 +15,7 @@ ITEMS = published_measurements()
 
 
 def test_dataset_is_large_and_varied_enough():
-    """Issue #13: at least 12 entries on at least 4 accelerators of the catalogue."""
+    """At least 12 entries on at least 4 accelerators of the catalogue."""
     assert len(ITEMS) >= 12
     assert len({i["accelerator"] for i in ITEMS}) >= 4
     assert len({i["id"] for i in ITEMS}) == len(ITEMS)

@@ -13,7 +13,8 @@ from engine.sweep import decode_sweep
 
 H100 = get_accelerator("h100-sxm5")
 H200 = get_accelerator("h200-sxm")
-KV_PER_TOKEN = 2 * 8 * 128 * 32 * 2  # seed 002 §四: Llama-3-8B and Mixtral-8x7B, 131,072 B per token
+# 2 (K, V) x 8 KV heads x 128 head dim x 32 layers x 2 B (Llama-3-8B config.json): 131,072 B per token
+KV_PER_TOKEN = 2 * 8 * 128 * 32 * 2
 
 
 def _hand(model_id, hw, context, output_tokens, price):
@@ -169,7 +170,23 @@ def test_price_without_output_tokens_is_refused_and_no_tokens_no_block():
     assert request_block(get_model("llama-3-8b"), H100, Scenario(), 5)["cost_per_million_output_tokens"] is None
 
 
-# ---- memory_utilization (issue #13 §1) ----------------------------------------------------
+# ---- memory_utilization --------------------------------------------------------------------
+
+
+def test_memory_utilization_defaults_to_vllms_0_9():
+    """The default is vLLM's gpu_memory_utilization default, 0.9, in the engine, the API
+    schema and the CLI: a serving engine never lets the KV cache fill the whole card."""
+    from app.api.schemas import AnalyzeRequest
+    from app.cli import build_parser
+    from engine.analysis import DEFAULT_MEMORY_UTILIZATION
+
+    assert DEFAULT_MEMORY_UTILIZATION == 0.9
+    assert Scenario().memory_utilization == 0.9
+    assert AnalyzeRequest(model="llama-3-8b", hardware=["h100-sxm5"]).scenario().memory_utilization == 0.9
+    args = build_parser().parse_args(["analyze", "--model", "llama-3-8b", "--hardware", "h100-sxm5"])
+    assert args.memory_utilization == 0.9
+    memory = analyze_one(get_model("llama-3-8b"), H100, Scenario(context_length=4096))["memory"]
+    assert memory["usable_bytes"] == pytest.approx(0.9 * 80 * 2**30) and memory["max_batch_size"] == 113
 
 
 def test_memory_utilization_scales_every_memory_answer():
@@ -179,7 +196,7 @@ def test_memory_utilization_scales_every_memory_answer():
     from engine.memory import max_batch_size
 
     model = get_model("llama-3-8b")
-    full = analyze_one(model, H100, Scenario(batch_size=120, context_length=4096))["memory"]
+    full = analyze_one(model, H100, Scenario(batch_size=120, context_length=4096, memory_utilization=1.0))["memory"]
     part = analyze_one(model, H100, Scenario(batch_size=120, context_length=4096, memory_utilization=0.9))["memory"]
     assert full["capacity_bytes"] == part["capacity_bytes"] == 80 * 2**30
     assert full["usable_bytes"] == 80 * 2**30 and part["usable_bytes"] == pytest.approx(0.9 * 80 * 2**30)
@@ -193,7 +210,8 @@ def test_memory_utilization_can_change_the_smallest_tp():
     """Llama-3-70B in bf16 is 141.1e9 B of weights: it fits one H200 (141 GiB = 151.4e9 B) whole,
     but not 90% of it (136.3e9 B), which needs TP 2."""
     model = get_model("llama-3-70b")
-    assert analyze_one(model, H200, Scenario(context_length=1024))["memory"]["min_tensor_parallel"] == 1
+    whole = Scenario(context_length=1024, memory_utilization=1.0)
+    assert analyze_one(model, H200, whole)["memory"]["min_tensor_parallel"] == 1
     assert (
         analyze_one(model, H200, Scenario(context_length=1024, memory_utilization=0.9))["memory"]["min_tensor_parallel"]
         == 2
