@@ -18,6 +18,9 @@ from urllib.parse import urlsplit
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+# nginx's status for a request whose client hung up before the answer (never sent on the wire)
+CLIENT_CLOSED_REQUEST = 499
+
 # The id of the request being served: set by AccessLog, copied into a2wsgi's threads (it runs
 # each WSGI call in a copy of the context), written on every log line about that request.
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="")
@@ -151,7 +154,11 @@ class AccessLog:
     Also the error boundary: an exception from the app (API or Dash, whose Flask app
     propagates them) is logged as one JSON line with the request id and the traceback as a
     string field, and answered 500 with that id; it never reaches uvicorn, which would print
-    a raw multi-line traceback between the access lines."""
+    a raw multi-line traceback between the access lines.
+
+    A request the client abandoned before any answer (it sent part of a body and hung up) is
+    logged 499, nginx's "client closed request": no response was sent, and a 500 there would
+    let anyone inflate the 5xx count that operators alert on."""
 
     def __init__(
         self, app: ASGIApp, logger_name: str = "llm_roofline.access", error_logger_name: str = "llm_roofline.error"
@@ -165,9 +172,16 @@ class AccessLog:
             await self.app(scope, receive, send)
             return
         start = time.perf_counter()
-        status, size, started = 500, 0, False
+        status, size, started, client_left = 500, 0, False, False
         rid = uuid.uuid4().hex[:16]
         token = request_id.set(rid)
+
+        async def watch(message_source: Receive = receive) -> Message:
+            nonlocal client_left
+            message = await message_source()
+            if message["type"] == "http.disconnect":
+                client_left = True
+            return message
 
         async def observe(message: Message) -> None:
             nonlocal status, size, started
@@ -179,7 +193,9 @@ class AccessLog:
             await send(message)
 
         try:
-            await self.app(scope, receive, observe)
+            await self.app(scope, watch, observe)
+            if not started and client_left:
+                status = CLIENT_CLOSED_REQUEST
         except Exception as exc:  # the boundary: logged as JSON, answered 500, never re-raised to uvicorn
             self.error_logger.error(
                 json.dumps(
@@ -344,10 +360,13 @@ def _dependencies(value: object, allow_single: bool = False) -> bool:
 
 
 class EngineGate:
-    """At most `slots` engine requests (API POSTs, Dash callbacks) run at once; the rest wait
-    their turn on the event loop, where waiting costs nothing. Sixteen heavy sweeps in sixteen
-    threads kept the event loop from the GIL for seconds, and /healthz with it; with a slot per
-    core the loop gets the GIL back within a switch interval or two."""
+    """At most `slots` engine requests (API POSTs, Dash callbacks, the Dash layout) run at once;
+    the rest wait their turn on the event loop, where waiting costs nothing. Sixteen heavy
+    sweeps in sixteen threads kept the event loop from the GIL for seconds, and /healthz with
+    it; with a slot per core the loop gets the GIL back within a switch interval or two.
+
+    `GET /_dash-layout` is engine work too: it renders the linked view (from the Referer)
+    server-side, and eight clients with distinct `cfg=` links ran the engine beside the gate."""
 
     def __init__(self, app: ASGIApp, slots: int) -> None:
         self.app = app
@@ -355,7 +374,14 @@ class EngineGate:
         self._gate: anyio.Semaphore | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope.get("method") in ("GET", "HEAD") and scope.get("path", "").endswith("/_dash-layout"):
+            async with self._slots():
+                await self.app(scope, receive, send)
+            return
+        if scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
         # The body is read before a slot is taken: a client trickling its body (up to the read
@@ -363,10 +389,13 @@ class EngineGate:
         receive = await buffered(receive)
         if receive is None:
             return
-        if self._gate is None:
-            self._gate = anyio.Semaphore(self.slots)
-        async with self._gate:
+        async with self._slots():
             await self.app(scope, receive, send)
+
+    def _slots(self) -> anyio.Semaphore:
+        if self._gate is None:  # created on first use, inside the server's event loop
+            self._gate = anyio.Semaphore(self.slots)
+        return self._gate
 
 
 async def buffered(receive: Receive) -> Receive | None:

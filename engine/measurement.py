@@ -37,7 +37,12 @@ MAX_TIME_S = 86_400.0
 _NUMBER = re.compile(r"[+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 FORMATS = ("csv", "json", "torch_table", "chrome_trace", "ncu_csv")
 
-# profiler / kernel name -> our op family (first match wins)
+# Names are matched on their first MAX_NAME_MATCH_CHARS characters: a templated CUDA kernel
+# name runs to a few hundred characters, and the match must cost the same for a 250 KB one.
+MAX_NAME_MATCH_CHARS = 512
+# profiler / kernel name -> our op family (first match wins). Every pattern is a plain
+# alternation of literals (no `.*` between two literals, which backtracks quadratically on a
+# name that repeats the first literal); "vectorized_elementwise ... add" is a substring test.
 FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("attention", r"flash|fmha|attention|attn|sdpa|scaled_dot_product|paged_attention|mla"),
     ("norm", r"rms_?norm|layer_?norm|native_layer_norm"),
@@ -45,7 +50,7 @@ FAMILY_PATTERNS: tuple[tuple[str, str], ...] = (
     ("softmax", r"softmax"),
     ("rope", r"rotary|rope"),
     ("matmul", r"gemm|gemv|matmul|aten::mm|aten::addmm|aten::bmm|aten::linear|cutlass|cublas|sm\d+_xmma|nvjet|wgmma"),
-    ("residual_add", r"aten::add|add_kernel|elementwise_add|vectorized_elementwise.*add|\badd\b"),
+    ("residual_add", r"aten::add|add_kernel|elementwise_add|\badd\b"),
     ("copy", r"copy|transpose|cat|contiguous|aten::to\b"),
 )
 # our op names -> family, to sum the model's prediction per family
@@ -67,10 +72,20 @@ OP_FAMILY = {
 }
 
 
+_FAMILY_REGEXES = tuple((family, re.compile(pattern)) for family, pattern in FAMILY_PATTERNS)
+
+
+def _elementwise_add(lowered: str) -> bool:
+    """PyTorch's `vectorized_elementwise_kernel<..., CUDAFunctor_add<...>>`: "add" after the
+    kernel's name, found in linear time."""
+    start = lowered.find("vectorized_elementwise")
+    return start >= 0 and "add" in lowered[start + len("vectorized_elementwise") :]
+
+
 def op_family(name: str) -> str | None:
-    lowered = name.lower()
-    for family, pattern in FAMILY_PATTERNS:
-        if re.search(pattern, lowered):
+    lowered = name[:MAX_NAME_MATCH_CHARS].lower()
+    for family, regex in _FAMILY_REGEXES:
+        if regex.search(lowered) or (family == "residual_add" and _elementwise_add(lowered)):
             return family
     return None
 
@@ -387,7 +402,11 @@ def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
     if not records:
         raise EngineInputError(fmt, "no measurements found")
     if len(records) > MAX_RECORDS:
-        raise EngineInputError(fmt, f"more than {MAX_RECORDS} records")
+        raise EngineInputError(
+            fmt,
+            f"{len(records):,} records: more than the {MAX_RECORDS:,} one import may hold",
+            f"at most {MAX_RECORDS:,} records (split the file)",
+        )
     for r in records:
         r.time_s /= steps
         if r.flops is not None:

@@ -151,3 +151,31 @@ def test_efficiency_scales_the_roofs():
     assert eighty["memory_bandwidth_bytes_per_s"] == pytest.approx(0.8 * 3.352e12)
     with pytest.raises(EngineInputError, match="bandwidth_efficiency"):
         Scenario(bandwidth_efficiency=1.5)
+
+
+def test_family_patterns_cannot_backtrack_quadratically():
+    """`vectorized_elementwise.*add` took ~1 s on a name repeating its first literal 11,636 times
+    (holding the GIL): every pattern is now an alternation of literals, names are cut before
+    matching, and the PyTorch add kernel is still an add."""
+    import re
+
+    from engine.measurement import FAMILY_PATTERNS, MAX_NAME_MATCH_CHARS, op_family
+
+    for family, pattern in FAMILY_PATTERNS:
+        assert not re.search(r"[.\]][*+]", pattern), (family, pattern)
+    kernel = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int)"
+    assert op_family(kernel) == "residual_add"
+    assert op_family("vectorized_elementwise_kernel<4, MulFunctor<float>>") is None
+    hostile = "vectorized_elementwise" * 11636
+    assert op_family(hostile) == op_family(hostile[:MAX_NAME_MATCH_CHARS]) is None
+    table = "----  ----\nName  Self CUDA\n----  ----\n" + hostile + "  1.0ms\n"
+    (record,) = parse_measurements("torch_table", table)
+    assert record.family is None and len(record.name) <= 120
+
+
+def test_an_import_over_the_row_limit_states_the_limit():
+    from engine.measurement import MAX_RECORDS
+
+    rows = "name,flops,bytes,time_s\n" + "".join(f"x{i},1,1,1\n" for i in range(MAX_RECORDS + 1))
+    with pytest.raises(EngineInputError, match=f"at most {MAX_RECORDS:,} records"):
+        parse_measurements("csv", rows)
