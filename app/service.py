@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.analysis import MAX_BATCH, Roofs, Scenario, analyze, analyze_one, resolve_model
 from engine.analysis import measured_decode as measured_decode_at
+from engine.cache import approx_size
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accelerator
 from engine.measurement import parse_measurements, place
@@ -99,30 +100,38 @@ def _geometric(high: int, points: int) -> np.ndarray:
 class _SingleFlight:
     """A small LRU of computed results where concurrent callers of one key share a single
     computation. A slider move fires the roofline and the panels callbacks at the same
-    moment, in two threads, for the same scenario: this makes it one engine run, not two."""
+    moment, in two threads, for the same scenario: this makes it one engine run, not two.
 
-    def __init__(self, size: int) -> None:
-        self._size = size
+    Bounded in bytes, measured: each result is walked once when it is stored
+    (engine.cache.approx_size, numpy buffers included), and the oldest are dropped until the
+    total fits. A result larger than the whole budget is handed back and not kept."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self._lock = threading.Lock()
         self._entries: OrderedDict = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def get(self, key, compute):
         with self._lock:
             entry = self._entries.get(key)
             owner = entry is None
             if owner:
-                entry = self._entries[key] = {"done": threading.Event(), "value": None, "error": None}
-                while len(self._entries) > self._size:
-                    self._entries.popitem(last=False)
+                entry = self._entries[key] = {"done": threading.Event(), "value": None, "error": None, "bytes": 0}
             else:
                 self._entries.move_to_end(key)
         if owner:
             try:
                 entry["value"] = compute()
+                self._store(key, entry)
             except Exception as exc:  # handed to every waiter; failures are not kept
                 entry["error"] = exc
                 with self._lock:
-                    self._entries.pop(key, None)
+                    if self._entries.get(key) is entry:
+                        del self._entries[key]
             finally:
                 entry["done"].set()
         else:
@@ -131,14 +140,36 @@ class _SingleFlight:
             raise entry["error"]
         return entry["value"]
 
+    def _store(self, key, entry: dict) -> None:
+        size = approx_size(entry["value"]) + approx_size(key)
+        with self._lock:
+            if self._entries.get(key) is not entry:  # cleared meanwhile
+                return
+            if size > self.max_bytes:
+                del self._entries[key]
+                return
+            entry["bytes"] = size
+            self.bytes += size
+            for old in list(self._entries):
+                if self.bytes <= self.max_bytes:
+                    break
+                dropped = self._entries[old]
+                if old != key and dropped["done"].is_set():  # one being computed has no size yet
+                    del self._entries[old]
+                    self.bytes -= dropped["bytes"]
 
-# Each entry's size is bounded by construction (at most 8 accelerators; an op list holds one
-# op per distinct name, ~30, whatever the model's depth; custom configs are capped at 256 KiB
-# and only their parsed form is kept), so a bound on the count bounds the bytes: a view is
-# ~0.2 MB at 8 accelerators, a slider grid (arrays for 154 stops) ~2 MB, its formatted
-# payload ~3 MB.
-_dashboard_cache = _SingleFlight(64)
-_grid_cache = _SingleFlight(8)
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
+
+
+# Budgets measured on the largest legal views (8 accelerators, 1,024-layer configs): a view is
+# ~0.2-0.5 MB, a slider grid (arrays for 154 stops) ~2-4 MB, its formatted payload ~3 MB.
+DASHBOARD_CACHE_BYTES = 48 * 1024 * 1024
+GRID_CACHE_BYTES = 48 * 1024 * 1024
+_dashboard_cache = _SingleFlight(DASHBOARD_CACHE_BYTES)
+_grid_cache = _SingleFlight(GRID_CACHE_BYTES)
 
 
 def memo_grid(key: tuple, compute):

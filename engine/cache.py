@@ -27,7 +27,8 @@ def approx_size(obj: object, seen: set[int] | None = None) -> int:
         if id(item) in seen:
             continue
         seen.add(id(item))
-        total += sys.getsizeof(item)
+        # a numpy array's buffer: getsizeof counts it only when the array owns it (not a view)
+        total += max(sys.getsizeof(item), getattr(item, "nbytes", 0) if hasattr(item, "dtype") else 0)
         if isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -40,11 +41,24 @@ def approx_size(obj: object, seen: set[int] | None = None) -> int:
 
 
 class ByteLRU:
-    def __init__(self, max_bytes: int, sizeof: Callable[[Any], int] = approx_size) -> None:
+    """`shared(key)`, when given, names an object many keys hold (the model in an op-list
+    cache's (model, scenario) keys): it is measured once, with `approx_size`, when the first
+    entry holding it is stored, and its bytes leave the total with the last such entry. So a
+    key that holds a 1,024-layer model is counted with it, and a thousand keys sharing one
+    preset count it once."""
+
+    def __init__(
+        self,
+        max_bytes: int,
+        sizeof: Callable[[Any], int] = approx_size,
+        shared: Callable[[Hashable], object | None] | None = None,
+    ) -> None:
         self.max_bytes = max_bytes
         self._sizeof = sizeof
+        self._shared_of = shared
         self._lock = threading.Lock()
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._shared: dict[int, list] = {}  # id(object) -> [bytes, entries holding it]
         self.bytes = 0
         self.hits = self.misses = 0
 
@@ -61,18 +75,43 @@ class ByteLRU:
             self.misses += 1
         value = compute()  # outside the lock: a slow parse does not block other keys; errors are not cached
         size = self._sizeof(value) + self._sizeof(key)
-        if size > self.max_bytes:
+        held = self._shared_of(key) if self._shared_of is not None else None
+        held_size = 0
+        if held is not None:
+            with self._lock:
+                known = self._shared.get(id(held))
+            held_size = known[0] if known is not None else approx_size(held)
+        if size + held_size > self.max_bytes:
             return value
         with self._lock:
             if key not in self._entries:
                 self._entries[key] = (value, size)
                 self.bytes += size
-                while self.bytes > self.max_bytes:
-                    _, (_, dropped) = self._entries.popitem(last=False)
-                    self.bytes -= dropped
+                if held is not None:
+                    self._hold(held, held_size)
+                while self.bytes > self.max_bytes and self._entries:
+                    self._evict_oldest()
         return value
+
+    def _hold(self, held: object, held_size: int) -> None:
+        entry = self._shared.setdefault(id(held), [held_size, 0])
+        if entry[1] == 0:
+            self.bytes += entry[0]
+        entry[1] += 1
+
+    def _evict_oldest(self) -> None:
+        key, (_, dropped) = self._entries.popitem(last=False)
+        self.bytes -= dropped
+        held = self._shared_of(key) if self._shared_of is not None else None
+        entry = self._shared.get(id(held)) if held is not None else None
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                self.bytes -= entry[0]
+                del self._shared[id(held)]
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._shared.clear()
             self.bytes = 0

@@ -41,7 +41,9 @@ def test_errors_reach_every_caller_and_are_not_kept():
 
 
 def test_lru_bound():
-    cache = _SingleFlight(2)
+    from engine.cache import approx_size
+
+    cache = _SingleFlight(4 * approx_size("a"))  # bytes: two entries of a one-letter key and value
     for key in "abc":
         cache.get(key, lambda key=key: key)
     assert list(cache._entries) == ["b", "c"]
