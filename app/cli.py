@@ -12,9 +12,10 @@ from engine.hardware import catalogue
 from engine.model_catalog import get_model, load_model_file, model_ids
 from engine.precision import DTYPES
 
+from .cli_memory import fit_sentence, training_verdict, usable_words
 from .cli_ops import add_ops_parser
 from .service import run_analysis
-from .units import duration, grouped, si
+from .units import duration, grouped, memory, plural, si
 
 
 def _model_spec(value: str):
@@ -71,7 +72,7 @@ def _analyze(args: argparse.Namespace) -> int:
             print(f"{span:<10}{att:<16}{g['kv_values_per_token']:>16}  {mlp:<20}")
     header = (
         f"{'accelerator':<16}{'ridge':>7}  {'decode step':>11} {'tok/s':>9} {'I':>7} {'bound':>8}  "
-        f"{'prefill':>9} {'bound':>8}  {'memory':>9} {'fits':>5} {'max B':>6} {'min TP':>6}"
+        f"{'prefill':>9} {'bound':>8}  {'memory':>9} {'usable':>9} {'fits':>5} {'max B':>6} {'min TP':>6}"
     )
     print(header)
     for r in result["results"]:
@@ -79,9 +80,13 @@ def _analyze(args: argparse.Namespace) -> int:
         print(
             f"{r['hardware_id']:<16}{r['ridge_point']:>7.0f}  {duration(d['time_s']):>11} "
             f"{grouped(d['tokens_per_s']):>9} {d['intensity']:>7.1f} {d['bound']:>8}  "
-            f"{duration(p['time_s']):>9} {p['bound']:>8}  {si(mem['total_bytes'], 'B'):>9} "
-            f"{'yes' if mem['fits'] else 'NO':>5} {mem['max_batch_size']:>6} {mem['min_tensor_parallel'] or '>8':>6}"
+            f"{duration(p['time_s']):>9} {p['bound']:>8}  {memory(mem['total_bytes']):>9} "
+            f"{memory(mem['usable_bytes']):>9} {'yes' if mem['fits'] else 'NO':>5} "
+            f"{mem['max_batch_size']:>6} {mem['min_tensor_parallel'] or '>8':>6}"
         )
+        sentence = fit_sentence(r["hardware_id"], mem, args.memory_utilization)
+        if sentence:
+            print(f"{'':<16}  {sentence}")
         if "measured_decode" in r:
             md = r["measured_decode"]
             print(
@@ -96,7 +101,7 @@ def _analyze(args: argparse.Namespace) -> int:
                 else f", ${q['cost_per_million_output_tokens']:.3g} per million output tokens"
             )
             print(
-                f"{'':<16}  request of {q['output_tokens']} tokens: TTFT {duration(q['ttft_s'])}, "
+                f"{'':<16}  request of {plural(q['output_tokens'], 'token')}: TTFT {duration(q['ttft_s'])}, "
                 f"TPOT {duration(q['tpot_s'])}, end to end {duration(q['e2e_s'])}, "
                 f"{grouped(q['output_tokens_per_s_per_sequence'])} tok/s per user, "
                 f"{grouped(q['output_tokens_per_s'])} tok/s in all{cost}"
@@ -110,10 +115,11 @@ def _analyze(args: argparse.Namespace) -> int:
         for h in r.get("hierarchy_roofs", []):
             print(
                 f"{'':<16}  {h['level']:<15}{si(h['bandwidth_bytes_per_s'], 'B/s'):>11} ({h['times_hbm']:.2f}x HBM, "
-                f"ridge {h['ridge_point']:.0f}) for working sets up to {si(h['capacity_bytes'], 'B')}, {h['kind']}"
+                f"ridge {h['ridge_point']:.0f}) for working sets up to {memory(h['capacity_bytes'])}, {h['kind']}"
             )
         if args.roofs == "hierarchy" and len(r.get("hierarchy_roofs", [])) < 2:
             print(f"{'':<16}  no sourced cache roof for {r['hardware_id']}")
+    print(f"memory and usable in GiB (2^30 bytes, as nvidia-smi); {usable_words(args.memory_utilization)}")
     return 0
 
 
@@ -130,14 +136,22 @@ def _with_requests(result: dict, spec, hardware: list, scenario: Scenario, outpu
 
 
 def _published(args: argparse.Namespace) -> int:
-    from engine.published import published_measurements
+    from engine.hardware import get_accelerator
+    from engine.published import published_for
 
-    items = published_measurements()
+    if args.model is not None:
+        get_model(args.model)  # an unknown id is an error naming the known ones, not "0 match"
+    for hardware_id in args.hardware or []:
+        get_accelerator(hardware_id)
+    chosen = published_for(args.model, args.weight_dtype, args.compute_dtype, args.hardware)
+    items = chosen["items"]
     if args.json:
-        json.dump({"items": items}, sys.stdout, indent=2)
+        json.dump(chosen, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"{len(items)} published measurements against their bounds (README 'Reality check')")
+    print(f"{chosen['note']} Measured figures against their bounds (README 'Reality check').")
+    if not items:
+        return 0
     print(
         f"{'accelerator':<15}{'model':<13}{'prec':<5}{'TP':>3}{'batch':>6}{'in/out':>11}  "
         f"{'measured':>10}{'bound':>10}{'of bound':>9}{'MBU':>6}{'MFU':>6}  source"
@@ -156,7 +170,8 @@ def _published(args: argparse.Namespace) -> int:
             f"{grouped(i['value']):>10}{grouped(i['bound']):>10}{i['fraction_of_bound']:>9.0%}"
             f"{i['mbu']:>6.0%}{i['mfu']:>6.0%}  {i['source']['table']} ({i['source']['date']})"
         )
-    print("units: " + ", ".join(sorted({units[i["metric"]] for i in items})))
+    if items:
+        print("units: " + ", ".join(sorted({units[i["metric"]] for i in items})))
     return 0
 
 
@@ -170,7 +185,7 @@ def _hardware(args: argparse.Namespace) -> int:
     for a in items.values():
         _, bf16 = a.tensor_roof("bf16")
         print(
-            f"{a.id:<16}{a.name[:33]:<34}{si(a.memory_bytes, 'B'):>9}{si(a.memory_bandwidth_bytes_per_s, 'B/s'):>12}"
+            f"{a.id:<16}{a.name[:33]:<34}{memory(a.memory_bytes):>9}{si(a.memory_bandwidth_bytes_per_s, 'B/s'):>12}"
             f"{si(bf16, 'FLOP/s'):>13}{bf16 / a.memory_bandwidth_bytes_per_s:>7.0f}"
         )
     return 0
@@ -319,13 +334,12 @@ def _training(args: argparse.Namespace) -> int:
         f"micro-batch {st['micro_batch_size']}):"
     )
     for key in ("weights_bytes", "gradients_bytes", "optimizer_bytes", "activation_bytes", "total_bytes"):
-        print(f"  {key.removesuffix('_bytes'):<12}{si(mem[key], 'B'):>10}")
-    verdict = "fits" if r["fits"] else f"does NOT fit: {r['overflow']} overflow"
-    print(f"  capacity    {si(mem['capacity_bytes'], 'B'):>10}  {verdict}")
+        print(f"  {key.removesuffix('_bytes'):<12}{memory(mem[key]):>10}")
+    print(training_verdict(mem, r["fits"], r["overflow"]))
     if r["smallest_fix"]:
         fix = r["smallest_fix"]
         print(
-            f"smallest change that fits: {fix['change']} -> {si(fix['total_bytes'], 'B')}, "
+            f"smallest change that fits: {fix['change']} -> {memory(fix['total_bytes'])}, "
             + (
                 f"~{duration(fix['estimated_extra_time_s'])} more per step"
                 if fix["estimated_extra_time_s"]
@@ -437,6 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(func=_training)
 
     p = sub.add_parser("published", help="published measurements beside the engine's bounds (MBU, MFU)")
+    p.add_argument("--model", default=None, help="only runs of this model preset (the rest are counted)")
+    p.add_argument("--weight-dtype", default=None, choices=DTYPES, help="only runs with these weights")
+    p.add_argument("--compute-dtype", default=None, choices=DTYPES, help="only runs with this matrix math")
+    p.add_argument("--hardware", action="append", default=None, help="only runs on this accelerator (repeat)")
     p.add_argument("--json", action="store_true", help="every entry with its bound, MBU and MFU (SI units)")
     p.set_defaults(func=_published)
 

@@ -32,6 +32,26 @@ def si(value: float, unit: str = "", digits: int = 3) -> str:
     return f"{plain(value, digits)} {unit}".rstrip()
 
 
+_BINARY_PREFIXES = ((2**50, "PiB"), (2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))
+
+
+def memory(value_bytes: float, digits: int = 3) -> str:
+    """A memory footprint (capacity, weights or KV resident, training states) in binary units,
+    as nvidia-smi and the vendors' "80GB" mean it: 80 * 2**30 -> '80 GiB', 16.06e9 -> '15 GiB'.
+    Traffic (bytes moved per step, against TB/s) stays decimal: si(value, 'B')."""
+    magnitude = abs(value_bytes)
+    for scale, unit in _BINARY_PREFIXES:
+        if magnitude >= scale:
+            return f"{plain(value_bytes / scale, digits)} {unit}"
+    return f"{plain(value_bytes, digits)} B"
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """'1 sequence', '2 sequences', '1,024 tokens' (English only; nouns: an irregular plural)."""
+    word = noun if n == 1 else (nouns or noun + "s")
+    return f"{n:,} {word}"
+
+
 def duration(seconds: float) -> str:
     """9.72 ms, 2.23 s, 14.6 min, 87.5 h, 12.3 days: the unit a person would say."""
     if seconds >= 86400 * 2:

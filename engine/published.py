@@ -190,7 +190,7 @@ LEFT_OUT_REASONS = ("other_model", "other_precision", "other_accelerator")
 _REASON_WORDS = {
     "other_model": "of another model",
     "other_precision": "in another precision",
-    "other_accelerator": "on an accelerator not shown",
+    "other_accelerator": "on another accelerator",
 }
 
 

@@ -14,7 +14,7 @@ from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.hierarchy import hierarchy_roofs
 from engine.model_catalog import get_model, load_model, model_ids, preset_records
 from engine.oplab import lab, op_presets, seed000_chart
-from engine.published import published_measurements
+from engine.published import published_for
 from engine.request import attach_requests, request_arrays
 from engine.sweep import decode_sweep
 from engine.training import run_training
@@ -235,8 +235,21 @@ def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> di
     response_model=PublishedList,
     summary="Published measurements (sourced) beside the engine's bound for their scenario: MBU, MFU",
 )
-def published() -> JSONResponse:
-    return JSONResponse({"items": published_measurements()})
+def published(
+    model: Annotated[str | None, Query(max_length=64, description="only runs of this model preset")] = None,
+    weight_dtype: Annotated[Dtype | None, Query(description="only runs with these weights")] = None,
+    compute_dtype: Annotated[Dtype | None, Query(description="only runs with this matrix math")] = None,
+    hardware: Annotated[
+        list[str] | None, Query(max_length=16, description="only runs on these accelerator ids (repeat)")
+    ] = None,
+) -> JSONResponse:
+    """Without filters every entry; with them the runs of that model and precision (and
+    accelerators), and how many were left out and why (`left_out`, `note`)."""
+    if model is not None:
+        get_model(model)  # an unknown id is a 404 naming the known ones, not "0 match"
+    for hardware_id in hardware or []:
+        get_accelerator(hardware_id)
+    return JSONResponse(published_for(model, weight_dtype, compute_dtype, hardware))
 
 
 @router.post(

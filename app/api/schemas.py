@@ -710,7 +710,15 @@ class PublishedItem(PublishedEntry):
 
 
 class PublishedList(BaseModel):
-    items: list[PublishedItem] = Field(description="every entry of published/*.yaml with its bound, MBU and MFU")
+    items: list[PublishedItem] = Field(
+        description="the entries of published/*.yaml that match the filters (all without), with bound, MBU and MFU"
+    )
+    left_out: dict[Literal["other_model", "other_precision", "other_accelerator"], int] = Field(
+        description="entries left out, by the first filter they fail: model, precision (weights and matrix math), "
+        "accelerator"
+    )
+    left_out_count: int = Field(description="sum of left_out")
+    note: str = Field(description="one sentence: how many match, how many were left out and why")
 
 
 class Health(BaseModel):

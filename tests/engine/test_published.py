@@ -117,6 +117,44 @@ def test_cli_published_table_and_json(capsys):
 
     assert main(["published"]) == 0
     out = capsys.readouterr().out
-    assert f"{len(ITEMS)} published measurements" in out and "19,694" in out and "a100-80gb-sxm" in out
+    assert f"{len(ITEMS)} published runs match." in out and "19,694" in out and "a100-80gb-sxm" in out
     assert main(["published", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["items"] == json.loads(json.dumps(ITEMS))
+
+
+# ---- only the runs of the chosen model and precision -------------------------------------
+
+
+def test_published_for_keeps_only_the_chosen_model_and_precision():
+    """A Llama-3-8B bf16 chart gets none of the Llama-2 fp8 runs, and says how many it left
+    out; Llama-2-7B fp8 on the H100 gets exactly its four runs."""
+    from engine.published import published_for
+
+    none = published_for("llama-3-8b", "bf16", "bf16")
+    assert none["items"] == [] and none["left_out"]["other_model"] == len(ITEMS) == none["left_out_count"]
+    assert none["note"] == f"0 published runs match; {len(ITEMS)} left out: {len(ITEMS)} of another model."
+    mine = published_for("llama-2-7b", "fp8", "fp8", ["h100-sxm5"])
+    assert {(i["model"], i["weight_dtype"], i["compute_dtype"], i["accelerator"]) for i in mine["items"]} == {
+        ("llama-2-7b", "fp8", "fp8", "h100-sxm5")
+    }
+    assert len(mine["items"]) == 4
+    # every entry is either shown or counted under exactly one reason
+    assert len(mine["items"]) + mine["left_out_count"] == len(ITEMS)
+    fp16 = sum(1 for i in ITEMS if i["model"] == "llama-2-7b" and i["weight_dtype"] != "fp8")
+    assert mine["left_out"]["other_precision"] == fp16 > 0
+    assert "in another precision" in mine["note"] and "on another accelerator" in mine["note"]
+
+
+def test_published_for_without_filters_is_every_entry():
+    from engine.published import published_for
+
+    everything = published_for()
+    assert everything["items"] == ITEMS and everything["left_out_count"] == 0
+    assert everything["note"] == f"{len(ITEMS)} published runs match."
+
+
+def test_published_runs_fit_the_whole_card_they_ran_on():
+    """A published run happened, so `fits` asks the whole card (memory_utilization 1.0): the
+    A100 fp16 run of 60 x 2,176 tokens needs ~77 GiB, more than a serving engine's 0.9 x 80."""
+    item = next(i for i in ITEMS if i["id"] == "trtllm-a100-llama-2-7b-tp1-b60-128-2048")
+    assert item["fits"]
