@@ -8,7 +8,7 @@ import sys
 
 from engine.analysis import DEFAULT_MEMORY_UTILIZATION, Scenario
 from engine.errors import EngineInputError
-from engine.hardware import catalogue
+from engine.hardware import TENSOR_PARALLEL_DEGREES, catalogue
 from engine.model_catalog import get_model, load_model_file, model_ids
 from engine.precision import DTYPES
 
@@ -387,7 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--compute-dtype", default="bf16", choices=DTYPES)
     a.add_argument("--no-flash-attention", dest="flash_attention", action="store_false")
     a.add_argument("--full-square", action="store_true", help="count prefill attention without the causal mask")
-    a.add_argument("--tp", type=int, default=1, choices=(1, 2, 4, 8), help="tensor-parallel degree")
+    a.add_argument("--tp", type=int, default=1, choices=TENSOR_PARALLEL_DEGREES, help="tensor-parallel degree")
     a.add_argument("--kv-block-size", type=int, default=16, help="paged KV block size in tokens")
     a.add_argument("--shared-prefix", type=int, default=0, help="prefix tokens shared by the whole batch")
     a.add_argument("--layers", action="store_true", help="print the per-layer breakdown (window / MLA / MoE)")
@@ -470,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--batch", type=int, default=1)
     me.add_argument("--context", type=int, default=4096)
     me.add_argument("--compute-dtype", default="bf16", choices=DTYPES)
-    me.add_argument("--tp", type=int, default=1, choices=(1, 2, 4, 8))
+    me.add_argument("--tp", type=int, default=1, choices=TENSOR_PARALLEL_DEGREES)
     me.add_argument("--roofs", choices=("nominal", "measured"), default="nominal")
     me.add_argument("--steps", type=int, default=1, help="decode steps the profile covers")
     me.add_argument("--json", action="store_true")

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from .cache import ByteLRU
 from .errors import EngineInputError
-from .hardware import Accelerator
+from .hardware import TENSOR_PARALLEL_DEGREES, Accelerator
 from .measurement import decode_utilisation
-from .memory import TP_DEGREES, max_batch_size, max_context_length, memory_budget, min_tensor_parallel
+from .memory import max_batch_size, max_context_length, memory_budget, min_tensor_parallel
 from .metrics import ring_allreduce_time_s
 from .model import ModelConfig
 from .ops import Op
@@ -68,8 +68,10 @@ class Scenario:
         check_dtype(self.weight_dtype, "weight_dtype")
         check_dtype(self.kv_dtype, "kv_dtype")
         check_dtype(self.compute_dtype, "compute_dtype")
-        if isinstance(self.tensor_parallel, bool) or self.tensor_parallel not in TP_DEGREES:
-            raise EngineInputError("tensor_parallel", f"{self.tensor_parallel!r} is not supported", TP_DEGREES)
+        if isinstance(self.tensor_parallel, bool) or self.tensor_parallel not in TENSOR_PARALLEL_DEGREES:
+            raise EngineInputError(
+                "tensor_parallel", f"{self.tensor_parallel!r} is not supported", TENSOR_PARALLEL_DEGREES
+            )
         _check_int("kv_block_size", self.kv_block_size, 1, MAX_BLOCK)
         _check_int("shared_prefix_length", self.shared_prefix_length, 0, self.context_length)
         if self.roofs not in ("nominal", "measured"):
@@ -154,6 +156,8 @@ class Roofs:
 
     @classmethod
     def of(cls, hw: Accelerator, compute_dtype: str, scenario: Scenario | None = None) -> Roofs:
+        if scenario is not None:  # beyond 8, TP needs a scale-up domain that large (engine/hardware.py)
+            hw.check_tensor_parallel(scenario.tensor_parallel)
         measured = scenario is not None and scenario.roofs == "measured" and hw.measured is not None
         compute_eff = scenario.compute_efficiency if scenario else 1.0
         bandwidth_eff = scenario.bandwidth_efficiency if scenario else 1.0

@@ -21,6 +21,12 @@ from .precision import TENSOR_FALLBACK, VECTOR_FALLBACK
 from .roofline import ridge_point
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "hardware"
+# Tensor-parallel degrees a scenario may ask for: powers of two and the whole NVL72 domain (the
+# measured serving runs of ai-dynamo/aiconfigurator use TP 1-8 on HGX boards and 16-72 on GB200
+# NVL72). Up to 8 on any card with a link (PCIe included, as before); beyond 8 only within an
+# accelerator's scale-up domain (`Accelerator.max_tensor_parallel`).
+TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8, 16, 32, 64, 72)
+PCIE_TENSOR_PARALLEL = 8
 USER_DIR_ENV = "LLM_ROOFLINE_HARDWARE_DIR"
 MAX_FILE_BYTES = 256 * 1024
 
@@ -112,6 +118,11 @@ class Accelerator(_Strict):
     interconnect: Annotated[str | None, Field(max_length=200, description="scale-up link name")] = None
     interconnect_bytes_per_s_per_direction: float | None = _rate("scale-up link, bytes/s per direction")
     pcie_bytes_per_s_per_direction: float | None = _rate("PCIe x16, bytes/s per direction")
+    scale_up_domain_size: Annotated[int, Field(ge=2, le=100_000)] | None = Field(
+        None,
+        description="accelerators one scale-up domain joins over `interconnect` (NVLink: 8 on an HGX "
+        "board, 72 in an NVL72 rack; a bridged pair: 2); null where the card has no such link",
+    )
     notes: Annotated[str, Field(max_length=4000, description="caveats, other rates, uncertain fields")] = ""
     sources: Annotated[list[Source], Field(min_length=1, max_length=20, description="where the numbers come from")]
     measured: MeasuredRoofs | None = Field(None, description="roofs measured by llm-roofline calibrate")
@@ -164,6 +175,27 @@ class Accelerator(_Strict):
         if self.pcie_bytes_per_s_per_direction:
             return "PCIe", self.pcie_bytes_per_s_per_direction
         return None
+
+    @property
+    def max_tensor_parallel(self) -> int:
+        """Largest tensor-parallel degree a scenario may use on this card: its scale-up domain,
+        and at least 8 (TP over PCIe, as on an 8-card PCIe server, stays allowed)."""
+        return max(PCIE_TENSOR_PARALLEL, self.scale_up_domain_size or 0)
+
+    def tensor_parallel_degrees(self) -> tuple[int, ...]:
+        return tuple(d for d in TENSOR_PARALLEL_DEGREES if d <= self.max_tensor_parallel)
+
+    def check_tensor_parallel(self, n: int, field: str = "tensor_parallel") -> None:
+        """Refuse a TP degree larger than this card's scale-up domain, naming the field."""
+        if n <= self.max_tensor_parallel:
+            return
+        if self.scale_up_domain_size and self.scale_up_domain_size >= PCIE_TENSOR_PARALLEL:
+            why = f"its scale-up domain joins {self.scale_up_domain_size} accelerators ({self.interconnect})"
+        else:
+            why = f"it has no scale-up domain past {PCIE_TENSOR_PARALLEL} (TP beyond that needs one)"
+        raise EngineInputError(
+            field, f"{n} is too many GPUs for {self.id}: {why}", list(self.tensor_parallel_degrees())
+        )
 
     def cache_roof(self, level: str) -> CacheRoof | None:
         return next((c for c in self.cache_roofs if c.level == level), None)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .errors import EngineInputError
+from .hardware import TENSOR_PARALLEL_DEGREES
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +316,7 @@ class ModelConfig:
                 raise EngineInputError(
                     "tensor_parallel",
                     f"{n} does not divide the {att.num_heads} attention heads",
-                    [d for d in (1, 2, 4, 8) if att.num_heads % d == 0],
+                    [d for d in TENSOR_PARALLEL_DEGREES if att.num_heads % d == 0],
                 )
             kv_heads = att.num_kv_heads if att.is_mla else max(1, math.ceil(att.num_kv_heads / n))
             att = replace(att, num_heads=att.num_heads // n, num_kv_heads=kv_heads)

@@ -45,7 +45,8 @@ def _not_bool(value: object) -> object:
     return value
 
 
-TensorParallel = Annotated[Literal[1, 2, 4, 8], BeforeValidator(_not_bool)]
+# engine.hardware.TENSOR_PARALLEL_DEGREES; past 8 only within the accelerator's scale-up domain (NVL72: 72)
+TensorParallel = Annotated[Literal[1, 2, 4, 8, 16, 32, 64, 72], BeforeValidator(_not_bool)]
 
 
 class _Request(BaseModel):
@@ -71,7 +72,9 @@ class ScenarioFields(_Request):
     flash_attention: bool = Field(True, description="fused attention: scores never go to memory")
     causal: bool = Field(True, description="count prefill attention with the causal mask")
     tensor_parallel: TensorParallel = Field(
-        1, description="tensor-parallel degree: every number becomes per GPU, plus all-reduce time"
+        1,
+        description="tensor-parallel degree: every number becomes per GPU, plus all-reduce time; past 8 only "
+        "on an accelerator whose scale-up domain is that large (GB200/GB300 NVL72: 72)",
     )
     kv_block_size: int = Field(16, ge=1, le=MAX_BLOCK, description="paged KV block, tokens (waste reported)")
     shared_prefix_length: int = Field(

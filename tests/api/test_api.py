@@ -43,6 +43,15 @@ def test_models(client):
     assert r.status_code == 404 and r.json()["detail"].startswith("unknown model id 'gpt-5'; nearest known: ")
 
 
+def test_tensor_parallel_up_to_the_scale_up_domain(client):
+    """TP 64 on an NVL72 part answers; on an 8-GPU HGX board it is a 422 naming the field."""
+    body = ANALYZE | {"model": "deepseek-ai/DeepSeek-R1", "tensor_parallel": 64, "hardware": ["gb200"]}
+    r = client.post("/api/v1/analyze", json=body)
+    assert r.status_code == 200 and r.json()["results"][0]["tensor_parallel"] == 64
+    r = client.post("/api/v1/analyze", json=body | {"hardware": ["h100-sxm5"]})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "tensor_parallel"
+
+
 def test_hugging_face_repo_id_as_model(client):
     """A Hugging Face repo id (any case, quantised release included) is the preset it names."""
     by_preset = client.post("/api/v1/analyze", json=ANALYZE | {"model": "qwen3-32b"}).json()
