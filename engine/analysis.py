@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cache import ByteLRU
+from .cache import ByteLRU, approx_size
 from .errors import EngineInputError
 from .hardware import TENSOR_PARALLEL_DEGREES, Accelerator
 from .measurement import decode_utilisation
@@ -102,15 +102,30 @@ def _check_int(name: str, value: object, low: int, high: int) -> None:
         raise EngineInputError(name, f"{value!r} is not an integer in [{low}, {high}]")
 
 
+# Models with a KV-heads override ("what if GQA-n?"), derived once per (model, heads) and
+# bounded in bytes, measured by walking each once: a 1,024-layer custom config rebuilt itself
+# on every call (2-3 s per dashboard layout), and each fresh copy sat in the op-list cache's
+# keys. A derived model grows up to 4 tensor-parallel shards after it is stored: counted up front.
+KV_MODEL_CACHE_BYTES = 16 * 1024 * 1024
+_SHARD_ALLOWANCE = 5
+kv_model_cache = ByteLRU(
+    KV_MODEL_CACHE_BYTES,
+    sizeof=lambda v: approx_size(v) * (_SHARD_ALLOWANCE if isinstance(v, ModelConfig) else 1),
+)
+
+
 def resolve_model(model: ModelConfig, scenario: Scenario) -> ModelConfig:
-    return model if scenario.num_kv_heads is None else model.with_kv_heads(scenario.num_kv_heads)
+    heads = scenario.num_kv_heads
+    if heads is None:
+        return model
+    return kv_model_cache.get_or_compute((model, heads), lambda: model.with_kv_heads(heads))
 
 
-# Op lists per (model, scenario), bounded in bytes (engine/cache.py). Sizes are counted, not
-# walked: walking an op list and its key (which holds the whole model) on every new scenario
-# cost ~0.8 ms, 12x the analysis itself. An Op (4 slots, two floats, two short strings) takes
-# under 300 bytes; the key's model is shared with model_cache, which bounds it, so the key is
-# counted as the scenario alone (~1 KB).
+# Op lists per (model, scenario), bounded in bytes (engine/cache.py). An op list is counted,
+# not walked (walking each new list cost ~0.8 ms, 12x the analysis itself): an Op (4 slots,
+# two floats, two short strings) takes under 300 bytes, the scenario key ~1 KB. The model in
+# the key is measured once, when the first entry holding it is stored, and counted once however
+# many scenarios share it (ByteLRU's `shared`).
 PHASE_OPS_CACHE_BYTES = 32 * 1024 * 1024
 _OP_BYTES = 300
 _KEY_BYTES = 1024
@@ -122,7 +137,7 @@ def _phase_ops_size(entry: object) -> int:
     return _OP_BYTES * sum(len(ops) for ops in entry) + _KEY_BYTES
 
 
-phase_ops_cache = ByteLRU(PHASE_OPS_CACHE_BYTES, sizeof=_phase_ops_size)
+phase_ops_cache = ByteLRU(PHASE_OPS_CACHE_BYTES, sizeof=_phase_ops_size, shared=lambda key: key[0])
 
 
 def phase_ops(model: ModelConfig, scenario: Scenario) -> tuple[tuple[Op, ...], tuple[Op, ...]]:

@@ -41,3 +41,56 @@ def test_byte_lru_evicts_oldest_past_its_budget():
     assert cache.get_or_compute(0, lambda: "new") == "new"  # the oldest was evicted
     assert cache.get_or_compute("huge", lambda: "y" * 20_000) == "y" * 20_000  # larger than the budget
     assert "huge" not in cache._entries
+
+
+def deep_llama(layers: int = 1024) -> dict:
+    return LLAMA | {"num_hidden_layers": layers, "_name_or_path": f"deep-{layers}"}
+
+
+def test_a_kv_heads_override_is_derived_once_and_its_model_counted(client):
+    """A 1,024-layer config with num_kv_heads 1 rebuilt its model on every call, and every copy
+    sat in an op-list key counted as 1 KB (6,000 batch sizes: +800 MB). Now one derived model,
+    measured, whatever the batch size."""
+    from engine.analysis import Scenario, kv_model_cache, resolve_model
+    from engine.model_catalog import load_model
+
+    model = load_model(deep_llama())
+    first = resolve_model(model, Scenario(batch_size=1, num_kv_heads=1))
+    assert resolve_model(model, Scenario(batch_size=2, num_kv_heads=1)) is first
+    assert first.layers[0].attention.num_kv_heads == 1 and kv_model_cache.bytes >= approx_size(first)
+    phase_ops_cache.clear()
+    for batch in range(1, 41):
+        body = {"model": deep_llama(), "hardware": ["h100-sxm5"], "batch_size": batch, "num_kv_heads": 1}
+        assert client.post("/api/v1/analyze", json=body).status_code == 200
+    # the derived model is in the op-list cache's total once, not forty times, and not as 1 KB
+    assert approx_size(first) <= phase_ops_cache.bytes < 2 * approx_size(first) + 40 * 64 * 1024
+
+
+def test_byte_lru_counts_a_shared_object_once():
+    shared = ("x" * 10_000,)
+    cache = ByteLRU(max_bytes=100_000, sizeof=lambda value: 100, shared=lambda key: key[0])
+    for i in range(5):
+        cache.get_or_compute((shared, i), lambda: "v")
+    held = approx_size(shared)
+    assert cache.bytes == 5 * 200 + held  # five entries (key + value), the list once
+    small = ByteLRU(max_bytes=held + 2 * 200, sizeof=lambda value: 100, shared=lambda key: key[0])
+    for i in range(5):
+        small.get_or_compute((shared, i), lambda: "v")
+    assert len(small) == 2 and small.bytes == 2 * 200 + held  # evicted to fit, the list still once
+    small.clear()
+    assert small.bytes == 0
+
+
+def test_the_dashboard_caches_are_bounded_in_measured_bytes():
+    """The view and grid caches were bounded by entry counts (RSS levelled near 940 MB after four
+    large imports): now by the bytes of what they hold, numpy buffers included."""
+    import numpy as np
+
+    from app.service import _SingleFlight
+
+    cache = _SingleFlight(3_000_000)
+    for i in range(10):
+        cache.get(("grid", i), lambda: {"arrays": [np.zeros(100_000)]})  # 800 kB each
+    assert cache.bytes <= 3_000_000 and len(cache) == 3
+    assert cache.get(("huge",), lambda: np.zeros(1_000_000)).nbytes == 8_000_000  # answered, not kept
+    assert ("huge",) not in cache._entries and cache.bytes <= 3_000_000
