@@ -314,6 +314,7 @@ def _training(args: argparse.Namespace) -> int:
     for key in ("mfu", "mfu_with_attention", "hfu", "hfu_with_attention", "mfu_sparse_peak"):
         value = "-" if r[key] is None else f"{r[key]:.1%}"
         print(f"  {key:<20}{value:>7}  {r['counted'][key]}")
+    print(f"  {st['dtype']}: {r['dtype_note']}")
     print(
         f"gradient all-reduce: {si(r['gradient_bytes'], 'B')} at {si(r['bus_bandwidth_bytes_per_s'] or 0, 'B/s')} "
         f"busbw ({r['bus_bandwidth_source']}): {duration(r['allreduce_time_s'])}, "

@@ -151,6 +151,17 @@ def native_precision(model_id: str) -> str | None:
         return None
 
 
+def native_format(model_id: str) -> str | None:
+    """The format a preset ships in, by its own name: "MXFP4" for gpt-oss (modelled as the
+    precision int4, W4A16, so a page must not say it was "released in int4"), else
+    native_precision; None for a 16-bit release or an unknown name."""
+    try:
+        record = preset_record(model_id)
+    except UnknownIdError:
+        return None
+    return record.get("native_format") or record.get("native_precision")
+
+
 MAX_CONFIG_BYTES = 256 * 1024
 # Parsed custom configs, keyed by a digest of their canonical JSON and bounded in bytes: the
 # raw config (up to 256 KiB of it) is never kept, only the normalised ModelConfig.

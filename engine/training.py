@@ -291,6 +291,7 @@ def utilisation(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
         "hfu": tokens_per_s * (dense + re_dense) / denom,
         "hfu_with_attention": tokens_per_s * (dense + attn + re_dense + re_attn) / denom,
         "mfu_sparse_peak": tokens_per_s * dense / (denom * SPARSE_SPEEDUP) if sparse else None,
+        "dtype_note": dtype_note(hw, s.dtype),
     }
     out["counted"] = {
         "mfu": f"6N per token (PaLM), attention and recomputation not counted, over {peak_words}",
@@ -308,6 +309,27 @@ def utilisation(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
         ),
     }
     return out
+
+
+def dtype_note(hw: Accelerator, dtype: str) -> str:
+    """Why switching bf16 <-> fp16 does or does not move a number: both store 2 bytes per value
+    (the memory bill is the same), so only the dense peak can differ, and on most tensor-core
+    chips it does not (H100 SXM datasheet: 1,979 TFLOP/s with sparsity for both, 989 dense)."""
+    other = "fp16" if dtype == "bf16" else "bf16"
+    mine, peak = hw.tensor_roof(dtype)
+    theirs, other_peak = hw.tensor_roof(other)
+    numerics = "only numerics differ (fp16 needs loss scaling; bf16 keeps fp32's exponent range)"
+    if mine != dtype:
+        return f"{hw.name} has no {dtype} tensor roof: {dtype} is counted at its {mine} peak; {numerics}"
+    if peak == other_peak:
+        return (
+            f"{dtype} and {other} share one dense peak on {hw.name} ({peak / 1e12:,.0f} TFLOP/s) and both store "
+            f"2 bytes per value: switching changes no number here; {numerics}"
+        )
+    return (
+        f"{dtype} peaks at {peak / 1e12:,.0f} TFLOP/s dense on {hw.name}, {other} at {other_peak / 1e12:,.0f} "
+        f"({theirs}): the MFU denominators differ; the memory bill does not"
+    )
 
 
 # ---- communication -------------------------------------------------------------------------

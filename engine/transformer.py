@@ -246,16 +246,22 @@ def _layer_ops(layer: LayerSpec, model: ModelConfig, tokens, core, w: Widths, de
 
 def _accumulate(total: dict[str, Op], ops: list[Op], count: int, per_layer: bool) -> None:
     """Sum `count` copies of `ops` into `total` by name; a per-layer op records how many layers
-    it now covers (what the dashboard's tooltips call "summed over N layers")."""
+    it now covers (what the dashboard's tooltips call "summed over N layers"). A name that
+    occurs twice in one layer (an MoE layer's routed and shared-expert activations, MLA's two
+    latent norms) still covers that layer once: counting each occurrence made DeepSeek-V3's
+    activation row read "x 119 layers" on a 61-layer model."""
     layers = count if per_layer else 0
+    covered: set[str] = set()  # names already credited with this group's layers
     for op in ops:
+        new_layers = 0 if op.name in covered else layers
+        covered.add(op.name)
         seen = total.get(op.name)
         if seen is None:
-            total[op.name] = Op(op.name, op.unit, op.flops * count, op.bytes * count, layers)
+            total[op.name] = Op(op.name, op.unit, op.flops * count, op.bytes * count, new_layers)
         else:
             seen.flops = seen.flops + op.flops * count
             seen.bytes = seen.bytes + op.bytes * count
-            seen.layers += layers
+            seen.layers += new_layers
 
 
 def _model_ops(model: ModelConfig, tokens, logit_rows, attention_core, w: Widths, decode: bool) -> list[Op]:

@@ -12,7 +12,7 @@ from engine.analysis import MAX_BATCH
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.hierarchy import hierarchy_roofs
-from engine.model_catalog import get_model, load_model, model_ids, preset_records
+from engine.model_catalog import get_model, load_model, model_ids, native_format, preset_records
 from engine.oplab import lab, op_presets, seed000_chart
 from engine.published import published_for
 from engine.request import attach_requests, request_arrays
@@ -96,7 +96,9 @@ def one_model(model_id: str) -> JSONResponse:
     model = get_model(model_id)
     record = preset_records()[model.id]  # model_id may be a Hugging Face repo id
     return JSONResponse(
-        model.summary() | {"hf_repo": record["hf_repo"], "sources": record["sources"], "config": record["config"]}
+        model.summary()
+        | {"hf_repo": record["hf_repo"], "sources": record["sources"], "config": record["config"]}
+        | {"native_format": native_format(model.id)}
     )
 
 

@@ -492,6 +492,11 @@ class ModelDetail(ModelSummary):
     hf_repo: str = Field(description="Hugging Face repository")
     sources: list[str] = Field(description="where the config was read")
     config: dict[str, Any] = Field(description="the Hugging Face config.json")
+    native_format: str | None = Field(
+        None,
+        description="the format the weights ship in when not 16-bit, by its own name (gpt-oss: MXFP4, "
+        "modelled as int4 weights with 16-bit math); null for a 16-bit release",
+    )
 
 
 class KernelRow(BaseModel):

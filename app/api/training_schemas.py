@@ -141,6 +141,9 @@ class TrainingResponse(BaseModel):
     step_time_s: float = Field(description="measured (or tokens_per_step / tokens_per_s), seconds")
     peak_dtype: str = Field(description="dtype of the dense tensor peak used")
     peak_flops_per_s: float = Field(description="dense tensor peak per GPU, FLOP/s")
+    dtype_note: str = Field(
+        description="why bf16 vs fp16 does or does not move a number here (same 2 bytes; same dense peak on most chips)"
+    )
     sparse_peak_flops_per_s: float | None = Field(description="the 2:4 sparse peak spec sheets print (2x dense)")
     model_flops_per_token: float = Field(description="6N")
     attention_flops_per_token: float = Field(description="12·L·H·Q·T")
