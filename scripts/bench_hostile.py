@@ -1,0 +1,201 @@
+"""The worst legal requests, measured (a benchmark, not a test).
+
+    .venv/bin/python scripts/bench_hostile.py [--rss N] [--load SECONDS] [--only api|dash]
+
+Starts `llm-roofline serve` on a free loopback port (one worker) and reports:
+
+1. per endpoint and per Dash callback, the worst legal request this script knows: each is sent
+   three times with distinct values (so no cache answers it), the slowest and the median in ms;
+2. /healthz p50 and max, sampled every 50 ms, while 8 clients loop on the worst request;
+3. the server's RSS before and after N (default 1,000) distinct worst-case requests.
+
+Targets (issue "Hardening, third round"): every request < 1 s, /healthz < 100 ms, RSS growth
+< 100 MB. Figures depend on the machine: the README quotes them with the machine's core count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx2 as httpx
+from live_server import live_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from engine.model_catalog import preset_records  # noqa: E402
+
+EIGHT = ["h100-sxm5", "h200-sxm", "b200", "mi300x", "rtx-4090", "l4", "a100-80gb-sxm", "tpu-v5e"]
+SIXTEEN = EIGHT * 2
+
+
+def deep_config(i: int) -> dict:
+    """A 1,024-layer Llama (the deepest config accepted), alternating sliding and full
+    attention so no two neighbouring layers are the same; a distinct name per i."""
+    layers = 1024
+    return dict(preset_records()["llama-3-8b"]["config"]) | {
+        "_name_or_path": f"deep-{i}",
+        "num_hidden_layers": layers,
+        "sliding_window": 4096,
+        "layer_types": ["sliding_attention" if k % 2 else "full_attention" for k in range(layers)],
+    }
+
+
+def csv_rows(rows: int, i: int = 0) -> str:
+    """`rows` measured rows in under the 256 KiB body limit; the first row's name makes it distinct."""
+    return f"name,flops,bytes,time_s\nv{i},1e9,1e6,1e-3\n" + "".join(f"{k},{k + 1},1e6,1e-3\n" for k in range(rows - 1))
+
+
+def torch_table(i: int) -> str:
+    name = ("vectorized_elementwise" * 11636)[: 200_000 - 100] + str(i)
+    return "----  ----\nName  Self CUDA\n----  ----\n" + name + "  1.0ms\n"
+
+
+# name -> (method, path, body for variant i)
+API: dict[str, tuple[str, str, Callable[[int], dict | None]]] = {
+    "POST /api/v1/analyze": (
+        "POST",
+        "/api/v1/analyze",
+        lambda i: {"model": deep_config(i), "hardware": SIXTEEN, "batch_size": 1 + i, "context_length": 1 << 20,
+                   "num_kv_heads": 1, "output_tokens": 4096, "gpu_hour_price": 2.0},
+    ),
+    "POST /api/v1/sweep": (
+        "POST",
+        "/api/v1/sweep",
+        lambda i: {"model": deep_config(i), "hardware": SIXTEEN, "num_kv_heads": 1,
+                   "batch_sizes": list(range(1 + i, 1 + i + 1024))},
+    ),
+    "POST /api/v1/measurements (10,000 rows)": (
+        "POST",
+        "/api/v1/measurements",
+        lambda i: {"format": "csv", "hardware": "h100-sxm5", "model": "llama-3-8b", "content": csv_rows(10_000, i)},
+    ),
+    "POST /api/v1/measurements (torch_table name)": (
+        "POST",
+        "/api/v1/measurements",
+        lambda i: {"format": "torch_table", "hardware": "h100-sxm5", "content": torch_table(i)},
+    ),
+    "POST /api/v1/ops": (
+        "POST",
+        "/api/v1/ops",
+        lambda i: {"hardware": SIXTEEN, "op": {"kind": "conv2d", "batch": 256 + i, "height": 224, "width": 224,
+                   "in_channels": 512, "out_channels": 512, "kernel": 7, "stride": 1, "padding": 3, "groups": 1}},
+    ),
+    "POST /api/v1/ops/chart": (
+        "POST",
+        "/api/v1/ops/chart",
+        lambda i: {"hardware": SIXTEEN, "model": "deepseek-v3", "context_length": (1 << 20) - i},
+    ),
+    "POST /api/v1/training": (
+        "POST",
+        "/api/v1/training",
+        # 720,720 sequences per GPU: 240 divisors for the smallest-fix search
+        lambda i: {"model": {"num_params": 1e12 + i, "num_layers": 128, "num_heads": 128, "head_dim": 128},
+                   "hardware": "h100-sxm5", "gpus": 8, "sequence_length": 1, "tokens_per_step": 8 * 720720,
+                   "step_time_s": 1e-6, "bus_bandwidth_bytes_per_s": 1e6},
+    ),
+    "GET /api/v1/published-measurements": ("GET", "/api/v1/published-measurements", lambda i: None),
+    "GET /api/v1/ops/presets": ("GET", "/api/v1/ops/presets?model=deepseek-v3&batch=65536", lambda i: None),
+    "GET /api/v1/hardware": ("GET", "/api/v1/hardware", lambda i: None),
+    "GET /api/v1/models": ("GET", "/api/v1/models", lambda i: None),
+}  # fmt: skip
+
+
+def send(client: httpx.Client, method: str, path: str, body: dict | None) -> tuple[int, float]:
+    start = time.perf_counter()
+    if method == "GET":
+        r = client.get(path)
+    else:
+        r = client.post(path, content=json.dumps(body), headers={"content-type": "application/json"})
+    return r.status_code, (time.perf_counter() - start) * 1e3
+
+
+def worst_requests(client: httpx.Client, requests: dict, offset: int = 0) -> None:
+    print(f"{'request':48} {'status':>6} {'slowest ms':>11} {'median ms':>10}")
+    for name, (method, path, body) in requests.items():
+        runs = [send(client, method, path, body(offset + k)) for k in range(3)]
+        times = [ms for _, ms in runs]
+        print(f"{name:48} {runs[0][0]:>6} {max(times):>11.0f} {statistics.median(times):>10.0f}")
+
+
+def healthz_under_load(base: str, name: str, request: tuple, seconds: float) -> None:
+    method, path, body = request
+    stop = time.monotonic() + seconds
+    counter = iter(range(10_000, 10**9))
+    lock = threading.Lock()
+
+    def client_loop() -> None:
+        with httpx.Client(base_url=base, timeout=120) as c:
+            while time.monotonic() < stop:
+                with lock:
+                    i = next(counter)
+                send(c, method, path, body(i))
+
+    threads = [threading.Thread(target=client_loop) for _ in range(8)]
+    for t in threads:
+        t.start()
+    samples = []
+    with httpx.Client(base_url=base, timeout=30) as c:
+        while any(t.is_alive() for t in threads):
+            samples.append(send(c, "GET", "/healthz", None)[1])
+            time.sleep(0.05)
+    for t in threads:
+        t.join()
+    samples.sort()
+    print(
+        f"/healthz while 8 clients loop on {name}: p50 {samples[len(samples) // 2]:.1f} ms, "
+        f"max {samples[-1]:.1f} ms ({len(samples)} samples)"
+    )
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def rss_growth(client: httpx.Client, pid: int, requests: dict, count: int) -> None:
+    before = rss_mb(pid)
+    names = list(requests)
+    for k in range(count):
+        method, path, body = requests[names[k % len(names)]]
+        send(client, method, path, body(100_000 + k))
+    after = rss_mb(pid)
+    print(
+        f"RSS before {before:.0f} MB, after {count} distinct worst-case requests {after:.0f} MB "
+        f"(+{after - before:.0f} MB)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rss", type=int, default=1000, help="distinct worst-case requests for the RSS figure")
+    parser.add_argument("--load", type=float, default=20.0, help="seconds of 8-client load for /healthz")
+    parser.add_argument("--only", choices=("api", "dash"), default=None)
+    args = parser.parse_args()
+    with live_server() as (proc, base), httpx.Client(base_url=base, timeout=120) as client:
+        send(client, "POST", "/api/v1/analyze", {"model": "llama-3-8b", "hardware": ["h100-sxm5"]})  # warm
+        requests, heaviest = {}, []
+        if args.only != "dash":
+            requests |= API
+            heaviest.append("POST /api/v1/sweep")
+        if args.only != "api":
+            import bench_hostile_dash as dash  # the Dash layout's and callbacks' worst requests
+
+            requests |= dash.requests(client)
+            heaviest.append(dash.HEAVIEST)
+        worst_requests(client, requests)
+        for name in heaviest:
+            healthz_under_load(base, name, requests[name], args.load)
+        rss_growth(client, proc.pid, requests, args.rss)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
