@@ -27,11 +27,25 @@ SUPPORTED_TYPES = (
     "deepseek_v3",
     "gpt_oss",
     "minimax_m2",
+    "qwen3_next",
+    "qwen3_5",
+    "qwen3_5_moe",
+    "glm_moe_dsa",
+    "deepseek_v32",
 )
+MLA_TYPES = ("deepseek_v2", "deepseek_v3", "glm_moe_dsa", "deepseek_v32")
+# DeepSeek Sparse Attention on MLA: GLM-5 (GlmMoeDsaForCausalLM), DeepSeek-V3.2
+DSA_TYPES = ("glm_moe_dsa", "deepseek_v32")
+# Gated DeltaNet linear attention with gated full attention every few layers
+HYBRID_TYPES = ("qwen3_next", "qwen3_5", "qwen3_5_moe")
+QWEN_MOE_TYPES = ("qwen3_moe", "qwen3_next", "qwen3_5_moe")
+# Bytes per recurrent-state value by `mamba_ssm_dtype` (absent: the model's 16-bit dtype, as
+# vLLM's mamba_ssm_cache_dtype "auto" keeps it)
+STATE_DTYPE_BYTES = {"float32": 4.0, "bfloat16": 2.0, "float16": 2.0}
 # model_type values of the same architecture as a supported one (the config.json fields read
 # are the same): Kimi-K2/K2.5's language model is DeepSeek-V3's (MoonshotAI/Kimi-K2 README,
 # "Model Summary": MLA, 61 layers, 1 dense; its config.json names DeepseekV3ForCausalLM).
-MODEL_TYPE_ALIASES = {"kimi_k2": "deepseek_v3"}
+MODEL_TYPE_ALIASES = {"kimi_k2": "deepseek_v3", "qwen3_5_moe_text": "qwen3_5_moe", "qwen3_5_text": "qwen3_5"}
 ACTIVATIONS = {"silu": "silu", "swish": "silu", "gelu": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_new": "gelu"}
 TIED_BY_DEFAULT = {"gemma2"}
 MAX_DIM = 1 << 20  # hidden size, heads, ... sanity bound
@@ -42,16 +56,27 @@ MAX_VOCAB = 1 << 22
 READ_KEYS = (
     "_name_or_path",
     "attention_bias",
+    "attn_output_gate",
     "decoder_sparse_step",
     "experts_per_token",
     "first_k_dense_replace",
+    "full_attention_interval",
     "head_dim",
     "hidden_act",
     "hidden_activation",
     "hidden_size",
+    "index_head_dim",
+    "index_n_heads",
+    "index_topk",
     "intermediate_size",
     "kv_lora_rank",
     "layer_types",
+    "linear_conv_kernel_dim",
+    "linear_key_head_dim",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_value_head_dim",
+    "mamba_ssm_dtype",
     "max_position_embeddings",
     "max_window_layers",
     "mlp_bias",
@@ -71,6 +96,7 @@ READ_KEYS = (
     "q_lora_rank",
     "qk_nope_head_dim",
     "qk_rope_head_dim",
+    "shared_expert_intermediate_size",
     "sliding_window",
     "tie_word_embeddings",
     "topk_method",
@@ -103,21 +129,28 @@ def _bool(cfg: dict, key: str, default: bool) -> bool:
 
 
 def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | None]:
-    """Per-layer 'full'/'sliding' and the window, from `layer_types` or the family's rule."""
+    """Per-layer 'full'/'sliding'/'linear' and the window, from `layer_types` or the family's
+    rule (Qwen3-Next: full attention every `full_attention_interval`-th layer, default 4)."""
     window = cfg.get("sliding_window")
     if window is not None:
         window = _int(cfg, "sliding_window", high=1 << 26)
     types = cfg.get("layer_types")
+    if types is None and model_type in HYBRID_TYPES:
+        every = _int(cfg, "full_attention_interval", high=n, default=4)
+        types = ["full_attention" if (i + 1) % every == 0 else "linear_attention" for i in range(n)]
     if types is not None:
         if not isinstance(types, list) or len(types) != n:
             raise EngineInputError("config.layer_types", f"must be a list of {n} entries")
+        allowed = {"full_attention": "full", "sliding_attention": "sliding"}
+        if model_type in HYBRID_TYPES:
+            allowed["linear_attention"] = "linear"
         kinds = []
         for t in types:
-            if t not in ("full_attention", "sliding_attention"):
+            if not isinstance(t, str) or t not in allowed:
                 raise EngineInputError(
-                    "config.layer_types", f"unsupported layer type {t!r}", "full_attention, sliding_attention"
+                    "config.layer_types", f"unsupported layer type {str(t)[:40]!r}", ", ".join(allowed)
                 )
-            kinds.append("sliding" if t == "sliding_attention" else "full")
+            kinds.append(allowed[t])
         if "sliding" in kinds and window is None:
             raise EngineInputError("config.sliding_window", "sliding layers need a window size")
         return kinds, window
@@ -139,19 +172,53 @@ def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | N
     )
 
 
-def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, window: int | None) -> AttentionSpec:
-    if model_type in ("deepseek_v2", "deepseek_v3"):
-        return AttentionSpec(
-            num_heads=heads,
-            num_kv_heads=heads,
-            head_dim=_int(cfg, "v_head_dim"),
-            kind="mla",
-            q_lora_rank=_int(cfg, "q_lora_rank", low=0, default=0),
-            kv_lora_rank=_int(cfg, "kv_lora_rank"),
-            qk_nope_head_dim=_int(cfg, "qk_nope_head_dim"),
-            qk_rope_head_dim=_int(cfg, "qk_rope_head_dim"),
-            v_head_dim=_int(cfg, "v_head_dim"),
+def _linear_attention(cfg: dict) -> AttentionSpec:
+    """A Gated DeltaNet layer (Qwen3-Next / Qwen3.5 config keys)."""
+    key_heads = _int(cfg, "linear_num_key_heads")
+    value_heads = _int(cfg, "linear_num_value_heads")
+    if value_heads % key_heads:
+        raise EngineInputError(
+            "config.linear_num_value_heads", f"{value_heads} must be a multiple of linear_num_key_heads ({key_heads})"
         )
+    dtype = cfg.get("mamba_ssm_dtype") or "bfloat16"
+    if not isinstance(dtype, str) or dtype not in STATE_DTYPE_BYTES:
+        raise EngineInputError(
+            "config.mamba_ssm_dtype", f"unsupported {str(dtype)[:40]!r}", ", ".join(STATE_DTYPE_BYTES)
+        )
+    return AttentionSpec(
+        num_heads=value_heads,
+        num_kv_heads=key_heads,
+        head_dim=_int(cfg, "linear_value_head_dim"),
+        kind="linear",
+        key_head_dim=_int(cfg, "linear_key_head_dim"),
+        conv_kernel=_int(cfg, "linear_conv_kernel_dim", high=64, default=4),
+        state_bytes=STATE_DTYPE_BYTES[dtype],
+    )
+
+
+def _mla_attention(cfg: dict, model_type: str, heads: int) -> AttentionSpec:
+    sparse = model_type in DSA_TYPES
+    return AttentionSpec(
+        num_heads=heads,
+        num_kv_heads=heads,
+        head_dim=_int(cfg, "v_head_dim"),
+        kind="mla",
+        q_lora_rank=_int(cfg, "q_lora_rank", low=0, default=0),
+        kv_lora_rank=_int(cfg, "kv_lora_rank"),
+        qk_nope_head_dim=_int(cfg, "qk_nope_head_dim"),
+        qk_rope_head_dim=_int(cfg, "qk_rope_head_dim"),
+        v_head_dim=_int(cfg, "v_head_dim"),
+        index_topk=_int(cfg, "index_topk", high=1 << 26) if sparse else 0,
+        index_heads=_int(cfg, "index_n_heads") if sparse else 0,
+        index_head_dim=_int(cfg, "index_head_dim") if sparse else 0,
+    )
+
+
+def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, window: int | None) -> AttentionSpec:
+    if model_type in MLA_TYPES:
+        return _mla_attention(cfg, model_type, heads)
+    if kind == "linear":
+        return _linear_attention(cfg)
     kv_heads = _int(cfg, "num_key_value_heads", default=heads)
     if heads % kv_heads:
         raise EngineInputError("config.num_key_value_heads", f"{kv_heads} must divide num_attention_heads ({heads})")
@@ -174,8 +241,9 @@ def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, w
         qkv_bias=model_type == "qwen2" or attention_bias,
         o_bias=attention_bias and model_type != "qwen2",
         sinks=model_type == "gpt_oss",
-        qk_norm=model_type in ("qwen3", "qwen3_moe") or _minimax_qk_norm(cfg, model_type),
+        qk_norm=model_type in ("qwen3", "qwen3_moe", *HYBRID_TYPES) or _minimax_qk_norm(cfg, model_type),
         qk_norm_full_width=model_type == "minimax_m2" and cfg.get("qk_norm_type") == "per_layer",
+        output_gate=model_type in HYBRID_TYPES and _bool(cfg, "attn_output_gate", True),
     )
 
 
@@ -205,15 +273,17 @@ def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
             expert_bias=is_oss,
         )
         return [moe] * n
-    if model_type == "qwen3_moe":
+    if model_type in QWEN_MOE_TYPES:
         experts = _int(cfg, "num_experts", high=4096)
+        shared = _int(cfg, "shared_expert_intermediate_size", low=0, default=0)
         moe = MlpSpec(
             intermediate_size=_int(cfg, "moe_intermediate_size"),
             kind="moe",
             num_experts=experts,
             experts_per_token=_int(cfg, "num_experts_per_tok", high=experts),
+            shared_intermediate_size=shared,
+            shared_gate=shared > 0,  # Qwen3-Next's shared_expert_gate
         )
-        dense = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"))
         step = _int(cfg, "decoder_sparse_step", default=1)
         only_dense = cfg.get("mlp_only_layers") or []
         if not isinstance(only_dense, list) or not all(
@@ -225,8 +295,12 @@ def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
                 f"a list of integers in [0, {n - 1}]",
             )
         only_dense = set(only_dense)
-        return [moe if (i not in only_dense and (i + 1) % step == 0) else dense for i in range(n)]
-    if model_type in ("deepseek_v2", "deepseek_v3"):
+        routed = [i not in only_dense and (i + 1) % step == 0 for i in range(n)]
+        if all(routed):  # every layer MoE: the dense width is not needed (Qwen3.5 has none)
+            return [moe] * n
+        dense = MlpSpec(intermediate_size=_int(cfg, "intermediate_size"))
+        return [moe if r else dense for r in routed]
+    if model_type in MLA_TYPES:
         experts = _int(cfg, "n_routed_experts", high=4096)
         expert_width = _int(cfg, "moe_intermediate_size")
         moe = MlpSpec(

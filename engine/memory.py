@@ -5,6 +5,12 @@ KV bytes per token = sum over layers of 2 (K and V) x KV heads x head_dim x byte
 latent of kv_lora_rank + qk_rope_head_dim values (DeepSeek-V3: 61 x 576 x 2 = 70,272 bytes).
 A sliding-window layer keeps at most `window` tokens per sequence. KV is per sequence:
 nothing is shared across a batch (seed 000) unless a shared prefix is declared.
+A DeepSeek-Sparse-Attention layer (GLM-5, DeepSeek-V3.2) caches every token's latent plus its
+indexer key (128 FP8 values and one fp32 scale per 128: 132 bytes per token and layer; its
+attention reads only the top-k, its cache keeps them all). A Gated DeltaNet layer (Qwen3.5)
+caches nothing per token: it keeps a fixed state per sequence (value heads x d_k x d_v in the
+config's `mamba_ssm_dtype`, plus the short convolution's last inputs), counted in the KV-cache
+figures as the serving engines count it in theirs (vLLM's and SGLang's hybrid "mamba" cache).
 
 Paged KV (vLLM, Kwon et al. 2023): each sequence's KV of each layer is held in blocks of
 `block_size` tokens, so it is rounded up to whole blocks; the rounding is reported as waste.
@@ -33,19 +39,23 @@ def round_up(tokens, block_size: int):
 
 
 def kv_bytes_per_token(model: ModelConfig, kv_bytes: float) -> float:
-    """KV bytes one token adds over all layers, before window caps."""
-    return model.kv_values_per_token * kv_bytes
+    """KV bytes one token adds over all layers, before window caps (DSA's indexer keys in)."""
+    return sum(layer.attention.cache_bytes_per_token(kv_bytes) * n for layer, n in model.layer_groups)
 
 
 def kv_bytes_per_sequence(model: ModelConfig, context, kv_bytes: float, block_size: int = 1):
-    """KV bytes of one sequence holding `context` tokens (window caps, whole blocks)."""
-    total = 0.0
+    """KV bytes of one sequence holding `context` tokens (window caps, whole blocks), plus the
+    fixed state of its linear-attention layers."""
+    total = model.state_bytes_per_sequence
     for layer, count in model.layer_groups:
         att = layer.attention
+        per_token = att.cache_bytes_per_token(kv_bytes)
+        if not per_token:
+            continue
         held = context if att.window is None else minimum(context, att.window)
         if block_size > 1:
             held = round_up(held, block_size)
-        total = total + held * att.kv_values_per_token() * kv_bytes * count
+        total = total + held * per_token * count
     return total
 
 
@@ -55,7 +65,7 @@ def shared_prefix_bytes(model: ModelConfig, prefix, kv_bytes: float, block_size:
         return 0.0
     shared_tokens = (prefix // block_size) * block_size
     return sum(
-        shared_tokens * layer.attention.kv_values_per_token() * kv_bytes * count
+        shared_tokens * layer.attention.cache_bytes_per_token(kv_bytes) * count
         for layer, count in model.layer_groups
         if layer.attention.window is None
     )
@@ -115,16 +125,20 @@ def max_context_length(
 ) -> int:
     """Longest context T at which `batch` sequences fit (0 if none does); binary search
     because windowed layers make KV a piecewise-linear function of T."""
-    free = capacity_bytes - weights_bytes(model, weight_bytes) - batch * activation_bytes_per_sequence(model)
+    fixed = activation_bytes_per_sequence(model) + model.state_bytes_per_sequence
+    free = capacity_bytes - weights_bytes(model, weight_bytes) - batch * fixed
     if free <= 0:
         return 0
     if all(layer.attention.window is None for layer, _ in model.layer_groups):
         # KV is linear in T (in whole blocks): solve directly
-        blocks = int(free // (batch * kv_bytes_per_token(model, kv_bytes) * block_size))
+        per_token = kv_bytes_per_token(model, kv_bytes)
+        if per_token <= 0:  # linear attention only: the context costs no memory
+            return limit
+        blocks = int(free // (batch * per_token * block_size))
         return min(blocks * block_size, limit)
 
-    def fits(t: int) -> bool:
-        return batch * kv_bytes_per_sequence(model, t, kv_bytes, block_size) <= free
+    def fits(t: int) -> bool:  # the state is in `fixed` already
+        return batch * (kv_bytes_per_sequence(model, t, kv_bytes, block_size) - model.state_bytes_per_sequence) <= free
 
     if not fits(1):
         return 0

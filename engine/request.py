@@ -109,14 +109,9 @@ def _sum_of_max(c_lo, c_hi, m_lo, m_hi, lo: int, hi: int):
 
 
 def _segments(model: ModelConfig, first: int, last: int) -> list[tuple[int, int]]:
-    """[lo, hi] ranges of cached lengths on which no window starts capping."""
-    cuts = sorted(
-        {
-            layer.attention.window
-            for layer, _ in model.layer_groups
-            if layer.attention.window is not None and first <= layer.attention.window < last
-        }
-    )
+    """[lo, hi] ranges of cached lengths on which no window (nor DSA's top-k) starts capping."""
+    caps = {layer.attention.attended_tokens_cap for layer, _ in model.layer_groups}
+    cuts = sorted(c for c in caps if c is not None and first <= c < last)
     out, lo = [], first
     for w in cuts:
         out.append((lo, w))

@@ -11,6 +11,13 @@ Counting conventions (README "Conventions"):
   batching (seed 001 §3; seed 000: ~4 FLOP/byte for GQA-4, whatever B). FLOPs use the
   query heads; bytes use the KV heads (GQA/MQA share one K/V among a group of heads).
 - A sliding-window layer attends to, and reads, at most `window` cached tokens.
+- DeepSeek Sparse Attention (DeepSeek-V3.2-Exp report §2.1; GLM-5): the attention proper
+  attends to, and reads, at most `index_topk` cached tokens per query (at decode: min(T, k));
+  the lightning indexer that picks them scores all T and is counted as its own op
+  (`attention_indexer`, engine/attention_variants.py). Its keys stay cached for every token.
+- Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): a fixed-size state per sequence
+  instead of a KV cache; its step cost does not grow with the context (`attention_linear`,
+  engine/attention_variants.py). Gated attention (`output_gate`) doubles q_proj's output.
 - MLA (DeepSeek-V2 §2.1): decode runs in the weight-absorbed form — W_UK folded into the
   query and W_UV into the output, scores and values computed against the cached latent
   (kv_lora_rank + rope dims), which every head shares (as DeepSeek's FlashMLA kernels do).
@@ -31,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .attention_variants import deltanet_block, deltanet_decode, deltanet_prefill, indexer_core, indexer_projections
 from .model import AttentionSpec, LayerSpec, MlpSpec, ModelConfig
 from .ops import Op, elementwise, linear
 
@@ -130,9 +138,12 @@ def _attention_core(
 def _attention_block(att: AttentionSpec, h: int, tokens, core, w: Widths, decode: bool) -> list[Op]:
     """Projections, norms and RoPE around the attention matmuls (`core(shape)` builds those)."""
     s = STREAM_BYTES
+    if att.is_linear:
+        return deltanet_block(att, h, tokens, core, w, s)
     if not att.is_mla:
+        q_out = att.q_dim * (2 if att.output_gate else 1)  # gated attention: the gate comes with the query
         ops = [
-            linear("q_proj", tokens, att.q_dim, h, w.weight, w.gemm_in, s, att.qkv_bias),
+            linear("q_proj", tokens, q_out, h, w.weight, w.gemm_in, s, att.qkv_bias),
             linear("k_proj", tokens, att.kv_dim, h, w.weight, w.gemm_in, w.kv, att.qkv_bias),
             linear("v_proj", tokens, att.kv_dim, h, w.weight, w.gemm_in, w.kv, att.qkv_bias),
         ]
@@ -140,6 +151,8 @@ def _attention_block(att: AttentionSpec, h: int, tokens, core, w: Widths, decode
             ops.append(elementwise("rmsnorm", tokens * (att.q_dim + att.kv_dim), s, name="qk_norm"))
         ops.append(elementwise("rope", tokens * (att.q_dim + att.kv_dim), s))
         ops += core(_per_head_shape(att, w))
+        if att.output_gate:
+            ops.append(elementwise("swiglu", tokens * att.out_dim, s, name="output_gate"))
         ops.append(linear("o_proj", tokens, h, att.out_dim, w.weight, w.gemm_in, s, att.o_bias))
         return ops
     nope, rope, lora, heads = att.qk_nope_head_dim, att.qk_rope_head_dim, att.kv_lora_rank, att.num_heads
@@ -159,6 +172,8 @@ def _attention_block(att: AttentionSpec, h: int, tokens, core, w: Widths, decode
         elementwise("rmsnorm", tokens * lora, s, name="latent_norm", extra_bytes=lora * w.weight),
         elementwise("rope", tokens * (heads * rope + rope), s),
     ]
+    if att.is_sparse:
+        ops += indexer_projections(att, h, tokens, w, s)
     if decode:
         # absorbed: q_nope @ W_UK per head -> a query in latent space; attention over the latent;
         # latent output @ W_UV per head -> values. W_UK and W_UV are the two halves of kv_b_proj.
@@ -289,10 +304,16 @@ def decode_ops(model: ModelConfig, batch, context, w: Widths, flash_attention: b
 
     def attention_core(layer: LayerSpec):
         att = layer.attention
-        kv_len = context if att.window is None else minimum(context, att.window)
+        cap = att.attended_tokens_cap
+        kv_len = context if cap is None else minimum(context, cap)
 
-        def core(shape: AttentionShape) -> list[Op]:
-            return _attention_core(shape, batch, 1, kv_len, kv_len, batch * shape.heads * kv_len, flash_attention)
+        def core(shape: AttentionShape | None) -> list[Op]:
+            if att.is_linear:
+                return [deltanet_decode(att, batch, STREAM_BYTES)]
+            ops = _attention_core(shape, batch, 1, kv_len, kv_len, batch * shape.heads * kv_len, flash_attention)
+            if att.is_sparse:  # the indexer scores every cached token to pick the top-k
+                ops.insert(0, indexer_core(att, batch, 1, context, context, STREAM_BYTES))
+            return ops
 
         return core
 
@@ -305,17 +326,24 @@ def prefill_ops(
     """Prefill of `batch` prompts of `prompt` tokens each (time-to-first-token lower bound)."""
 
     def attention_core(layer: LayerSpec):
-        window = layer.attention.window
+        att = layer.attention
+        window = att.attended_tokens_cap
         if causal:
             pairs = causal_pairs(prompt, window)
         else:
             pairs = prompt * (prompt if window is None else minimum(prompt, window))
 
-        def core(shape: AttentionShape) -> list[Op]:
+        def core(shape: AttentionShape | None) -> list[Op]:
+            if att.is_linear:
+                return [deltanet_prefill(att, batch, prompt, STREAM_BYTES)]
             # Without FlashAttention the eager kernel materialises the full T x T score matrix.
-            return _attention_core(
+            ops = _attention_core(
                 shape, batch, prompt, prompt, pairs, batch * shape.heads * prompt * prompt, flash_attention
             )
+            if att.is_sparse:  # every query scores all the tokens before it
+                every = causal_pairs(prompt) if causal else prompt * prompt
+                ops.insert(0, indexer_core(att, batch, prompt, every, prompt, STREAM_BYTES))
+            return ops
 
         return core
 

@@ -36,6 +36,10 @@ MEASURED_SET = [
     ("moonshotai/Kimi-K2.5", "kimi-k2.5"),
     ("MiniMaxAI/MiniMax-M2.5", "minimax-m2.5"),
     ("openai/gpt-oss-120b", "gpt-oss-120b"),
+    ("Qwen/Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"),
+    ("zhipuai/GLM-5", "glm-5"),
+    ("zai-org/GLM-5", "glm-5"),
+    ("nvidia/GLM-5-NVFP4", "glm-5"),
 ]
 
 
