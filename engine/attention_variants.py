@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .model import CONV_STATE_BYTES, INDEX_KEY_BYTES, AttentionSpec
+from .layer_specs import CONV_STATE_BYTES, INDEX_KEY_BYTES, AttentionSpec
 from .ops import Op, elementwise, linear
 
 if TYPE_CHECKING:
