@@ -113,6 +113,15 @@ def nearest_model_names(name: str, count: int = NEAREST_COUNT) -> list[str]:
     return [display[c] for c in close]
 
 
+def preset_id_or_none(name: object) -> str | None:
+    """The preset id `name` resolves to, or None: for callers that fall back to a default
+    (a dashboard link) instead of answering an error."""
+    try:
+        return resolve_model_id(name)  # type: ignore[arg-type]
+    except UnknownIdError:
+        return None
+
+
 def model_names(model_id: str) -> list[str]:
     """The Hugging Face repo ids that resolve to preset `model_id` (besides quantised releases)."""
     record = preset_records()[resolve_model_id(model_id)]

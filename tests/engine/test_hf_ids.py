@@ -12,6 +12,7 @@ from engine.model_catalog import (
     model_ids,
     model_names,
     native_precision,
+    preset_id_or_none,
     preset_record,
     preset_records,
     resolve_model_id,
@@ -108,3 +109,8 @@ def test_every_preset_lists_its_repo():
     for pid, record in preset_records().items():
         assert model_names(pid), pid
         assert resolve_model_id(record["hf_repo"].split()[0]) == pid
+
+
+def test_preset_id_or_none():
+    assert preset_id_or_none("nvidia/DeepSeek-R1-NVFP4") == "deepseek-r1"
+    assert preset_id_or_none("no/such-model") is None and preset_id_or_none(None) is None
