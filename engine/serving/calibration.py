@@ -1,0 +1,81 @@
+"""The serving calibration: a few achieved fractions and fixed costs, fitted to measured runs.
+
+Each parameter p of a (backend, accelerator family) pair is global x backend factor x family
+factor (an additive model in log p), so a pair the measurements never saw (a backend on a new
+family) still gets both its backend's and its family's effect; a request with no backend gets
+the family's "any backend" set. Parameters are physical: achieved fractions of the memory,
+tensor and link roofs, a load-imbalance factor on the routed experts, a fixed cost per step and
+per collective, and two TTFT shape factors. None of them looks up a measured run.
+
+The file is written by scripts/fit_serving.py from published/serving/ and read here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+CALIBRATION_PATH = Path(__file__).resolve().parent.parent / "calibration" / "serving.yaml"
+
+# name -> (meaning, lower, upper): bounds keep every fitted value physical.
+PARAMETERS: dict[str, tuple[str, float, float]] = {
+    "bandwidth_efficiency": ("achieved fraction of memory bandwidth on weights and activations", 0.05, 1.0),
+    "compute_efficiency": ("achieved fraction of the tensor roof on GEMMs", 0.02, 1.0),
+    "attention_efficiency": ("achieved fraction of both roofs in the attention kernels", 0.02, 1.0),
+    "moe_imbalance": ("busiest GPU's routed-expert work over the mean (>= 1)", 1.0, 8.0),
+    "link_efficiency": ("achieved fraction of the scale-up link bandwidth", 0.02, 1.0),
+    "collective_latency_s": ("fixed cost of one collective (launch, hops, synchronisation)", 1e-7, 2e-4),
+    "step_overhead_s": ("fixed cost of one step (scheduler, sampling, launches)", 1e-6, 0.05),
+    "ttft_prefill_factor": ("TTFT prefill time over one prompt's calibrated prefill", 1.0, 20.0),
+    "ttft_wait_steps": ("steps a new prompt waits and spans besides its prefill", 0.0, 200.0),
+}
+PARAMETER_NAMES = tuple(PARAMETERS)
+FAMILY_OF_PREFIX = (("gb", "blackwell"), ("b", "blackwell"), ("h", "hopper"))
+
+
+def family_of(hardware_id: str, families: dict[str, list[str]]) -> str | None:
+    """The accelerator family a calibration groups a card under (None: none fitted)."""
+    for family, ids in families.items():
+        if hardware_id in ids:
+            return family
+    return None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    id: str
+    data: dict
+
+    @property
+    def families(self) -> dict[str, list[str]]:
+        return self.data["families"]
+
+    def parameters(self, backend: str | None, hardware_id: str) -> tuple[dict[str, float], str, str | None]:
+        """(parameters, backend used, family used) for a backend (None: any) on a card."""
+        family = family_of(hardware_id, self.families)
+        used = backend if backend in self.data["backend_factors"] else None
+        out = {}
+        for name in PARAMETER_NAMES:
+            _, low, high = PARAMETERS[name]
+            value = self.data["global"][name]
+            if used is not None:
+                value *= self.data["backend_factors"][used][name]
+            if family in self.data["family_factors"]:
+                value *= self.data["family_factors"][family][name]
+            out[name] = min(max(value, low), high)
+        return out, used or "any", family
+
+    def ranges(self, backend: str | None, family: str | None) -> dict:
+        """Residual quantiles (estimate / measured spread) for the pair, else the global ones."""
+        table = self.data["ranges"]
+        key = f"{backend or 'any'}/{family or 'any'}"
+        return table.get(key) or table["any/any"]
+
+
+@lru_cache(maxsize=4)
+def load_calibration(path: str | None = None) -> Calibration:
+    data = yaml.safe_load(Path(path or CALIBRATION_PATH).read_text(encoding="utf-8"))
+    return Calibration(data["id"], data)

@@ -1,0 +1,189 @@
+"""Serving bound and estimate: TPOT, TTFT and throughput of one instance at concurrency C.
+
+Models (README "Serving"):
+- TPOT = one step: the running batch's decode at its mean context plus the steady-state
+  prefill chunk (running x input / output prompt tokens, Sarathi-Serve's chunked prefill),
+  plus tensor/expert-parallel communication and, in the estimate, a fixed step overhead.
+- TTFT = the prompt's prefill plus its wait. Bound: one prompt's prefill at the roofs plus, when
+  requests queue for memory, the time until enough running requests finish (Little's law:
+  slots free at running / (output x TPOT) per second, so the queue of Q waits Q x output x
+  TPOT / running). Estimate: the calibrated prefill x a fitted factor, plus a fitted number
+  of mixed steps it waits and spans, plus the same queue wait at the estimated TPOT.
+- Throughput: running / TPOT output tokens per second over the instance's GPUs; a user sees
+  1 / TPOT tokens per second.
+The bound uses the roofs as they are (nothing can be faster); the estimate scales the bound's
+parts with engine/calibration/serving.yaml (engine.serving.calibration).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..hardware import Accelerator
+from ..model import ModelConfig
+from .calibration import Calibration, load_calibration
+from .capacity import capacity
+from .scenario import ServingScenario
+from .step import ATTN_DECODE, ATTN_PREFILL, EXPERT, StepCost, serving_steps
+
+
+def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, p: dict):
+    """A step at the calibrated roofs. Arrays broadcast: ops on the last axis, parameters per
+    row (the fit evaluates every measured row at once with this same function)."""
+    attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
+    eta_m = np.where(attention, p["attention_efficiency"][..., None], p["bandwidth_efficiency"][..., None])
+    eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
+    mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
+    ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
+    return ops + link_s / p["link_efficiency"] + messages * p["collective_latency_s"] + p["step_overhead_s"]
+
+
+def ttft_estimate_s(prefill_s, tpot_s, queue_steps, p: dict):
+    """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor, plus
+    ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
+    steps its chunks share), plus the queue's wait (queue_steps x TPOT, see queue_steps)."""
+    return p["ttft_prefill_factor"] * prefill_s + (p["ttft_wait_steps"] + queue_steps) * tpot_s
+
+
+def _estimate_step_s(step: StepCost, p: dict) -> float:
+    arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
+    return float(
+        calibrated_step_s(step.category, step.weight, step.compute_s, step.memory_s, step.link_s, step.messages, arrays)
+    )
+
+
+def _rates(sc: ServingScenario, running: int, tpot_s: float, ttft_s: float) -> dict:
+    return {
+        "ttft_s": ttft_s,
+        "tpot_s": tpot_s,
+        "output_tokens_per_s_per_gpu": running / tpot_s / sc.gpus,
+        "tokens_per_s_per_user": 1.0 / tpot_s,
+    }
+
+
+def queue_steps(sc: ServingScenario, running: int) -> float:
+    """Little's law wait of a queued request in steps: the C - running ahead of it leave at
+    running / output per step."""
+    return (sc.concurrency - running) * sc.output_tokens / running
+
+
+def serving_estimate(
+    model: ModelConfig, hw: Accelerator, sc: ServingScenario, calibration: Calibration | None = None
+) -> dict:
+    """Bound and estimate of one serving scenario (pure; SI units; every number finite)."""
+    sc.check_layout(model.is_moe, max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0))
+    cal = calibration or load_calibration()
+    cap = capacity(model, hw, sc)
+    b = cap.running_batch
+    p, backend_used, family = cal.parameters(sc.backend, hw.id)
+    steps = serving_steps(model, hw, sc, b)
+    step, decode_only, prefill = steps.tpot, steps.decode, steps.prefill
+    bound_tpot = step.at_roofs_s()
+    est_tpot = _estimate_step_s(step, p)
+    link_est = step.link_s / p["link_efficiency"] + step.messages * p["collective_latency_s"]
+    bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
+    p0 = dict(p, step_overhead_s=0.0, collective_latency_s=0.0)
+    est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_s / p["link_efficiency"]
+    est_parts = _breakdown(est_tpot, est_decode, link_est, p["step_overhead_s"])
+    bound_prefill = prefill.at_roofs_s()
+    queue = queue_steps(sc, b)
+    est_prefill = p["ttft_prefill_factor"] * _estimate_step_s(prefill, p)
+    bound_wait = queue * bound_tpot
+    est_ttft = ttft_estimate_s(_estimate_step_s(prefill, p), est_tpot, queue, p)
+    est_wait = est_ttft - est_prefill
+    bound_ttft = bound_prefill + bound_wait
+    ranges = cal.ranges(backend_used if backend_used != "any" else None, family)
+    estimate = _rates(sc, b, est_tpot, est_ttft) | {
+        "tpot_s_range": _range(est_tpot, bound_tpot, ranges["tpot"]),
+        "ttft_s_range": _range(est_ttft, bound_ttft, ranges["ttft"]),
+    }
+    result = {
+        "model": model.id,
+        "hardware": hw.id,
+        "gpus": sc.gpus,
+        "running_batch": b,
+        "queued": cap.queued,
+        "queue_reason": cap.reason,
+        "bound": _rates(sc, b, bound_tpot, bound_ttft),
+        "estimate": estimate,
+        "breakdown": {
+            "tpot": {"bound": bound_parts, "estimate": est_parts},
+            "ttft": {
+                "bound": {"prefill_s": bound_prefill, "wait_s": bound_wait},
+                "estimate": {"prefill_s": est_prefill, "wait_s": est_wait},
+            },
+            "memory": _memory(cap),
+            "prompts_per_step": steps.prompts_per_step,
+            "mean_context_tokens": sc.mean_context,
+        },
+        "calibration": {
+            "id": cal.id,
+            "backend": backend_used,
+            "family": family or "any",
+            "rows": cal.data["fitted_on"]["rows"],
+            "parameters": p,
+        },
+        "warnings": _warnings(sc, hw, cal, family, cap),
+    }
+    _check_finite(result)
+    return result
+
+
+def _breakdown(total_s: float, decode_s: float, communication_s: float, overhead_s: float) -> dict:
+    """TPOT's parts: decode of the running batch, the prefill chunk's share, the link, the
+    fixed overhead; the share is what the chunk adds to the step (they share a weight read)."""
+    prefill = max(total_s - decode_s - communication_s - overhead_s, 0.0)
+    return {
+        "total_s": total_s,
+        "decode_s": decode_s,
+        "prefill_share_s": prefill,
+        "communication_s": communication_s,
+        "overhead_s": overhead_s,
+    }
+
+
+def _range(estimate_s: float, bound_s: float, quantiles: list[float]) -> list[float]:
+    """estimate x (measured / estimate at the partition's p10, p90), never below the bound."""
+    low, high = estimate_s * quantiles[0], estimate_s * quantiles[1]
+    return [max(low, bound_s), max(high, bound_s)]
+
+
+def _memory(cap) -> dict:
+    return {
+        "weights_bytes_per_gpu": cap.weights_bytes_per_gpu,
+        "kv_bytes_per_request_per_gpu": cap.kv_bytes_per_request,
+        "workspace_bytes_per_request": cap.workspace_bytes_per_request,
+        "usable_bytes_per_gpu": cap.usable_bytes_per_gpu,
+        "max_running_batch": cap.max_running_batch,
+    }
+
+
+def _warnings(sc: ServingScenario, hw: Accelerator, cal: Calibration, family: str | None, cap) -> list[str]:
+    out = []
+    if cap.queued:
+        out.append(cap.reason)
+    if family is None:
+        out.append(
+            f"{hw.id} is in no calibrated accelerator family ({', '.join(cal.families)}): the estimate uses "
+            "the global parameters; expect a larger error than the README's table"
+        )
+    domain = getattr(hw, "nvlink_domain_size", None) or getattr(hw, "scale_up_domain_size", None)
+    if isinstance(domain, int) and sc.gpus > domain:
+        out.append(
+            f"{sc.gpus} GPUs exceed {hw.id}'s {domain}-GPU scale-up domain: the link time uses the scale-up "
+            "bandwidth, so the bound stays a bound but the estimate is optimistic"
+        )
+    return out
+
+
+def _check_finite(node) -> None:
+    if isinstance(node, dict):
+        for v in node.values():
+            _check_finite(v)
+    elif isinstance(node, list):
+        for v in node:
+            _check_finite(v)
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise ValueError("a serving number is not finite")  # a bug, never bad input

@@ -1,0 +1,125 @@
+"""How a measured-run row (aiconfigurator's silicon_sample.csv columns) becomes a scenario.
+
+The mapping is the one published/serving/README.md states: system -> hardware id, the GEMM
+quantisation mode -> weight and compute dtypes (KV in fp8 whenever the weights are below 16
+bits), parallel degrees as recorded (empty or 0 means 1), concurrency = batch_size.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import EngineInputError
+from .scenario import ServingScenario
+
+HARDWARE_OF_SYSTEM = {
+    "h100_sxm": "h100-sxm5",
+    "h200_sxm": "h200-sxm",
+    "b200_sxm": "b200",
+    "b300_sxm": "b300",
+    "gb200": "gb200",
+    "gb300": "gb300",
+}
+# gemm_quant_mode -> (weights, compute)
+PRECISION_OF_QUANT = {
+    "fp8": ("fp8", "fp8"),
+    "fp8_block": ("fp8", "fp8"),
+    "nvfp4": ("fp4", "fp4"),
+    "w4a16_mxfp4": ("fp4", "bf16"),
+    "int4_wo": ("int4", "bf16"),
+    "float16": ("bf16", "bf16"),
+    "": ("bf16", "bf16"),
+}
+PUBLISHED_DIR = Path(__file__).resolve().parent.parent.parent / "published" / "serving"
+TRAINING_CSV = PUBLISHED_DIR / "measured-serving-train.csv"
+
+
+@dataclass(frozen=True)
+class MeasuredRow:
+    id: str
+    model: str
+    system: str
+    hardware: str
+    backend: str
+    scenario: ServingScenario
+    ttft_s: float
+    tpot_s: float
+
+
+def _degree(value: str | None) -> int:
+    text = (value or "").strip()
+    return int(float(text)) if text and float(text) > 0 else 1
+
+
+def row_scenario(row: dict) -> MeasuredRow:
+    """One CSV row as a scenario; EngineInputError names the column it cannot map."""
+    system = row.get("system", "")
+    if system not in HARDWARE_OF_SYSTEM:
+        raise EngineInputError("system", f"{system!r} is not a known system", ", ".join(HARDWARE_OF_SYSTEM))
+    quant = (row.get("gemm_quant_mode") or "").strip()
+    if quant not in PRECISION_OF_QUANT:
+        raise EngineInputError("gemm_quant_mode", f"{quant!r} is not mapped", ", ".join(PRECISION_OF_QUANT))
+    weight, compute = PRECISION_OF_QUANT[quant]
+    kv = "fp8" if weight not in ("bf16", "fp16") else "bf16"
+    backend = row.get("backend") or None
+    try:
+        sc = ServingScenario(
+            concurrency=int(row["batch_size"]),
+            input_tokens=int(row["isl"]),
+            output_tokens=int(row["osl"]),
+            tensor_parallel=_degree(row.get("tp_size")),
+            attention_data_parallel=_degree(row.get("attention_dp_size")),
+            moe_tensor_parallel=_degree(row.get("moe_tp_size")),
+            expert_parallel=_degree(row.get("moe_ep_size")),
+            weight_dtype=weight,
+            compute_dtype=compute,
+            kv_dtype=kv,
+            backend=backend if backend in ("trtllm", "vllm", "sglang") else None,
+        )
+        ttft, tpot = float(row["silicon_ttft_ms"]) / 1e3, float(row["silicon_tpot_ms"]) / 1e3
+    except (KeyError, ValueError, TypeError) as exc:
+        if isinstance(exc, EngineInputError):
+            raise
+        raise EngineInputError("row", f"cannot read a column: {exc}") from None
+    return MeasuredRow(
+        row.get("id", ""), row["model_path"], system, HARDWARE_OF_SYSTEM[system], backend or "", sc, ttft, tpot
+    )
+
+
+def read_rows(path: str | Path = TRAINING_CSV) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+# Until the catalogue resolves Hugging Face ids itself, the releases whose architecture a preset
+# already describes (a fine-tune or a quantised release keeps its base architecture).
+_ALIASES = {
+    "meta-llama/llama-3.1-8b": "llama-3.1-8b",
+    "meta-llama/llama-3.1-8b-instruct": "llama-3.1-8b",
+    "nvidia/llama-3.1-8b-instruct-fp8": "llama-3.1-8b",
+    "meta-llama/llama-3.1-70b": "llama-3.1-70b",
+    "meta-llama/llama-3.1-70b-instruct": "llama-3.1-70b",
+    "openai/gpt-oss-120b": "gpt-oss-120b",
+    "qwen/qwen3-235b-a22b": "qwen3-235b-a22b",
+    "qwen/qwen3-235b-a22b-fp8": "qwen3-235b-a22b",
+    "deepseek-ai/deepseek-v3": "deepseek-v3",
+    "deepseek-ai/deepseek-r1": "deepseek-v3",
+    "nvidia/deepseek-r1-nvfp4": "deepseek-v3",
+    "nvidia/deepseek-v3.1-nvfp4": "deepseek-v3",
+}
+
+
+def resolve_model(name: str):
+    """A model by preset id or Hugging Face repo id (the catalogue's resolver first)."""
+    from ..errors import UnknownIdError
+    from ..model_catalog import get_model
+
+    try:
+        return get_model(name)
+    except UnknownIdError:
+        alias = _ALIASES.get(str(name).lower())
+        if alias is None:
+            raise
+        return get_model(alias)
