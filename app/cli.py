@@ -14,6 +14,7 @@ from engine.precision import DTYPES
 
 from .cli_memory import fit_sentence, training_verdict, usable_words
 from .cli_ops import add_ops_parser
+from .cli_serving import add_serving_parser
 from .service import run_analysis
 from .units import duration, grouped, memory, plural, si
 
@@ -486,6 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_calibrate)
 
     add_ops_parser(sub)  # llm-roofline ops gemm|conv2d|elementwise|chart|presets (app/cli_ops.py)
+    add_serving_parser(sub)  # llm-roofline serving ... | validate serving --data FILE.csv (app/cli_serving.py)
 
     s = sub.add_parser("serve", help="run the dashboard and API (uvicorn)")
     s.add_argument("--host", default=None, help="address (default 127.0.0.1, env LLM_ROOFLINE_HOST)")

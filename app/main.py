@@ -19,6 +19,7 @@ from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.docs import add_docs
 from .api.routes import health_router, router
+from .api.serving_routes import serving_router
 from .config import Settings, get_settings
 from .middleware import (
     AccessLog,
@@ -89,6 +90,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     api.add_exception_handler(EngineInputError, _engine_error)
     api.include_router(health_router)
     api.include_router(router)
+    api.include_router(serving_router)
 
     # Unknown paths under /api/ answer JSON 404, never the dashboard's HTML (registered before
     # the Dash catch-all mount).

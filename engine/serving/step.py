@@ -22,7 +22,7 @@ is kept as (compute s, memory s) at the ideal roofs with a category and a weight
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -58,30 +58,62 @@ class StepCost:
         return float((self.weight * np.maximum(self.compute_s, self.memory_s)).sum()) + self.link_s
 
 
+def _op_times(ops, roofs: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(compute s, memory s) of each op under (tensor FLOP/s, vector FLOP/s, bytes/s)."""
+    units, bw = {"tensor": roofs[0], "vector": roofs[1]}, roofs[2]
+    return (
+        np.array([op.flops / units[op.unit] for op in ops], dtype=float),
+        np.array([op.bytes / bw for op in ops], dtype=float),
+    )
+
+
+def _dense_ops(shard: ModelConfig, w: Widths, tokens: float) -> list[Op]:
+    """Linear, norm and dense-MLP ops of a rank over `tokens` tokens (weights read once); routed
+    experts, attention cores and the logits are counted apart."""
+    ops = decode_ops(shard, tokens, 1, w)
+    return [op for op in ops if op.name not in _EXPERT_OPS + _LOGIT_OPS and not op.name.startswith("attention")]
+
+
+def _lm_head(shard: ModelConfig, w: Widths, rows: float) -> list[Op]:
+    return [linear("lm_head", rows, shard.vocab_size, shard.hidden_size, w.weight, w.gemm_in, STREAM_BYTES)]
+
+
+def _affine(build, roofs: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every dense op's FLOPs and bytes are affine in its token count (weights once, activations
+    per token: engine.ops.linear and elementwise), so two counts give every other one."""
+    c1, m1 = _op_times(build(1.0), roofs)
+    c2, m2 = _op_times(build(2.0), roofs)
+    return 2 * c1 - c2, 2 * m1 - m2, c2 - c1, m2 - m1
+
+
 @dataclass(frozen=True)
-class _Part:
-    rows: list  # (category, compute s, memory s)
-    link_s: float
+class _Template:
+    """What a step costs per token, per decode request and per prompt: built once per model,
+    accelerator and scenario shape, then any running batch is arithmetic."""
+
+    dense: tuple  # (compute at 0 tokens, memory at 0, compute per token, memory per token)
+    lm_head: tuple  # the same per logit row
+    attention_per_request: tuple[np.ndarray, np.ndarray]  # decode attention of one request
+    prompt_attention: tuple[np.ndarray, np.ndarray]  # causal attention of one whole prompt
+    link_s_per_token: float
     messages: int
 
 
-@lru_cache(maxsize=256)
-def _prompt_attention(shard: ModelConfig, prompt: int, w: Widths) -> tuple[Op, ...]:
-    """Causal attention of one whole prompt (a chunk attends to the chunks before it, so the
-    chunks of a prompt add up to this)."""
-    return tuple(op for op in prefill_ops(shard, 1, prompt, w) if op.name.startswith("attention"))
-
-
-def _dense_ops(shard: ModelConfig, w: Widths, decode_b: float, prompt: int) -> list[Op]:
-    """Linear, norm and dense-MLP ops of a rank over decode_b + prompt tokens (weights read
-    once); routed experts and attention cores are counted apart. Logits for each decode token
-    and the prompt's last token only."""
-    tokens = decode_b + prompt
-    ops = decode_ops(shard, tokens, 1, w)
-    keep = [op for op in ops if op.name not in _EXPERT_OPS + _LOGIT_OPS and not op.name.startswith("attention")]
-    rows = decode_b + (1 if prompt else 0)
-    keep.append(linear("lm_head", rows, shard.vocab_size, shard.hidden_size, w.weight, w.gemm_in, STREAM_BYTES))
-    return keep
+@lru_cache(maxsize=512)
+def _template(model: ModelConfig, roofs: tuple, link_bytes_per_s: float | None, shape: ServingScenario) -> _Template:
+    shard = model.shard(shape.tensor_parallel)
+    w = shape.widths
+    decode_att = [op for op in decode_ops(shard, 1, shape.mean_context, w) if op.name.startswith("attention")]
+    prompt_att = [op for op in prefill_ops(shard, 1, shape.input_tokens, w) if op.name.startswith("attention")]
+    link_s, messages = _communication(model, shape, link_bytes_per_s, 1.0)
+    return _Template(
+        _affine(lambda t: _dense_ops(shard, w, t), roofs),
+        _affine(lambda r: _lm_head(shard, w, r), roofs),
+        _op_times(decode_att, roofs),
+        _op_times(prompt_att, roofs),
+        link_s,
+        messages,
+    )
 
 
 def _expert_ops(model: ModelConfig, sc: ServingScenario, instance_tokens: float) -> list[Op]:
@@ -127,42 +159,41 @@ def _communication(model: ModelConfig, sc: ServingScenario, link_bytes_per_s: fl
     return link, messages
 
 
-def _part(model: ModelConfig, hw: Accelerator, sc: ServingScenario, decode_b: float, prompt: int) -> _Part:
+def _part(model: ModelConfig, roofs: tuple, sc: ServingScenario, t: _Template, decode_b: float, prompt: int):
     """One rank's step with decode_b decode tokens and (prompt > 0) one whole prompt merged in.
     Under attention DP the ranks meet at every MoE layer, so a prompt on any rank holds up the
     step for all: the experts see every rank's decode tokens plus the one prompt."""
-    shard = model.shard(sc.tensor_parallel)
-    roofs = Roofs.of(hw, sc.compute_dtype)
-    w = sc.widths
-    bw, units = roofs.bandwidth_bytes_per_s, roofs.by_unit
-    rows = [(DENSE, op.flops / units[op.unit], op.bytes / bw) for op in _dense_ops(shard, w, decode_b, prompt)]
-    instance = sc.attention_data_parallel * decode_b + prompt
-    rows += [(EXPERT, op.flops / units[op.unit], op.bytes / bw) for op in _expert_ops(model, sc, instance)]
+    tokens = decode_b + prompt
+    cats, comps, mems = [], [], []
+
+    def add(category: int, compute: np.ndarray, memory: np.ndarray) -> None:
+        cats.append(np.full(len(compute), category, dtype=np.int8))
+        comps.append(compute)
+        mems.append(memory)
+
+    c0, m0, dc, dm = t.dense
+    add(DENSE, c0 + tokens * dc, m0 + tokens * dm)
+    c0, m0, dc, dm = t.lm_head
+    rows = decode_b + (1 if prompt else 0)
+    add(DENSE, c0 + rows * dc, m0 + rows * dm)
+    experts = _expert_ops(model, sc, sc.attention_data_parallel * decode_b + prompt)
+    if experts:
+        add(EXPERT, *_op_times(experts, roofs))
     if decode_b > 0:
-        att = [op for op in decode_ops(shard, decode_b, sc.mean_context, w) if op.name.startswith("attention")]
-        rows += [(ATTN_DECODE, op.flops / units[op.unit], op.bytes / bw) for op in att]
+        add(ATTN_DECODE, decode_b * t.attention_per_request[0], decode_b * t.attention_per_request[1])
     if prompt:
-        rows += [(ATTN_PREFILL, op.flops / units[op.unit], op.bytes / bw) for op in _prompt_attention(shard, prompt, w)]
-    link = hw.link_bandwidth()
-    link_s, messages = _communication(model, sc, None if link is None else link[1], decode_b + prompt)
-    return _Part(rows, link_s, messages)
+        add(ATTN_PREFILL, *t.prompt_attention)
+    return np.concatenate(cats), np.concatenate(comps), np.concatenate(mems), t.link_s_per_token * tokens
 
 
-def _combine(parts: list[tuple[_Part, float]]) -> StepCost:
-    cat, weight, comp, mem = [], [], [], []
-    for part, wt in parts:
-        for c, ct, mt in part.rows:
-            cat.append(c)
-            weight.append(wt)
-            comp.append(ct)
-            mem.append(mt)
+def _combine(parts: list, weights: list[float], messages: int) -> StepCost:
     return StepCost(
-        np.asarray(cat, dtype=np.int8),
-        np.asarray(weight, dtype=float),
-        np.asarray(comp, dtype=float),
-        np.asarray(mem, dtype=float),
-        sum(p.link_s * wt for p, wt in parts),
-        parts[0][0].messages,
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([np.full(len(p[0]), w) for p, w in zip(parts, weights, strict=True)]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+        float(sum(p[3] * w for p, w in zip(parts, weights, strict=True))),
+        messages,
     )
 
 
@@ -177,10 +208,15 @@ class ServingSteps:
 
 
 def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, running: int) -> ServingSteps:
+    r = Roofs.of(hw, sc.compute_dtype)
+    roofs = (r.tensor_flops_per_s, r.vector_flops_per_s, r.bandwidth_bytes_per_s)
+    link = hw.link_bandwidth()
+    shape = replace(sc, concurrency=1, backend=None, memory_utilization=1.0)
+    t = _template(model, roofs, None if link is None else link[1], shape)
     b = running / sc.attention_data_parallel
     w = (running - 1) / sc.output_tokens
-    decode = _part(model, hw, sc, b, 0)
-    merged = _part(model, hw, sc, b, sc.input_tokens)
-    alone = _part(model, hw, sc, 0.0, sc.input_tokens)
-    tpot = _combine([(decode, 1.0 - w), (merged, w)]) if w > 0 else _combine([(decode, 1.0)])
-    return ServingSteps(tpot, _combine([(decode, 1.0)]), _combine([(alone, 1.0)]), w)
+    decode = _part(model, roofs, sc, t, b, 0)
+    merged = _part(model, roofs, sc, t, b, sc.input_tokens)
+    alone = _part(model, roofs, sc, t, 0.0, sc.input_tokens)
+    tpot = _combine([decode, merged], [1.0 - w, w], t.messages) if w > 0 else _combine([decode], [1.0], t.messages)
+    return ServingSteps(tpot, _combine([decode], [1.0], t.messages), _combine([alone], [1.0], t.messages), w)

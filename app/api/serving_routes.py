@@ -1,0 +1,44 @@
+"""/api/v1/serving: the serving bound and estimate, one scenario or a concurrency sweep."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from engine.hardware import get_accelerator
+from engine.model_catalog import load_model
+from engine.serving import serving_estimate
+from engine.serving.curve import serving_curve
+
+from .schemas import ErrorResponse
+from .serving_schemas import ServingCurveRequest, ServingCurveResponse, ServingRequest, ServingResponse
+
+serving_router = APIRouter(prefix="/api/v1", tags=["serving"])
+ERRORS = {
+    400: {"model": ErrorResponse, "description": "body is not valid JSON"},
+    404: {"model": ErrorResponse, "description": "unknown model or accelerator id"},
+    413: {"model": ErrorResponse, "description": "body larger than the limit (256 KiB)"},
+    422: {"model": ErrorResponse, "description": "invalid input: the field and what is allowed"},
+}
+
+
+@serving_router.post(
+    "/serving",
+    response_model=ServingResponse,
+    responses=ERRORS,
+    summary="One serving instance at a concurrency: running batch, TTFT, TPOT, throughput (bound and estimate)",
+)
+def serving(request: ServingRequest) -> JSONResponse:
+    model, hw = load_model(request.model), get_accelerator(request.hardware)
+    return JSONResponse(serving_estimate(model, hw, request.scenario(request.concurrency)))
+
+
+@serving_router.post(
+    "/serving/curve",
+    response_model=ServingCurveResponse,
+    responses=ERRORS,
+    summary="Concurrency sweep: throughput per GPU against tokens per user, bound and estimate per point",
+)
+def serving_sweep(request: ServingCurveRequest) -> JSONResponse:
+    model, hw = load_model(request.model), get_accelerator(request.hardware)
+    return JSONResponse(serving_curve(model, hw, request.scenario(), request.concurrencies))

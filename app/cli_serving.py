@@ -1,0 +1,145 @@
+"""`llm-roofline serving ...` and `llm-roofline validate serving --data FILE.csv`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
+from engine.model_catalog import load_model
+from engine.precision import DTYPES
+from engine.serving import DEFAULT_MEMORY_UTILIZATION, ServingScenario, serving_estimate
+from engine.serving.curve import serving_curve
+from engine.serving.mapping import TRAINING_CSV, read_rows
+from engine.serving.validate import validate_rows
+
+
+def add_serving_parser(sub) -> None:
+    s = sub.add_parser("serving", help="a serving instance at a concurrency: TTFT, TPOT, throughput (bound, estimate)")
+    s.add_argument("--model", required=True, help="preset id or Hugging Face repo id")
+    s.add_argument("--hardware", required=True, help="accelerator id")
+    s.add_argument("--backend", choices=("trtllm", "vllm", "sglang"), help="calibration to use (default: any)")
+    s.add_argument("--concurrency", type=int, default=16, help="requests in flight (default 16)")
+    s.add_argument("--curve", type=int, nargs="+", metavar="C", help="a concurrency sweep instead: C1 C2 ...")
+    s.add_argument("--input-tokens", type=int, default=1024)
+    s.add_argument("--output-tokens", type=int, default=1024)
+    s.add_argument("--tp", type=int, default=1, help="tensor parallel (attention)")
+    s.add_argument("--attention-dp", type=int, default=1, help="attention data-parallel ranks")
+    s.add_argument("--moe-tp", type=int, default=1, help="MoE tensor parallel")
+    s.add_argument("--ep", type=int, default=1, help="expert parallel")
+    s.add_argument("--weight-dtype", choices=DTYPES, default="bf16")
+    s.add_argument("--compute-dtype", choices=DTYPES, default="bf16")
+    s.add_argument("--kv-dtype", choices=DTYPES, default="bf16")
+    s.add_argument(
+        "--memory-utilization",
+        type=float,
+        default=DEFAULT_MEMORY_UTILIZATION,
+        help="fraction of each GPU's memory the server fills (default 0.9, vLLM's default)",
+    )
+    s.add_argument("--json", action="store_true", help="print the full answer as JSON")
+    s.set_defaults(func=_serving)
+
+    v = sub.add_parser("validate", help="score the serving estimate against measured runs")
+    vs = v.add_subparsers(dest="what", required=True)
+    vv = vs.add_parser("serving", help="median and p90 error of TPOT and TTFT: overall, by backend, GPU, model")
+    vv.add_argument("--data", default=str(TRAINING_CSV), help="CSV with aiconfigurator's columns")
+    vv.add_argument("--json", action="store_true", help="print the report as JSON")
+    vv.set_defaults(func=_validate)
+
+
+def _scenario(args: argparse.Namespace, concurrency: int) -> ServingScenario:
+    return ServingScenario(
+        concurrency=concurrency,
+        input_tokens=args.input_tokens,
+        output_tokens=args.output_tokens,
+        tensor_parallel=args.tp,
+        attention_data_parallel=args.attention_dp,
+        moe_tensor_parallel=args.moe_tp,
+        expert_parallel=args.ep,
+        weight_dtype=args.weight_dtype,
+        compute_dtype=args.compute_dtype,
+        kv_dtype=args.kv_dtype,
+        memory_utilization=args.memory_utilization,
+        backend=args.backend,
+    )
+
+
+def _serving(args: argparse.Namespace) -> int:
+    model, hw = load_model(args.model), get_accelerator(args.hardware)
+    if args.curve:
+        result = serving_curve(model, hw, _scenario(args, 1), args.curve)
+        if args.json:
+            print(json.dumps(result, indent=2))
+            return 0
+        print(f"{result['model']} on {result['gpus']} x {result['hardware']} (calibration {result['calibration']})")
+        print(f"{'C':>6} {'run':>6} {'queue':>6} {'TPOT bound ms':>14} {'TPOT est ms':>12} {'tok/s/GPU est':>14}")
+        for p in result["points"]:
+            print(
+                f"{p['concurrency']:>6} {p['running_batch']:>6} {p['queued']:>6} {p['bound']['tpot_s'] * 1e3:>14.3f}"
+                f" {p['estimate']['tpot_s'] * 1e3:>12.3f} {p['estimate']['output_tokens_per_s_per_gpu']:>14.1f}"
+            )
+        return 0
+    result = serving_estimate(model, hw, _scenario(args, args.concurrency))
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    _print_answer(result)
+    return 0
+
+
+def _print_answer(r: dict) -> None:
+    cal = r["calibration"]
+    print(f"{r['model']} on {r['gpus']} x {r['hardware']}: running batch {r['running_batch']}, queued {r['queued']}")
+    print(f"calibration {cal['id']} (backend {cal['backend']}, family {cal['family']}, {cal['rows']} measured runs)")
+    b, e = r["bound"], r["estimate"]
+    print(f"{'':<26}{'bound':>12}{'estimate':>12}  estimate range (p10-p90)")
+    lo, hi = e["ttft_s_range"]
+    print(f"{'TTFT ms':<26}{b['ttft_s'] * 1e3:>12.2f}{e['ttft_s'] * 1e3:>12.2f}  {lo * 1e3:.2f}-{hi * 1e3:.2f}")
+    lo, hi = e["tpot_s_range"]
+    print(f"{'TPOT ms':<26}{b['tpot_s'] * 1e3:>12.3f}{e['tpot_s'] * 1e3:>12.3f}  {lo * 1e3:.3f}-{hi * 1e3:.3f}")
+    for key, label in (
+        ("output_tokens_per_s_per_gpu", "output tokens/s per GPU"),
+        ("tokens_per_s_per_user", "tokens/s per user"),
+    ):
+        print(f"{label:<26}{b[key]:>12.1f}{e[key]:>12.1f}")
+    print("TPOT parts (ms):")
+    for part in ("decode_s", "prefill_share_s", "communication_s", "overhead_s"):
+        bound_ms = r["breakdown"]["tpot"]["bound"][part] * 1e3
+        est_ms = r["breakdown"]["tpot"]["estimate"][part] * 1e3
+        print(f"  {part[:-2].replace('_', ' '):<24}{bound_ms:>12.3f}{est_ms:>12.3f}")
+    for w in r["warnings"]:
+        print(f"warning: {w}")
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def _validate(args: argparse.Namespace) -> int:
+    try:
+        rows = read_rows(args.data)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EngineInputError("--data", f"cannot read {args.data}: {exc}") from None
+    report = validate_rows(rows)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{report['answered']} of {report['rows']} rows answered; calibration {report['calibration']}")
+    head = f"{'':<34}{'rows':>6}{'TPOT med':>10}{'TPOT p90':>10}{'TTFT med':>10}{'TTFT p90':>10}"
+    print(head + f"{'in range':>10}{'bound TPOT med':>16}{'bound>meas':>11}")
+    sections = [("overall", {"overall": report["overall"]})]
+    sections += [(k, report[k]) for k in ("by_backend", "by_gpu", "by_model")]
+    for title, table in sections:
+        if title != "overall":
+            print(title.replace("_", " ") + ":")
+        for name, s in table.items():
+            print(
+                f"{name[:34]:<34}{s['rows']:>6}{_pct(s['tpot_median_abs_error']):>10}{_pct(s['tpot_p90_abs_error']):>10}"
+                f"{_pct(s['ttft_median_abs_error']):>10}{_pct(s['ttft_p90_abs_error']):>10}"
+                f"{_pct(s['tpot_in_range']):>10}{_pct(s['bound']['tpot_median_abs_error']):>16}"
+                f"{s['bound']['tpot_above_measured']:>11}"
+            )
+    for f in report["bound_above_measured_tpot"]:
+        print(f"warning: {f['id']}: {f['warning']}")
+    return 0
