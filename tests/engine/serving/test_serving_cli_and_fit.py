@@ -1,0 +1,71 @@
+"""`llm-roofline serving`, `llm-roofline validate serving` (real subprocesses) and the fit
+script reproducing the shipped calibration file."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from engine.hardware import get_accelerator
+from engine.model_catalog import get_model
+from engine.serving import ServingScenario, serving_estimate
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_serving_json_equals_the_engine():
+    out = cli("serving", "--model", "Qwen/Qwen3-32B", "--hardware", "h100-sxm5", "--backend", "vllm",
+              "--concurrency", "32", "--tp", "2", "--json")  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    engine = serving_estimate(
+        get_model("qwen3-32b"), get_accelerator("h100-sxm5"),
+        ServingScenario(concurrency=32, tensor_parallel=2, backend="vllm"),
+    )  # fmt: skip
+    assert data == json.loads(json.dumps(engine))
+    assert data["calibration"]["backend"] == "vllm"
+
+
+def test_serving_table_says_bound_and_estimate():
+    out = cli("serving", "--model", "llama-3.1-8b", "--hardware", "h200-sxm", "--concurrency", "8")
+    assert out.returncode == 0, out.stderr
+    assert "bound" in out.stdout and "estimate" in out.stdout and "TPOT ms" in out.stdout
+    curve = cli("serving", "--model", "llama-3.1-8b", "--hardware", "h200-sxm", "--curve", "1", "16", "256")
+    assert curve.returncode == 0 and len(curve.stdout.strip().splitlines()) == 5
+
+
+def test_serving_bad_input_names_the_field():
+    out = cli("serving", "--model", "llama-3.1-8b", "--hardware", "h200-sxm", "--concurrency", "0")
+    assert out.returncode == 2 and "concurrency" in out.stderr
+
+
+def test_validate_serving_json_has_the_overall_fractions(tmp_path):
+    data = tmp_path / "runs.csv"
+    lines = (ROOT / "published/serving/measured-serving-train.csv").read_text(encoding="utf-8").splitlines()
+    data.write_text("\n".join(lines[:41]) + "\n", encoding="utf-8")  # header + 40 runs
+    out = cli("validate", "serving", "--data", str(data), "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["rows"] == report["answered"] == 40
+    for key in ("tpot_median_abs_error", "ttft_median_abs_error"):
+        assert 0.0 <= report["overall"][key] < 1.0
+    assert set(report) >= {"by_backend", "by_gpu", "by_model", "bound_above_measured_tpot"}
+    table = cli("validate", "serving", "--data", str(data))
+    assert table.returncode == 0 and "TPOT med" in table.stdout and "by model" in table.stdout
+
+
+def test_validate_serving_unreadable_data_is_a_named_error(tmp_path):
+    out = cli("validate", "serving", "--data", str(tmp_path / "missing.csv"))
+    assert out.returncode == 2 and "--data" in out.stderr
+
+
+def test_fit_script_reproduces_the_calibration_file():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts/fit_serving.py"), "--check"], capture_output=True, text=True, timeout=900
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "reproduced" in out.stdout

@@ -1,0 +1,122 @@
+"""Serving bound numbers checked by hand: one dense, one MoE, one MLA, one hybrid-linear and one
+sparse-attention model. At concurrency 1 nothing interleaves (no other request's prompt), so the
+TPOT bound is one decode step of one token: at batch 1 every op is memory-bound, and the step
+reads the weights the token touches plus its cache, at the datasheet bandwidth."""
+
+import pytest
+
+from engine.hardware import get_accelerator
+from engine.model_catalog import get_model
+from engine.serving import ServingScenario, serving_estimate
+
+H100_BW = 3.352e12  # hardware/h100-sxm5.yaml
+B200_BW = 7.7e12  # hardware/b200.yaml
+
+
+def answer(model_id: str, hw: str, **kw) -> dict:
+    return serving_estimate(get_model(model_id), get_accelerator(hw), ServingScenario(**kw))
+
+
+def test_dense_llama_8b_one_request_on_h100():
+    # 8,030,261,248 parameters x 2 bytes less the embedding table (a gather of one row, not a
+    # read of 128,256 x 4,096); KV 32 layers x 2 x 8 heads x 128 x 2 bytes = 131,072 B per token at
+    # the mean context 1000 + 2000 / 2 = 2000 tokens. Activations add well under 1%.
+    r = answer("llama-3.1-8b", "h100-sxm5", concurrency=1, input_tokens=1000, output_tokens=2000)
+    by_hand = ((8_030_261_248 - 128_256 * 4096) * 2 + 131_072 * 2000) / H100_BW  # 4.556 ms
+    assert r["bound"]["tpot_s"] == pytest.approx(by_hand, rel=0.01)
+    assert r["breakdown"]["tpot"]["bound"]["prefill_share_s"] == 0.0
+    assert r["breakdown"]["memory"]["kv_bytes_per_request_per_gpu"] == 131_072 * 2000
+    # TTFT bound: 1000 prompt tokens, 2 FLOP per parameter each (the embedding is a gather, the
+    # LM head runs for the last token only) at the bf16 roof 989.4 TFLOP/s, plus causal attention:
+    # 32 layers x 32 heads x 2 x 2 x 128 FLOP x 500,500 pairs. Norms, RoPE, SwiGLU and residual
+    # adds are memory-bound and run back to back with the GEMMs: per layer about 1000 tokens x
+    # (14,336 x 3 + 4,096 x 14 + 5,120 x 2) values x 2 bytes = 0.22 GB, 7 GB over 32 layers.
+    table = 128_256 * 4096
+    flops = 2 * (8_030_261_248 - 2 * table) * 1000 + 2 * table + 32 * 32 * 4 * 128 * 500_500
+    elementwise = 32 * 1000 * (14_336 * 3 + 4096 * 14 + 5120 * 2) * 2
+    assert r["bound"]["ttft_s"] == pytest.approx(flops / 989.4e12 + elementwise / H100_BW, rel=0.05)
+
+
+def test_moe_qwen3_235b_one_request_tp8_ep8():
+    # Per GPU and layer (fp8, 1 byte per parameter): q_proj 4096 x 8 heads x 128 and o_proj the
+    # same (64 heads / 8); k_proj and v_proj 4096 x 128 each: 4 KV heads over 8 GPUs, so each GPU
+    # keeps one (replicated); the router 4096 x 128 (replicated); one token routes to 8 of 128
+    # experts, 3 x 4096 x 1536 each, spread over 8 GPUs (expert parallel 8). Once per step: the
+    # LM head's 151,936 / 8 rows of 4096. KV: 94 layers x 2 x 1 head x 128 B per token.
+    ctx = 1024 + 512
+    per_layer = 2 * 4096 * 8 * 128 + 2 * 4096 * 128 + 4096 * 128 + 8 * 3 * 4096 * 1536 / 8
+    by_hand = (94 * per_layer + 151_936 / 8 * 4096 + 94 * 2 * 128 * ctx) / H100_BW  # 0.843 ms
+    r = answer(
+        "qwen3-235b-a22b", "h100-sxm5", concurrency=1, input_tokens=1024, output_tokens=1024,
+        tensor_parallel=8, moe_tensor_parallel=1, expert_parallel=8,
+        weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8",
+    )  # fmt: skip
+    parts = r["breakdown"]["tpot"]["bound"]
+    assert parts["decode_s"] == pytest.approx(by_hand, rel=0.01)  # norms and activations: the rest
+    # two all-reduces per layer of one token's 4096 x 2 bytes over NVLink 450 GB/s, ring 2 x 7/8
+    assert parts["communication_s"] == pytest.approx(2 * 94 * 4096 * 2 * 2 * 7 / 8 / 450e9, rel=1e-6)
+    experts_all = 94 * 128 * 3 * 4096 * 1536
+    model = get_model("qwen3-235b-a22b")
+    stored = (model.num_params - experts_all) / 8 + experts_all / 8
+    assert r["breakdown"]["memory"]["weights_bytes_per_gpu"] == pytest.approx(stored, rel=0.02)
+
+
+def test_mla_deepseek_r1_cache_and_weights_on_b200():
+    # MLA caches one latent of 512 + 64 values per token and layer, shared by every head, so
+    # each of the 8 tensor-parallel GPUs keeps all of it: 61 x 576 x 1 byte (fp8) per token.
+    ctx = 2048 + 1024
+    r = answer(
+        "deepseek-r1", "b200", concurrency=1, input_tokens=2048, output_tokens=2048,
+        tensor_parallel=8, moe_tensor_parallel=1, expert_parallel=8,
+        weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8",
+    )  # fmt: skip
+    assert r["breakdown"]["memory"]["kv_bytes_per_request_per_gpu"] == 61 * 576 * ctx
+    # One token touches 8 of 256 routed experts in each of the 58 MoE layers (3 x 7168 x 2048
+    # each), spread over 8 GPUs. The low-rank down-projections q_a (7168 x 1536) and kv_a
+    # (7168 x 576) do not depend on the heads: every GPU keeps them whole. Everything else (671.0 B
+    # total less the routed experts, those projections and the embedding, a gather) splits 8 ways.
+    expert = 3 * 7168 * 2048
+    down = 61 * 7168 * (1536 + 576)
+    rest = 671_026_419_200 - 58 * 256 * expert - down - 129_280 * 7168
+    weights_read = rest / 8 + down + 58 * 8 * expert / 8
+    assert r["breakdown"]["tpot"]["bound"]["decode_s"] == pytest.approx(
+        (weights_read + 61 * 576 * ctx) / B200_BW, rel=0.03
+    )
+
+
+def test_hybrid_linear_qwen35_state_does_not_grow_with_context():
+    # Gated DeltaNet layers keep a fixed state per sequence: only the 15 full-attention layers
+    # (every 4th of 60) grow with the context. Doubling the context adds exactly their KV.
+    model = get_model("qwen3.5-397b-a17b")
+    full = [layer for layer in model.layers if layer.attention.kind == "full"]
+    kv_per_token = sum(2 * layer.attention.num_kv_heads * layer.attention.head_dim for layer in full)
+    kw = dict(concurrency=1, output_tokens=2, tensor_parallel=8, moe_tensor_parallel=1, expert_parallel=8,
+              weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")  # fmt: skip
+    short = answer("qwen3.5-397b-a17b", "b200", input_tokens=4095, **kw)
+    long = answer("qwen3.5-397b-a17b", "b200", input_tokens=8191, **kw)
+    kv_heads_per_gpu = max(1, full[0].attention.num_kv_heads // 8)
+    per_gpu = kv_per_token // full[0].attention.num_kv_heads * kv_heads_per_gpu
+    grow = (
+        long["breakdown"]["memory"]["kv_bytes_per_request_per_gpu"]
+        - short["breakdown"]["memory"]["kv_bytes_per_request_per_gpu"]
+    )
+    assert grow == pytest.approx(per_gpu * 4096, rel=1e-9)
+    dt = long["breakdown"]["tpot"]["bound"]["decode_s"] - short["breakdown"]["tpot"]["bound"]["decode_s"]
+    assert dt == pytest.approx(per_gpu * 4096 / B200_BW, rel=0.05)
+
+
+def test_sparse_attention_glm5_reads_at_most_top_k():
+    # DeepSeek Sparse Attention: past the top-k, a longer context adds only the indexer's
+    # reads of its cached keys, not the attention's reads of the latent.
+    model = get_model("glm-5")
+    att = next(layer.attention for layer in model.layers if layer.attention.is_sparse)
+    kw = dict(concurrency=1, output_tokens=2, tensor_parallel=8, moe_tensor_parallel=1, expert_parallel=8,
+              weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")  # fmt: skip
+    a = answer("glm-5", "b200", input_tokens=att.index_topk * 4, **kw)
+    b = answer("glm-5", "b200", input_tokens=att.index_topk * 8, **kw)
+    extra_tokens = att.index_topk * 4
+    latent = (att.kv_lora_rank + att.qk_rope_head_dim) * 1.0
+    dt = b["breakdown"]["tpot"]["bound"]["decode_s"] - a["breakdown"]["tpot"]["bound"]["decode_s"]
+    # far less than reading the latent of every added token in every layer
+    assert dt < 0.5 * model.num_layers * latent * extra_tokens / B200_BW
+    assert dt > 0

@@ -1,0 +1,123 @@
+"""The serving scenario's rules: running batch and queue, estimate against bound, ranges,
+finite numbers, named errors, and the bound against every measured training run."""
+
+import math
+
+import pytest
+
+from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
+from engine.model_catalog import get_model
+from engine.serving import ServingScenario, serving_estimate
+from engine.serving.curve import serving_curve
+from engine.serving.mapping import TRAINING_CSV, read_rows, row_scenario
+from engine.serving.validate import validate_rows
+
+LLAMA_70B_FP8 = dict(tensor_parallel=4, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8", backend="trtllm")
+
+
+def answer(model_id="llama-3.1-70b", hw="h200-sxm", **kw):
+    return serving_estimate(get_model(model_id), get_accelerator(hw), ServingScenario(**kw))
+
+
+def _finite(node):
+    if isinstance(node, dict):
+        return all(_finite(v) for v in node.values())
+    if isinstance(node, list):
+        return all(_finite(v) for v in node)
+    return not isinstance(node, float) or math.isfinite(node)
+
+
+def test_estimate_is_never_below_the_bound_and_its_range_holds_it():
+    for c in (1, 8, 64, 512):
+        r = answer(concurrency=c, **LLAMA_70B_FP8)
+        assert r["estimate"]["tpot_s"] >= r["bound"]["tpot_s"]
+        assert r["estimate"]["ttft_s"] >= r["bound"]["ttft_s"]
+        lo, hi = r["estimate"]["tpot_s_range"]
+        assert r["bound"]["tpot_s"] <= lo <= r["estimate"]["tpot_s"] <= hi
+        assert _finite(r)
+
+
+def test_running_batch_is_what_fits_under_memory_utilization_and_the_rest_queue():
+    # Llama-3.1-8B bf16 on one H100 at 0.9: 72 GiB less 16 GB of weights; 8k + 8k/2 tokens of
+    # 128 KiB KV each = 1.5 GiB per request: about 36 requests fit, the rest of 256 queue.
+    r = answer("llama-3.1-8b", "h100-sxm5", concurrency=256, input_tokens=8192, output_tokens=8192)
+    mem = r["breakdown"]["memory"]
+    per_request = mem["kv_bytes_per_request_per_gpu"] + mem["workspace_bytes_per_request"]
+    fits = int((80 * 2**30 * 0.9 - mem["weights_bytes_per_gpu"]) // per_request)
+    assert r["running_batch"] == fits < 256
+    assert r["queued"] == 256 - fits
+    assert str(256 - fits) in r["queue_reason"] and "0.9" in r["queue_reason"]
+    assert any("queue" in w for w in r["warnings"])
+    # a larger share of memory admits more
+    more = answer("llama-3.1-8b", "h100-sxm5", concurrency=256, input_tokens=8192, output_tokens=8192,
+                  memory_utilization=0.95)  # fmt: skip
+    assert more["running_batch"] > r["running_batch"]
+    # queued requests wait for slots: TTFT grows with the queue
+    assert r["breakdown"]["ttft"]["bound"]["wait_s"] > 0
+
+
+def test_prefill_share_grows_with_the_prompt_and_vanishes_at_concurrency_one():
+    one = answer(concurrency=1, **LLAMA_70B_FP8)
+    assert one["breakdown"]["tpot"]["bound"]["prefill_share_s"] == pytest.approx(0.0, abs=1e-12)
+    short = answer(concurrency=32, input_tokens=512, output_tokens=512, **LLAMA_70B_FP8)
+    long = answer(concurrency=32, input_tokens=8192, output_tokens=512, **LLAMA_70B_FP8)
+    assert (
+        long["breakdown"]["tpot"]["bound"]["prefill_share_s"]
+        > 4 * short["breakdown"]["tpot"]["bound"]["prefill_share_s"]
+    )
+
+
+def test_throughput_rises_and_interactivity_falls_along_the_curve():
+    curve = serving_curve(get_model("llama-3.1-70b"), get_accelerator("h200-sxm"),
+                          ServingScenario(**LLAMA_70B_FP8), [1, 4, 16, 64, 256])  # fmt: skip
+    per_gpu = [p["estimate"]["output_tokens_per_s_per_gpu"] for p in curve["points"]]
+    per_user = [p["estimate"]["tokens_per_s_per_user"] for p in curve["points"]]
+    assert per_gpu == sorted(per_gpu) and per_user == sorted(per_user, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        ({"concurrency": 0}, "concurrency"),
+        ({"input_tokens": -1}, "input_tokens"),
+        ({"memory_utilization": 1.5}, "memory_utilization"),
+        ({"memory_utilization": float("nan")}, "memory_utilization"),
+        ({"backend": "tgi"}, "backend"),
+        ({"weight_dtype": "fp7"}, "weight_dtype"),
+        ({"tensor_parallel": True}, "tensor_parallel"),
+    ],
+)
+def test_bad_scenario_names_its_field(kw, field):
+    with pytest.raises(EngineInputError) as err:
+        ServingScenario(**kw)
+    assert err.value.field == field
+
+
+def test_layout_and_fit_errors_name_their_field():
+    with pytest.raises(EngineInputError) as err:  # 8 GPUs but experts over 4
+        answer("deepseek-r1", "b200", tensor_parallel=8, expert_parallel=4, weight_dtype="fp8")
+    assert err.value.field == "expert_parallel"
+    with pytest.raises(EngineInputError) as err:  # 140 GB of bf16 weights on one 80 GB card
+        answer("llama-3.1-70b", "h100-sxm5")
+    assert err.value.field == "tensor_parallel"
+    with pytest.raises(EngineInputError) as err:  # 3 does not divide 64 heads
+        answer(tensor_parallel=3)
+    assert err.value.field == "tensor_parallel"
+
+
+def test_every_training_row_maps_and_the_bound_is_below_it_or_flagged():
+    rows = read_rows(TRAINING_CSV)
+    report = validate_rows(rows)
+    assert report["answered"] == len(rows) == 1862
+    flagged = {f["id"] for f in report["bound_above_measured_tpot"]}
+    above = 0
+    for row in rows:
+        m = row_scenario(row)
+        r = serving_estimate(get_model(m.model), get_accelerator(m.hardware), m.scenario)
+        if r["bound"]["tpot_s"] > m.tpot_s:
+            above += 1
+            assert m.id in flagged
+    assert above == len(flagged)
+    assert above <= 0.01 * len(rows)  # the measured runs that beat the roofs are few
+    assert report["overall"]["tpot_median_abs_error"] < report["overall"]["bound"]["tpot_median_abs_error"]
