@@ -1,0 +1,183 @@
+"""Fit one deployment's calibration to a few of its own measured runs (pure; no web imports).
+
+The shipped calibration (engine/calibration/serving.yaml) is fitted on many runs of many
+deployments; a user's own server differs from it by a few things: how close its kernels come
+to the roofs, its fixed cost per step, how its scheduler admits a prompt. Four numbers cover
+those, each a correction of the shipped estimate's own parts (engine.serving.estimate
+`breakdown`), so the fit is linear and needs no optimiser:
+
+    TPOT = tpot_scale x (decode + prefill share) + communication + step_overhead_s
+    TTFT = ttft_scale x prefill + (wait_steps + queue steps) x TPOT
+
+- `tpot_scale` scales the time of the operators at the calibrated roofs: the achieved
+  fractions of bandwidth and compute divided by it (a scale of 2 means half the shipped
+  fractions). Scaling every achieved fraction by one factor scales max(compute / eta_c,
+  memory / eta_m) by that factor, which is why the operators' part scales exactly.
+- `step_overhead_s` replaces the shipped fixed cost per step (scheduler, sampling, launches:
+  the term Vidur and BLIS fit per deployment; Agrawal et al., "Vidur", MLSys 2024, §4).
+- `ttft_scale` and `wait_steps` replace the TTFT shape factors (the prompt's prefill and the
+  decode steps it waits and spans, Sarathi-Serve's chunked prefill: Agrawal et al., OSDI 2024).
+
+Each pair is a least-squares fit of the relative error (every run weighs the same whatever
+its scale) with both numbers kept within their physical limits (LIMITS); with one run the
+offset keeps its shipped value and only the scale is fitted.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+# name -> (lower, upper): what the link and the fit accept (physical, generous).
+LIMITS: dict[str, tuple[float, float]] = {
+    "tpot_scale": (0.05, 20.0),
+    "step_overhead_s": (0.0, 0.05),
+    "ttft_scale": (0.05, 50.0),
+    "wait_steps": (0.0, 500.0),
+}
+
+
+@dataclass(frozen=True)
+class RunParts:
+    """One measured run beside the shipped estimate's parts of its scenario (seconds)."""
+
+    measured_tpot_s: float
+    measured_ttft_s: float
+    operators_s: float  # estimate's decode + prefill share (the parts at the calibrated roofs)
+    communication_s: float
+    overhead_s: float  # the shipped step overhead
+    prefill_s: float  # the estimate's TTFT prefill (after the shipped prefill factor)
+    queue_steps: float  # steps a queued prompt waits for memory (Little's law)
+    estimate_tpot_s: float
+    estimate_ttft_s: float
+
+
+@dataclass(frozen=True)
+class UserFit:
+    tpot_scale: float
+    step_overhead_s: float
+    ttft_scale: float
+    wait_steps: float
+
+    def tpot_s(self, operators_s: float, communication_s: float) -> float:
+        return self.tpot_scale * operators_s + communication_s + self.step_overhead_s
+
+    def ttft_s(self, prefill_s: float, queue_steps: float, tpot_s: float) -> float:
+        return self.ttft_scale * prefill_s + (self.wait_steps + queue_steps) * tpot_s
+
+
+@dataclass(frozen=True)
+class FitReport:
+    fit: UserFit
+    runs: int
+    tpot_error_before: float  # median |estimate / measured - 1| with the shipped calibration
+    tpot_error_after: float
+    ttft_error_before: float
+    ttft_error_after: float
+
+
+def _clamp(name: str, value: float) -> float:
+    low, high = LIMITS[name]
+    return min(max(value, low), high)
+
+
+def _objective(s: float, o: float, u: list[float], v: list[float], r: list[float]) -> float:
+    return sum((s * ui + o * vi - ri) ** 2 for ui, vi, ri in zip(u, v, r, strict=True))
+
+
+def _scale_and_offset(
+    x: list[float], w: list[float], k: list[float], y: list[float], offset0: float, scale_low: float
+) -> tuple[float, float]:
+    """min sum((s x_i + o w_i + k_i - y_i) / y_i)^2 over s >= scale_low, o >= 0: relative least
+    squares in closed form. The optimum is the free one when it is feasible, else on an edge
+    (o = 0, or s = scale_low): each edge is a one-variable least squares, the best one wins.
+    With one run the offset is held at offset0 and only the scale is fitted."""
+    u = [xi / yi for xi, yi in zip(x, y, strict=True)]
+    v = [wi / yi for wi, yi in zip(w, y, strict=True)]
+    r = [(yi - ki) / yi for ki, yi in zip(k, y, strict=True)]
+    suu, svv = sum(a * a for a in u), sum(b * b for b in v)
+    suv = sum(a * b for a, b in zip(u, v, strict=True))
+    sur, svr = sum(a * b for a, b in zip(u, r, strict=True)), sum(a * b for a, b in zip(v, r, strict=True))
+    if len(y) == 1:
+        return max((sur - offset0 * suv) / suu, scale_low), offset0
+    det = suu * svv - suv * suv
+    if det > 1e-9 * suu * svv:
+        s, o = (sur * svv - svr * suv) / det, (suu * svr - suv * sur) / det
+        if o >= 0 and s >= scale_low:
+            return s, o
+    edges = [(max(sur / suu, scale_low), 0.0), (scale_low, max((svr - scale_low * suv) / svv, 0.0))]
+    return min(edges, key=lambda so: _objective(*so, u, v, r))
+
+
+def _median_error(estimates: list[float], measured: list[float]) -> float:
+    return statistics.median(abs(e / m - 1.0) for e, m in zip(estimates, measured, strict=True))
+
+
+def fit_user_runs(runs: list[RunParts]) -> FitReport:
+    """The four numbers that bring the shipped estimate onto these runs, and the median error
+    before and after. Raises ValueError without a run (the caller names what is missing)."""
+    if not runs:
+        raise ValueError("no runs to fit")
+    y = [r.measured_tpot_s for r in runs]
+    scale, overhead = _scale_and_offset(
+        [r.operators_s for r in runs],
+        [1.0] * len(runs),
+        [r.communication_s for r in runs],
+        y,
+        runs[0].overhead_s,
+        LIMITS["tpot_scale"][0],
+    )
+    scale, overhead = _clamp("tpot_scale", scale), _clamp("step_overhead_s", overhead)
+    tpot = [scale * r.operators_s + r.communication_s + overhead for r in runs]
+    # TTFT = ttft_scale x prefill + wait_steps x TPOT + queue x TPOT: the same fit, TPOT the regressor
+    shipped_wait = max((runs[0].estimate_ttft_s - runs[0].prefill_s) / runs[0].estimate_tpot_s - runs[0].queue_steps, 0)
+    g, h = _scale_and_offset(
+        [r.prefill_s for r in runs],
+        tpot,
+        [r.queue_steps * t for r, t in zip(runs, tpot, strict=True)],
+        [r.measured_ttft_s for r in runs],
+        shipped_wait,
+        LIMITS["ttft_scale"][0],
+    )
+    fit = UserFit(scale, overhead, _clamp("ttft_scale", g), _clamp("wait_steps", h))
+    ttft = [fit.ttft_s(r.prefill_s, r.queue_steps, t) for r, t in zip(runs, tpot, strict=True)]
+    z = [r.measured_ttft_s for r in runs]
+    return FitReport(
+        fit=fit,
+        runs=len(runs),
+        tpot_error_before=_median_error([r.estimate_tpot_s for r in runs], y),
+        tpot_error_after=_median_error(tpot, y),
+        ttft_error_before=_median_error([r.estimate_ttft_s for r in runs], z),
+        ttft_error_after=_median_error(ttft, z),
+    )
+
+
+def estimate_parts(result: dict, queue_steps: float) -> dict:
+    """The parts of a serving_estimate result the fit corrects (seconds)."""
+    tpot = result["breakdown"]["tpot"]["estimate"]
+    return {
+        "operators_s": tpot["decode_s"] + tpot["prefill_share_s"],
+        "communication_s": tpot["communication_s"],
+        "overhead_s": tpot["overhead_s"],
+        "prefill_s": result["breakdown"]["ttft"]["estimate"]["prefill_s"],
+        "queue_steps": queue_steps,
+        "estimate_tpot_s": result["estimate"]["tpot_s"],
+        "estimate_ttft_s": result["estimate"]["ttft_s"],
+    }
+
+
+def run_parts(result: dict, queue_steps: float, measured_tpot_s: float, measured_ttft_s: float) -> RunParts:
+    return RunParts(measured_tpot_s, measured_ttft_s, **estimate_parts(result, queue_steps))
+
+
+def fitted_rates(result: dict, queue_steps: float, fit: UserFit) -> dict:
+    """The fitted estimate of a serving_estimate result: TTFT, TPOT and the two throughputs
+    (running / TPOT over the instance's GPUs; 1 / TPOT per user), as engine.serving does."""
+    p = estimate_parts(result, queue_steps)
+    tpot = fit.tpot_s(p["operators_s"], p["communication_s"])
+    return {
+        "ttft_s": fit.ttft_s(p["prefill_s"], queue_steps, tpot),
+        "tpot_s": tpot,
+        "output_tokens_per_s_per_gpu": result["running_batch"] / tpot / result["gpus"],
+        "tokens_per_s_per_user": 1.0 / tpot,
+    }
