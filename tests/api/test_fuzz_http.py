@@ -147,6 +147,16 @@ BODIES = {
          "in_channels": 64, "out_channels": 64, "kernel": 3, "stride": 1, "padding": 1, "groups": 1}},
     ],
     "/api/v1/ops/chart": [{"hardware": ["h100-sxm5", CARD], "model": "llama-3-8b", "context_length": 4096}],
+    "/api/v1/serving": [
+        {"model": "llama-3-8b", "hardware": "h100-sxm5", "input_tokens": 1024, "output_tokens": 1024,
+         "tensor_parallel": 1, "attention_data_parallel": 1, "moe_tensor_parallel": 1, "expert_parallel": 1,
+         "memory_utilization": 0.9, "concurrency": 16},
+    ],
+    "/api/v1/serving/curve": [
+        {"model": "llama-3-8b", "hardware": "h100-sxm5", "input_tokens": 512, "output_tokens": 256,
+         "tensor_parallel": 2, "attention_data_parallel": 1, "moe_tensor_parallel": 1, "expert_parallel": 1,
+         "memory_utilization": 0.9, "concurrencies": [1, 64]},
+    ],
     "/api/v1/measurements": [
         {"format": "csv", "content": "name,flops,bytes,time_s\ngemm,1e12,1e9,0.002\n", "hardware": CARD,
          "model": "llama-3-8b", "steps": 2, "batch_size": 8, "context_length": 4096, "tensor_parallel": 1},
@@ -193,11 +203,16 @@ NUMERIC_CASES = [
 
 
 def test_the_bodies_carry_every_numeric_field_of_their_schema(client):
-    """A new numeric field must join the fuzz: each request schema's numeric properties appear."""
-    schemas = client.get("/openapi.json").json()["components"]["schemas"]
-    names = {"/api/v1/analyze": "AnalyzeRequest", "/api/v1/sweep": "SweepRequest",
-             "/api/v1/training": "TrainingRequest", "/api/v1/ops": "OpsRequest",
-             "/api/v1/ops/chart": "OpsChartRequest", "/api/v1/measurements": "MeasurementsRequest"}  # fmt: skip
+    """A new endpoint or numeric field must join the fuzz: every POST endpoint has bodies, and
+    each request schema's numeric properties appear in them."""
+    spec = client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    names = {
+        path: ops["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]
+        for path, ops in spec["paths"].items()
+        if "post" in ops
+    }
+    assert set(names) == set(BODIES)
     for path, name in names.items():
         given = {leaf[0] for body in BODIES[path] for leaf in numeric_leaves(body)}
         for field, spec in schemas[name]["properties"].items():
