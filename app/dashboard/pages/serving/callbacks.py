@@ -1,0 +1,249 @@
+"""The Serving page's callbacks, module-level with keyword inputs (lib/callbacks.py): the
+controls -> both charts, the tables, the insight and the canonical link; the fit to the
+user's runs -> the fit's link parameters; what-if cards; the downloads."""
+
+from __future__ import annotations
+
+from dash import Input, Output, State, dcc, html, no_update
+
+from app.dashboard.components.plot_style import message_figure
+from app.dashboard.lib.callbacks import Callbacks
+from app.dashboard.lib.i18n import t
+from app.dashboard.lib.params import control_inputs, write_link
+from app.dashboard.pages.roofline.state import View
+from app.dashboard.pages.serving.compute import _accelerator, compute, scenario_of
+from app.dashboard.pages.serving.exports import serving_csv, serving_html, serving_json
+from app.dashboard.pages.serving.figures import throughput_figure
+from app.dashboard.pages.serving.insight import fit_sentence, insight
+from app.dashboard.pages.serving.latency import latency_figure
+from app.dashboard.pages.serving.params import BY_NAME, MAX_HARDWARE, PARAMS, FitError, ServingArgs
+from app.dashboard.pages.serving.provenance import provenance
+from app.dashboard.pages.serving.runs import RunsError, decode_upload, fit_runs, parse_runs
+from app.dashboard.pages.serving.state import accelerator_ids, accelerator_specs, args_from_controls, link_of
+from app.dashboard.pages.serving.table import accelerator_table
+from app.dashboard.pages.serving.words import w, why
+from engine.errors import EngineInputError
+from engine.what_if import parse_what_if
+
+CALLBACKS = Callbacks()
+FLAGS = State("srv-flags", "data")
+CONTROLS = {**control_inputs(PARAMS, Input), "srv-hw.value": Input("srv-hw", "value")}
+OUTPUTS = ("error", "throughput", "latency", "tables", "insight", "provenance")
+
+
+def page_view(flags: object) -> View:
+    """The page's chrome and what it carries (the `srv-flags` store), checked."""
+    flags = flags if isinstance(flags, dict) else {}
+    carry = flags.get("carry") if isinstance(flags.get("carry"), list) else []
+    return View(
+        tab="serving",
+        lang=flags.get("lang") if flags.get("lang") in ("en", "zh") else "en",
+        theme=flags.get("theme") if flags.get("theme") in ("light", "dark") else "light",
+        embed=flags.get("embed") is True,
+        present=flags.get("present") is True,
+        carry=tuple((str(c[0]), str(c[1])) for c in carry if isinstance(c, list) and len(c) == 2),
+    )
+
+
+def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict, dict, tuple]:
+    accs = compute(a)
+    prov = provenance(a, lang)
+    top = throughput_figure(accs, a.concurrency, lang, theme, present)
+    top["layout"]["title"] = {
+        "text": f"<span style='font-size:0.8em'>{prov['scenario']}<br>{prov['calibration']} · "
+        f"{prov['measured_source']}</span>",
+        "x": 0,
+        "xanchor": "left",
+        "y": 0.99,
+        "yanchor": "top",
+        "font": {"size": 14 if present else 10},
+    }
+    top["layout"]["margin"]["t"] = 58 if present else 44
+    return top, latency_figure(accs, a.concurrency, lang, theme, present), accs
+
+
+def outputs(a: ServingArgs, problems: list[str], lang: str, theme: str, present: bool) -> tuple:
+    """(error, throughput figure, latency figure, tables, insight, provenance): the first
+    render and every callback show the same thing for the same inputs."""
+    if problems:
+        return [html.P(p) for p in problems], message_figure("—"), message_figure("—"), [], [], []
+    top, bottom, accs = figures(a, lang, theme, present)
+    tables = [accelerator_table(acc, a.concurrency, a.gpu_hour_price, lang) for acc in accs]
+    prov = provenance(a, lang)
+    caption = [html.Span(prov["scenario"]), html.Br(), html.Span(prov["calibration"]), html.Br()]
+    caption.append(html.Span(prov["measured_source"]))
+    return [], top, bottom, tables, insight(accs, a.concurrency, a.fit_error, lang), caption
+
+
+@CALLBACKS.server(
+    output={
+        **{
+            name: Output(cid, prop)
+            for name, (cid, prop) in zip(
+                OUTPUTS,
+                (
+                    ("srv-error", "children"),
+                    ("srv-throughput", "figure"),
+                    ("srv-latency", "figure"),
+                    ("srv-tables", "children"),
+                    ("srv-insight", "children"),
+                    ("srv-provenance", "children"),
+                ),
+                strict=True,
+            )
+        },
+        "link": Output("srv-link", "data"),
+        "targets": Output("srv-fit-target", "options"),
+    },
+    inputs={"controls": CONTROLS},
+    state={"flags": FLAGS},
+)
+def update_serving(controls: dict, flags: object) -> dict:
+    view = page_view(flags)
+    a, problems = args_from_controls(controls, view.lang)
+    shown = outputs(a, problems, view.lang, view.theme, view.present)
+    targets = [{"label": x, "value": x} for x in accelerator_ids(a)]
+    return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, a), "targets": targets}
+
+
+def _runs_message(error: RunsError, lang: str) -> list:
+    items = []
+    for line, name, what in error.problems[:12]:
+        text = why(what.split(":", 1)[1], lang) if what.startswith("engine:") else w(f"srv_runs_{what}", lang)
+        where = w("srv_runs_where", lang, line=line, field=name or "—") if line else ""
+        items.append(html.Li(f"{where}{text}"))
+    more = len(error.problems) - 12
+    if more > 0:
+        items.append(html.Li(w("srv_runs_more", lang, n=more)))
+    return [html.P(w("srv_runs_refused", lang)), html.Ul(items)]
+
+
+def fit_from_text(text: object, target: object, controls: dict, lang: str) -> tuple[dict | None, list]:
+    """({fit, fiterr, fithw} or None, status): the whole paste is fitted or nothing is."""
+    a, problems = args_from_controls(controls, lang)
+    if problems:
+        return None, [html.P(p) for p in problems]
+    specs = dict(zip(accelerator_ids(a), accelerator_specs(a), strict=True))
+    target = target if target in specs else next(iter(specs), None)
+    if target is None:
+        return None, [html.P(w("srv_no_accelerator", lang))]
+    try:
+        runs = parse_runs(text, scenario_of(a))
+        report = fit_runs(a, _accelerator(specs[target]), runs)
+    except RunsError as exc:
+        return None, _runs_message(exc, lang)
+    error = FitError(
+        report.runs,
+        report.tpot_error_before,
+        report.tpot_error_after,
+        report.ttft_error_before,
+        report.ttft_error_after,
+    )
+    fitted = ServingArgs(fit=report.fit, fit_error=error, fit_hardware=target)
+    store = dict(write_link([BY_NAME[n] for n in ("fit", "fiterr", "fithw")], fitted))
+    return store, [html.P(fit_sentence(error, target, lang))]
+
+
+@CALLBACKS.server(
+    output={"fit": Output("srv-fit", "data"), "status": Output("srv-fit-status", "children")},
+    inputs={
+        "run": Input("srv-fit-run", "n_clicks"),
+        "clear": Input("srv-fit-clear", "n_clicks"),
+        "upload": Input("srv-upload", "contents"),
+    },
+    state={
+        "text": State("srv-runs", "value"),
+        "target": State("srv-fit-target", "value"),
+        "controls": {k: State(*k.rsplit(".", 1)) for k in CONTROLS},
+        "flags": FLAGS,
+    },
+)
+def fit_my_runs(run, clear, upload, text, target, controls, flags, trigger=None) -> dict:
+    lang = page_view(flags).lang
+    if trigger == "srv-fit-clear":
+        return {"fit": {}, "status": []}
+    if trigger == "srv-upload":
+        try:
+            text = decode_upload(upload)
+        except RunsError as exc:
+            return {"fit": no_update, "status": _runs_message(exc, lang)}
+    store, status = fit_from_text(text, target, controls, lang)
+    return {"fit": no_update if store is None else store, "status": status}
+
+
+@CALLBACKS.server(
+    output={
+        "options": Output("srv-what-if", "options"),
+        "value": Output("srv-what-if", "value"),
+        "text": Output("srv-whatif-text", "value"),
+        "error": Output("srv-whatif-error", "children"),
+    },
+    inputs={"add": Input("srv-whatif-add", "n_clicks"), "submit": Input("srv-whatif-text", "n_submit")},
+    state={
+        "text": State("srv-whatif-text", "value"),
+        "current": State("srv-what-if", "value"),
+        "hardware": State("srv-hw", "value"),
+        "flags": FLAGS,
+    },
+)
+def add_what_if(add, submit, text, current, hardware, flags) -> dict:
+    """A typed short form added to the cards (the same name again replaces it), refused with
+    the engine's message when it is not one; never past MAX_HARDWARE with the catalogue's."""
+    lang = page_view(flags).lang
+    current = [x for x in current if isinstance(x, str)] if isinstance(current, list) else []
+    text = text.strip() if isinstance(text, str) else ""
+    refused = {"options": no_update, "value": no_update, "text": no_update}
+    try:
+        parse_what_if(text)
+    except EngineInputError as exc:
+        return {**refused, "error": why(str(exc), lang)}
+    chosen = list(({x.split(":", 1)[0]: x for x in current} | {text.split(":", 1)[0]: text}).values())
+    taken = len(hardware) if isinstance(hardware, list) else 0
+    if taken + len(chosen) > MAX_HARDWARE:
+        return {**refused, "error": t("what_if_limit", lang, n=MAX_HARDWARE)}
+    return {"options": [{"label": x, "value": x} for x in chosen], "value": chosen, "text": "", "error": ""}
+
+
+@CALLBACKS.server(
+    output={"file": Output("srv-download", "data")},
+    inputs={
+        "csv": Input("srv-export-csv", "n_clicks"),
+        "json": Input("srv-export-json", "n_clicks"),
+        "html": Input("srv-export-html", "n_clicks"),
+    },
+    state={
+        "controls": {k: State(*k.rsplit(".", 1)) for k in CONTROLS},
+        "flags": FLAGS,
+        "link": State("srv-link", "data"),
+    },
+)
+def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
+    view = page_view(flags)
+    a, problems = args_from_controls(controls, view.lang)
+    if problems or trigger not in ("srv-export-csv", "srv-export-json", "srv-export-html"):
+        return {"file": no_update}
+    prov = provenance(a, view.lang)
+    name = f"serving-{a.model.replace('/', '_')}-{'-'.join(accelerator_ids(a))[:60]}-c{a.concurrency}"
+    accs = compute(a)
+    if trigger == "srv-export-csv":
+        return {"file": dcc.send_string(serving_csv(accs, prov), f"{name}.csv")}
+    if trigger == "srv-export-json":
+        return {"file": dcc.send_string(serving_json(accs, prov), f"{name}.json")}
+    top, bottom, _ = figures(a, view.lang, view.theme, False)
+    query = (link or {}).get("template", "") if isinstance(link, dict) else ""
+    return {"file": dcc.send_string(serving_html([top, bottom], prov, "?" + query), f"{name}.html")}
+
+
+# the address bar follows the controls (history.replaceState): a link reproduces the view
+CALLBACKS.client("url", "sync", Output("srv-url", "data"), Input("srv-link", "data"), State("srv-url", "data"))
+CALLBACKS.client(
+    "serving",
+    "exportImage",
+    Output("srv-export-png", "className"),
+    Input("srv-export-png", "n_clicks"),
+    Input("srv-export-svg", "n_clicks"),
+)
+
+
+def register(app) -> None:
+    CALLBACKS.register(app)

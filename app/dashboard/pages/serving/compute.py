@@ -1,0 +1,164 @@
+"""The Serving page's engine calls: ServingArgs -> per accelerator, the bound and the estimate
+over a concurrency sweep, the chosen concurrency, the shipped measured runs of the same
+scenario with the estimate's error on each, and the fitted estimate when the link carries a fit.
+
+Every number comes from engine.serving (`serving_estimate`, the function behind
+POST /api/v1/serving) and engine.serving_userfit; the figures, table and insight only format
+what `compute` returns.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from app.dashboard.pages.serving.measured import Run, matching_runs
+from app.dashboard.pages.serving.params import PRECISIONS, ServingArgs
+from app.dashboard.pages.serving.state import accelerator_specs, fit_target
+from engine.errors import EngineInputError
+from engine.hardware import Accelerator, get_accelerator
+from engine.model_catalog import get_model
+from engine.serving import ServingScenario, serving_estimate
+from engine.serving.estimate import queue_steps
+from engine.serving.scenario import MAX_CONCURRENCY
+from engine.serving_userfit import fitted_rates
+from engine.what_if import parse_what_if
+
+SWEEP_STEP = 2**0.5  # two points per doubling of concurrency: a smooth curve in ~25 estimates
+QUEUE_REACH = 4  # the latency chart runs to this many times the memory cap, to show the queue
+
+
+@dataclass(frozen=True)
+class MeasuredPoint:
+    run: Run
+    measured: dict  # ttft_s, tpot_s, output_tokens_per_s_per_gpu, tokens_per_s_per_user
+    bound: dict
+    estimate: dict
+    fitted: dict | None
+    tpot_error: float  # estimate / measured - 1
+    ttft_error: float
+    fitted_tpot_error: float | None
+
+
+@dataclass(frozen=True)
+class AcceleratorServing:
+    id: str
+    name: str
+    error: str | None = None
+    chosen: dict | None = None  # serving_estimate at the page's concurrency
+    fitted: dict | None = None  # the fitted estimate there (fit target only)
+    max_fits: int = 0
+    points: list[dict] = field(default_factory=list)  # concurrency, running_batch, queued, bound, estimate, fitted
+    measured: list[MeasuredPoint] = field(default_factory=list)
+
+
+def scenario_of(a: ServingArgs, concurrency: int | None = None) -> ServingScenario:
+    """The engine's scenario; KV in fp8 whenever the weights are below 16 bits (the shipped
+    data's mapping, published/serving/README.md); the routed experts split over the instance."""
+    weight, compute_dtype = PRECISIONS[a.precision]
+    gpus = a.tensor_parallel * a.attention_data_parallel
+    ep = a.expert_parallel if gpus % a.expert_parallel == 0 else 1
+    moe = get_model(a.model).is_moe
+    return ServingScenario(
+        concurrency=concurrency or a.concurrency,
+        input_tokens=a.input_tokens,
+        output_tokens=a.output_tokens,
+        tensor_parallel=a.tensor_parallel,
+        attention_data_parallel=a.attention_data_parallel,
+        moe_tensor_parallel=gpus // ep if moe else 1,
+        expert_parallel=ep if moe else 1,
+        weight_dtype=weight,
+        compute_dtype=compute_dtype,
+        kv_dtype="bf16" if weight in ("bf16", "fp16") else "fp8",
+        memory_utilization=a.memory_utilization,
+        backend=None if a.backend == "any" else a.backend,
+    )
+
+
+def sweep(max_fits: int, chosen: int) -> list[int]:
+    """Concurrencies 1 .. QUEUE_REACH x the memory cap, two per doubling, with the cap and the
+    chosen concurrency themselves."""
+    top = min(max(max_fits * QUEUE_REACH, chosen), MAX_CONCURRENCY)
+    out, x = {1, max_fits, chosen}, 1.0
+    while x <= top:
+        out.add(round(x))
+        x *= SWEEP_STEP
+    return sorted(c for c in out if 1 <= c <= top)
+
+
+def _accelerator(spec: str) -> Accelerator:
+    return get_accelerator(spec) if ":" not in spec else parse_what_if(spec)
+
+
+def _measured(model, hw, run: Run, fit) -> MeasuredPoint:
+    row = run.row
+    sc = row.scenario
+    result = serving_estimate(model, hw, replace(sc, memory_utilization=sc.memory_utilization))
+    running = result["running_batch"]
+    measured = {
+        "ttft_s": row.ttft_s,
+        "tpot_s": row.tpot_s,
+        "output_tokens_per_s_per_gpu": running / row.tpot_s / sc.gpus,
+        "tokens_per_s_per_user": 1.0 / row.tpot_s,
+    }
+    fitted = fitted_rates(result, queue_steps(sc, running), fit) if fit is not None else None
+    est = result["estimate"]
+    return MeasuredPoint(
+        run,
+        measured,
+        result["bound"],
+        est,
+        fitted,
+        est["tpot_s"] / row.tpot_s - 1.0,
+        est["ttft_s"] / row.ttft_s - 1.0,
+        None if fitted is None else fitted["tpot_s"] / row.tpot_s - 1.0,
+    )
+
+
+def one_accelerator(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
+    try:
+        hw = _accelerator(spec)
+    except EngineInputError as exc:
+        return AcceleratorServing(spec.split(":", 1)[0], spec, error=str(exc))
+    try:
+        model = get_model(a.model)
+        sc = scenario_of(a)
+        hw.check_tensor_parallel(a.tensor_parallel)
+        chosen = serving_estimate(model, hw, sc)
+    except EngineInputError as exc:
+        return AcceleratorServing(hw.id, hw.name, error=str(exc))
+    fit = a.fit if fit_here else None
+    max_fits = chosen["breakdown"]["memory"]["max_running_batch"]
+    points = []
+    for c in sweep(max_fits, a.concurrency):
+        sc_c = replace(sc, concurrency=c)
+        r = chosen if c == a.concurrency else serving_estimate(model, hw, sc_c)
+        point = {k: r[k] for k in ("running_batch", "queued", "bound", "estimate")} | {"concurrency": c}
+        if fit is not None:
+            point["fitted"] = fitted_rates(r, queue_steps(sc_c, r["running_batch"]), fit)
+        points.append(point)
+    fitted = fitted_rates(chosen, queue_steps(sc, chosen["running_batch"]), fit) if fit else None
+    runs = [_measured(model, hw, run, fit) for run in matching_runs(a.model, hw.id, sc, not model.is_moe)]
+    return AcceleratorServing(hw.id, hw.name, None, chosen, fitted, max_fits, points, runs)
+
+
+@lru_cache(maxsize=32)
+def compute(a: ServingArgs) -> tuple[AcceleratorServing, ...]:
+    """One AcceleratorServing per accelerator of the page, catalogue cards then what-ifs."""
+    target = fit_target(a)
+    return tuple(one_accelerator(a, spec, spec.split(":", 1)[0] == target) for spec in accelerator_specs(a))
+
+
+def nearest_run(acc: AcceleratorServing, concurrency: int) -> MeasuredPoint | None:
+    """The measured run nearest the chosen concurrency (on a log scale: 48 is nearer 64 than 32)."""
+    if not acc.measured:
+        return None
+    return min(acc.measured, key=lambda m: abs(math.log(m.run.row.scenario.concurrency / concurrency)))
+
+
+def cost_per_million(price_per_gpu_hour: float | None, tokens_per_s_per_gpu: float) -> float | None:
+    """USD per million output tokens: a GPU-hour's price over the tokens one GPU serves in it."""
+    if price_per_gpu_hour is None or tokens_per_s_per_gpu <= 0:
+        return None
+    return price_per_gpu_hour / (tokens_per_s_per_gpu * 3600.0) * 1e6

@@ -1,0 +1,158 @@
+"""The Serving page's controls: the scenario (model, accelerators and what-if cards, backend,
+precision, parallel layout, lengths, concurrency, memory utilisation, price) and the fit to
+the user's own runs. Each control's id is the one its parameter names in params.py."""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+from app.dashboard.components.fields import dropdown_labels, field, number_box
+from app.dashboard.components.what_if import what_if_picker
+from app.dashboard.lib.params import write_link
+from app.dashboard.pages.serving.params import BACKEND_CHOICES, BY_NAME, PRECISIONS, ServingArgs
+from app.dashboard.pages.serving.state import accelerator_ids, fit_target
+from app.dashboard.pages.serving.words import w
+from engine.hardware import catalogue
+from engine.model_catalog import model_ids, model_names
+from engine.serving.scenario import MAX_CONCURRENCY, MAX_TOKENS
+
+
+def model_options(current: str) -> list[dict]:
+    """Every preset, each followed by the Hugging Face ids that resolve to it (the shipped
+    runs name their models so); the link's own spelling is kept as an option."""
+    options = []
+    for mid in model_ids():
+        options.append({"label": mid, "value": mid})
+        options += [{"label": f"{name} → {mid}", "value": name} for name in model_names(mid)]
+    if current not in {o["value"] for o in options}:
+        options.insert(0, {"label": current, "value": current})
+    return options
+
+
+def _radio(cid: str, options: list[tuple[str, str]], value: str) -> dcc.RadioItems:
+    return dcc.RadioItems(
+        id=cid, options=[{"label": t, "value": v} for v, t in options], value=value, className="toggle", inline=True
+    )
+
+
+def scenario_controls(a: ServingArgs, lang: str) -> list:
+    hw_options = [{"label": x.name, "value": x.id} for x in catalogue().values()]
+    backends = [(b, w(f"srv_backend_{b}", lang)) for b in BACKEND_CHOICES]
+    return [
+        field(
+            w("srv_field_model", lang),
+            dcc.Dropdown(id="srv-model", options=model_options(a.model), value=a.model, clearable=False),
+        ),
+        field(
+            w("srv_field_hw", lang),
+            dcc.Dropdown(
+                id="srv-hw", options=hw_options, value=list(a.hardware), multi=True, labels=dropdown_labels(lang)
+            ),
+        ),
+        html.Details(
+            [html.Summary(w("what_if", lang)), *what_if_picker("srv-", a.what_if, lang, "h200-slow:3.36:989:141")],
+            className="what-if field",
+            open=bool(a.what_if),
+        ),
+        html.Div(id="srv-whatif-error", className="error", role="alert"),
+        field(w("srv_field_backend", lang), _radio("srv-backend", backends, a.backend)),
+        field(w("srv_field_prec", lang), _radio("srv-prec", [(p, p) for p in PRECISIONS], a.precision)),
+        html.Div(
+            [
+                field(w("srv_field_tp", lang), number_box("srv-tp", a.tensor_parallel, 1, 72, 1), html_for="srv-tp"),
+                field(
+                    w("srv_field_adp", lang),
+                    number_box("srv-adp", a.attention_data_parallel, 1, 72, 1),
+                    html_for="srv-adp",
+                ),
+                field(w("srv_field_ep", lang), number_box("srv-ep", a.expert_parallel, 1, 1024, 1), html_for="srv-ep"),
+            ],
+            className="field-pair srv-triple",
+        ),
+        html.Div(
+            [
+                field(
+                    w("srv_field_isl", lang),
+                    number_box("srv-isl", a.input_tokens, 1, MAX_TOKENS, 1),
+                    html_for="srv-isl",
+                ),
+                field(
+                    w("srv_field_osl", lang),
+                    number_box("srv-osl", a.output_tokens, 1, MAX_TOKENS, 1),
+                    html_for="srv-osl",
+                ),
+            ],
+            className="field-pair",
+        ),
+        field(
+            w("srv_field_conc", lang),
+            number_box("srv-conc", a.concurrency, 1, MAX_CONCURRENCY, 1),
+            html_for="srv-conc",
+        ),
+        html.Div(
+            [
+                field(
+                    w("srv_field_memutil", lang),
+                    number_box("srv-memutil", a.memory_utilization, 0.01, 1.0, 0.01),
+                    html_for="srv-memutil",
+                ),
+                field(
+                    w("srv_field_price", lang),
+                    number_box("srv-price", a.gpu_hour_price, 0, 1000),
+                    html_for="srv-price",
+                ),
+            ],
+            className="field-pair",
+        ),
+    ]
+
+
+def fit_store(a: ServingArgs) -> dict:
+    """What `srv-fit` holds: the fit's three link parameters as the link writes them."""
+    return {name: text for name, text in write_link([BY_NAME[n] for n in ("fit", "fiterr", "fithw")], a)}
+
+
+def fit_controls(a: ServingArgs, lang: str, status: list) -> html.Section:
+    ids = accelerator_ids(a)
+    return html.Section(
+        [
+            html.H2(w("srv_fit_title", lang)),
+            html.P(w("srv_fit_help", lang), className="help"),
+            field(
+                w("srv_fit_paste", lang),
+                dcc.Textarea(
+                    id="srv-runs",
+                    placeholder="concurrency,input_tokens,output_tokens,ttft_ms,tpot_ms\n4,1024,1024,230,7.98",
+                    className="srv-runs",
+                    rows=6,
+                ),
+                html_for="srv-runs",
+            ),
+            dcc.Upload(
+                html.Button(w("srv_fit_upload", lang), className="button", type="button"),
+                id="srv-upload",
+                accept=".csv,text/csv,text/plain",
+                max_size=400_000,
+            ),
+            field(
+                w("srv_fit_target", lang),
+                dcc.Dropdown(
+                    id="srv-fit-target",
+                    options=[{"label": x, "value": x} for x in ids],
+                    value=fit_target(a) or (ids[0] if ids else None),
+                    clearable=False,
+                ),
+            ),
+            html.Div(
+                [
+                    html.Button(w("srv_fit_run", lang), id="srv-fit-run", n_clicks=0, className="button primary"),
+                    html.Button(w("srv_fit_clear", lang), id="srv-fit-clear", n_clicks=0, className="button"),
+                ],
+                className="inline-row",
+            ),
+            html.Div(status, id="srv-fit-status", role="status", className="srv-fit-status"),
+            dcc.Store(id="srv-fit", data=fit_store(a)),
+        ],
+        className="panel srv-fit-panel",
+        id="srv-fit-panel",
+    )

@@ -1,0 +1,97 @@
+"""The Serving page's files: CSV and JSON with every point of the three series (bound,
+estimate with its range, measured; the fitted estimate when there is one), each row naming
+its series; an HTML snapshot of both charts. Each file carries the scenario, the calibration
+used and the measured data's source."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import plotly.io as pio
+
+from app.dashboard.pages.roofline.exports import snapshot_html
+from app.dashboard.pages.serving.compute import AcceleratorServing
+from app.dashboard.pages.serving.measured import SOURCE
+
+COLUMNS = (
+    "series",
+    "accelerator",
+    "concurrency",
+    "running_batch",
+    "queued",
+    "ttft_ms",
+    "tpot_ms",
+    "output_tokens_per_s_per_gpu",
+    "tokens_per_s_per_user",
+    "tpot_ms_low",
+    "tpot_ms_high",
+    "ttft_ms_low",
+    "ttft_ms_high",
+    "estimate_tpot_error",
+    "backend",
+    "run_id",
+    "source",
+)
+
+
+def _rates(series: str, acc_id: str, point: dict, rates: dict) -> dict:
+    row = {
+        "series": series,
+        "accelerator": acc_id,
+        "concurrency": point["concurrency"],
+        "running_batch": point["running_batch"],
+        "queued": point["queued"],
+        "ttft_ms": rates["ttft_s"] * 1e3,
+        "tpot_ms": rates["tpot_s"] * 1e3,
+        "output_tokens_per_s_per_gpu": rates["output_tokens_per_s_per_gpu"],
+        "tokens_per_s_per_user": rates["tokens_per_s_per_user"],
+    }
+    if "tpot_s_range" in rates:
+        row |= {"tpot_ms_low": rates["tpot_s_range"][0] * 1e3, "tpot_ms_high": rates["tpot_s_range"][1] * 1e3}
+        row |= {"ttft_ms_low": rates["ttft_s_range"][0] * 1e3, "ttft_ms_high": rates["ttft_s_range"][1] * 1e3}
+    return row
+
+
+def series_rows(accs: tuple[AcceleratorServing, ...]) -> list[dict]:
+    """Every point of every series, as flat rows (JSON numbers, no formatting)."""
+    rows = []
+    for acc in accs:
+        if acc.error:
+            continue
+        for kind in ("bound", "estimate", "fitted"):
+            rows += [_rates(kind, acc.id, p, p[kind]) for p in acc.points if kind in p]
+        for m in acc.measured:
+            sc = m.run.row.scenario
+            point = {"concurrency": sc.concurrency, "running_batch": "", "queued": ""}  # not recorded in the run
+            row = _rates("measured", acc.id, point, m.measured)
+            row |= {"estimate_tpot_error": m.tpot_error, "backend": m.run.row.backend, "run_id": m.run.row.id}
+            row["source"] = f"{SOURCE}; {m.run.data_source}"
+            rows.append(row)
+    return rows
+
+
+def serving_csv(accs, provenance: dict) -> str:
+    out = io.StringIO()
+    for key, value in provenance.items():
+        out.write(f"# {key}: {value}\n")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", restval="")
+    writer.writeheader()
+    writer.writerows(series_rows(accs))
+    return out.getvalue()
+
+
+def serving_json(accs, provenance: dict) -> str:
+    return json.dumps({"provenance": provenance, "points": series_rows(accs)}, ensure_ascii=False, indent=1)
+
+
+def serving_html(figures: list[dict], provenance: dict, link: str) -> str:
+    """Both charts in one offline file, the scenario as its title."""
+    title = provenance["scenario"]
+    detail = f"{provenance['calibration']} · {provenance['measured_source']}"
+    pages = [snapshot_html(fig, title, link, detail) for fig in figures[:1]]
+    if len(figures) > 1:  # the second chart joins the first's page (one bundle, one file)
+        extra = pio.to_html(figures[1], include_plotlyjs=False, full_html=False, config={"displaylogo": False})
+        pages[0] = pages[0].replace("</body>", extra + "</body>")
+    return pages[0]

@@ -1,0 +1,191 @@
+"""The Serving page's two charts, from compute()'s results (formatting only):
+
+- throughput against interactivity: output tokens/s per GPU against tokens/s per user over
+  concurrency 1 to the memory cap, per accelerator: the bound as a line, the estimate as a
+  line with its range shaded, the shipped measured runs as points, a fitted estimate when the
+  link carries one, the chosen concurrency marked on each;
+- latency against concurrency: TPOT and TTFT (bound, estimate, measured) and the running
+  batch and the queue, with the concurrency where memory starts to cap the batch marked.
+
+Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measured|fitted|chosen`.
+"""
+
+from __future__ import annotations
+
+from app.dashboard.components.plot_style import THEMES, base_layout, color_for
+from app.dashboard.lib.uids import uid
+from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
+from app.dashboard.pages.serving.measured import SOURCE
+from app.dashboard.pages.serving.words import w
+from app.units import plain
+
+TPS_GPU, TPS_USER = "output_tokens_per_s_per_gpu", "tokens_per_s_per_user"
+
+
+def signed_pct(fraction: float) -> str:
+    return f"{fraction * 100:+.0f}%"
+
+
+def _ms(seconds: float) -> str:
+    return plain(seconds * 1e3)
+
+
+def _capped(acc: AcceleratorServing) -> list[dict]:
+    """The sweep's points up to the memory cap (the throughput chart's range)."""
+    return [p for p in acc.points if p["queued"] == 0]
+
+
+def _hover_point(name: str, label: str, p: dict, rates: dict, lang: str) -> str:
+    return "<br>".join(
+        (
+            f"<b>{name}</b> · {label}",
+            w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}"),
+            f"{plain(rates[TPS_USER])} {w('srv_unit_user', lang)} · {plain(rates[TPS_GPU])} {w('srv_unit_gpu', lang)}",
+            f"TPOT {_ms(rates['tpot_s'])} ms · TTFT {_ms(rates['ttft_s'])} ms",
+        )
+    )
+
+
+def measured_hover(name: str, m: MeasuredPoint, lang: str) -> str:
+    """A measured run: its concurrency, lengths, backend and version, source, and the
+    estimate's error on it."""
+    sc = m.run.row.scenario
+    version = f" {m.run.backend_version}" if m.run.backend_version else ""
+    lines = [
+        f"<b>{name}</b> · {w('srv_measured', lang)}",
+        w("srv_hover_run", lang, c=f"{sc.concurrency:,}", isl=f"{sc.input_tokens:,}", osl=f"{sc.output_tokens:,}"),
+        f"{m.run.row.backend}{version} · TPOT {_ms(m.measured['tpot_s'])} ms · TTFT {_ms(m.measured['ttft_s'])} ms",
+        w("srv_hover_error", lang, tpot=signed_pct(m.tpot_error), ttft=signed_pct(m.ttft_error)),
+    ]
+    if m.fitted_tpot_error is not None:
+        lines.append(w("srv_hover_fitted_error", lang, tpot=signed_pct(m.fitted_tpot_error)))
+    lines.append(w("srv_hover_source", lang, source=SOURCE))
+    lines.append(f"{m.run.row.id} · {m.run.data_source[:70]}")
+    return "<br>".join(lines)
+
+
+def _line(acc, i, kind, xs, ys, texts, theme, lang, dash, width=2) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "uid": uid("serving", acc.id, kind),
+        "name": f"{acc.name} · {w(f'srv_{kind}', lang)}",
+        "legendgroup": acc.id,
+        "x": xs,
+        "y": ys,
+        "text": texts,
+        "hovertemplate": "%{text}<extra></extra>",
+        "line": {"color": color_for(i, theme), "dash": dash, "width": width},
+    }
+
+
+def _band(acc: AcceleratorServing, i: int, theme: str, lang: str, pts: list[dict]) -> dict:
+    """The estimate's range (its TPOT range: p10-p90 of the training residuals) as a shaded
+    polygon: along the fast edge, back along the slow one."""
+    gpus = acc.chosen["gpus"]
+    fast = [
+        (1 / p["estimate"]["tpot_s_range"][0], p["running_batch"] / p["estimate"]["tpot_s_range"][0] / gpus)
+        for p in pts
+    ]
+    slow = [
+        (1 / p["estimate"]["tpot_s_range"][1], p["running_batch"] / p["estimate"]["tpot_s_range"][1] / gpus)
+        for p in pts
+    ]
+    ring = fast + slow[::-1]
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "uid": uid("serving", acc.id, "band"),
+        "name": f"{acc.name} · {w('srv_band', lang)}",
+        "legendgroup": acc.id,
+        "x": [x for x, _ in ring],
+        "y": [y for _, y in ring],
+        "fill": "toself",
+        "fillcolor": _alpha(color_for(i, theme), 0.15),
+        "line": {"width": 0, "color": color_for(i, theme)},
+        "hoverinfo": "skip",
+    }
+
+
+def _alpha(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[k : k + 2], 16) for k in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _measured_trace(acc, i, theme, lang, x_of, y_of, kind="measured", row=None) -> dict:
+    trace = {
+        "type": "scatter",
+        "mode": "markers",
+        "uid": uid("serving", acc.id, kind),
+        "name": f"{acc.name} · {w('srv_measured', lang)}",
+        "legendgroup": acc.id,
+        "x": [x_of(m) for m in acc.measured],
+        "y": [y_of(m) for m in acc.measured],
+        "text": [measured_hover(acc.name, m, lang) for m in acc.measured],
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {"color": color_for(i, theme), "size": 9, "symbol": "diamond", "line": {"width": 1, "color": "#fff"}},
+    }
+    return trace
+
+
+def _chosen(acc: AcceleratorServing, i: int, theme: str, lang: str, concurrency: int) -> dict:
+    """The chosen concurrency on the bound, the estimate and (when one ran there) the measured run."""
+    marks = [("bound", acc.chosen["bound"]), ("estimate", acc.chosen["estimate"])]
+    marks += [("measured", m.measured) for m in acc.measured if m.run.row.scenario.concurrency == concurrency][:1]
+    if acc.fitted is not None:
+        marks.append(("fitted", acc.fitted))
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "uid": uid("serving", acc.id, "chosen"),
+        "name": f"{acc.name} · {w('srv_chosen', lang, c=f'{concurrency:,}')}",
+        "legendgroup": acc.id,
+        "showlegend": False,
+        "x": [r[TPS_USER] for _, r in marks],
+        "y": [r[TPS_GPU] for _, r in marks],
+        "text": [
+            f"<b>{acc.name}</b> · {w(f'srv_{k}', lang)} · {w('srv_chosen', lang, c=f'{concurrency:,}')}<br>"
+            f"{plain(r[TPS_USER])} {w('srv_unit_user', lang)} · {plain(r[TPS_GPU])} {w('srv_unit_gpu', lang)}"
+            for k, r in marks
+        ],
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {"size": 16, "symbol": "circle-open", "color": color_for(i, theme), "line": {"width": 2.5}},
+    }
+
+
+def throughput_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False) -> dict:
+    """Output tokens/s per GPU against tokens/s per user, per accelerator."""
+    data = []
+    for i, acc in enumerate(accs):
+        if acc.error or acc.chosen is None:
+            continue
+        pts = _capped(acc)
+        xs = {k: [p[k][TPS_USER] for p in pts] for k in ("bound", "estimate")}
+        ys = {k: [p[k][TPS_GPU] for p in pts] for k in ("bound", "estimate")}
+        texts = {k: [_hover_point(acc.name, w(f"srv_{k}", lang), p, p[k], lang) for p in pts] for k in xs}
+        data.append(_band(acc, i, theme, lang, pts))
+        data.append(_line(acc, i, "bound", xs["bound"], ys["bound"], texts["bound"], theme, lang, "solid", 2.5))
+        data.append(_line(acc, i, "estimate", xs["estimate"], ys["estimate"], texts["estimate"], theme, lang, "dash"))
+        if acc.fitted is not None:
+            fx = [p["fitted"][TPS_USER] for p in pts]
+            fy = [p["fitted"][TPS_GPU] for p in pts]
+            ft = [_hover_point(acc.name, w("srv_fitted", lang), p, p["fitted"], lang) for p in pts]
+            data.append(_line(acc, i, "fitted", fx, fy, ft, theme, lang, "dot", 3))
+        if acc.measured:
+            data.append(
+                _measured_trace(acc, i, theme, lang, lambda m: m.measured[TPS_USER], lambda m: m.measured[TPS_GPU])
+            )
+        data.append(_chosen(acc, i, theme, lang, concurrency))
+    layout = _layout(lang, theme, present)
+    colors = THEMES.get(theme, THEMES["light"])
+    layout["xaxis"] = {"type": "log", "title": {"text": w("srv_axis_user", lang)}, "gridcolor": colors["grid"]}
+    layout["yaxis"] = {"type": "log", "title": {"text": w("srv_axis_gpu", lang)}, "gridcolor": colors["grid"]}
+    return {"data": data, "layout": layout}
+
+
+def _layout(lang: str, theme: str, present: bool) -> dict:
+    layout = base_layout(lang, theme, present)
+    layout["margin"] = {"l": 70, "r": 20, "t": 20, "b": 50}
+    layout["legend"] = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0}
+    layout["legend"]["font"] = {"size": 16 if present else 11}
+    return layout

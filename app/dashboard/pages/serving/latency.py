@@ -1,0 +1,163 @@
+"""The Serving page's second chart: TPOT and TTFT against concurrency (bound, estimate,
+measured runs, the fitted estimate), and below them the running batch and the queue; the
+concurrency where memory, not compute, starts to cap the running batch is marked per
+accelerator. Formatting only: every number is a field of compute()'s results."""
+
+from __future__ import annotations
+
+import math
+
+from app.dashboard.components.plot_style import THEMES, color_for
+from app.dashboard.lib.uids import uid
+from app.dashboard.pages.serving.compute import AcceleratorServing
+from app.dashboard.pages.serving.figures import _layout, measured_hover
+from app.dashboard.pages.serving.words import w
+from app.units import plain
+
+ROWS = (("tpot", "y", [0.68, 1.0]), ("ttft", "y2", [0.34, 0.64]), ("requests", "y3", [0.0, 0.28]))
+DASH = {"bound": "solid", "estimate": "dash", "fitted": "dot"}
+
+
+def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
+    pts = acc.points
+    values = [p[kind][f"{metric}_s"] * 1e3 for p in pts]
+    label = w(f"srv_{kind}", lang)
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "uid": uid("latency", acc.id, f"{metric}-{kind}"),
+        "name": f"{acc.name} · {metric.upper()} {label}",
+        "legendgroup": acc.id,
+        "showlegend": metric == "tpot",
+        "x": [p["concurrency"] for p in pts],
+        "y": values,
+        "yaxis": axis,
+        "text": [
+            f"<b>{acc.name}</b> · {metric.upper()} {label}: {plain(v)} ms<br>"
+            + w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}")
+            + (f"<br>{w('srv_queued', lang)}: {p['queued']:,}" if p["queued"] else "")
+            for p, v in zip(pts, values, strict=True)
+        ],
+        "hovertemplate": "%{text}<extra></extra>",
+        "line": {"color": color_for(i, theme), "dash": DASH[kind], "width": 2.5 if kind == "bound" else 2},
+    }
+
+
+def _measured(acc, i, theme, lang, metric, axis) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "uid": uid("latency", acc.id, f"{metric}-measured"),
+        "name": f"{acc.name} · {metric.upper()} {w('srv_measured', lang)}",
+        "legendgroup": acc.id,
+        "showlegend": False,
+        "x": [m.run.row.scenario.concurrency for m in acc.measured],
+        "y": [m.measured[f"{metric}_s"] * 1e3 for m in acc.measured],
+        "yaxis": axis,
+        "text": [measured_hover(acc.name, m, lang) for m in acc.measured],
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
+    }
+
+
+def _requests(acc, i, theme, lang) -> list[dict]:
+    pts = acc.points
+    out = []
+    for key, dash in (("running_batch", "solid"), ("queued", "dot")):
+        label = w("srv_running" if key == "running_batch" else "srv_queued", lang)
+        out.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "uid": uid("latency", acc.id, key.replace("_", "-")),
+                "name": f"{acc.name} · {label}",
+                "legendgroup": acc.id,
+                "showlegend": False,
+                "x": [p["concurrency"] for p in pts],
+                "y": [p[key] for p in pts],
+                "yaxis": "y3",
+                "text": [f"<b>{acc.name}</b> · {label}: {p[key]:,}" for p in pts],
+                "hovertemplate": "%{text}<extra></extra>",
+                "line": {"color": color_for(i, theme), "dash": dash, "width": 1.5},
+            }
+        )
+    return out
+
+
+def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str) -> tuple[dict, dict]:
+    """A vertical line at the largest running batch memory holds, with its label."""
+    color = color_for(i, theme)
+    shape = {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": acc.max_fits,
+        "x1": acc.max_fits,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": color, "dash": "dashdot", "width": 1.5},
+    }
+    note = {
+        "x": math.log10(acc.max_fits),
+        "xref": "x",
+        "yref": "paper",
+        "y": 0.3,
+        "yanchor": "bottom",
+        "text": w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
+        "showarrow": False,
+        "font": {"color": color, "size": 11},
+        "xanchor": "right",
+        "textangle": -90,
+    }
+    return shape, note
+
+
+def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False) -> dict:
+    data, shapes, notes = [], [], []
+    for i, acc in enumerate(accs):
+        if acc.error or acc.chosen is None:
+            continue
+        kinds = ("bound", "estimate", "fitted") if acc.fitted is not None else ("bound", "estimate")
+        for metric, axis, _ in ROWS[:2]:
+            data += [_series(acc, i, theme, lang, metric, axis, kind) for kind in kinds]
+            if acc.measured:
+                data.append(_measured(acc, i, theme, lang, metric, axis))
+        data += _requests(acc, i, theme, lang)
+        shape, note = _cap_mark(acc, i, theme, lang)
+        shapes.append(shape)
+        notes.append(note)
+    colors = THEMES.get(theme, THEMES["light"])
+    layout = _layout(lang, theme, present)
+    layout["xaxis"] = {
+        "type": "log",
+        "title": {"text": w("srv_axis_conc", lang)},
+        "gridcolor": colors["grid"],
+        "anchor": "y3",
+    }
+    titles = {"tpot": "srv_axis_tpot", "ttft": "srv_axis_ttft", "requests": "srv_axis_requests"}
+    for metric, axis, domain in ROWS:
+        key = "yaxis" if axis == "y" else f"yaxis{axis[1:]}"
+        layout[key] = {
+            "type": "log" if metric != "requests" else "linear",
+            "title": {"text": w(titles[metric], lang)},
+            "domain": domain,
+            "gridcolor": colors["grid"],
+            "anchor": "x",
+        }
+    shapes.append(_chosen_line(concurrency, colors))
+    layout["shapes"] = shapes
+    layout["annotations"] = notes
+    return {"data": data, "layout": layout}
+
+
+def _chosen_line(concurrency: int, colors: dict) -> dict:
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": concurrency,
+        "x1": concurrency,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": colors["muted"], "width": 1},
+    }

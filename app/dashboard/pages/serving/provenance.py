@@ -1,0 +1,68 @@
+"""What every view and export of the Serving page says about itself: the scenario, the
+calibration used (shipped, with its in-sample error, or fitted to the user's runs, with the
+error before and after) and the measured data's source."""
+
+from __future__ import annotations
+
+from app.dashboard.pages.serving.measured import SOURCE
+from app.dashboard.pages.serving.params import ServingArgs
+from app.dashboard.pages.serving.state import fit_target
+from app.dashboard.pages.serving.words import w
+from engine.serving import load_calibration
+
+
+def scenario_text(a: ServingArgs, lang: str) -> str:
+    layout = f"TP{a.tensor_parallel}"
+    if a.attention_data_parallel > 1:
+        layout += f" × DP{a.attention_data_parallel}"
+    if a.expert_parallel > 1:
+        layout += f" · EP{a.expert_parallel}"
+    backend = w("srv_backend_any", lang) if a.backend == "any" else a.backend
+    return w(
+        "srv_scenario",
+        lang,
+        model=a.model,
+        prec=a.precision,
+        layout=layout,
+        isl=f"{a.input_tokens:,}",
+        osl=f"{a.output_tokens:,}",
+        c=f"{a.concurrency:,}",
+        backend=backend,
+        mem=f"{a.memory_utilization:g}",
+    )
+
+
+def calibration_text(a: ServingArgs, lang: str) -> str:
+    cal = load_calibration()
+    stats = cal.data.get("fit_statistics", {}).get("in_sample", {}).get("tpot", {})
+    shipped = w(
+        "srv_cal_shipped",
+        lang,
+        id=cal.id,
+        rows=f"{cal.data['fitted_on']['rows']:,}",
+        err=f"{stats.get('median_abs_error', float('nan')) * 100:.0f}%",
+    )
+    if a.fit is None:
+        return shipped
+    e = a.fit_error
+    fitted = w(
+        "srv_cal_fitted",
+        lang,
+        hw=fit_target(a) or "",
+        n=e.runs if e else "?",
+        t0=f"{e.tpot_before * 100:.1f}%" if e else "?",
+        t1=f"{e.tpot_after * 100:.1f}%" if e else "?",
+    )
+    return f"{shipped}; {fitted}"
+
+
+def source_text(lang: str) -> str:
+    return w("srv_source", lang, source=SOURCE)
+
+
+def provenance(a: ServingArgs, lang: str) -> dict[str, str]:
+    return {
+        "scenario": scenario_text(a, lang),
+        "calibration": calibration_text(a, lang),
+        "measured_source": source_text(lang),
+    }

@@ -1,0 +1,116 @@
+"""The Serving page's state (ServingArgs) from its link and from its controls, through the one
+parameter table (params.py); the checks between fields; the page's canonical link.
+
+A bad or unknown value is ignored with a notice that names it, never an error page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.dashboard.lib.params import Why, read_controls, read_link, write_link
+from app.dashboard.pages.links import lab_link
+from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
+from app.dashboard.pages.roofline.params import Accelerators, pairs_of
+from app.dashboard.pages.roofline.state import View
+from app.dashboard.pages.serving.params import MAX_HARDWARE, PARAMS, ServingArgs
+from app.dashboard.pages.serving.words import w, why
+from engine.errors import EngineInputError
+from engine.model_catalog import get_model
+
+MAX_NOTICES = 8
+
+
+def accelerator_ids(a: ServingArgs) -> list[str]:
+    """The accelerators' ids as results and trace uids name them (a what-if by its name)."""
+    return [*a.hardware, *(x.split(":", 1)[0] for x in a.what_if)]
+
+
+def accelerator_specs(a: ServingArgs) -> list[str]:
+    """What the engine resolves: catalogue ids, then what-if short forms."""
+    return [*a.hardware, *a.what_if]
+
+
+def fit_target(a: ServingArgs) -> str | None:
+    """The accelerator a fit to the user's runs belongs to (None without a fit)."""
+    if a.fit is None:
+        return None
+    ids = accelerator_ids(a)
+    return a.fit_hardware if a.fit_hardware in ids else (ids[0] if ids else None)
+
+
+def is_moe(model: str) -> bool:
+    try:
+        return get_model(model).is_moe
+    except EngineInputError:
+        return False
+
+
+def consistent(a: ServingArgs, bad=lambda *_: None) -> ServingArgs:
+    """The checks between fields, for a link and the controls alike."""
+    room = MAX_HARDWARE - len(a.hardware)
+    if len(a.what_if) > room:
+        bad("xhw", ",".join(a.what_if[room:]), Why("max_accelerators_what_if", {"n": MAX_HARDWARE}))
+        a = replace(a, what_if=a.what_if[: max(room, 0)])
+    gpus = a.tensor_parallel * a.attention_data_parallel
+    if not is_moe(a.model):
+        a = replace(a, expert_parallel=1)
+    elif gpus % a.expert_parallel:
+        bad("ep", str(a.expert_parallel), Why("ep_divides", {"gpus": gpus}))
+        a = replace(a, expert_parallel=1)
+    if a.fit is None:
+        a = replace(a, fit_error=None, fit_hardware=None)
+    elif a.fit_hardware is not None and a.fit_hardware not in accelerator_ids(a):
+        bad("fithw", a.fit_hardware, Why("fit_hardware", {"allowed": ", ".join(accelerator_ids(a))}))
+        a = replace(a, fit=None, fit_error=None, fit_hardware=None)
+    return a
+
+
+def parse_args(view: View) -> tuple[ServingArgs, list[str]]:
+    """(ServingArgs, notices) from the link: each bad or unknown parameter ignored and named."""
+    lang = view.lang
+    notices: list[str] = []
+
+    def bad(name: str, value: str, reason) -> None:
+        notices.append(w("notice_ignored", lang, name=name[:40], value=value[:40], why=why(reason, lang)))
+
+    args = dict(view.lab_args)
+    for name, value in args.items():
+        if name not in {p.name for p in PARAMS} and name not in ROOFLINE_PARAMS:
+            bad(name, value, Why("unknown_parameter"))
+    changes = read_link(PARAMS, args, bad)
+    if "hw" in pairs_of(view.query):  # the link's accelerators; without any, the page's default
+        changes["hardware"] = view.hardware
+    a = consistent(replace(ServingArgs(), **changes), bad)
+    if len(notices) > MAX_NOTICES:
+        notices[MAX_NOTICES:] = [w("srv_more_notices", lang, n=len(notices) - MAX_NOTICES)]
+    return a, notices
+
+
+def args_from_controls(controls: dict, lang: str = "en") -> tuple[ServingArgs, list[str]]:
+    """(ServingArgs, problems) from the controls ({"id.prop": value}), through the table's
+    readers: a value no control could send keeps the default and is named."""
+    problems: list[str] = []
+    changes = read_controls(PARAMS, controls)
+    for p in PARAMS:
+        if p.name in ("price", "fit", "fiterr", "fithw", "xhw", "adp", "ep"):
+            continue  # optional, or filled in by the page itself
+        if not set(p.fields) <= set(changes):
+            problems.append(w("srv_invalid", lang, field=w(f"srv_field_{p.name}", lang)))
+    if controls.get("srv-price.value") in (None, ""):
+        changes["gpu_hour_price"] = None
+    hardware = Accelerators().read(controls.get("srv-hw.value") or [])
+    changes["hardware"] = hardware
+    a = replace(ServingArgs(), **changes)
+    if not accelerator_ids(a):
+        problems.append(w("srv_no_accelerator", lang))
+    return consistent(a, lambda name, value, reason: problems.append(why(reason, lang))), problems
+
+
+def link_of(view: View, a: ServingArgs) -> dict:
+    """The page's link data (assets/04-url.js): its own parameters in the table's order, the
+    chrome with its accelerators, and each tab's link."""
+    own = write_link(PARAMS, a)
+    shown = replace(view, hardware=a.hardware, what_if=a.what_if)
+    # the controls move the link: nothing to re-render (dcc.Location is not told)
+    return {**lab_link(shown, own, view.carry), "notify": False}

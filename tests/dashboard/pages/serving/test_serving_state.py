@@ -1,0 +1,98 @@
+"""The Serving page's link: every parameter read from its one table, written back the same,
+bad values named and dropped, the fit's numbers carried whole or not at all."""
+
+from app.dashboard.lib.params import shown, write_link
+from app.dashboard.pages.roofline.state import View
+from app.dashboard.pages.serving.params import PARAMS, ServingArgs
+from app.dashboard.pages.serving.state import args_from_controls, fit_target, link_of, parse_args
+from engine.serving_userfit import UserFit
+
+
+def view_of(query: str, lang: str = "en") -> View:
+    pairs = tuple(tuple(p.split("=", 1)) for p in query.split("&") if p)
+    hw = tuple(v for k, v in pairs if k == "hw")
+    lab = tuple((k, v) for k, v in pairs if k not in ("hw", "tab"))
+    return View(tab="serving", hardware=tuple(hw[0].split(",")) if hw else (), lab_args=lab, query=query, lang=lang)
+
+
+DONE_WHEN = "model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm&prec=fp8&tp=4&isl=1024&osl=1024"
+
+
+def test_the_issue_link_reads_whole():
+    a, notices = parse_args(view_of(DONE_WHEN))
+    assert notices == []
+    assert a.model == "meta-llama/Llama-3.1-70B" and a.hardware == ("h200-sxm",)
+    assert (a.backend, a.precision, a.tensor_parallel, a.input_tokens, a.output_tokens) == (
+        "trtllm",
+        "fp8",
+        4,
+        1024,
+        1024,
+    )
+
+
+def test_bad_values_are_named_and_the_default_kept():
+    a, notices = parse_args(view_of("model=nope/nope&tp=0&conc=abc&backend=tgi&memutil=2&fit=1,2&zzz=1"))
+    text = " ".join(notices)
+    for name in ("model=nope/nope", "tp=0", "conc=abc", "backend=tgi", "memutil=2", "fit=1,2", "zzz=1"):
+        assert name in text
+    assert a == ServingArgs()
+
+
+def test_zh_notices_are_in_chinese():
+    _, notices = parse_args(view_of("fit=1,2", lang="zh"))
+    assert "忽略" in notices[0] or "应为" in notices[0]
+
+
+def test_the_link_writes_what_it_read():
+    q = "model=qwen3-235b-a22b&backend=vllm&prec=fp8&tp=4&adp=2&ep=8&isl=2048&osl=512&conc=32&memutil=0.85&price=2.5"
+    a, notices = parse_args(view_of(q))
+    assert notices == []
+    assert dict(write_link(PARAMS, a)) == dict(p.split("=") for p in q.split("&"))
+
+
+def test_expert_parallel_must_divide_the_instance_and_is_dropped_on_a_dense_model():
+    a, notices = parse_args(view_of("model=qwen3-235b-a22b&tp=4&ep=3"))
+    assert a.expert_parallel == 1 and any("ep=3" in n for n in notices)
+    a, _ = parse_args(view_of("model=llama-3.1-70b&tp=4&ep=4"))
+    assert a.expert_parallel == 1
+
+
+def test_a_fit_travels_in_the_link_and_belongs_to_an_accelerator_of_the_page():
+    q = DONE_WHEN + "&fit=1.2,0.5,0.8,12&fiterr=5,30,3,20,9&fithw=h200-sxm"
+    a, notices = parse_args(view_of(q))
+    assert notices == []
+    assert a.fit == UserFit(1.2, 0.0005, 0.8, 12.0) and a.fit_error.runs == 5
+    assert abs(a.fit_error.tpot_before - 0.30) < 1e-12 and fit_target(a) == "h200-sxm"
+    written = dict(write_link(PARAMS, a))
+    assert written["fit"] == "1.2,0.5,0.8,12" and written["fiterr"] == "5,30,3,20,9"
+    a, notices = parse_args(view_of(DONE_WHEN + "&fit=1.2,0.5,0.8,12&fithw=b200"))
+    assert a.fit is None and any("fithw=b200" in n for n in notices)
+
+
+def test_a_fit_out_of_its_limits_is_refused():
+    a, notices = parse_args(view_of(DONE_WHEN + "&fit=1000,0.5,0.8,12"))
+    assert a.fit is None and notices
+
+
+def test_controls_round_trip_through_the_table():
+    a, _ = parse_args(view_of(DONE_WHEN + "&conc=96&price=3&fit=1.2,0.5,0.8,12&fiterr=5,30,3,20,9"))
+    controls = shown(PARAMS, a) | {"srv-hw.value": list(a.hardware), "srv-fit.data": dict(write_link(PARAMS[11:14], a))}
+    back, problems = args_from_controls(controls)
+    assert problems == [] and back == a
+
+
+def test_a_control_no_one_could_send_is_named():
+    a, _ = parse_args(view_of(DONE_WHEN))
+    controls = shown(PARAMS, a) | {"srv-hw.value": ["h200-sxm"], "srv-conc.value": -3}
+    back, problems = args_from_controls(controls)
+    assert back.concurrency == ServingArgs().concurrency and len(problems) == 1
+    _, problems = args_from_controls(shown(PARAMS, a) | {"srv-hw.value": []})
+    assert problems
+
+
+def test_the_page_link_carries_its_own_parameters_and_the_tabs():
+    a, _ = parse_args(view_of(DONE_WHEN))
+    link = link_of(view_of(DONE_WHEN), a)
+    assert "model=meta-llama%2FLlama-3.1-70B" in link["template"] and "hw=h200-sxm" in link["template"]
+    assert link["notify"] is False and "roofline" in link["tabs"]
