@@ -52,13 +52,15 @@ def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict,
     top["layout"]["title"] = {
         "text": f"<span style='font-size:0.8em'>{prov['scenario']}<br>{prov['calibration']} · "
         f"{prov['measured_source']}</span>",
-        "x": 0,
+        "x": 0.01,
         "xanchor": "left",
-        "y": 0.99,
+        "y": 1,
+        "yref": "container",
         "yanchor": "top",
-        "font": {"size": 14 if present else 10},
+        "pad": {"t": 6},
+        "font": {"size": 15 if present else 11},
     }
-    top["layout"]["margin"]["t"] = 58 if present else 44
+    top["layout"]["margin"]["t"] = 70 if present else 56
     return top, latency_figure(accs, a.concurrency, lang, theme, present), accs
 
 

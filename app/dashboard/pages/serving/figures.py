@@ -65,7 +65,9 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str) -> str:
 
 
 def _line(acc, i, kind, xs, ys, texts, theme, lang, dash, width=2) -> dict:
+    """A series over the sweep; customdata: each point's concurrency."""
     return {
+        "customdata": [p["concurrency"] for p in _capped(acc)],
         "type": "scatter",
         "mode": "lines",
         "uid": uid("serving", acc.id, kind),
@@ -119,6 +121,7 @@ def _measured_trace(acc, i, theme, lang, x_of, y_of, kind="measured", row=None) 
         "uid": uid("serving", acc.id, kind),
         "name": f"{acc.name} · {w('srv_measured', lang)}",
         "legendgroup": acc.id,
+        "customdata": [m.run.row.scenario.concurrency for m in acc.measured],
         "x": [x_of(m) for m in acc.measured],
         "y": [y_of(m) for m in acc.measured],
         "text": [measured_hover(acc.name, m, lang) for m in acc.measured],
@@ -178,14 +181,23 @@ def throughput_figure(accs, concurrency: int, lang: str, theme: str = "light", p
         data.append(_chosen(acc, i, theme, lang, concurrency))
     layout = _layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
-    layout["xaxis"] = {"type": "log", "title": {"text": w("srv_axis_user", lang)}, "gridcolor": colors["grid"]}
-    layout["yaxis"] = {"type": "log", "title": {"text": w("srv_axis_gpu", lang)}, "gridcolor": colors["grid"]}
+    for axis, key in (("xaxis", "srv_axis_user"), ("yaxis", "srv_axis_gpu")):
+        # log axes labelled at 1, 2 and 5 of each decade: the minor digits crowd at a glance
+        layout[axis] = {"type": "log", "title": {"text": w(key, lang)}, "gridcolor": colors["grid"], "dtick": "D2"}
+        layout[axis]["title"]["standoff"] = 6
     return {"data": data, "layout": layout}
 
 
 def _layout(lang: str, theme: str, present: bool) -> dict:
     layout = base_layout(lang, theme, present)
-    layout["margin"] = {"l": 70, "r": 20, "t": 20, "b": 50}
-    layout["legend"] = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0}
-    layout["legend"]["font"] = {"size": 16 if present else 11}
+    layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
+    # below the plot, outside it: Plotly widens the bottom margin to hold it (no overlap with the ticks)
+    layout["legend"] = {
+        "orientation": "h",
+        "y": -0.14,
+        "yanchor": "top",
+        "x": 0,
+        "font": {"size": 16 if present else 11},
+    }
+    layout["modebar"] = {"orientation": "v"}  # beside the plot, clear of the title's provenance lines
     return layout

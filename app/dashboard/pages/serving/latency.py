@@ -133,12 +133,14 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
         "title": {"text": w("srv_axis_conc", lang)},
         "gridcolor": colors["grid"],
         "anchor": "y3",
+        "dtick": "D2",
     }
     titles = {"tpot": "srv_axis_tpot", "ttft": "srv_axis_ttft", "requests": "srv_axis_requests"}
     for metric, axis, domain in ROWS:
         key = "yaxis" if axis == "y" else f"yaxis{axis[1:]}"
         layout[key] = {
             "type": "log" if metric != "requests" else "linear",
+            **({"dtick": "D2"} if metric != "requests" else {}),
             "title": {"text": w(titles[metric], lang)},
             "domain": domain,
             "gridcolor": colors["grid"],
