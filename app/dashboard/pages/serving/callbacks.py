@@ -134,6 +134,8 @@ def fit_from_text(text: object, target: object, controls: dict, lang: str) -> tu
         report = fit_runs(a, _accelerator(specs[target]), runs)
     except RunsError as exc:
         return None, _runs_message(exc, lang)
+    except EngineInputError as exc:  # the page's own scenario is one the engine refuses
+        return None, [html.P(w("srv_acc_error", lang, msg=why(str(exc), lang)))]
     error = FitError(
         report.runs,
         report.tpot_error_before,

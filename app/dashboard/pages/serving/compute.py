@@ -139,7 +139,12 @@ def one_accelerator(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorSer
             point["fitted"] = fitted_rates(r, queue_steps(sc_c, r["running_batch"]), fit)
         points.append(point)
     fitted = fitted_rates(chosen, queue_steps(sc, chosen["running_batch"]), fit) if fit else None
-    runs = [_measured(model, hw, run, fit) for run in matching_runs(a.model, hw.id, sc, not model.is_moe)]
+    runs = []
+    for run in matching_runs(a.model, hw.id, sc, not model.is_moe):
+        try:
+            runs.append(_measured(model, hw, run, fit))
+        except EngineInputError:  # a shipped run the engine cannot place on this card: not drawn
+            continue
     return AcceleratorServing(hw.id, hw.name, None, chosen, fitted, max_fits, points, runs)
 
 

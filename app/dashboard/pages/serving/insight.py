@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dash import html
 
+from app.dashboard.lib.i18n import reason
 from app.dashboard.pages.serving.compute import AcceleratorServing, nearest_run
 from app.dashboard.pages.serving.figures import signed_pct
 from app.dashboard.pages.serving.params import FitError
+from app.dashboard.pages.serving.words import w
 from app.units import plain
-
-from .words import w
 
 PREFILL_BOUND_SHARE = 1 / 3
 
@@ -124,5 +124,5 @@ def insight(accs, concurrency: int, fit_error: FitError | None, lang: str) -> li
         out.append(html.P(" ".join(sentences), className="srv-insight-item"))
         warnings = [x for x in acc.chosen["warnings"] if not x.startswith("all ")]
         if warnings:
-            out.append(html.Ul([html.Li(x) for x in warnings], className="help srv-warnings"))
+            out.append(html.Ul([html.Li(reason(x, lang)) for x in warnings], className="help srv-warnings"))
     return out
