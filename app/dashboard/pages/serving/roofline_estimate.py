@@ -13,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from app.dashboard.components.plot_style import color_for
+from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.measured import matching_runs
+from app.dashboard.pages.serving.words import w
+from app.units import plain, si
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
@@ -79,3 +83,93 @@ def decode_estimate(
         run.row.tpot_s if run else None,
         f"{run.row.backend} · {run.row.id}" if run else None,
     )
+
+
+def estimates_for(results: list[dict], specs: dict[str, str], scenario: dict) -> dict[str, DecodeEstimate]:
+    """{hardware id: DecodeEstimate} for the roofline's results; `specs`: id -> catalogue id or
+    what-if short form; `scenario`: decode_estimate's keyword arguments but the accelerator."""
+    out = {}
+    for r in results:
+        spec = specs.get(r["hardware_id"])
+        est = decode_estimate(scenario["model_id"], spec, *_rest(scenario)) if spec else None
+        if est is not None:
+            out[r["hardware_id"]] = est
+    return out
+
+
+def _rest(s: dict) -> tuple:
+    return (
+        s["weight_dtype"],
+        s["compute_dtype"],
+        s["kv_dtype"],
+        s["tensor_parallel"],
+        s["input_tokens"],
+        s["output_tokens"],
+        s["concurrency"],
+        s["memory_utilization"],
+    )
+
+
+def estimate_traces(results: list[dict], estimates: dict[str, DecodeEstimate], lang: str, theme: str) -> list[dict]:
+    """Beneath each accelerator's decode point (`point--<hw>--decode`), at its intensity, the
+    estimate's attained FLOP/s: `estimate--<hw>--decode`, hollow, in the accelerator's colour."""
+    traces = []
+    for i, r in enumerate(results):
+        est = estimates.get(r["hardware_id"])
+        if est is None:
+            continue
+        decode = r["decode"]
+        bound_flops = decode["flops"] / decode["time_s"]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "uid": uid("estimate", r["hardware_id"], "decode"),
+                "name": f"{r['hardware_name']} · {w('srv_estimate', lang)}",
+                "legendgroup": r["hardware_id"],
+                "showlegend": False,
+                "x": [decode["intensity"]],
+                "y": [bound_flops * est.fraction_of_bound],
+                "hovertemplate": estimate_hover(r["hardware_name"], est, bound_flops, lang) + "<extra></extra>",
+                "marker": {
+                    "symbol": "circle-open",
+                    "size": 13,
+                    "color": color_for(i, theme),
+                    "line": {"width": 2.5, "color": color_for(i, theme)},
+                },
+            }
+        )
+    return traces
+
+
+def estimate_hover(name: str, est: DecodeEstimate, bound_flops: float, lang: str) -> str:
+    lines = [
+        f"<b>{name}</b> · {w('srv_estimate', lang)} · decode",
+        w(
+            "srv_roof_hover",
+            lang,
+            flops=si(bound_flops * est.fraction_of_bound, "FLOP/s"),
+            bound=si(bound_flops, "FLOP/s"),
+            pct=f"{est.fraction_of_bound:.0%}",
+        ),
+        estimate_sentence(name, est, lang),
+    ]
+    return "<br>".join(lines)
+
+
+def estimate_sentence(name: str, est: DecodeEstimate, lang: str) -> str:
+    """Bound, estimate (range) and, where the shipped data has the run, measured TPOT."""
+    text = w(
+        "srv_roof_sentence",
+        lang,
+        name=name,
+        bound=plain(est.bound_tpot_s * 1e3),
+        est=plain(est.estimate_tpot_s * 1e3),
+        lo=plain(est.estimate_tpot_range_s[0] * 1e3),
+        hi=plain(est.estimate_tpot_range_s[1] * 1e3),
+    )
+    if est.measured_tpot_s is not None:
+        text += " " + w(
+            "srv_roof_measured", lang, measured=plain(est.measured_tpot_s * 1e3), source=est.measured_source
+        )
+    return text
