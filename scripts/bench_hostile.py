@@ -108,7 +108,9 @@ API: dict[str, tuple[str, str, Callable[[int], dict | None]]] = {
 
 def send(client: httpx.Client, method: str, path: str, body: dict | None) -> tuple[int, float]:
     start = time.perf_counter()
-    if method == "GET":
+    if method == "GET_LAYOUT":  # the Dash layout of the view named in the Referer header
+        r = client.get(path, headers=body)
+    elif method == "GET":
         r = client.get(path)
     else:
         r = client.post(path, content=json.dumps(body), headers={"content-type": "application/json"})
