@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.analysis import MAX_BATCH, Roofs, Scenario, analyze, analyze_one, resolve_model
 from engine.analysis import measured_decode as measured_decode_at
-from engine.cache import approx_size
+from engine.cache import sampled_size
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accelerator
 from engine.measurement import parse_measurements, place
@@ -102,9 +102,9 @@ class _SingleFlight:
     computation. A slider move fires the roofline and the panels callbacks at the same
     moment, in two threads, for the same scenario: this makes it one engine run, not two.
 
-    Bounded in bytes, measured: each result is walked once when it is stored
-    (engine.cache.approx_size, numpy buffers included), and the oldest are dropped until the
-    total fits. A result larger than the whole budget is handed back and not kept."""
+    Bounded in bytes, measured: each result is measured once when it is stored, on a sample of
+    its items (engine.cache.sampled_size, numpy buffers included), and the oldest are dropped
+    until the total fits. A result larger than the whole budget is handed back and not kept."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
@@ -141,7 +141,7 @@ class _SingleFlight:
         return entry["value"]
 
     def _store(self, key, entry: dict) -> None:
-        size = approx_size(entry["value"]) + approx_size(key)
+        size = sampled_size(entry["value"]) + sampled_size(key)
         with self._lock:
             if self._entries.get(key) is not entry:  # cleared meanwhile
                 return
