@@ -78,7 +78,7 @@ def scenario_of(a: ServingArgs, concurrency: int | None = None) -> ServingScenar
 
 def sweep(max_fits: int, chosen: int) -> list[int]:
     """Concurrencies 1 .. QUEUE_REACH x the memory cap, two per doubling, with the cap and the
-    chosen concurrency themselves."""
+    chosen concurrency themselves (the page adds the chosen one to the cached sweep)."""
     top = min(max(max_fits * QUEUE_REACH, chosen), MAX_CONCURRENCY)
     out, x = {1, max_fits, chosen}, 1.0
     while x <= top:
@@ -116,7 +116,17 @@ def _measured(model, hw, run: Run, fit) -> MeasuredPoint:
     )
 
 
-def one_accelerator(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
+def _point(r: dict, sc: ServingScenario, fit) -> dict:
+    point = {k: r[k] for k in ("running_batch", "queued", "bound", "estimate")} | {"concurrency": sc.concurrency}
+    if fit is not None:
+        point["fitted"] = fitted_rates(r, queue_steps(sc, r["running_batch"]), fit)
+    return point
+
+
+@lru_cache(maxsize=64)
+def _curve(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
+    """What does not move with the concurrency (`a.concurrency` is 1 here): the sweep and the
+    measured runs, so a concurrency change costs one estimate per accelerator."""
     try:
         hw = _accelerator(spec)
     except EngineInputError as exc:
@@ -125,27 +135,43 @@ def one_accelerator(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorSer
         model = get_model(a.model)
         sc = scenario_of(a)
         hw.check_tensor_parallel(a.tensor_parallel)
-        chosen = serving_estimate(model, hw, sc)
+        first = serving_estimate(model, hw, sc)
     except EngineInputError as exc:
         return AcceleratorServing(hw.id, hw.name, error=str(exc))
     fit = a.fit if fit_here else None
-    max_fits = chosen["breakdown"]["memory"]["max_running_batch"]
+    max_fits = first["breakdown"]["memory"]["max_running_batch"]
     points = []
-    for c in sweep(max_fits, a.concurrency):
+    for c in sweep(max_fits, 1):
         sc_c = replace(sc, concurrency=c)
-        r = chosen if c == a.concurrency else serving_estimate(model, hw, sc_c)
-        point = {k: r[k] for k in ("running_batch", "queued", "bound", "estimate")} | {"concurrency": c}
-        if fit is not None:
-            point["fitted"] = fitted_rates(r, queue_steps(sc_c, r["running_batch"]), fit)
-        points.append(point)
-    fitted = fitted_rates(chosen, queue_steps(sc, chosen["running_batch"]), fit) if fit else None
+        points.append(_point(first if c == 1 else serving_estimate(model, hw, sc_c), sc_c, fit))
     runs = []
     for run in matching_runs(a.model, hw.id, sc, not model.is_moe):
         try:
             runs.append(_measured(model, hw, run, fit))
         except EngineInputError:  # a shipped run the engine cannot place on this card: not drawn
             continue
-    return AcceleratorServing(hw.id, hw.name, None, chosen, fitted, max_fits, points, runs)
+    return AcceleratorServing(hw.id, hw.name, None, first, None, max_fits, points, runs)
+
+
+def one_accelerator(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
+    """The curve (cached), with the chosen concurrency's estimate put on it."""
+    curve = _curve(replace(a, concurrency=1), spec, fit_here)
+    if curve.error:
+        return curve
+    sc = scenario_of(a)
+    try:
+        chosen = serving_estimate(get_model(a.model), _accelerator(spec), sc)
+    except EngineInputError as exc:  # not expected: the same scenario answered at concurrency 1
+        return AcceleratorServing(curve.id, curve.name, error=str(exc))
+    fit = a.fit if fit_here else None
+    point = _point(chosen, sc, fit)
+    points = sorted([p for p in curve.points if p["concurrency"] != a.concurrency] + [point], key=_by_concurrency)
+    fitted = point.get("fitted")
+    return replace(curve, chosen=chosen, fitted=fitted, points=points)
+
+
+def _by_concurrency(point: dict) -> int:
+    return point["concurrency"]
 
 
 @lru_cache(maxsize=32)

@@ -173,3 +173,40 @@ def estimate_sentence(name: str, est: DecodeEstimate, lang: str) -> str:
             "srv_roof_measured", lang, measured=plain(est.measured_tpot_s * 1e3), source=est.measured_source
         )
     return text
+
+
+def view_estimates(view, results: list[dict]) -> dict[str, DecodeEstimate]:
+    """The roofline View's serving estimates, one per accelerator, when the link sets both
+    `out=` and `conc=` (a custom config has no shipped runs and no preset: none)."""
+    from app.dashboard.pages.roofline.state import PRECISIONS, hardware_ids, hardware_specs
+
+    if not (getattr(view, "output_tokens", None) and getattr(view, "concurrency", None)) or view.model == "custom":
+        return {}
+    weight, compute_dtype = PRECISIONS[view.precision]
+    scenario = {
+        "model_id": view.model,
+        "weight_dtype": weight,
+        "compute_dtype": compute_dtype,
+        "kv_dtype": view.kv_precision,
+        "tensor_parallel": view.tensor_parallel,
+        "input_tokens": view.context,
+        "output_tokens": view.output_tokens,
+        "concurrency": view.concurrency,
+        "memory_utilization": view.memory_utilization,
+    }
+    return estimates_for(results, dict(zip(hardware_ids(view), hardware_specs(view), strict=True)), scenario)
+
+
+def view_traces(view, results: list[dict]) -> list[dict]:
+    """The roofline figure's estimate points for the View (the page's hook)."""
+    return estimate_traces(results, view_estimates(view, results), view.lang, view.theme)
+
+
+def view_sentences(view, results: list[dict]) -> list[str]:
+    """The roofline insight's sentences for the View, one per accelerator with an estimate."""
+    estimates = view_estimates(view, results)
+    return [
+        estimate_sentence(r["hardware_name"], estimates[r["hardware_id"]], view.lang)
+        for r in results
+        if r["hardware_id"] in estimates
+    ]
