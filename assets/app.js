@@ -1,18 +1,19 @@
-// Clientside callbacks (registered in app/dashboard/callbacks.py): slider <-> box sync with
+// Clientside callbacks (declared in app/dashboard/pages/roofline/clientside.py): slider <-> box sync with
 // validation, moving the roofline's points from the slider grid (no server round trip while
 // a slider moves), the settle timer that hands a resting slider to the server, URL state,
-// copy link and image exports. Numbers come from the server; nothing here computes one.
+// copy link and image exports (the address bar: 04-url.js). Numbers come from the server; nothing here computes one.
 (function () {
   const nu = () => window.dash_clientside.no_update;
   const triggeredIds = () => ((window.dash_clientside.callback_context || {}).triggered || [])
     .map((t) => t.prop_id || "");
 
-  // The two log2 sliders and their boxes; ranges as in app/dashboard/url_state.py.
+  // The two log2 sliders and their boxes; the slider spans come from their marks, the boxes'
+  // limits from the server (view-flags `limits`: the engine's, through the parameter table).
   const SIZES = [
     {key: "batch", slider: "batch-size", box: "batch-size-input", error: "batch-error", lo: 0, hi: 10,
-     max: 65536, message: "batch_invalid"},
+     message: "batch_invalid"},
     {key: "ctx", slider: "context-length", box: "context-length-input", error: "context-error", lo: 7, hi: 20,
-     max: 1048576, message: "context_invalid"},
+     message: "context_invalid"},
   ];
 
   function markInvalid(boxId, errorId, invalid) {
@@ -22,20 +23,22 @@
     box.setAttribute("aria-describedby", errorId);
   }
 
-  function message(flags, key, value) {
+  function message(flags, key, value, typed) {
     const text = ((flags && flags.messages) || {})[key] || key;
-    return text.replace("{v}", String(value)).replace(/\{n\}/g, String(value));
+    return text.replace("{v}", String(value)).replace(/\{n\}/g, String(value))
+      .replace("{typed}", String(typed === undefined ? "" : typed));
   }
 
   let settleSeq = 0;
 
   // roofline-llama-3-8b-h100-sxm5-b32-t4096: a downloaded image names its scenario (the same
-  // rule as url_state.export_name for the server's downloads).
+  // rule as state.export_name for the server's downloads).
   function exportName() {
     const q = new URLSearchParams(window.location.search);
     const first = (q.get("hw") || "none").split(",")[0];
     return ["roofline", q.get("model") || "custom", first, "b" + q.get("batch"), "t" + q.get("ctx")].join("-");
   }
+  window.llmRoofline = {exportName: exportName};
 
   // The grid's values at the sliders' stop: update(uid) gives a trace's new x, y (and hover
   // values), or null for a trace that does not move. null when the stop is not on the grid.
@@ -117,14 +120,14 @@
           } else if (ids.indexOf(d.box + ".value") >= 0) {
             const text = String(values[d.box] === null || values[d.box] === undefined ? "" : values[d.box]).trim();
             const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
-            if (n >= 1 && n <= d.max) {
+            if (n >= 1 && n <= (((flags || {}).limits || {})[d.key] || 0)) {
               next[d.key] = n;
               out[sliderOut] = Math.min(Math.max(Math.log2(n), d.lo), d.hi);
               out[boxOut] = String(n);
               out[errorOut] = "";
               markInvalid(d.box, d.error, false);
             } else {
-              out[errorOut] = message(flags, d.message, sizes[d.key]);
+              out[errorOut] = message(flags, d.message, sizes[d.key], text);
               markInvalid(d.box, d.error, true);
             }
           }
@@ -181,64 +184,6 @@
           return Object.assign({}, o, {disabled: full && kept.indexOf(o.value) < 0});
         });
         return [kept.length === (value || []).length ? nu() : kept, opts, notice];
-      },
-
-      // Mirror every control in the query string, so the URL is always a link to the exact
-      // view. A model or accelerator change is a history entry (Back undoes it); slider moves
-      // replace the entry, or dragging would flood the history.
-      syncUrl: function (hw, model, custom, sizes, kvIndex, kvMarks, kvDisabled, prec, kvprec, fa, tp, measured,
-                         bweff, fleff, step, theme, present, out, price, memutil, published, whatIf, pin,
-                         hierarchy, flags) {
-        const q = new URLSearchParams();
-        if (hw && hw.length) q.set("hw", hw.join(","));
-        if (model === "custom") {
-          if (custom && custom.token) { q.set("model", "custom"); q.set("cfg", custom.token); }
-        } else if (model) {
-          q.set("model", model);
-        }
-        if (sizes) { q.set("batch", String(sizes.batch)); q.set("ctx", String(sizes.ctx)); }
-        const kv = !kvDisabled && kvMarks && kvMarks[String(kvIndex)];
-        if (kv) q.set("kv", String(kv));
-        q.set("prec", prec);
-        q.set("kvprec", kvprec);
-        q.set("fa", fa && fa.length ? "1" : "0");
-        q.set("tp", String(tp || 1));
-        const roofs = [measured && measured.length ? "measured" : "", hierarchy && hierarchy.length ? "hierarchy" : ""];
-        if (roofs.some(Boolean)) q.set("roofs", roofs.filter(Boolean).join(","));
-        if (bweff && bweff < 1) q.set("bweff", String(bweff));
-        if (fleff && fleff < 1) q.set("fleff", String(fleff));
-        if (step) q.set("step", String(step));
-        if (out) q.set("out", String(out));
-        if (price) q.set("price", String(price));
-        if (memutil && memutil < 1) q.set("memutil", String(memutil));
-        if (published && published.length) q.set("published", "1");
-        if (pin) q.set("pin", pin);
-        q.set("lang", (flags && flags.lang) || "en");
-        q.set("theme", theme && theme.length ? "dark" : "light");
-        if (flags && flags.embed) q.set("embed", "1");
-        if (flags && flags.embed && flags.controls === false) q.set("controls", "0");
-        if (present && present.length) q.set("present", "1");
-        (whatIf || []).forEach((w) => q.append("xhw", w));  // repeatable, as url_state.to_query writes it
-        const url = window.location.pathname + "?" + q.toString().replace(/%3A/g, ":");
-        if (url === window.location.pathname + window.location.search) return nu();
-        const ids = triggeredIds();
-        const discrete = ids.some(function (id) {
-          return ["hardware.value", "model.value", "custom-model.data", "what-if.value", "pin.data"].includes(id);
-        });
-        if (discrete) window.history.pushState(null, "", url);
-        else window.history.replaceState(null, "", url);
-        // "Open full view": the same link without the embedding
-        const full = document.getElementById("open-full");
-        if (full) {
-          const plain = new URLSearchParams(q);
-          plain.delete("embed");
-          plain.delete("controls");
-          full.href = window.location.pathname + "?" + plain.toString();
-        }
-        // the chart's own camera button names its file after the scenario too
-        const gd = document.querySelector("#roofline-graph .js-plotly-plot");
-        if (gd && gd._context && gd._context.toImageButtonOptions) gd._context.toImageButtonOptions.filename = exportName();
-        return url;
       },
 
       rootClass: function (theme, present, flags) {

@@ -27,6 +27,8 @@ from .errors import EngineInputError
 from .metrics import mfu, training_flops_per_token
 
 MAX_RECORDS = 10_000
+# A measured decode step (MBU/MFU): at most an hour, the one limit the API and the page use.
+MAX_MEASURED_STEP_S = 3600.0
 # Physical sanity bounds on one record (before dividing by `steps`): counts up to 1e30 and
 # times from a femtosecond to a day keep every derived rate finite in float64.
 MAX_COUNT = 1e30

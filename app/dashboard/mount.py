@@ -12,13 +12,12 @@ from urllib.parse import urlsplit
 
 import flask
 from a2wsgi import WSGIMiddleware
-from dash import Dash, dcc, html
+from dash import Dash, html
 from fastapi import FastAPI
 
-from ..config import Settings
-from . import callbacks, lab_ops, lab_training
-from .layout import page
-from .url_state import View, view_from_search
+from app.config import Settings
+from app.dashboard import shell as page_shell
+from app.dashboard.pages.roofline.state import View
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 
@@ -30,7 +29,7 @@ def _page_search() -> str:
     same-origin and our Referrer-Policy (strict-origin-when-cross-origin) sends the page's
     full URL as Referer, so the first render can already show the linked view: no callback
     round trip before the first figure. Without a Referer (a privacy extension strips it),
-    `callbacks.render_page` re-renders from `location.search`."""
+    `shell.render_page` re-renders from `location.search`."""
     if not flask.has_request_context():
         return ""
     referrer = flask.request.referrer or ""
@@ -38,8 +37,7 @@ def _page_search() -> str:
 
 
 def shell() -> html.Div:
-    view = view_from_search(_page_search())
-    return html.Div([dcc.Location(id="url", refresh=False), html.Div(page(view), id="page", className="page")])
+    return page_shell.shell(_page_search())
 
 
 def build_dash(root_path: str) -> Dash:
@@ -59,10 +57,12 @@ def build_dash(root_path: str) -> Dash:
     )
     app.layout = shell
     # every tab's ids, so Dash can check each callback against the page that carries it
-    app.validation_layout = html.Div([shell(), lab_ops.page(View(tab="ops")), lab_training.page(View(tab="training"))])
-    callbacks.register(app)
-    lab_ops.register(app)
-    lab_training.register(app)
+    app.validation_layout = html.Div(
+        [shell(), *(p.page(View(tab=tab)) for tab, p in page_shell.PAGES.items() if tab != "roofline")]
+    )
+    page_shell.register(app)
+    for p in page_shell.PAGES.values():
+        p.register(app)
     return app
 
 

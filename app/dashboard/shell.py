@@ -1,79 +1,47 @@
-"""The three views of the dashboard (`tab=`): the inference roofline, the op lab and the
-training lab. A tab is a link, not client state: each view is a page of its own, rendered
-server-side from the URL, so a wiki link to a lab shows that lab."""
+"""The thin shell: the dispatch from `tab=` to the page's package, and the re-render when the
+layout was asked without the page's link. The chrome every page shares (tabs, language, theme)
+is components/header.py."""
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from types import SimpleNamespace
 
-from dash import dcc, html
+from dash import Input, Output, State, dcc, html, no_update
 
-from .i18n import reason, t
-from .pickers import language_switch
-from .url_state import TABS, View
+from app.dashboard.pages.ops import callbacks as ops_callbacks
+from app.dashboard.pages.ops import layout as ops_layout
+from app.dashboard.pages.roofline import callbacks as roofline_callbacks
+from app.dashboard.pages.roofline import layout as roofline_layout
+from app.dashboard.pages.roofline.state import View, view_from_search
+from app.dashboard.pages.training import callbacks as training_callbacks
+from app.dashboard.pages.training import layout as training_layout
 
-
-def tab_href(view: View, tab: str) -> str:
-    """The link to another tab, keeping what every tab shares: accelerators (what-ifs too),
-    language and theme."""
-    q = {"tab": tab} if tab != "roofline" else {}
-    q.update(hw=",".join(view.hardware), lang=view.lang, theme=view.theme)
-    if view.embed:
-        q["embed"] = "1"
-    # on a lab tab its what-ifs are still the lab's own parameters, `xhw=` as the link gave them
-    what_ifs = view.what_if or tuple(w for k, v in view.lab_args if k == "xhw" for w in v.split(",") if w)
-    return "?" + urlencode([*q.items(), *(("xhw", w) for w in what_ifs)], safe=",:")
-
-
-def tab_bar(view: View) -> html.Nav:
-    return html.Nav(
-        [
-            html.A(
-                t(f"tab_{tab}", view.lang),
-                href=tab_href(view, tab),
-                id=f"tab-{tab}",
-                className="tab current" if tab == view.tab else "tab",
-                **({"aria-current": "page"} if tab == view.tab else {}),
-            )
-            for tab in TABS
-        ],
-        className="tabs",
-        **{"aria-label": t("tabs", view.lang)},
-    )
+# tab -> the page's first paint and its callbacks
+PAGES = {
+    "roofline": SimpleNamespace(page=roofline_layout.page, register=roofline_callbacks.register),
+    "ops": SimpleNamespace(page=ops_layout.page, register=ops_callbacks.register),
+    "training": SimpleNamespace(page=training_layout.page, register=training_callbacks.register),
+}
 
 
-def root_classes(view: View) -> str:
-    parts = (
-        "app",
-        f"theme-{view.theme}",
-        "embed" if view.embed else "",
-        "no-controls" if view.embed and not view.controls else "",
-        "present" if view.present else "",
-    )
-    return " ".join(p for p in parts if p)
+def page(view: View) -> html.Div:
+    """The page the link's `tab=` names, with every figure and panel already computed: the first
+    paint needs no callback round trip."""
+    return PAGES[view.tab].page(view)
 
 
-def lab_shell(view: View, body: list, lab_notices: list[str]) -> html.Div:
-    """A lab's page: the title, the tabs, what was ignored in the link, then the lab itself."""
-    lang = view.lang
-    notices = [html.Li(t("notice_ignored", lang, name=n, value=v, why=reason(w, lang))) for n, v, w in view.notices]
-    notices += [html.Li(text) for text in lab_notices]
-    return html.Div(
-        [
-            # the query it was rendered for: callbacks.render_page re-renders only for another one
-            dcc.Store(id="view-flags", data={"lang": lang, "embed": view.embed, "query": view.query}),
-            html.Header(
-                [
-                    html.H1(t(f"tab_{view.tab}", lang)),
-                    tab_bar(view),
-                    language_switch(lang),
-                ],
-                className="header",
-            ),
-            html.Ul(notices, id="notices", className="notices", hidden=not notices, role="status"),
-            *body,
-        ],
-        className=root_classes(view),
-        id="app-root",
-        lang="zh-CN" if lang == "zh" else "en",
-    )
+def shell(search: str) -> html.Div:
+    view = view_from_search(search)
+    return html.Div([dcc.Location(id="url", refresh=False), html.Div(page(view), id="page", className="page")])
+
+
+def render_page(search: object, flags: object):
+    """Only when the page was rendered for another query (no Referer reached the layout)."""
+    search = search if isinstance(search, str) else ""
+    if isinstance(flags, dict) and flags.get("query") == search.lstrip("?"):
+        return no_update
+    return page(view_from_search(search))
+
+
+def register(app) -> None:
+    app.callback(Output("page", "children"), Input("url", "search"), State("view-flags", "data"))(render_page)

@@ -1,20 +1,35 @@
-"""What more than one page builds: the charts' toolbar settings, the dropdowns' own words and
-the what-if card list."""
+"""A labelled field, a panel and a number box: the pieces every page's controls are made of."""
 
 from __future__ import annotations
 
 from dash import dcc, html
 
-from .i18n import t
+from app.dashboard.lib.i18n import t
 
-# Plotly's "Share chart..." button uploads the figure to a public cloud service: these numbers
-# may be internal, so it is gone (and so are the selection tools, which select nothing here).
-GRAPH_CONFIG = {
-    "displaylogo": False,
-    "showSendToCloud": False,
-    "showEditInChartStudio": False,
-    "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"],
-}
+
+def field(label: str, *children, cls: str = "field", html_for: str | None = None, **props) -> html.Div:
+    """A label over its control(s); `html_for` ties the label to the control a reader types in."""
+    return html.Div([html.Label(label, className="field-label", htmlFor=html_for), *children], className=cls, **props)
+
+
+def panel(title: str, *children, panel_id: str, hidden: bool | None = None, cls: str = "panel") -> html.Section:
+    props = {} if hidden is None else {"hidden": hidden}
+    return html.Section([html.H2(title), *children], className=cls, id=panel_id, **props)
+
+
+def number_box(component_id: str, value, low: float | None = None, high: float | None = None, step="any", **props):
+    """A number box that reports only when the user is done typing (debounce)."""
+    return dcc.Input(
+        id=component_id,
+        type="number",
+        min=low,
+        max=high,
+        step=step,
+        value=value,
+        debounce=True,
+        className="number-input",
+        **props,
+    )
 
 
 def dropdown_labels(lang: str) -> dict:
@@ -31,44 +46,3 @@ def dropdown_labels(lang: str) -> dict:
             "no_options_found",
         )
     }
-
-
-def what_if_picker(prefix: str, what_ifs: tuple[str, ...], lang: str, example: str) -> list:
-    """The what-if cards (remove one with its ×), a box for engine.what_if's short form with
-    Add, and the format. Ids: `<prefix>what-if`, `<prefix>whatif-text`, `<prefix>whatif-add`."""
-    return [
-        dcc.Dropdown(
-            id=f"{prefix}what-if",
-            options=[{"label": w, "value": w} for w in what_ifs],
-            value=list(what_ifs),
-            multi=True,
-            placeholder=t("what_if_none", lang),
-            labels=dropdown_labels(lang),
-        ),
-        html.Label(t("what_if_type", lang), htmlFor=f"{prefix}whatif-text", className="field-label small"),
-        html.Div(
-            [
-                dcc.Input(
-                    id=f"{prefix}whatif-text",
-                    type="text",
-                    placeholder=example,
-                    autoComplete="off",
-                    className="number-input",
-                ),
-                html.Button(t("add", lang), id=f"{prefix}whatif-add", n_clicks=0, className="button"),
-            ],
-            className="inline-row",
-        ),
-        html.P(t("what_if_format", lang), className="help"),
-    ]
-
-
-def language_switch(lang: str) -> dcc.RadioItems:
-    """EN / 中文: assets/app.js `changeLang` reloads the page's own link in the other language."""
-    return dcc.RadioItems(
-        id="lang",
-        options=[{"label": "EN", "value": "en"}, {"label": "中文", "value": "zh"}],
-        value=lang,
-        className="toggle",
-        inline=True,
-    )

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from app.dashboard.i18n import REASONS_ZH, STRINGS, reason
-from app.dashboard.url_state import view_from_search
+from app.dashboard.lib.i18n import REASONS_ZH, STRINGS, reason
+from app.dashboard.pages.roofline.state import view_from_search
 
 HOSTILE = (
     "hw=nope&model=x&batch=0&ctx=-1&kv=7&prec=zz&kvprec=q&fa=2&tp=3&roofs=q&bweff=3&step=-1&out=0&price=-1"

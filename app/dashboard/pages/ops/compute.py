@@ -7,13 +7,12 @@ Every number comes from engine/oplab.py (`lab`, `seed000_chart`), the same funct
 
 from __future__ import annotations
 
+from app.dashboard.pages.ops.figures import SERIES_ORDER
+from app.dashboard.pages.ops.state import OpsState, spec_of
 from engine.hardware import Accelerator, get_accelerator
 from engine.model_catalog import get_model
 from engine.oplab import lab, seed000_chart
 from engine.what_if import parse_what_if
-
-from .lab_ops_figures import SERIES_ORDER
-from .lab_ops_state import OpsState, spec_of
 
 
 def accelerators(hardware: tuple[str, ...], what_if: tuple[str, ...] = ()) -> list[Accelerator]:

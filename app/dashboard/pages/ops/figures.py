@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import math
 
+from app.dashboard.components.plot_style import THEMES, base_layout, color_for
+from app.dashboard.lib.i18n import STRINGS, t
+from app.dashboard.lib.uids import uid
+from app.units import duration, plain, si
 from engine.hardware import Accelerator
 from engine.oplab import VALUE_DTYPES
 from engine.precision import DTYPES
 from engine.roofline import attainable_flops_per_s, ridge_point
-
-from ..units import duration, plain, si
-from .figures import THEMES, base_layout, color_for
-from .i18n import STRINGS, t
-from .uids import uid
 
 # (symbol, size) of the views of one op: the first view, the second; seed 000's three points
 SYMBOLS = {0: ("circle", 14), 1: ("diamond", 13), 2: ("square", 12)}

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
-from urllib.parse import urlencode
 
+from app.dashboard.lib.params import Flag, Float, Invalid
+from app.dashboard.pages.links import lab_link
+from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
+from app.dashboard.pages.roofline.state import MAX_HARDWARE, View, valid_what_ifs
 from engine.errors import EngineInputError
-from engine.hardware import catalogue
 from engine.model_catalog import get_model, model_ids
 from engine.oplab import (
     MAX_CHAIN_COUNT,
@@ -38,11 +40,15 @@ from engine.oplab import (
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
 
-from .url_state import DEFAULT_HARDWARE, MAX_HARDWARE, View, parse_flag, parse_float, valid_what_ifs
-
 KINDS = ("gemm", "conv2d", "elementwise", "seed000")
+
+
 ACTS = ("silu", "gelu")
+
+
 DEFAULT_MODEL = "llama-2-7b"  # seed 000's "7B"; the API's and the CLI's default for the chart
+
+
 MAX_OVERHEAD_US = MAX_LAUNCH_OVERHEAD_S * 1e6
 
 
@@ -96,14 +102,19 @@ INT_FIELDS: dict[str, tuple[int, int]] = {
     "groups": (1, MAX_CONV["in_channels"]),
     "count": (1, MAX_CHAIN_COUNT),
 }
+
+
 FIELDS_OF = {
     "gemm": ("m", "n", "k", "tile", "bias", "act", "fused"),
     "conv2d": ("batch", "height", "width", "cin", "cout", "kernel", "stride", "padding", "groups"),
     "elementwise": ("shape", "ops", "count", "fused"),
     "seed000": (),
 }
+
+
 # the URL names of the fields (what-ifs travel as `xhw=`, read apart in parse_args)
 KNOWN = frozenset({"op", "dtype", "overhead_us", "model", "preset"} | {f.name for f in fields(OpsState)} - {"what_if"})
+
 
 Notice = tuple[str, str, str]  # (parameter, value, why): the page shows it with t("notice_ignored")
 
@@ -123,9 +134,6 @@ def _shape(value: str) -> tuple[int, ...] | None:
     if any(d is None for d in dims) or math.prod(dims) > MAX_ELEMENTS:  # type: ignore[arg-type]
         return None
     return tuple(dims)  # type: ignore[arg-type]
-
-
-# ---- presets: links to their query ------------------------------------------------------
 
 
 def presets(model: str) -> list[dict]:
@@ -180,9 +188,6 @@ def state_from_preset(preset: dict, base: OpsState) -> OpsState:
     )
 
 
-# ---- the link <-> the state ---------------------------------------------------------------
-
-
 def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Notice]]:
     """The lab's query parameters ((name, value) pairs, last one wins; `xhw` repeats) -> a
     valid state and what was ignored. Anything unknown, out of range or inconsistent is
@@ -198,7 +203,7 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
             what_if_texts += value.split(",")
         elif name in KNOWN:
             values[name] = value
-        else:
+        elif name not in ROOFLINE_PARAMS:  # the roofline's are carried through the lab (pages/links.py)
             notices.append((name[:40], value[:40], "unknown parameter"))
 
     def bad(name: str, why: str) -> None:
@@ -234,17 +239,15 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
             else:
                 changes[name] = n
         elif name == "overhead_us":
-            x = parse_float(value, 0.0, MAX_OVERHEAD_US)
-            if x is None:
+            try:
+                changes[name] = Float(0.0, MAX_OVERHEAD_US).parse(value)
+            except Invalid:
                 bad(name, f"a launch overhead in µs, 0..{MAX_OVERHEAD_US:,.0f}")
-            else:
-                changes[name] = x
         elif name in ("bias", "fused"):
-            flag = parse_flag(value)
-            if flag is None:
+            try:
+                changes[name] = Flag().parse(value)
+            except Invalid:
                 bad(name, "0 or 1")
-            else:
-                changes[name] = flag
         elif name == "act":
             if value in ACTS or value in ("", "none"):
                 changes[name] = "" if value == "none" else value
@@ -338,117 +341,19 @@ def state_args(state: OpsState) -> list[tuple[str, str]]:
         out.append(("dtype", state.dtype))
         if state.overhead_us:
             out.append(("overhead_us", _num(state.overhead_us)))
-    if state.model != DEFAULT_MODEL or state.op == "seed000":
-        out.append(("model", state.model))
+    out.append(("model", state.model))  # shared by every tab: the model the decode projections use
     return out
 
 
-def lab_query(view: View, state: OpsState, hardware: tuple[str, ...]) -> str:
-    """The query string that reproduces this lab view (without '?'); what-ifs last, one
-    `xhw=` each, their ':' as is (like the roofline tab's links)."""
-    q = [("tab", "ops"), *state_args(state), ("hw", ",".join(hardware)), ("lang", view.lang), ("theme", view.theme)]
-    if view.embed:
-        q.append(("embed", "1"))
-    q += [("xhw", w) for w in state.what_if]
-    return urlencode(q, safe=",:")
+# What the lab reads itself: its fields and the what-ifs (the rest of the roofline's travels through).
+OWN = KNOWN | {"xhw"}
 
 
-# ---- the controls' values -> the same parser -----------------------------------------------
-
-CONTROLS = (
-    "op",
-    "hardware",
-    "dtype",
-    "overhead",
-    "m",
-    "n",
-    "k",
-    "tile",
-    "bias",
-    "act",
-    "fused",
-    "batch",
-    "height",
-    "width",
-    "cin",
-    "cout",
-    "kernel",
-    "stride",
-    "padding",
-    "groups",
-    "shape",
-    "ops",
-    "count",
-    "model",
-    "what-if",
-)
-BOXES = ("bias", "fused")  # one-box checklists
-
-
-def _text(value: object) -> str | None:
-    """A control's value as the link writes it; None when no control could have sent it."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "nan"
-        return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
-    if isinstance(value, str):
-        return value[:200]
-    return None
-
-
-def from_controls(values: dict) -> tuple[OpsState, tuple[str, ...], list[Notice]]:
-    """The controls as the browser sends them (or as anyone can hand-make them) -> (state,
-    accelerators, notices), through `parse_args`: a link and a control accept the same."""
-    args: list[tuple[str, str]] = []
-    notices: list[Notice] = []
-    for name in CONTROLS:
-        value = values.get(name)
-        if name == "hardware":
-            continue
-        if name == "what-if":  # the list of short forms: each one its own `xhw`, as in the link
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                args += [("xhw", v[:200]) for v in value[: MAX_HARDWARE + 1]]
-            elif value is not None:
-                notices.append(("xhw", str(value)[:40], "a list of what-if accelerators"))
-            continue
-        if name in BOXES:
-            args.append((name, "1" if isinstance(value, list) and value else "0"))
-        elif name == "ops":
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                args.append(("ops", ",".join(v[:40] for v in value[: MAX_CHAIN_OPS + 1])))
-            else:
-                notices.append(("ops", str(value)[:40], "an op list, e.g. add,silu"))
-        else:
-            text = _text(value)
-            param = "overhead_us" if name == "overhead" else name
-            if text is None:
-                if not (name == "tile" and value is None):
-                    notices.append((param, str(value)[:40], "empty or not a number: the default is used"))
-            else:
-                args.append((param, text))
-    hardware = _hardware(values.get("hardware"), notices)
-    state, parsed = parse_args(args, hardware)
-    return state, hardware, notices + parsed
-
-
-def _hardware(value: object, notices: list[Notice]) -> tuple[str, ...]:
-    known = catalogue()
-    ids = [h for h in value if isinstance(h, str)] if isinstance(value, list) else []
-    good = tuple(dict.fromkeys(h for h in ids if h in known))
-    if len(good) > MAX_HARDWARE:
-        notices.append(("hw", ",".join(good[MAX_HARDWARE:])[:40], f"at most {MAX_HARDWARE} accelerators at once"))
-        good = good[:MAX_HARDWARE]
-    if not good:
-        notices.append(("hw", ",".join(ids)[:40], "no accelerator selected: the defaults are shown"))
-        good = DEFAULT_HARDWARE
-    return good
-
-
-# ---- the engine's checks --------------------------------------------------------------------
+def lab_query(view: View, state: OpsState, hardware: tuple[str, ...]) -> dict:
+    """The link data of this lab view (pages/links.py): its canonical query, what-ifs last, one
+    `xhw=` each, the roofline's parameters it carries, and the tabs' links."""
+    own = [*state_args(state), *(("xhw", w) for w in state.what_if)]
+    return lab_link(replace(view, hardware=hardware, tab="ops"), own, view.carry)
 
 
 def spec_of(state: OpsState):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dash import html
 
-from ..units import duration, plain, si
-from .i18n import t
-from .lab_ops_figures import SERIES_ORDER, series_name
+from app.dashboard.lib.i18n import t
+from app.dashboard.pages.ops.figures import SERIES_ORDER, series_name
+from app.units import duration, plain, si
 
 
 def _bound(bound: str, lang: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import plotly.io as pio
 
-PLOTLY_BUNDLE = Path(__file__).resolve().parents[2] / "assets" / "vendor" / "plotly-cartesian-4.1.1.min.js"
+PLOTLY_BUNDLE = Path(__file__).resolve().parents[4] / "assets" / "vendor" / "plotly-cartesian-4.1.1.min.js"
 
 
 @lru_cache(maxsize=1)

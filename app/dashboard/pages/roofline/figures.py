@@ -9,22 +9,19 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from ..units import duration, grouped, plain, si
-from .i18n import t
-from .marks import Mark, gpu_marks, hover_template, phase_mark, trajectory_xy
-from .marks import extent as marks_extent
-from .uids import uid
+from app.dashboard.components.plot_style import THEMES, base_layout, color_for, log_axis
+from app.dashboard.lib.i18n import t
+from app.dashboard.lib.uids import uid
+from app.dashboard.pages.roofline.marks import Mark, gpu_marks, hover_template, phase_mark, trajectory_xy
+from app.dashboard.pages.roofline.marks import extent as extent_of
+from app.units import plain, si
 
-# Okabe & Ito colour-blind-safe palette (Color Universal Design, 2008), black last.
-# Okabe-Ito, colour-blind safe; on white its orange, sky blue and yellow fall under WCAG's 3:1
-# for graphics (2.25, 2.31, 1.32), so the light theme takes darker shades of those hues, and the
-# dark theme a light grey for black (1.18 on its background). Every entry is >= 3:1 on its page.
-PALETTES = {
-    "light": ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B07800", "#2B8CC4", "#8F8600", "#000000"),
-    "dark": ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#E5E7EB"),
-}
 X_RANGE = (0.05, 20000.0)  # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
+
+
 Y_RANGE = (1e10, 2e16)  # FLOP/s: 0.01 TFLOP/s to the fp4 roofs of Blackwell
+
+
 # (symbol, size) of each kind of point
 MARK_STYLE = {
     "decode": ("circle", 14),
@@ -34,57 +31,6 @@ MARK_STYLE = {
     "measured_decode": ("star", 16),
     "measured": ("x-thin-open", 12),
 }
-THEMES = {
-    "light": {
-        "paper": "#ffffff",
-        "plot": "#ffffff",
-        "font": "#1f2328",
-        "grid": "#e5e7eb",
-        "muted": "#6b7280",
-        "danger": "#c62828",
-    },
-    "dark": {
-        "paper": "#0f172a",
-        "plot": "#0f172a",
-        "font": "#e5e7eb",
-        "grid": "#334155",
-        "muted": "#94a3b8",
-        "danger": "#f87171",
-    },
-}
-
-
-def color_for(index: int, theme: str = "light") -> str:
-    palette = PALETTES.get(theme, PALETTES["light"])
-    return palette[index % len(palette)]
-
-
-def _log_axis(title: str, rng: list[float], ticks: list[float], labels: list[str], colors: dict) -> dict:
-    return {
-        "type": "log",
-        "title": {"text": title},
-        "range": rng,
-        "tickvals": ticks,
-        "ticktext": labels,
-        "gridcolor": colors["grid"],
-        "zeroline": False,
-        "autorange": False,
-        "fixedrange": False,
-    }
-
-
-def base_layout(lang: str, theme: str, present: bool) -> dict:
-    colors = THEMES.get(theme, THEMES["light"])
-    return {
-        "paper_bgcolor": colors["paper"],
-        "plot_bgcolor": colors["plot"],
-        "font": {"color": colors["font"], "size": 20 if present else 13, "family": "system-ui, sans-serif"},
-        "margin": {"l": 70, "r": 20, "t": 30, "b": 55},
-        "hovermode": "closest",
-        "legend": {"orientation": "h", "y": -0.18, "x": 0},
-        # Keeps zoom/pan and legend clicks while the sliders move.
-        "uirevision": "keep",
-    }
 
 
 def marker_style(color: str, fits: bool) -> dict:
@@ -342,14 +288,14 @@ def roofline_figure(
         ys += trace["y"]
     if pinned:
         kinds.add("ghost")
-    box = marks_extent(xs, ys)
+    box = extent_of(xs, ys)
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
     layout = base_layout(lang, theme, present)
     x_ticks, x_labels = _decade_ticks(x_range)
     y_ticks, y_labels = _decade_ticks(y_range, 1e12)
-    layout["xaxis"] = _log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
-    layout["yaxis"] = _log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
+    layout["xaxis"] = log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
+    layout["yaxis"] = log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
     # accelerators (colours) under the x axis, then what each symbol is; never on the plot
     # One block at the foot of the figure (pinned to the figure, not the plot, so it never
     # climbs onto the axis title in a short embed): what each symbol is, then the accelerators.
@@ -421,6 +367,8 @@ KIND_GLYPHS = {
     "ridge": "✕",
     "ghost": "◌",
 }
+
+
 KIND_LEGEND = (
     ("decode", "decode"),
     ("prefill", "prefill"),
@@ -437,293 +385,6 @@ def kind_legend(lang: str, colors: dict, drawn: set[str], size: int) -> dict:
     costs Plotly time on each slider step (bench_dashboard.py) and these never move."""
     entries = [f"{KIND_GLYPHS[kind]} {t(label, lang)}" for kind, label in KIND_LEGEND if kind in drawn]
     return {"text": "    ".join(entries), "side": "top", "font": {"size": size, "color": colors["muted"]}}
-
-
-def message_figure(message: str) -> dict:
-    """An empty plot that says why there is nothing to draw."""
-    return {
-        "data": [],
-        "layout": {
-            "xaxis": {"visible": False},
-            "yaxis": {"visible": False},
-            "annotations": [{"text": message, "showarrow": False, "font": {"size": 15}}],
-        },
-    }
-
-
-def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", present: bool = False) -> dict:
-    """Stacked bars of weights / KV cache / activations against each accelerator's capacity."""
-    colors = THEMES.get(theme, THEMES["light"])
-    mem = [r["memory"] for r in results]
-    names = [
-        f"{r['hardware_name']}<br>{t('max_batch', lang, n=m['max_batch_size'])}"
-        if m["fits"]
-        else f"{r['hardware_name']}<br><span style='color:{colors['danger']}'>{t('does_not_fit', lang)}</span>"
-        for r, m in zip(results, mem, strict=True)
-    ]
-    over = [colors["danger"] if not m["fits"] else None for m in mem]
-    parts = (
-        ("weights", "weights_bytes", "#0072B2"),
-        ("kv_cache", "kv_cache_bytes", "#E69F00"),
-        ("activations", "activation_bytes", "#009E73"),
-    )
-    data = []
-    for key, field, color in parts:
-        data.append(
-            {
-                "type": "bar",
-                "orientation": "h",
-                "uid": uid("memory", key),
-                "name": t(key, lang),
-                "y": names,
-                "x": [m[field] for m in mem],
-                "marker": {"color": [o or color for o in over] if key == "kv_cache" else color},
-                "hovertemplate": f"{t(key, lang)} %{{x:.3s}}B<extra>%{{y}}</extra>",
-            }
-        )
-    data.append(
-        {
-            "type": "scatter",
-            "uid": uid("memory", "capacity"),
-            "name": t("capacity", lang),
-            "y": names,
-            "x": [m["capacity_bytes"] for m in mem],
-            "mode": "markers",
-            # in the text colour: a red tick vanished on the red bar of a card that does not fit
-            "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": colors["font"]}},
-            "hovertemplate": f"{t('capacity', lang)} %{{x:.3s}}B<extra>%{{y}}</extra>",
-        }
-    )
-    layout = base_layout(lang, theme, present)
-    layout.update(
-        {
-            "barmode": "stack",
-            "margin": {"l": 200 if present else 130, "r": 10, "t": 30, "b": 40},
-            "legend": {
-                "orientation": "h",
-                "y": 1.02,
-                "yanchor": "bottom",
-                "x": 0,
-                "font": {"size": 16 if present else 11},
-            },
-            "xaxis": {
-                "title": {"text": t("bytes_axis", lang)},
-                "gridcolor": colors["grid"],
-                "tickformat": "~s",
-                "ticksuffix": "B",
-            },
-            "yaxis": {"autorange": "reversed"},
-            "height": 110 + (80 if present else 45) * len(results),
-        }
-    )
-    return {"data": data, "layout": layout}
-
-
-def throughput_figure(
-    sweeps: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light", present: bool = False
-) -> dict:
-    """Decode tokens/s bound against batch size; the line turns dotted where it stops fitting."""
-    data = []
-    for i, r in enumerate(results):
-        s = sweeps[r["hardware_id"]]
-        c = color_for(i, theme)
-        fits = s["fits"]
-        for part, mask, dash in (("fits", fits, "solid"), ("over", ~fits, "dot")):
-            if not mask.any():
-                continue
-            data.append(
-                {
-                    "type": "scatter",
-                    "uid": uid("throughput", r["hardware_id"], part),
-                    "name": r["hardware_name"],
-                    "showlegend": part == "fits" or not fits.any(),
-                    "legendgroup": r["hardware_id"],
-                    "x": s["batch_size"][mask].tolist(),
-                    "y": s["tokens_per_s"][mask].tolist(),
-                    "mode": "lines",
-                    "line": {"color": c, "dash": dash, "width": 2},
-                    "hovertemplate": f"{r['hardware_name']}<br>B=%{{x}}: %{{y:,.0f}} tok/s<extra></extra>",
-                }
-            )
-        maxb = r["memory"]["max_batch_size"]
-        if 1 <= maxb <= s["batch_size"][-1]:
-            idx = int(min(range(len(s["batch_size"])), key=lambda j: abs(s["batch_size"][j] - maxb)))
-            data.append(
-                {
-                    "type": "scatter",
-                    "uid": uid("throughput", r["hardware_id"], "max"),
-                    "showlegend": False,
-                    "x": [maxb],
-                    "y": [float(s["tokens_per_s"][idx])],
-                    "mode": "markers",
-                    "marker": {"color": c, "symbol": "x", "size": 10},
-                    "hovertemplate": t("max_batch", lang, n=maxb) + "<extra></extra>",
-                }
-            )
-    layout = base_layout(lang, theme, present)
-    colors = THEMES.get(theme, THEMES["light"])
-    layout.update(
-        {
-            "xaxis": {"type": "log", "title": {"text": t("batch_axis", lang)}, "gridcolor": colors["grid"]},
-            "yaxis": {"type": "log", "title": {"text": t("tokens_axis", lang)}, "gridcolor": colors["grid"]},
-            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-            "height": 320,
-            "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
-        }
-    )
-    return {"data": data, "layout": layout}
-
-
-def ops_rows(result: dict, lang: str = "en", phase: str = "decode") -> list[dict]:
-    """Rows of the ops table for one accelerator's decode step or prefill (unit, bound and scope
-    in words of the page's language; the numbers stay numbers, so the table sorts them)."""
-    return [
-        {
-            "op": o["name"],
-            "unit": t(f"unit_{o['unit']}", lang),
-            "flops": o["flops"],
-            "bytes": o["bytes"],
-            "intensity": round(o["intensity"], 4),
-            "bound": t(f"bound_{o['bound']}", lang),
-            "time_us": round(o["time_s"] * 1e6, 3),
-            "share": round(o["share_of_step"], 4),
-            "scope": t("scope_n_layers", lang, n=o["layers"]) if o["layers"] else t("scope_once_short", lang),
-        }
-        for o in result[phase]["ops"]
-    ]
-
-
-def comparison_rows(results: list[dict], ttft_alone_s: dict[str, float]) -> list[dict]:
-    """Decode tokens/s, the TTFT of one request alone and of the whole batch's prefill, and max
-    batch; in brackets each against the first accelerator on one convention, higher is better
-    (for a time: how many times faster)."""
-    base = results[0]
-
-    def faster(a: float, b: float) -> str:
-        return f"{a / b:.2f}x" if b else "—"
-
-    rows = []
-    for r in results:
-        hw, base_hw = r["hardware_id"], base["hardware_id"]
-        tps, batch_ttft, maxb = r["decode"]["tokens_per_s"], r["prefill"]["time_s"], r["memory"]["max_batch_size"]
-        alone = ttft_alone_s[hw]
-        rows.append(
-            {
-                "gpu": r["hardware_name"],
-                "decode": f"{grouped(tps)} ({faster(tps, base['decode']['tokens_per_s'])})",
-                "ttft1": f"{duration(alone)} ({faster(ttft_alone_s[base_hw], alone)})",
-                "ttft": f"{duration(batch_ttft)} ({faster(base['prefill']['time_s'], batch_ttft)})",
-                "maxb": f"{grouped(maxb)} ({faster(maxb, base['memory']['max_batch_size'])})",
-            }
-        )
-    return rows
-
-
-# Pin and compare (issue 14): what A and B are compared on, each an engine field.
-DELTA_METRICS = (
-    ("delta_tps", lambda r: r["decode"]["tokens_per_s"], grouped),
-    ("delta_step", lambda r: r["decode"]["time_s"], duration),
-    ("delta_ttft", lambda r: r["prefill"]["time_s"], duration),
-    ("delta_kv", lambda r: r["memory"]["kv_bytes_per_token"], lambda v: si(v, "B")),
-    ("delta_maxb", lambda r: r["memory"]["max_batch_size"], grouped),
-    ("delta_memory", lambda r: r["memory"]["total_bytes"], lambda v: si(v, "B")),
-)
-
-
-def delta_rows(a: dict, b: dict, lang: str) -> list[dict]:
-    """Scenario A against B on one accelerator: each metric as A, B and B/A."""
-    rows = []
-    for key, field, fmt in DELTA_METRICS:
-        va, vb = field(a), field(b)
-        rows.append({"metric": t(key, lang), "a": fmt(va), "b": fmt(vb), "ratio": f"{vb / va:.2f}x" if va else "—"})
-    return rows
-
-
-def request_rows(results: list[dict]) -> list[dict]:
-    """One request end to end per accelerator (engine/request.py), formatted."""
-    rows = []
-    for r in results:
-        q = r.get("request")
-        if not q:
-            continue
-        cost = q["cost_per_million_output_tokens"]
-        rows.append(
-            {
-                "gpu": r["hardware_name"],
-                "ttft": duration(q["ttft_s"]),
-                "tpot": duration(q["tpot_s"]),
-                "e2e": duration(q["e2e_s"]),
-                "user": grouped(q["output_tokens_per_s_per_sequence"]),
-                "group": grouped(q["output_tokens_per_s"]),
-                "cost": "—" if cost is None else f"${plain(cost)}",
-                "fits": q["fits_at_end"],
-            }
-        )
-    return rows
-
-
-def interactivity_figure(
-    curves: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light", present: bool = False
-) -> dict:
-    """Output tokens/s per GPU against tokens/s per user (1 / TPOT) along batch 1 .. the largest
-    batch that fits, one curve per accelerator, the current batch marked: past the knee the
-    group's throughput stops rising while every user waits longer (seed 000)."""
-    data = []
-    for i, r in enumerate(results):
-        hw, c = r["hardware_id"], color_for(i, theme)
-        curve = curves.get(hw)
-        if curve is None or not len(curve["batch_size"]):
-            continue
-        batch = [int(b) for b in curve["batch_size"]]
-        data.append(
-            {
-                "type": "scatter",
-                "uid": uid("interactivity", hw, "curve"),
-                "name": r["hardware_name"],
-                "legendgroup": hw,
-                "x": [float(v) for v in curve["output_tokens_per_s_per_sequence"]],
-                "y": [float(v) for v in curve["output_tokens_per_s_per_gpu"]],
-                "mode": "lines",
-                "line": {"color": c, "width": 2},
-                "customdata": batch,
-                "hovertemplate": f"{r['hardware_name']}<br>B = %{{customdata}}<br>"
-                f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
-                f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
-            }
-        )
-        q = r.get("request")
-        tpot = q["tpot_s"] if q else r["decode"]["time_s"]
-        per_gpu = (q["output_tokens_per_s"] if q else r["decode"]["tokens_per_s"]) / r["tensor_parallel"]
-        data.append(
-            {
-                "type": "scatter",
-                "uid": uid("interactivity", hw, "current"),
-                "name": r["hardware_name"],
-                "legendgroup": hw,
-                "showlegend": False,
-                "x": [1.0 / tpot],
-                "y": [per_gpu],
-                "mode": "markers",
-                "marker": {"color": c, "size": 11, "symbol": "circle", "line": {"color": "#ffffff", "width": 1}},
-                "hovertemplate": f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
-                f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
-                f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
-            }
-        )
-    layout = base_layout(lang, theme, present)
-    colors = THEMES.get(theme, THEMES["light"])
-    # ticks at 1-2-5 steps, never Plotly's lone minor digits ("2 3 4 5") on a short log range
-    ticks = {"tickformat": ",~r", "dtick": "D2"}
-    layout.update(
-        {
-            "xaxis": {"type": "log", "title": {"text": t("per_user_axis", lang)}, "gridcolor": colors["grid"], **ticks},
-            "yaxis": {"type": "log", "title": {"text": t("per_gpu_axis", lang)}, "gridcolor": colors["grid"], **ticks},
-            "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-            "height": 320,
-            "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
-        }
-    )
-    return {"data": data, "layout": layout}
 
 
 def published_traces(published: list[dict], results: list[dict], lang: str, theme: str = "light") -> list[dict]:
@@ -768,23 +429,3 @@ def published_traces(published: list[dict], results: list[dict], lang: str, them
             }
         )
     return traces
-
-
-def reality_rows(published: list[dict]) -> list[dict]:
-    """The "reality check" table: each published figure against its bound."""
-    return [
-        {
-            "gpu": p["accelerator"],
-            "model": p["model"],
-            "scenario": f"{p['weight_dtype']} · TP {p['tensor_parallel']} · B {p['batch_size']} · "
-            f"{grouped(p['input_tokens'])}/{grouped(p['output_tokens'])}",
-            "metric": p["metric"],
-            "measured": plain(p["value"]),
-            "bound": plain(p["bound"]),
-            "fraction": f"{p['fraction_of_bound']:.0%}",
-            "mbu": f"{p['mbu']:.0%}",
-            "source": f"{p['source']['table']}, {p['source']['date']}",
-            "url": p["source"]["url"],
-        }
-        for p in published
-    ]

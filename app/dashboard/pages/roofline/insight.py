@@ -8,8 +8,8 @@ min TP. The comparison says what decode follows in the regime it is in.
 
 from __future__ import annotations
 
-from ..units import duration, grouped, plain, si
-from .i18n import t
+from app.dashboard.lib.i18n import t
+from app.units import duration, grouped, plain, si
 
 
 def _gb(value: float) -> str:

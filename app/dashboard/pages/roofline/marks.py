@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from ..service import BATCH_STOPS, CONTEXT_STOPS, phase_at
-from ..units import duration, grouped, plain, si
-from .i18n import t
-from .uids import uid
+from app.dashboard.lib.i18n import t
+from app.dashboard.lib.uids import uid
+from app.service import BATCH_STOPS, CONTEXT_STOPS, phase_at
+from app.units import duration, grouped, plain, si
 
 PHASE_FIELDS = ("flops", "bytes", "intensity", "attainable", "bound", "time", "detail")
 MEASURED_DECODE_FIELDS = ("time", "tps", "gap", "mbu", "mfu")

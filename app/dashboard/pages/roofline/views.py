@@ -10,40 +10,14 @@ import flask
 from dash import html
 
 import engine
-from engine.analysis import Scenario, scenario_dict
-from engine.errors import EngineInputError
-from engine.hardware import get_accelerator
-from engine.hierarchy import hierarchy_roofs
-from engine.published import published_measurements
-from engine.triage import triage_for
-
-from ..service import (
-    BATCH_STOPS,
-    CONTEXT_STOPS,
-    catalogue_fingerprint,
-    dashboard_data,
-    dashboard_grid,
-    grid_key,
-    memo_grid,
-    resolve_hardware,
-)
-from ..units import duration, grouped
-from .figures import (
-    comparison_rows,
-    delta_rows,
-    interactivity_figure,
-    memory_figure,
-    message_figure,
-    ops_rows,
-    reality_rows,
-    request_rows,
-    roofline_figure,
-    throughput_figure,
-)
-from .i18n import reason, t
-from .insight import cache_sentence, insight_sentences, pin_sentence
-from .marks import grid_payload
-from .url_state import (
+from app.dashboard.components.plot_style import message_figure
+from app.dashboard.lib.i18n import reason, t
+from app.dashboard.pages.roofline.figures import roofline_figure
+from app.dashboard.pages.roofline.insight import cache_sentence, insight_sentences, pin_sentence
+from app.dashboard.pages.roofline.marks import grid_payload
+from app.dashboard.pages.roofline.panel_figures import interactivity_figure, memory_figure, throughput_figure
+from app.dashboard.pages.roofline.rows import comparison_rows, delta_rows, ops_rows, reality_rows, request_rows
+from app.dashboard.pages.roofline.state import (
     PRECISIONS,
     View,
     hardware_ids,
@@ -54,6 +28,23 @@ from .url_state import (
     view_model,
     what_if_names,
 )
+from app.service import (
+    BATCH_STOPS,
+    CONTEXT_STOPS,
+    catalogue_fingerprint,
+    dashboard_data,
+    dashboard_grid,
+    grid_key,
+    memo_grid,
+    resolve_hardware,
+)
+from app.units import duration, grouped
+from engine.analysis import Scenario, scenario_dict
+from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
+from engine.hierarchy import hierarchy_roofs
+from engine.published import published_measurements
+from engine.triage import triage_for
 
 
 def scenario_of(view: View) -> Scenario:

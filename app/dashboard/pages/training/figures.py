@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dash import html
 
-from ..units import duration, grouped, plain, si
-from .figures import THEMES, base_layout
-from .i18n import t
+from app.dashboard.components.plot_style import THEMES, base_layout
+from app.dashboard.lib.i18n import t
+from app.units import duration, grouped, plain, si
 
 # The four counting choices of seed 000, in the order the seed lists them.
 UTIL_ROWS = ("mfu", "mfu_with_attention", "hfu", "mfu_sparse_peak")

@@ -22,11 +22,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from dash import ClientsideFunction, Input, Output, State, dcc, html
-
+from app.dashboard.lib.i18n import reason, t
+from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
+from app.units import grouped
 from engine.errors import EngineInputError
 from engine.hardware import catalogue, get_accelerator
-from engine.model_catalog import get_model, model_ids
+from engine.model_catalog import model_ids
 from engine.training import (
     MAX_GPUS,
     MAX_SEQUENCE,
@@ -39,17 +40,13 @@ from engine.training import (
     training_model,
 )
 
-from ..units import count, grouped
-from .figures import message_figure
-from .i18n import reason, t
-from .lab_training_figures import comm_panel, memory_figure, memory_text, utilisation_panel
-from .tabs import lab_shell
-from .url_state import View
-
 TEACHING = "teaching"
+
+
 MEASURES = ("step", "rate")
+
+
 MAX_NOTICES = 8
-GRAPH_CONFIG = {"displaylogo": False, "showSendToCloud": False, "displayModeBar": False}
 
 
 @dataclass(frozen=True)
@@ -128,7 +125,23 @@ PARAMS: dict[str, tuple[str, Callable, tuple]] = {
     "busbw": ("busbw_gbs", *_num(1e6)),
     "mb": ("micro_batch", *_int(1, 1 << 30)),
 }
+
+
 TEACHING_PARAMS = ("n", "layers", "heads", "hdim")
+OWN = frozenset(PARAMS)  # what the lab reads itself; the rest of the roofline's travels through
+
+
+def _text_of(value: object) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def link_pairs(a: TrainArgs) -> list[tuple[str, str]]:
+    """The lab's own parameters in its canonical link, in the order PARAMS reads them."""
+    values = {name: getattr(a, attr) for name, (attr, _, _) in PARAMS.items()}
+    left_out = {"tok_s" if a.measure == "step" else "step"}
+    if a.model != TEACHING:
+        left_out |= set(TEACHING_PARAMS)
+    return [(name, _text_of(v)) for name, v in values.items() if name not in left_out and v is not None]
 
 
 def _why(name: str, lang: str) -> str:
@@ -147,7 +160,8 @@ def parse_args(lab_args: tuple[tuple[str, str], ...], hardware: tuple[str, ...],
     given: dict[str, str] = {}
     for name, value in lab_args:
         if name not in PARAMS:
-            bad(name, value, t("lab_train_why_unknown", lang))
+            if name not in ROOFLINE_PARAMS:  # the roofline's are carried through the lab (pages/links.py)
+                bad(name, value, t("lab_train_why_unknown", lang))
             continue
         attr, parse, _ = PARAMS[name]
         parsed = parse(value)
@@ -197,6 +211,8 @@ CONTROLS = (
     ("train-busbw", "busbw"),
     ("train-mb", "mb"),
 )
+
+
 OPTIONAL = ("busbw", "mb")
 
 
@@ -281,216 +297,3 @@ def compute(a: TrainArgs, lang: str = "en") -> tuple[dict | None, dict | None, s
             fix["recompute"],
         )
     return result, fix_bill, None
-
-
-# ---- the page --------------------------------------------------------------------------------------
-def outputs(a: TrainArgs, problems: list[str], lang: str, theme: str, present: bool) -> tuple:
-    """(teaching form hidden, error, utilisation, memory figure, memory text, all-reduce): the
-    first render and every callback show the same thing for the same inputs."""
-    hidden = a.model != TEACHING
-    result, fix_bill, error = (None, None, None) if problems else compute(a, lang)
-    if problems or error:
-        message = problems if problems else [t("lab_train_error", lang, msg=error)]
-        return hidden, [html.P(m) for m in message], [], message_figure("—"), [], []
-    hw = get_accelerator(a.hardware)
-    return (
-        hidden,
-        [],
-        utilisation_panel(result, hw.vendor, hw.name, lang),
-        memory_figure(result["memory"], fix_bill, lang, theme, present),
-        memory_text(result, hw.name, lang),
-        comm_panel(result, a.busbw_gbs is not None, lang),
-    )
-
-
-def _field(label: str, control, html_for: str | None = None) -> html.Div:
-    return html.Div([html.Label(label, className="field-label", htmlFor=html_for), control], className="field")
-
-
-def _number(cid: str, value: object, label: str, step: str = "1", minimum: float = 1) -> html.Div:
-    return _field(
-        label,
-        dcc.Input(id=cid, type="number", value=value, min=minimum, step=step, debounce=0.6, className="number-input"),
-        html_for=cid,
-    )
-
-
-def _radio(cid: str, options: list[tuple[object, str]], value: object, label: str) -> html.Div:
-    return _field(
-        label,
-        dcc.RadioItems(
-            id=cid,
-            options=[{"label": text, "value": v} for v, text in options],
-            value=value,
-            className="toggle",
-            inline=True,
-        ),
-    )
-
-
-def _model_label(mid: str) -> str:
-    m = get_model(mid)
-    if m.num_active_params != m.num_params:
-        return f"{mid} · {count(m.num_params)} ({count(m.num_active_params)} active)"
-    return f"{mid} · {count(m.num_params)}"
-
-
-def controls(a: TrainArgs, lang: str) -> html.Div:
-    hw_options = [{"label": x.name, "value": x.id} for x in catalogue().values()]
-    model_options = [{"label": t("lab_train_teaching", lang), "value": TEACHING}] + [
-        {"label": _model_label(mid), "value": mid} for mid in model_ids()
-    ]
-    return html.Div(
-        [
-            _field(
-                t("lab_train_accelerator", lang),
-                dcc.Dropdown(id="train-hw", options=hw_options, value=a.hardware, clearable=False),
-            ),
-            _field(
-                t("lab_train_model", lang),
-                dcc.Dropdown(id="train-model", options=model_options, value=a.model, clearable=False),
-            ),
-            html.Div(
-                [
-                    _number("train-n", a.params_b, t("lab_train_n", lang), step="any", minimum=0),
-                    _number("train-layers", a.layers, t("lab_train_layers", lang)),
-                    _number("train-heads", a.heads, t("lab_train_heads", lang)),
-                    _number("train-hdim", a.head_dim, t("lab_train_hdim", lang)),
-                ],
-                id="train-teaching",
-                className="field-pair",
-                hidden=a.model != TEACHING,
-            ),
-            html.Div(
-                [
-                    _number("train-gpus", a.gpus, t("lab_train_gpus", lang)),
-                    _number("train-seq", a.seq, t("lab_train_seq", lang)),
-                ],
-                className="field-pair",
-            ),
-            _number("train-tokens", a.tokens, t("lab_train_tokens", lang)),
-            html.Div(
-                [
-                    html.Label(t("lab_train_measure", lang), className="field-label", htmlFor="train-measured"),
-                    dcc.RadioItems(
-                        id="train-measure",
-                        options=[
-                            {"label": t("lab_train_measure_step", lang), "value": "step"},
-                            {"label": t("lab_train_measure_rate", lang), "value": "rate"},
-                        ],
-                        value=a.measure,
-                        className="toggle",
-                        inline=True,
-                    ),
-                    dcc.Input(
-                        id="train-measured",
-                        type="number",
-                        value=a.measured,
-                        min=0,
-                        step="any",
-                        debounce=0.6,
-                        className="number-input",
-                    ),
-                ],
-                className="field",
-            ),
-            _radio(
-                "train-opt",
-                [(o, t(f"lab_train_opt_{o}", lang)) for o in OPTIMIZERS],
-                a.optimizer,
-                t("lab_train_optimizer", lang),
-            ),
-            _radio(
-                "train-zero", [(z, t(f"lab_train_zero_{z}", lang)) for z in range(4)], a.zero, t("lab_train_zero", lang)
-            ),
-            _radio(
-                "train-recompute",
-                [(r, t(f"lab_train_rc_{r}", lang)) for r in RECOMPUTE],
-                a.recompute,
-                t("lab_train_recompute", lang),
-            ),
-            _radio("train-dtype", [(d, d) for d in TRAINING_DTYPES], a.dtype, t("lab_train_dtype", lang)),
-            _number("train-busbw", a.busbw_gbs, t("lab_train_busbw", lang), step="any", minimum=0),
-            _number("train-mb", a.micro_batch, t("lab_train_mb", lang)),
-        ],
-        className="controls train-controls",
-        id="train-controls",
-    )
-
-
-def _panel(title: str, children: list, panel_id: str) -> html.Section:
-    return html.Section([html.H2(title), *children], className="panel", id=panel_id)
-
-
-def page(view: View) -> html.Div:
-    lang = view.lang
-    args, notices = parse_args(view.lab_args, view.hardware, lang)
-    hidden, error, util, figure, mem_text, comm = outputs(args, [], lang, view.theme, view.present)
-    body = html.Main(
-        [
-            dcc.Store(
-                id="train-flags", data={"lang": lang, "theme": view.theme, "embed": view.embed, "present": view.present}
-            ),
-            dcc.Store(id="train-url"),
-            controls(args, lang),
-            html.Div(
-                [
-                    html.Div(error, id="train-error", className="error", role="alert"),
-                    _panel(
-                        t("lab_train_util_title", lang),
-                        [html.Div(util, id="train-util")],
-                        "train-util-panel",
-                    ),
-                    _panel(
-                        t("lab_train_memory_title", lang),
-                        [
-                            dcc.Graph(id="train-memory-graph", figure=figure, config=GRAPH_CONFIG),
-                            html.Div(mem_text, id="train-memory-text"),
-                        ],
-                        "train-memory-panel",
-                    ),
-                    _panel(t("lab_train_comm_title", lang), [html.Div(comm, id="train-comm")], "train-comm-panel"),
-                ],
-                className="train-results",
-            ),
-        ],
-        id="train-lab",
-        className="lab train-lab",
-    )
-    return lab_shell(view, [body], notices)
-
-
-def _flags(flags: object) -> tuple[str, str, bool]:
-    flags = flags if isinstance(flags, dict) else {}
-    lang = flags.get("lang") if flags.get("lang") in ("en", "zh") else "en"
-    theme = flags.get("theme") if flags.get("theme") in ("light", "dark") else "light"
-    return lang, theme, flags.get("present") is True
-
-
-def register(app) -> None:
-    inputs = [Input(cid, "value") for cid, _ in CONTROLS]
-
-    @app.callback(
-        Output("train-teaching", "hidden"),
-        Output("train-error", "children"),
-        Output("train-util", "children"),
-        Output("train-memory-graph", "figure"),
-        Output("train-memory-text", "children"),
-        Output("train-comm", "children"),
-        *inputs,
-        State("train-flags", "data"),
-        prevent_initial_call=True,
-    )
-    def update_training(*values):
-        lang, theme, present = _flags(values[-1])
-        args, problems = args_from_controls(*values[:-1], lang=lang)
-        return outputs(args, problems, lang, theme, present)
-
-    # the address bar follows the controls (history.replaceState): a link reproduces the view
-    app.clientside_callback(
-        ClientsideFunction("train", "syncUrl"),
-        Output("train-url", "data"),
-        *inputs,
-        State("train-flags", "data"),
-        prevent_initial_call=True,
-    )

@@ -6,15 +6,18 @@ import math
 import re
 
 import pytest
+from dash import no_update
 
-from app.dashboard import lab_ops
-from app.dashboard.i18n import STRINGS
-from app.dashboard.lab_ops import add_what_if, update
-from app.dashboard.lab_ops_compute import compute
-from app.dashboard.lab_ops_state import CONTROLS, FIELDS_OF, OpsState, from_controls, lab_query, parse_args, spec_of
-from app.dashboard.lab_ops_tables import results_table, views_table
-from app.dashboard.layout import page as any_page
-from app.dashboard.url_state import View, view_from_search
+from app.dashboard.lib.i18n import STRINGS, reason
+from app.dashboard.pages.ops import callbacks as ops_callbacks
+from app.dashboard.pages.ops import layout as ops_layout
+from app.dashboard.pages.ops.callbacks import add_what_if, update
+from app.dashboard.pages.ops.compute import compute
+from app.dashboard.pages.ops.controls_state import CONTROLS, from_controls
+from app.dashboard.pages.ops.state import FIELDS_OF, OpsState, lab_query, parse_args, spec_of
+from app.dashboard.pages.ops.tables import results_table, views_table
+from app.dashboard.pages.roofline.state import View, view_from_search
+from app.dashboard.shell import page as any_page
 from engine.hardware import catalogue, get_accelerator
 from engine.oplab import GemmSpec, lab
 from engine.what_if import FORMAT, parse_what_if
@@ -48,7 +51,7 @@ def ids_of(component) -> set[str]:
 
 
 def lab_page(query: str):
-    return lab_ops.page(view_from_search(query))
+    return ops_layout.page(view_from_search(query))
 
 
 def points(figure: dict) -> dict[str, dict]:
@@ -69,8 +72,8 @@ def test_the_issue_link_is_parsed_and_written_back():
     assert notices == []
     assert (state.op, state.m, state.n, state.k, state.dtype) == ("gemm", 4096, 4096, 4096, "bf16")
     assert view.hardware == ("h100-sxm5",)
-    assert lab_query(view, state, view.hardware) == (
-        "tab=ops&op=gemm&m=4096&n=4096&k=4096&dtype=bf16&hw=h100-sxm5&lang=en&theme=light"
+    assert lab_query(view, state, view.hardware)["template"] == (
+        "tab=ops&op=gemm&m=4096&n=4096&k=4096&dtype=bf16&model=llama-2-7b&hw=h100-sxm5&lang=en&theme=light"
     )
 
 
@@ -87,7 +90,7 @@ def test_canonical_query_round_trips(query):
     view = view_from_search(query + "&hw=rtx-4090")
     state, notices = parse_args(view.lab_args)
     assert notices == []
-    again = view_from_search(lab_query(view, state, view.hardware))
+    again = view_from_search(lab_query(view, state, view.hardware)["template"])
     assert parse_args(again.lab_args) == (state, [])
     assert again.hardware == ("rtx-4090",)
 
@@ -148,7 +151,7 @@ def test_hostile_values_are_ignored_with_a_notice(name, value):
     assert notices, (name, value)
     assert all(len(n) <= 40 and len(v) <= 40 for n, v, _ in notices)
     spec_of(state)  # still a valid op
-    page = lab_ops.page(View(tab="ops", lab_args=((name, value),)))
+    page = ops_layout.page(View(tab="ops", lab_args=((name, value),)))
     assert name[:40] in text_of(page)  # the notice names the parameter
 
 
@@ -207,8 +210,8 @@ def test_controls_pass_the_same_checks_and_never_raise():
 
 def test_callback_answers_a_hand_made_request():
     out = update({"op": "elementwise", "hardware": "h100-sxm5", "ops": "add"}, "junk", None)
-    assert len(out) == len(lab_ops.PANEL_OUTPUTS) + 4
-    status, hidden, query, flags = out[-4:]
+    assert set(out["panels"]) == {i for i, _ in ops_callbacks.PANEL_OUTPUTS}
+    status, hidden, query, flags = out["status"], out["status_hidden"], out["link"]["template"], out["flags"]
     assert status and hidden is False  # what was ignored is said
     assert query.startswith("tab=ops&op=elementwise&") and flags == {"query": query}
 
@@ -219,10 +222,10 @@ def test_callback_updates_the_page_flags_query():
     values |= {"overhead": 0, "tile": "", "act": "", "model": "llama-2-7b", "shape": "4,4", "ops": ["add"]}
     values |= {k: getattr(OpsState(), k) for k in FIELDS_OF["conv2d"]} | {"count": 1}
     out = update(values, {"lang": "zh", "theme": "dark", "embed": False}, {"lang": "zh", "query": "old"})
-    query, flags = out[-2:]
-    assert query == "tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&hw=rtx-4090&lang=zh&theme=dark"
+    query, flags = out["link"]["template"], out["flags"]
+    assert query == "tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&model=llama-2-7b&hw=rtx-4090&lang=zh&theme=dark"
     assert flags == {"lang": "zh", "query": query}
-    assert out[-4] == [] and out[-3] is True  # nothing ignored: no status line
+    assert out["status"] == [] and out["status_hidden"] is True  # nothing ignored: no status line
 
 
 # ---- the engine's numbers on screen ---------------------------------------------------------
@@ -231,7 +234,7 @@ def test_callback_updates_the_page_flags_query():
 def test_seed000_gemm_on_h100_is_drawn_at_the_engine_intensity():
     state, _ = state_of("tab=ops&op=gemm&m=8192&n=8192&k=8192")
     computed = compute(state, ("h100-sxm5", "rtx-4090"))
-    figure = lab_ops.panels(View(tab="ops", lang="en"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
+    figure = ops_layout.panels(View(tab="ops", lang="en"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
     engine = lab(GemmSpec(8192, 8192, 8192), [get_accelerator("h100-sxm5")])["results"][0]
     point = points(figure)["op--h100-sxm5--gemm"]
     assert point["x"] == [engine["intensity"]] and point["y"] == [engine["attainable_flops_per_s"]]
@@ -256,7 +259,7 @@ def test_tile_view_shows_both_conventions_and_names_them():
     page = lab_page("tab=ops&preset=tile-128&hw=h100-sxm5")
     text = text_of(page)
     assert "C read-modify-write (seed 003: ≈32)" in text and "read once, write once (≈42.7)" in text
-    figure = lab_ops.panels(View(tab="ops"), state_of("tab=ops&preset=tile-128")[0], ("h100-sxm5",))["lab-graph"]
+    figure = ops_layout.panels(View(tab="ops"), state_of("tab=ops&preset=tile-128")[0], ("h100-sxm5",))["lab-graph"]
     lines = {tr["uid"]: tr["x"][0] for tr in figure["data"] if tr["uid"].startswith("tile--")}
     assert lines["tile--c-read-modify-write"] == pytest.approx(32)
     assert lines["tile--read-once-write-once"] == pytest.approx(128 / 3)
@@ -283,7 +286,7 @@ def test_ten_unfused_elementwise_ops_move_ten_times_the_fused_bytes():
     # side by side: one column each on the first accelerator, adjacent rows per accelerator
     views = text_of(views_table(computed, "en"))
     assert views.index("unfused") < views.index("fused") and "10.7 GB" in views and "1.07 GB" in views
-    figure = lab_ops.panels(View(tab="ops"), state, ("h100-sxm5", "h200-sxm"))["lab-graph"]
+    figure = ops_layout.panels(View(tab="ops"), state, ("h100-sxm5", "h200-sxm"))["lab-graph"]
     assert set(points(figure)) == {f"op--{hw}--{v}" for hw in ("h100-sxm5", "h200-sxm") for v in ("unfused", "fused")}
 
 
@@ -291,7 +294,7 @@ def test_a_tiny_op_is_bound_by_launch_overhead():
     state, _ = state_of("tab=ops&op=elementwise&shape=32,128&ops=add&count=1&overhead_us=5")
     r = compute(state, ("h100-sxm5",))["series"][0]["results"][0]
     assert r["bound"] == "overhead" and r["time_s"] == pytest.approx(5e-6)
-    figure = lab_ops.panels(View(tab="ops"), state, ("h100-sxm5",))["lab-graph"]
+    figure = ops_layout.panels(View(tab="ops"), state, ("h100-sxm5",))["lab-graph"]
     point = points(figure)["op--h100-sxm5--elementwise"]
     assert point["y"] == [r["attainable_flops_per_s"]]
     assert "overhead" in point["hovertemplate"]
@@ -301,7 +304,7 @@ def test_a_tiny_op_is_bound_by_launch_overhead():
 def test_seed000_chart_has_three_points_per_accelerator():
     page = lab_page("tab=ops&op=seed000&hw=h100-sxm5,rtx-4090")
     state, _ = state_of("tab=ops&op=seed000")
-    figure = lab_ops.panels(View(tab="ops"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
+    figure = ops_layout.panels(View(tab="ops"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
     assert set(points(figure)) == {
         f"op--{hw}--{p}" for hw in ("h100-sxm5", "rtx-4090") for p in ("gemm-8192", "add", "decode")
     }
@@ -337,7 +340,7 @@ def test_no_scientific_notation_anywhere_on_the_page():
         page = lab_page(query)
         assert not SCIENTIFIC.search(text_of(page)), query
         state, _ = state_of(query)
-        figure = lab_ops.panels(View(tab="ops"), state, view_from_search(query).hardware)["lab-graph"]
+        figure = ops_layout.panels(View(tab="ops"), state, view_from_search(query).hardware)["lab-graph"]
         shown = " ".join(tr.get("hovertemplate", "") for tr in figure["data"])
         shown += " ".join(figure["layout"]["xaxis"]["ticktext"] + figure["layout"]["yaxis"]["ticktext"])
         assert not SCIENTIFIC.search(shown), query
@@ -358,13 +361,13 @@ def test_chinese_page_and_strings():
 
 
 def test_every_callback_id_is_in_the_page_and_prefixed():
-    page = lab_ops.page(View(tab="ops"))
+    page = ops_layout.page(View(tab="ops"))
     ids = ids_of(page)
     for name in CONTROLS:
         assert f"lab-{name}" in ids
-    for component_id, _ in lab_ops.PANEL_OUTPUTS:
+    for component_id, _ in ops_callbacks.PANEL_OUTPUTS:
         assert component_id in ids
-    assert {"lab-status", "lab-query", "lab-url-sync", "lab-context", "view-flags"} <= ids
+    assert {"lab-status", "lab-link", "lab-url-sync", "lab-context", "view-flags"} <= ids
     own = ids - {"view-flags", "notices", "app-root", "lang"} - {i for i in ids if i.startswith("tab-")}
     assert all(i.startswith("lab-") or i == "ops-lab" for i in own), sorted(own)
     # the dashboard's page() dispatches the tab to this module
@@ -380,8 +383,9 @@ def test_a_what_if_link_draws_the_gemm_on_both_cards():
     view = view_from_search(SELFTEST)
     state, notices = parse_args(view.lab_args, view.hardware)
     assert notices == [] and state.what_if == ("selftest:2:500",)
-    assert lab_query(view, state, view.hardware).endswith("&hw=h100-sxm5&lang=en&theme=light&xhw=selftest:2:500")
-    figure = lab_ops.panels(view, state, view.hardware)["lab-graph"]
+    link = lab_query(view, state, view.hardware)["template"]
+    assert link.endswith("&model=llama-2-7b&xhw=selftest:2:500&hw=h100-sxm5&lang=en&theme=light")
+    figure = ops_layout.panels(view, state, view.hardware)["lab-graph"]
     card = parse_what_if("selftest:2:500")
     engine = lab(GemmSpec(8192, 8192, 8192), [card])["results"][0]
     point = points(figure)["op--selftest--gemm"]
@@ -407,7 +411,7 @@ def test_every_op_kind_takes_what_ifs(query):
     view = view_from_search(query + "&hw=h100-sxm5&xhw=selftest:2:500,fast:3.35:1979:80")
     state, notices = parse_args(view.lab_args, view.hardware)
     assert notices == [] and len(state.what_if) == 2
-    figure = lab_ops.panels(view, state, view.hardware)["lab-graph"]
+    figure = ops_layout.panels(view, state, view.hardware)["lab-graph"]
     hws = {u.split("--")[1] for u in points(figure)}
     assert hws == {"h100-sxm5", "selftest", "fast"}
     uids = [tr["uid"] for tr in figure["data"]]
@@ -419,12 +423,12 @@ def test_what_ifs_repeat_and_survive_presets_and_the_fallback():
     state, notices = parse_args(args)
     assert notices == [] and state.what_if == ("a:1:100", "b:2:200:80", "c:3:300")
     view = View(tab="ops", hardware=("h100-sxm5",))
-    again = view_from_search(lab_query(view, state, view.hardware))
+    again = view_from_search(lab_query(view, state, view.hardware)["template"])
     assert parse_args(again.lab_args, again.hardware) == (state, [])
     assert parse_args([*args, ("preset", "chain-10")])[0].what_if == state.what_if
     assert parse_args([*args, ("op", "conv2d"), ("groups", "3"), ("cin", "100")])[0].what_if == state.what_if
-    links = lab_ops.preset_links(view, state, view.hardware)[0]
-    assert all(link.href.endswith("&xhw=a:1:100&xhw=b:2:200:80&xhw=c:3:300") for link in links)
+    links = ops_layout.preset_links(view, state, view.hardware)[0]
+    assert all("&xhw=a:1:100&xhw=b:2:200:80&xhw=c:3:300&hw=" in link.href for link in links)
 
 
 HOSTILE_WHAT_IFS = [
@@ -451,7 +455,7 @@ def test_hostile_what_ifs_are_ignored_with_the_engine_reason(text):
     assert state.what_if == ()
     assert [n for n, _, _ in notices] == ["xhw"] and all(len(v) <= 40 for _, v, _ in notices)
     assert FORMAT in notices[0][2]  # the engine's message names the format
-    page = text_of(lab_ops.page(View(tab="ops", lab_args=(("xhw", text),))))
+    page = text_of(ops_layout.page(View(tab="ops", lab_args=(("xhw", text),))))
     assert "xhw" in page and FORMAT in page
 
 
@@ -463,11 +467,11 @@ def test_nine_cards_are_cut_to_eight_with_a_notice():
     view = view_from_search(f"tab=ops&hw=h100-sxm5,h200-sxm,rtx-4090&xhw={nine}")
     state, notices = parse_args(view.lab_args, view.hardware)
     assert state.what_if == tuple(f"w{i}:1:100" for i in range(5)) and len(notices) == 1
-    figure = lab_ops.panels(view, state, view.hardware)["lab-graph"]
+    figure = ops_layout.panels(view, state, view.hardware)["lab-graph"]
     assert len({u.split("--")[1] for u in points(figure)}) == 8
     # the same name twice: the first one stays
     state, notices = parse_args([("xhw", "a:1:100"), ("xhw", "a:2:200")])
-    assert state.what_if == ("a:1:100",) and "second what-if" in notices[0][2]
+    assert state.what_if == ("a:1:100",) and "second what-if" in reason(notices[0][2], "en")
 
 
 def test_controls_carry_what_ifs_through_the_same_parser():
@@ -480,23 +484,24 @@ def test_controls_carry_what_ifs_through_the_same_parser():
         state, _, notices = from_controls(values | {"what-if": bad})
         assert state.what_if == () and notices
     out = update(values | {"what-if": ["selftest:2:500"]}, {"lang": "en"}, {})
-    assert out[-2].endswith("&xhw=selftest:2:500")
-    assert "op--selftest--gemm" in points(out[0])
+    assert "&xhw=selftest:2:500&" in out["link"]["template"]
+    assert "op--selftest--gemm" in points(out["panels"]["lab-graph"])
 
 
 def test_the_add_control_names_the_format_and_keeps_the_limit():
-    options, value, text, error = add_what_if(" selftest:2:500 ", [], ["h100-sxm5"], {"lang": "en"})
+    out = add_what_if(" selftest:2:500 ", [], ["h100-sxm5"], {"lang": "en"})
+    options, value, text, error = out["options"], out["value"], out["text"], out["error"]
     assert value == ["selftest:2:500"] and options == [{"label": "selftest:2:500", "value": "selftest:2:500"}]
     assert (text, error) == ("", "")
-    _, value, _, _ = add_what_if("selftest:4:500", ["fast:3:900", "selftest:2:500"], ["h100-sxm5"], None)
+    value = add_what_if("selftest:4:500", ["fast:3:900", "selftest:2:500"], ["h100-sxm5"], None)["value"]
     assert value == ["fast:3:900", "selftest:4:500"]  # the same name again: the new numbers
     for bad in ("", None, 5, "selftest:2", "h100-sxm5:2:500", "x:abc:1"):
         out = add_what_if(bad, [], ["h100-sxm5"], {"lang": "en"})
-        assert FORMAT in out[3] and all(o is lab_ops.no_update for o in out[:3])
-    error = add_what_if("h100-sxm5:2:500", [], [], {"lang": "zh"})[3]
+        assert FORMAT in out["error"] and all(out[k] is no_update for k in ("options", "value", "text"))
+    error = add_what_if("h100-sxm5:2:500", [], [], {"lang": "zh"})["error"]
     assert "是目录中的加速器 id" in error and "（允许：" in error  # the engine's message, in Chinese
-    zh = text_of(lab_ops.page(View(tab="ops", lang="zh", lab_args=(("xhw", "x:abc:1"), ("m", "0")))))
+    zh = text_of(ops_layout.page(View(tab="ops", lang="zh", lab_args=(("xhw", "x:abc:1"), ("m", "0")))))
     assert "不是以下范围内的数" in zh and "不是 1..16777216 之间的整数" in zh
     full = [f"w{i}:1:100" for i in range(5)]
     out = add_what_if("x:1:1", full, ["h100-sxm5", "h200-sxm", "rtx-4090"], {"lang": "zh"})
-    assert out[3] == STRINGS["what_if_limit"]["zh"].format(n=8)
+    assert out["error"] == STRINGS["what_if_limit"]["zh"].format(n=8)

@@ -4,7 +4,7 @@ import re
 
 from plotly.offline import get_plotlyjs_version
 
-from app.dashboard.exports import PLOTLY_BUNDLE, plotly_bundle, snapshot_html
+from app.dashboard.pages.roofline.exports import PLOTLY_BUNDLE, plotly_bundle, snapshot_html
 
 
 def test_vendored_bundle_is_the_version_plotly_py_expects():

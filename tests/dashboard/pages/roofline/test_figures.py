@@ -4,21 +4,15 @@ import math
 
 import pytest
 
-from app.dashboard.figures import (
-    PALETTES,
-    THEMES,
-    X_RANGE,
-    Y_RANGE,
-    comparison_rows,
-    memory_figure,
-    ops_rows,
-    roofline_figure,
-    throughput_figure,
-)
-from app.dashboard.insight import insight_sentences
-from app.dashboard.layout import page
-from app.dashboard.marks import grid_payload
-from app.dashboard.url_state import DEFAULT_HARDWARE, View, parse_query
+from app.dashboard.components.plot_style import PALETTES, THEMES
+from app.dashboard.lib.i18n import reason
+from app.dashboard.pages.roofline.figures import X_RANGE, Y_RANGE, roofline_figure
+from app.dashboard.pages.roofline.insight import insight_sentences
+from app.dashboard.pages.roofline.marks import grid_payload
+from app.dashboard.pages.roofline.panel_figures import memory_figure, throughput_figure
+from app.dashboard.pages.roofline.rows import comparison_rows, ops_rows
+from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, View, parse_query
+from app.dashboard.shell import page
 from app.service import dashboard_data, dashboard_grid
 from app.units import duration
 from engine.analysis import Scenario, analyze_one
@@ -247,7 +241,7 @@ def test_url_state_valid_and_hostile():
     assert {n for n, _, _ in hostile.notices} == {"batch", "hw", "kv", "tp", "theme", "zzz", "ctx"}
     assert all(len(v) <= 40 for _, v, _ in hostile.notices)
     many = parse_query({"hw": "h100-sxm5,h200-sxm,b200,b300,gb200,l4,l40s,rtx-3090,rtx-4090,rtx-5090"})
-    assert len(many.hardware) == 8 and many.notices[0][0] == "hw" and "at most 8" in many.notices[0][2]
+    assert len(many.hardware) == 8 and many.notices[0][0] == "hw" and "at most 8" in reason(many.notices[0][2], "en")
 
 
 def test_layout_has_stable_ids():

@@ -8,8 +8,9 @@ from urllib.parse import urlencode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.dashboard.layout import page
-from app.dashboard.url_state import to_query, view_from_controls, view_from_search
+from app.dashboard.pages.roofline.controls_state import view_from_controls, view_inputs
+from app.dashboard.pages.roofline.state import to_query, view_from_search
+from app.dashboard.shell import page
 
 NAMES = ["hw", "model", "cfg", "batch", "ctx", "kv", "prec", "kvprec", "fa", "tp", "roofs", "bweff", "fleff", "step",
          "out", "price", "memutil", "published", "lang", "theme", "embed", "controls", "present", "xhw", "pin",
@@ -59,8 +60,12 @@ junk = st.one_of(
 )  # fmt: skip
 
 
+CONTROL_KEYS = sorted(view_inputs())
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(junk, min_size=24, max_size=24))
-def test_the_callback_boundary_takes_anything(args):
-    view = view_from_controls(*args[:23], flags=args[23])
+@given(st.lists(junk, min_size=len(CONTROL_KEYS), max_size=len(CONTROL_KEYS)))
+def test_the_callback_boundary_takes_anything(values):
+    view = view_from_controls(dict(zip(CONTROL_KEYS, values, strict=True)))
     assert view.batch >= 1 and view.context >= 1 and len(view.hardware) + len(view.what_if) <= 8
+    assert view_from_search(to_query(view)).notices == ()  # whatever it was sent, its link is clean

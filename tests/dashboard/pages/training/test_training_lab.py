@@ -7,14 +7,15 @@ from urllib.parse import urlencode
 import pytest
 from starlette.testclient import TestClient
 
-from app.dashboard import lab_training as lab
-from app.dashboard.i18n import STRINGS
-from app.dashboard.lab_training_figures import pct
-from app.dashboard.url_state import view_from_search
+from app.dashboard.lib.i18n import STRINGS
+from app.dashboard.pages.roofline.state import view_from_search
+from app.dashboard.pages.training import callbacks as training_callbacks
+from app.dashboard.pages.training import layout as training_layout
+from app.dashboard.pages.training import state as training_state
+from app.dashboard.pages.training.figures import pct
 from app.main import create_app
 from app.units import duration, si
-
-from ..api.test_training_api import SEED as REQUEST  # the issue's example: seed 000's 7B on 8 x H100 SXM5
+from tests.api.test_training_api import SEED as REQUEST  # a 7B model on 8 x H100 SXM5 (PaLM appendix B counting)
 
 LINK = {
     "tab": "training",
@@ -46,7 +47,7 @@ def api_result(api, **changes) -> dict:
 
 
 def render(**changes):
-    return lab.page(view_from_search(urlencode(LINK | changes)))
+    return training_layout.page(view_from_search(urlencode(LINK | changes)))
 
 
 def find(component, cid):
@@ -74,8 +75,8 @@ def text(component) -> str:
 
 # ---- the link ----------------------------------------------------------------------------------
 def test_no_parameters_is_seed_000_with_full_recomputation():
-    args, notices = lab.parse_args((), ("h100-sxm5",))
-    assert args == lab.TrainArgs() and notices == []
+    args, notices = training_state.parse_args((), ("h100-sxm5",))
+    assert args == training_state.TrainArgs() and notices == []
     assert (args.params_b, args.gpus, args.seq, args.tokens, args.measured, args.recompute) == (
         7.0,
         8,
@@ -88,10 +89,10 @@ def test_no_parameters_is_seed_000_with_full_recomputation():
 
 def test_the_link_gives_the_api_request():
     view = view_from_search(urlencode(LINK))
-    args, notices = lab.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, view.hardware)
     assert notices == []
-    assert lab.model_spec(args) == REQUEST["model"]
-    fields = lab.setup_fields(args)
+    assert training_state.model_spec(args) == REQUEST["model"]
+    fields = training_state.setup_fields(args)
     for key in ("gpus", "sequence_length", "tokens_per_step", "step_time_s", "optimizer", "zero_stage", "recompute"):
         assert fields[key] == REQUEST[key], key
     assert fields["tokens_per_s"] is None and fields["micro_batch_size"] is None
@@ -103,13 +104,13 @@ def test_the_first_accelerator_of_hw_and_every_knob():
         "tab=training&hw=b200,h100-sxm5&model=llama-3-8b&tok_s=72000&opt=sgd_momentum&zero=3&recompute=selective"
         "&dtype=fp16&busbw=50&mb=2"
     )
-    args, notices = lab.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, view.hardware)
     assert notices == []
     assert (args.hardware, args.model, args.measure, args.measured) == ("b200", "llama-3-8b", "rate", 72000.0)
     assert (args.optimizer, args.zero, args.recompute, args.dtype) == ("sgd_momentum", 3, "selective", "fp16")
-    assert lab.setup_fields(args)["bus_bandwidth_bytes_per_s"] == 50e9
-    assert lab.setup_fields(args)["micro_batch_size"] == 2
-    assert lab.model_spec(args) == "llama-3-8b"
+    assert training_state.setup_fields(args)["bus_bandwidth_bytes_per_s"] == 50e9
+    assert training_state.setup_fields(args)["micro_batch_size"] == 2
+    assert training_state.model_spec(args) == "llama-3-8b"
 
 
 @pytest.mark.parametrize(
@@ -145,31 +146,31 @@ def test_the_first_accelerator_of_hw_and_every_knob():
 )
 def test_a_hostile_value_is_ignored_with_a_notice(name, value):
     view = view_from_search(urlencode({"tab": "training", name: value}))
-    args, notices = lab.parse_args(view.lab_args, view.hardware)
-    assert args == lab.TrainArgs()
+    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    assert args == training_state.TrainArgs()
     assert len(notices) == 1 and "Ignored URL parameter" in notices[0], notices
     assert len(notices[0]) < 300
-    page = lab.page(view)  # renders with the notice, never raises
+    page = training_layout.page(view)  # renders with the notice, never raises
     assert notices[0] in text(find(page, "notices"))
 
 
 def test_many_bad_parameters_give_a_bounded_list():
     view = view_from_search("tab=training&" + "&".join(f"p{i}=1" for i in range(300)))
-    _, notices = lab.parse_args(view.lab_args, view.hardware)
-    assert len(notices) == lab.MAX_NOTICES + 1
+    _, notices = training_state.parse_args(view.lab_args, view.hardware)
+    assert len(notices) == training_state.MAX_NOTICES + 1
     assert "292 more" in notices[-1]
 
 
 def test_step_and_tokens_per_second_both_keeps_the_step():
     view = view_from_search("tab=training&step=2&tok_s=1000")
-    args, notices = lab.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, view.hardware)
     assert (args.measure, args.measured) == ("step", 2.0)
     assert len(notices) == 1 and "tok_s" in notices[0]
 
 
 def test_notices_in_chinese():
     view = view_from_search("tab=training&lang=zh&zero=9")
-    _, notices = lab.parse_args(view.lab_args, view.hardware, "zh")
+    _, notices = training_state.parse_args(view.lab_args, view.hardware, "zh")
     assert notices == ["已忽略 URL 参数 zero=9：可选：0, 1, 2, 3"]
 
 
@@ -194,16 +195,16 @@ def controls(**changes):
         "train-busbw": None,
         "train-mb": None,
     } | changes
-    return [values[cid] for cid, _ in lab.CONTROLS]
+    return [values[cid] for cid, _ in training_state.CONTROLS]
 
 
 def test_controls_and_link_agree():
     view = view_from_search(urlencode(LINK))
-    from_link, _ = lab.parse_args(view.lab_args, view.hardware)
-    from_controls, problems = lab.args_from_controls(*controls())
+    from_link, _ = training_state.parse_args(view.lab_args, view.hardware)
+    from_controls, problems = training_state.args_from_controls(*controls())
     assert problems == [] and from_controls == from_link
-    figure = lab.outputs(from_controls, [], "en", "light", False)[3]
-    assert figure == lab.outputs(from_link, [], "en", "light", False)[3]
+    figure = training_callbacks.outputs(from_controls, [], "en", "light", False)[3]
+    assert figure == training_callbacks.outputs(from_link, [], "en", "light", False)[3]
 
 
 @pytest.mark.parametrize(
@@ -224,16 +225,16 @@ def test_controls_and_link_agree():
     ],
 )
 def test_a_hostile_callback_value_is_an_error_message(changes):
-    args, problems = lab.args_from_controls(*controls(**changes))
+    args, problems = training_state.args_from_controls(*controls(**changes))
     assert problems
-    hidden, error, util, figure, mem_text, comm = lab.outputs(args, problems, "en", "light", False)
+    hidden, error, util, figure, mem_text, comm = training_callbacks.outputs(args, problems, "en", "light", False)
     assert error and util == [] and comm == [] and figure["data"] == []
 
 
 def test_a_preset_hides_the_teaching_form_and_ignores_its_boxes():
-    args, problems = lab.args_from_controls(*controls(**{"train-model": "llama-3-8b", "train-n": None}))
+    args, problems = training_state.args_from_controls(*controls(**{"train-model": "llama-3-8b", "train-n": None}))
     assert problems == [] and args.model == "llama-3-8b"
-    assert lab.outputs(args, [], "en", "light", False)[0] is True
+    assert training_callbacks.outputs(args, [], "en", "light", False)[0] is True
 
 
 # ---- the numbers on the page are the API's -----------------------------------------------------------

@@ -1,0 +1,60 @@
+"""The links between pages: what a tab switch carries, both ways.
+
+Every tab reads the page's chrome from the link (accelerators, language, theme, embedding);
+a lab reads its own parameters (the op lab's model is the one its decode projections use;
+what-if cards travel as `xhw=`), and keeps the roofline's parameters it does not use as it
+was given them (`carry`), so roofline -> op lab -> training lab -> roofline ends on the view
+it left. The roofline page's own links are written from its table (state.shared_query)."""
+
+from __future__ import annotations
+
+from app.dashboard.lib.params import query_string
+from app.dashboard.pages.roofline.params import BY_NAME, SHARED, TABS
+from app.dashboard.pages.roofline.state import View
+
+# Read by the View on every tab (the rest of a lab's link is the lab's to read).
+CHROME = ("hw", "lang", "theme", "embed", "controls", "present")
+
+
+def lab_args_of(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """A lab's share of its link: everything but the tab and the chrome."""
+    return tuple((k, v) for k, v in args.items() if k not in CHROME and k != "tab")
+
+
+def carried(lab_args: tuple[tuple[str, str], ...], own: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """The roofline's parameters in a lab's link, kept as given, but for the shared ones the lab
+    reads itself (its model, its what-ifs: it writes those). A name both pages read (the op
+    lab's conv2d `batch`) is carried too: the lab's link writes its own value over it, the
+    tabs' links keep the roofline's."""
+    mine = own & set(SHARED)
+    return tuple((k, v) for k, v in lab_args if k in BY_NAME and k not in mine and k not in CHROME and k != "tab")
+
+
+def _chrome(view: View, tab: str) -> list[tuple[str, str]]:
+    pairs = [] if tab == "roofline" else [("tab", tab)]
+    pairs += [("hw", ",".join(view.hardware)), ("lang", view.lang), ("theme", view.theme)]
+    return pairs + [("present", "1")] * view.present
+
+
+def _without(pairs, names: set[str]) -> list:
+    return [(k, v) for k, v in pairs if k not in names]
+
+
+def lab_link(view: View, own: list[tuple[str, str]], carry: tuple[tuple[str, str], ...]) -> dict:
+    """A lab's link data for assets/04-url.js: its canonical link (its own parameters, the
+    chrome, what it carries) and each tab's link (the shared parameters, what it carries)."""
+    written = {k for k, _ in own}
+    template = query_string(
+        [*_chrome(view, view.tab)[:1], *own, *_chrome(view, view.tab)[1:], *_without(carry, written)]
+    )
+    shared = [(k, v) for k, v in own if k in SHARED]
+    shared_names = {k for k, _ in shared}
+    tabs = {}
+    for tab in TABS:
+        chrome = _chrome(view, tab)
+        if view.embed:
+            chrome.append(("embed", "1"))
+        tabs[tab] = "?" + query_string(
+            [*chrome, *_without(shared, {"xhw"}), *_without(carry, shared_names), *[p for p in shared if p[0] == "xhw"]]
+        )
+    return {"template": template, "tabs": tabs, "push": False, "notify": True}

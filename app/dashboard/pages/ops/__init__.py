@@ -1,0 +1,1 @@
+"""The op lab (`tab=ops`)."""

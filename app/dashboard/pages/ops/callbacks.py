@@ -1,0 +1,126 @@
+"""The op lab's callbacks (`tab=ops`), module-level functions with keyword inputs: the
+controls -> every panel and the canonical link (assets/04-url.js writes it with
+replaceState); a typed what-if card -> the card list. The link or the controls are parsed by
+state.py and controls_state.py, the engine is called by compute.py, the figure and tables are
+built by figures.py and tables.py; a preset is a link to its query.
+"""
+
+from __future__ import annotations
+
+from dash import Input, Output, State, html, no_update
+
+from app.dashboard.lib.callbacks import Callbacks
+from app.dashboard.lib.i18n import reason, t
+from app.dashboard.pages.ops.controls_state import CONTROLS, from_controls
+from app.dashboard.pages.ops.layout import notice_text, panels
+from app.dashboard.pages.ops.state import lab_query
+from app.dashboard.pages.roofline.state import MAX_HARDWARE, View
+from engine.errors import EngineInputError
+from engine.hardware import catalogue
+from engine.what_if import parse_what_if
+
+CALLBACKS = Callbacks()
+
+PANEL_OUTPUTS = (
+    ("lab-graph", "figure"),
+    ("lab-summary", "children"),
+    ("lab-views", "children"),
+    ("lab-views-panel", "hidden"),
+    ("lab-results", "children"),
+    ("lab-details", "children"),
+    ("lab-seed-presets", "children"),
+    ("lab-decode-presets", "children"),
+    ("lab-gemm-fields", "hidden"),
+    ("lab-conv-fields", "hidden"),
+    ("lab-ew-fields", "hidden"),
+    ("lab-fused-field", "hidden"),
+    ("lab-dtype-field", "hidden"),
+)
+
+
+def context_view(context: object) -> View:
+    """The page's language, theme, embedding and carried parameters (the `lab-context` store), checked."""
+    context = context if isinstance(context, dict) else {}
+    carry = context.get("carry") if isinstance(context.get("carry"), list) else []
+    return View(
+        tab="ops",
+        lang=context.get("lang") if context.get("lang") in ("en", "zh") else "en",
+        theme=context.get("theme") if context.get("theme") in ("light", "dark") else "light",
+        embed=context.get("embed") is True,
+        carry=tuple((str(c[0]), str(c[1])) for c in carry if isinstance(c, list) and len(c) == 2),
+    )
+
+
+@CALLBACKS.server(
+    output={
+        "panels": {i: Output(i, prop) for i, prop in PANEL_OUTPUTS},
+        "status": Output("lab-status", "children"),
+        "status_hidden": Output("lab-status", "hidden"),
+        "link": Output("lab-link", "data"),
+        "flags": Output("view-flags", "data", allow_duplicate=True),
+    },
+    inputs={"controls": {name: Input(f"lab-{name}", "value") for name in CONTROLS}},
+    state={"context": State("lab-context", "data"), "flags": State("view-flags", "data")},
+)
+def update(controls: dict, context: object, flags: object) -> dict:
+    """Controls -> every panel, the status line, the canonical link and the page's flags."""
+    view = context_view(context)
+    state, hardware, notices = from_controls(controls)
+    p = panels(view, state, hardware)
+    status = [html.Div(notice_text(notice, view.lang)) for notice in notices]
+    link = lab_query(view, state, hardware)
+    # render_page (shell.py) re-renders the page only for a query other than this one
+    new_flags = (flags if isinstance(flags, dict) else {}) | {"query": link["template"]}
+    return {
+        "panels": {i: p[i] for i, _ in PANEL_OUTPUTS},
+        "status": status,
+        "status_hidden": not status,
+        "link": link,
+        "flags": new_flags,
+    }
+
+
+@CALLBACKS.server(
+    output={
+        "options": Output("lab-what-if", "options"),
+        "value": Output("lab-what-if", "value"),
+        "text": Output("lab-whatif-text", "value"),
+        "error": Output("lab-whatif-error", "children"),
+    },
+    inputs={"add": Input("lab-whatif-add", "n_clicks"), "submit": Input("lab-whatif-text", "n_submit")},
+    state={
+        "text": State("lab-whatif-text", "value"),
+        "current": State("lab-what-if", "value"),
+        "hardware": State("lab-hardware", "value"),
+        "context": State("lab-context", "data"),
+    },
+)
+def add_what_if(text: object, current: object, hardware: object, context: object, add=None, submit=None) -> dict:
+    """A typed short form added to the what-if list (the same name again: the new numbers
+    replace the old). A bad one is refused with the engine's message, which names the format;
+    the list never passes MAX_HARDWARE with the catalogue cards. The list's change then runs
+    `update`, which checks it again."""
+    lang = context_view(context).lang
+    current = [w for w in current if isinstance(w, str)] if isinstance(current, list) else []
+    text = text.strip() if isinstance(text, str) else ""
+    refused = {"options": no_update, "value": no_update, "text": no_update}
+    try:
+        parse_what_if(text)
+    except EngineInputError as exc:
+        return {**refused, "error": reason(str(exc), lang)}
+    chosen = list(({w.split(":", 1)[0]: w for w in current} | {text.split(":", 1)[0]: text}).values())
+    known = catalogue()
+    taken = len({h for h in hardware if isinstance(h, str) and h in known}) if isinstance(hardware, list) else 0
+    if taken + len(chosen) > MAX_HARDWARE:
+        return {**refused, "error": t("what_if_limit", lang, n=MAX_HARDWARE)}
+    return {"options": [{"label": w, "value": w} for w in chosen], "value": chosen, "text": "", "error": ""}
+
+
+# the address bar: the server's canonical link (assets/04-url.js)
+CALLBACKS.client(
+    "url", "sync", Output("lab-url-sync", "data"), Input("lab-link", "data"), State("lab-url-sync", "data")
+)
+
+
+def register(app) -> None:
+    CALLBACKS.register(app)

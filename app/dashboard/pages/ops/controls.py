@@ -1,0 +1,205 @@
+"""The op lab (`tab=ops`): one kernel (GEMM, conv2d, elementwise chain) or seed 000's chart on
+the roofline of the selected accelerators, real or what-if, with launch overhead as the third
+regime. This module is the page and its callbacks, thin: the link or the controls are parsed
+by lab_ops_state.py, the engine is called by lab_ops_compute.py, and the figure and the tables
+are built by lab_ops_figures.py and lab_ops_tables.py. Every control change writes the
+canonical query back (replaceState in assets/06-lab-ops.js); a preset is a link to its query.
+"""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+from app.dashboard.components.fields import dropdown_labels
+from app.dashboard.components.what_if import what_if_picker
+from app.dashboard.lib.i18n import t
+from app.dashboard.pages.ops.state import ACTS, FIELDS_OF, INT_FIELDS, KINDS, MAX_OVERHEAD_US, OpsState
+from app.dashboard.pages.roofline.state import View
+from engine.hardware import catalogue
+from engine.oplab import VALUE_DTYPES
+from engine.ops import ELEMENTWISE_KINDS
+
+
+def _field(label: str, *children, field_id: str | None = None, hidden: bool = False, html_for=None) -> html.Div:
+    attrs = {"id": field_id} if field_id else {}
+    return html.Div(
+        [html.Label(label, className="field-label", htmlFor=html_for), *children],
+        className="field",
+        hidden=hidden,
+        **attrs,
+    )
+
+
+def _number(name: str, value: int | float, low: float, high: float, step: float = 1) -> dcc.Input:
+    return dcc.Input(
+        id=f"lab-{name}",
+        type="number",
+        value=value,
+        min=low,
+        max=high,
+        step=step,
+        debounce=0.4,
+        className="number-input",
+    )
+
+
+def _int_field(name: str, state: OpsState, lang: str) -> html.Div:
+    return _field(
+        t(f"lab_ops_{name}", lang), _number(name, getattr(state, name), *INT_FIELDS[name]), html_for=f"lab-{name}"
+    )
+
+
+def what_if_field(state: OpsState, lang: str) -> html.Details:
+    """Invented accelerators (seed 004 §9, seed 002's self-test card): typed in engine.what_if's
+    short form and added to a list, each removable; drawn beside the catalogue cards."""
+    return html.Details(
+        [
+            html.Summary(t("what_if", lang)),
+            *what_if_picker("lab-", state.what_if, lang, "selftest:2:500"),
+            html.P(t("lab_ops_what_if_help", lang), className="help"),
+            html.Div(id="lab-whatif-error", className="error", role="alert"),
+        ],
+        className="field lab-what-if",
+        id="lab-what-if-field",
+        open=bool(state.what_if),
+    )
+
+
+def controls(view: View, state: OpsState, hardware: tuple[str, ...]) -> html.Div:
+    lang = view.lang
+    hw_options = [{"label": a.name, "value": a.id} for a in catalogue().values()]
+    dtype_options = [{"label": d, "value": d} for d in VALUE_DTYPES]
+    return html.Div(
+        [
+            _field(
+                t("lab_ops_op", lang),
+                dcc.RadioItems(
+                    id="lab-op",
+                    options=[{"label": t(f"lab_ops_kind_{k}", lang), "value": k} for k in KINDS],
+                    value=state.op,
+                    className="lab-kinds",
+                ),
+            ),
+            _field(
+                t("hardware", lang),
+                dcc.Dropdown(
+                    id="lab-hardware",
+                    options=hw_options,
+                    value=list(hardware),
+                    multi=True,
+                    clearable=False,
+                    labels=dropdown_labels(lang),
+                ),
+            ),
+            what_if_field(state, lang),
+            html.Div(
+                [
+                    html.Div([_int_field(name, state, lang) for name in ("m", "n", "k")], className="lab-triple"),
+                    _field(
+                        t("lab_ops_tile", lang),
+                        dcc.Input(
+                            id="lab-tile",
+                            type="text",
+                            value=state.tile,
+                            placeholder="128x128",
+                            debounce=0.4,
+                            className="number-input",
+                        ),
+                        html.P(t("lab_ops_tile_field_help", lang), className="help"),
+                        html_for="lab-tile",
+                    ),
+                    _field(
+                        t("lab_ops_epilogue", lang),
+                        dcc.Checklist(
+                            id="lab-bias",
+                            options=[{"label": t("lab_ops_bias", lang), "value": "on"}],
+                            value=["on"] if state.bias else [],
+                            className="toggle",
+                        ),
+                        dcc.RadioItems(
+                            id="lab-act",
+                            options=[{"label": t("lab_ops_act_none", lang), "value": ""}]
+                            + [{"label": a, "value": a} for a in ACTS],
+                            value=state.act,
+                            inline=True,
+                            className="toggle",
+                        ),
+                    ),
+                ],
+                id="lab-gemm-fields",
+                className="lab-fields",
+                hidden=state.op != "gemm",
+            ),
+            html.Div(
+                [
+                    html.Div(
+                        [_int_field(name, state, lang) for name in FIELDS_OF["conv2d"]],
+                        className="lab-triple",
+                    )
+                ],
+                id="lab-conv-fields",
+                className="lab-fields",
+                hidden=state.op != "conv2d",
+            ),
+            html.Div(
+                [
+                    _field(
+                        t("lab_ops_shape", lang),
+                        dcc.Input(
+                            id="lab-shape",
+                            type="text",
+                            value=",".join(str(d) for d in state.shape),
+                            debounce=0.4,
+                            className="number-input",
+                        ),
+                        html_for="lab-shape",
+                    ),
+                    _field(
+                        t("lab_ops_ops", lang),
+                        dcc.Dropdown(
+                            id="lab-ops",
+                            options=[{"label": k, "value": k} for k in ELEMENTWISE_KINDS],
+                            value=list(state.ops),
+                            multi=True,
+                            clearable=False,
+                            labels=dropdown_labels(lang),
+                        ),
+                    ),
+                    _int_field("count", state, lang),
+                ],
+                id="lab-ew-fields",
+                className="lab-fields",
+                hidden=state.op != "elementwise",
+            ),
+            _field(
+                t("lab_ops_fusion", lang),
+                dcc.Checklist(
+                    id="lab-fused",
+                    options=[{"label": t("lab_ops_fused", lang), "value": "on"}],
+                    value=["on"] if state.fused else [],
+                    className="toggle",
+                ),
+                html.P(t("lab_ops_fused_help", lang), className="help"),
+                field_id="lab-fused-field",
+                hidden=state.op not in ("gemm", "elementwise"),
+            ),
+            html.Div(
+                [
+                    _field(
+                        t("lab_ops_dtype", lang),
+                        dcc.Dropdown(id="lab-dtype", options=dtype_options, value=state.dtype, clearable=False),
+                    ),
+                    _field(
+                        t("lab_ops_overhead", lang),
+                        _number("overhead", state.overhead_us, 0, MAX_OVERHEAD_US, 0.5),
+                        html.P(t("lab_ops_overhead_help", lang), className="help"),
+                        html_for="lab-overhead",
+                    ),
+                ],
+                id="lab-dtype-field",
+                hidden=state.op == "seed000",
+            ),
+        ],
+        className="controls lab-controls",
+        id="lab-controls",
+    )

@@ -1,0 +1,116 @@
+"""The op lab's state: what the lab shows (`OpsState`), the link -> state parser with its
+notices, the canonical query, and the controls' values through the same parser.
+
+The link is the state: `?tab=ops&op=gemm&m=4096&n=4096&k=4096&hw=h100-sxm5` is parsed here
+(`parse_args`), the page is rendered from it, every control change writes the canonical query
+back (`lab_query`), and a preset is a link to its query. Anything unknown, out of range or
+inconsistent is dropped with a notice, never an error; the checks of the op's fields are the
+engine's own (`spec_of` builds engine/oplab.py's spec). What-if accelerators travel as
+`xhw=<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]` (repeatable, or comma-separated),
+parsed by engine/what_if.py like on the roofline tab.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.dashboard.pages.ops.state import Notice, OpsState, parse_args
+from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, MAX_HARDWARE
+from engine.hardware import catalogue
+from engine.oplab import (
+    MAX_CHAIN_OPS,
+)
+
+CONTROLS = (
+    "op",
+    "hardware",
+    "dtype",
+    "overhead",
+    "m",
+    "n",
+    "k",
+    "tile",
+    "bias",
+    "act",
+    "fused",
+    "batch",
+    "height",
+    "width",
+    "cin",
+    "cout",
+    "kernel",
+    "stride",
+    "padding",
+    "groups",
+    "shape",
+    "ops",
+    "count",
+    "model",
+    "what-if",
+)
+
+
+BOXES = ("bias", "fused")  # one-box checklists
+
+
+def _text(value: object) -> str | None:
+    """A control's value as the link writes it; None when no control could have sent it."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "nan"
+        return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
+    if isinstance(value, str):
+        return value[:200]
+    return None
+
+
+def from_controls(values: dict) -> tuple[OpsState, tuple[str, ...], list[Notice]]:
+    """The controls as the browser sends them (or as anyone can hand-make them) -> (state,
+    accelerators, notices), through `parse_args`: a link and a control accept the same."""
+    args: list[tuple[str, str]] = []
+    notices: list[Notice] = []
+    for name in CONTROLS:
+        value = values.get(name)
+        if name == "hardware":
+            continue
+        if name == "what-if":  # the list of short forms: each one its own `xhw`, as in the link
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                args += [("xhw", v[:200]) for v in value[: MAX_HARDWARE + 1]]
+            elif value is not None:
+                notices.append(("xhw", str(value)[:40], "a list of what-if accelerators"))
+            continue
+        if name in BOXES:
+            args.append((name, "1" if isinstance(value, list) and value else "0"))
+        elif name == "ops":
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                args.append(("ops", ",".join(v[:40] for v in value[: MAX_CHAIN_OPS + 1])))
+            else:
+                notices.append(("ops", str(value)[:40], "an op list, e.g. add,silu"))
+        else:
+            text = _text(value)
+            param = "overhead_us" if name == "overhead" else name
+            if text is None:
+                if not (name == "tile" and value is None):
+                    notices.append((param, str(value)[:40], "empty or not a number: the default is used"))
+            else:
+                args.append((param, text))
+    hardware = _hardware(values.get("hardware"), notices)
+    state, parsed = parse_args(args, hardware)
+    return state, hardware, notices + parsed
+
+
+def _hardware(value: object, notices: list[Notice]) -> tuple[str, ...]:
+    known = catalogue()
+    ids = [h for h in value if isinstance(h, str)] if isinstance(value, list) else []
+    good = tuple(dict.fromkeys(h for h in ids if h in known))
+    if len(good) > MAX_HARDWARE:
+        notices.append(("hw", ",".join(good[MAX_HARDWARE:])[:40], f"at most {MAX_HARDWARE} accelerators at once"))
+        good = good[:MAX_HARDWARE]
+    if not good:
+        notices.append(("hw", ",".join(ids)[:40], "no accelerator selected: the defaults are shown"))
+        good = DEFAULT_HARDWARE
+    return good

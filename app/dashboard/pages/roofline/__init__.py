@@ -1,0 +1,1 @@
+"""The inference roofline (the default tab)."""

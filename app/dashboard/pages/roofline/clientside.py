@@ -1,0 +1,70 @@
+"""The roofline page's clientside callbacks (assets/app.js, assets/url.js): slider and box
+sync, grid moves, the settle timer, the address bar, the theme class and the exports.
+Declared here, registered with the page's server callbacks (callbacks.register)."""
+
+from __future__ import annotations
+
+from dash import Input, Output, State
+
+from app.dashboard.pages.roofline.callbacks import CALLBACKS, FLAGS
+
+cs = "roofline"
+
+# the sliders and their boxes: the box shows the slider's power of two, a typed value moves the
+# slider, and the points move from the grid with no server round trip
+CALLBACKS.client(
+    cs,
+    "syncSizes",
+    Output("batch-size", "value"),
+    Output("batch-size-input", "value"),
+    Output("context-length", "value"),
+    Output("context-length-input", "value"),
+    Output("sizes", "data"),
+    Output("batch-error", "children"),
+    Output("context-error", "children"),
+    Input("batch-size", "value"),
+    Input("batch-size-input", "value"),
+    Input("context-length", "value"),
+    Input("context-length-input", "value"),
+    State("sizes", "data"),
+    State("grid", "data"),
+    FLAGS,
+)
+CALLBACKS.client(
+    cs,
+    "drawStop",
+    Output("roofline-graph", "figure", allow_duplicate=True),
+    Input("grid", "data"),
+    State("sizes", "data"),
+    State("roofline-graph", "figure"),
+)
+CALLBACKS.client(cs, "settle", Output("settled", "data"), Input("sizes", "data"), State("settled", "data"))
+CALLBACKS.client(
+    cs,
+    "limitHardware",
+    Output("hardware", "value"),
+    Output("hardware", "options"),
+    Output("hardware-notice", "children"),
+    Input("hardware", "value"),
+    State("hardware", "options"),
+    State("what-if", "value"),
+    FLAGS,
+)
+# the address bar: the server's canonical link, with the sliders' values filled into its slots
+CALLBACKS.client(
+    "url", "sync", Output("url-sync", "data"), Input("link", "data"), Input("sizes", "data"), prevent_initial_call=False
+)
+CALLBACKS.client(
+    cs, "rootClass", Output("app-root", "className"), Input("theme", "value"), Input("present", "value"), FLAGS
+)
+CALLBACKS.client(cs, "customPanel", Output("custom-panel", "hidden"), Input("model", "value"))
+CALLBACKS.client(cs, "unticked", Output("reality-panel", "hidden"), Input("published", "value"))
+CALLBACKS.client(cs, "changeLang", Output("lang", "className"), Input("lang", "value"), FLAGS)
+CALLBACKS.client(cs, "copyLink", Output("copy-status", "children"), Input("copy-link", "n_clicks"), FLAGS)
+CALLBACKS.client(
+    cs,
+    "exportImage",
+    Output("export-png", "className"),
+    Input("export-png", "n_clicks"),
+    Input("export-svg", "n_clicks"),
+)

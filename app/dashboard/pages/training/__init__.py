@@ -1,0 +1,1 @@
+"""The training lab (`tab=training`)."""

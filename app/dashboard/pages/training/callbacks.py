@@ -1,0 +1,114 @@
+"""The training lab's callbacks (tab=training), module-level with keyword inputs: the controls
+-> every panel and the canonical link (assets/04-url.js writes it). The lab shows MFU/HFU under
+every counting choice, the memory bill of one GPU against its card, the DDP gradient all-reduce.
+
+Every number comes from engine/training.py through the same calls as POST /api/v1/training
+(`training_model`, `TrainingSetup`, `training_lab`); this module parses the link and the
+controls into those inputs, and lab_training_figures.py puts the result into words.
+
+The link carries the lab's own parameters beside the shared ones (tab, hw, lang, theme, embed):
+
+    model=teaching|<preset id>  n (billions of parameters), layers, heads, hdim (teaching form)
+    gpus  seq (tokens per sequence)  tokens (per optimizer step, whole job)
+    step (measured step time, s) or tok_s (measured tokens/s, whole job)
+    opt=adamw|sgd_momentum  zero=0..3  recompute=none|selective|full  dtype=bf16|fp16
+    busbw (measured all-reduce bus bandwidth, GB/s; default the link)  mb (micro-batch)
+
+A bad or unknown value is ignored with a notice; the default is seed 000's 7B example.
+"""
+
+from __future__ import annotations
+
+from dash import Input, Output, State, html
+
+from app.dashboard.components.plot_style import message_figure
+from app.dashboard.lib.callbacks import Callbacks
+from app.dashboard.lib.i18n import t
+from app.dashboard.pages.links import lab_link
+from app.dashboard.pages.roofline.state import View
+from app.dashboard.pages.training.figures import comm_panel, memory_figure, memory_text, utilisation_panel
+from app.dashboard.pages.training.state import CONTROLS, TEACHING, TrainArgs, args_from_controls, compute, link_pairs
+from engine.hardware import get_accelerator
+
+CALLBACKS = Callbacks()
+OUTPUTS = ("teaching_hidden", "error", "util", "memory_figure", "memory_text", "comm")
+
+
+# ---- the page --------------------------------------------------------------------------------------
+def outputs(a: TrainArgs, problems: list[str], lang: str, theme: str, present: bool) -> tuple:
+    """(teaching form hidden, error, utilisation, memory figure, memory text, all-reduce): the
+    first render and every callback show the same thing for the same inputs."""
+    hidden = a.model != TEACHING
+    result, fix_bill, error = (None, None, None) if problems else compute(a, lang)
+    if problems or error:
+        message = problems if problems else [t("lab_train_error", lang, msg=error)]
+        return hidden, [html.P(m) for m in message], [], message_figure("—"), [], []
+    hw = get_accelerator(a.hardware)
+    return (
+        hidden,
+        [],
+        utilisation_panel(result, hw.vendor, hw.name, lang),
+        memory_figure(result["memory"], fix_bill, lang, theme, present),
+        memory_text(result, hw.name, lang),
+        comm_panel(result, a.busbw_gbs is not None, lang),
+    )
+
+
+def page_view(flags: object) -> View:
+    """The page's chrome and what it carries (the `train-flags` store), checked."""
+    flags = flags if isinstance(flags, dict) else {}
+    hardware = flags.get("hw") if isinstance(flags.get("hw"), list) else []
+    carry = flags.get("carry") if isinstance(flags.get("carry"), list) else []
+    return View(
+        tab="training",
+        hardware=tuple(h for h in hardware if isinstance(h, str)),
+        lang=flags.get("lang") if flags.get("lang") in ("en", "zh") else "en",
+        theme=flags.get("theme") if flags.get("theme") in ("light", "dark") else "light",
+        embed=flags.get("embed") is True,
+        present=flags.get("present") is True,
+        carry=tuple((str(c[0]), str(c[1])) for c in carry if isinstance(c, list) and len(c) == 2),
+    )
+
+
+def link_of(view: View, a: TrainArgs) -> dict:
+    """The lab's link data: the chosen accelerator first, the others the link brought after it
+    (they travel to the other tabs), the lab's own parameters, what it carries."""
+    hardware = (a.hardware, *(h for h in view.hardware if h != a.hardware))
+    return lab_link(View(**{**view.__dict__, "hardware": hardware}), link_pairs(a), view.carry)
+
+
+@CALLBACKS.server(
+    output={
+        **{
+            name: Output(cid, prop)
+            for name, (cid, prop) in zip(
+                OUTPUTS,
+                (
+                    ("train-teaching", "hidden"),
+                    ("train-error", "children"),
+                    ("train-util", "children"),
+                    ("train-memory-graph", "figure"),
+                    ("train-memory-text", "children"),
+                    ("train-comm", "children"),
+                ),
+                strict=True,
+            )
+        },
+        "link": Output("train-link", "data"),
+    },
+    inputs={"controls": {cid: Input(cid, "value") for cid, _ in CONTROLS}},
+    state={"flags": State("train-flags", "data")},
+)
+def update_training(controls: dict, flags: object) -> dict:
+    view = page_view(flags)
+    args, problems = args_from_controls(*(controls.get(cid) for cid, _ in CONTROLS), lang=view.lang)
+    shown = outputs(args, problems, view.lang, view.theme, view.present)
+    return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, args)}
+
+
+# the address bar follows the controls (history.replaceState): a link reproduces the view
+CALLBACKS.client("url", "sync", Output("train-url", "data"), Input("train-link", "data"), State("train-url", "data"))
+
+
+def register(app) -> None:
+    CALLBACKS.register(app)
