@@ -232,3 +232,69 @@ def test_accelerator_files_only_raise_engine_input_error(text):
             assert str(path) in str(exc)  # every refusal names the file
             return
     assert acc.memory_bandwidth_bytes_per_s > 0
+
+
+# ---- the training lab: subnormal, huge and odd values in every field ------------------------
+# Subnormals, the largest doubles and every float hypothesis can draw, in each numeric field of
+# the teaching model and the setup; and any text (markup, lone surrogates) as the model's id.
+odd_float = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([5e-324, 1e-320, 2.2250738585072014e-308, 1e-300, 1e-6, 1e308, 1.7976931348623157e308]),
+)
+odd_int = st.one_of(st.integers(min_value=-(2**70), max_value=2**70), st.sampled_from([0, 1, 2**50, 2**63]))
+
+
+def finite_everywhere(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(finite_everywhere(v) for v in value.values())
+    if isinstance(value, list):
+        return all(finite_everywhere(v) for v in value)
+    return True
+
+
+@FUZZ
+@given(
+    st.fixed_dictionaries(
+        {"num_params": odd_float | odd_int, "num_layers": odd_int, "num_heads": odd_int, "head_dim": odd_int},
+        optional={"id": st.text(alphabet=string.printable + "<>&\"'\ud800\udfff", max_size=70)},
+    ),
+    st.fixed_dictionaries(
+        {"gpus": odd_int, "sequence_length": odd_int, "tokens_per_step": odd_int},
+        optional={
+            "step_time_s": odd_float,
+            "tokens_per_s": odd_float,
+            "bus_bandwidth_bytes_per_s": odd_float,
+            "micro_batch_size": odd_int,
+            "gpus_per_node": odd_int,
+        },
+    ),
+)
+def test_training_only_raises_engine_input_error_and_stays_finite(model, setup):
+    from engine.training import run_training
+
+    try:
+        out = run_training(model, H100, **setup)
+    except EngineInputError:
+        return
+    assert finite_everywhere(out), out
+    json.dumps(out, allow_nan=False).encode("utf-8")  # what the API sends: no inf, no lone surrogate
+
+
+@FUZZ
+@given(odd_float, st.sampled_from(["step_time_s", "tokens_per_s", "bus_bandwidth_bytes_per_s"]))
+def test_a_legal_seed_run_with_one_odd_rate_is_finite_or_refused(value, field):
+    from engine.training import run_training
+
+    setup = {"gpus": 8, "sequence_length": 4096, "tokens_per_step": 262144, "step_time_s": 3.64}
+    if field == "tokens_per_s":
+        setup.pop("step_time_s")
+    setup[field] = value
+    model = {"num_params": 7e9, "num_layers": 32, "num_heads": 32, "head_dim": 128}
+    try:
+        out = run_training(model, H100, **setup)
+    except EngineInputError as exc:
+        assert exc.field == field
+        return
+    assert finite_everywhere(out)
