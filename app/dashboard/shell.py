@@ -13,6 +13,8 @@ from app.dashboard.pages.ops import layout as ops_layout
 from app.dashboard.pages.roofline import callbacks as roofline_callbacks
 from app.dashboard.pages.roofline import layout as roofline_layout
 from app.dashboard.pages.roofline.state import View, view_from_search
+from app.dashboard.pages.serving import callbacks as serving_callbacks
+from app.dashboard.pages.serving import layout as serving_layout
 from app.dashboard.pages.training import callbacks as training_callbacks
 from app.dashboard.pages.training import layout as training_layout
 
@@ -21,6 +23,7 @@ PAGES = {
     "roofline": SimpleNamespace(page=roofline_layout.page, register=roofline_callbacks.register),
     "ops": SimpleNamespace(page=ops_layout.page, register=ops_callbacks.register),
     "training": SimpleNamespace(page=training_layout.page, register=training_callbacks.register),
+    "serving": SimpleNamespace(page=serving_layout.page, register=serving_callbacks.register),
 }
 
 

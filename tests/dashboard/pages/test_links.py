@@ -32,7 +32,7 @@ def test_a_lab_gets_its_own_parameters_and_a_bad_tab_is_named():
     wrong = view_from_search("tab=nope&m=3")
     assert wrong.tab == "roofline"
     assert [(n, reason(w, "en")) for n, _, w in wrong.notices] == [
-        ("tab", "one of roofline, ops, training"),
+        ("tab", "one of roofline, ops, training, serving"),
         ("m", "unknown parameter"),
     ]
 
@@ -60,6 +60,6 @@ def test_a_round_trip_through_both_labs_ends_on_the_view_it_left():
 
 
 def test_every_tab_renders_with_its_tab_bar():
-    for tab in ("roofline", "ops", "training"):
+    for tab in ("roofline", "ops", "training", "serving"):
         text = str(page(view_from_search(f"tab={tab}&hw=h100-sxm5")))
-        assert "tab-roofline" in text and "tab-ops" in text and "tab-training" in text
+        assert "tab-roofline" in text and "tab-ops" in text and "tab-training" in text and "tab-serving" in text

@@ -26,7 +26,7 @@ GOOD = {
     "roofs": ["measured", "hierarchy", "measured,hierarchy"],
     "xhw": ["fast:3.35:1979:80", "v:2:500::50"],
     "pin": ["model=llama-3-8b&batch=8&prec=int4", "batch=1"],
-    "tab": ["roofline", "ops", "training"],
+    "tab": ["roofline", "ops", "training", "serving"],
 }
 values = st.one_of(
     st.text(max_size=30),

@@ -1,0 +1,147 @@
+"""The Serving page in Chromium: the issue's link draws bound, estimate, band and the shipped
+measured runs (their source in the hover on screen, the bound at or above each in tokens/s per
+user), a concurrency change redraws and moves the address bar, five runs pasted on a what-if
+card at 0.7x the bandwidth fit a calibration that lowers the median error and survives a copied
+link; English and Chinese, light and dark, 1400x900, an 800x500 embed and 1920x1080, with a
+screenshot of each in docs/. Any console error fails (conftest)."""
+
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from playwright.sync_api import Page, expect
+
+from .helpers import set_control
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+ISSUE = "/?tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm&prec=fp8&tp=4&isl=1024&osl=1024"
+GD = "document.querySelector('#srv-throughput .js-plotly-plot')"
+SLOW = "h200-sxm-0.7xbw:2.352:989.4:141"
+# five shipped TensorRT-LLM runs of Llama-3.1-70B FP8 on 4 x H200 (published/serving/), short form
+FIVE_RUNS = """concurrency,input_tokens,output_tokens,ttft_ms,tpot_ms
+4,1024,1024,230.372,7.9817
+8,1024,1024,257.286,8.2368
+16,1024,1024,281.927,8.9323
+32,1024,1024,368.178,10.6344
+64,1024,1024,528.658,13.6618"""
+
+FIGURE_JS = f"""() => {{
+  const gd = {GD};
+  if (!gd || !gd.data || !gd._fullLayout) return null;
+  const out = {{}};
+  for (const t of gd.data) out[t.uid] = {{x: t.x, y: t.y, c: t.customdata, text: t.text}};
+  out._drawn = gd.querySelectorAll('.scatterlayer .trace').length;
+  out._visible = gd._fullData.filter(t => t.visible === true && t.type === 'scatter').length;
+  return out;
+}}"""
+
+
+def figure(page: Page) -> dict:
+    page.wait_for_function(f"() => {{ const g = {GD}; return g && g.data && g.data.length && g._fullLayout; }}")
+    return page.evaluate(FIGURE_JS)
+
+
+def hover_text(page: Page, uid: str, index: int) -> str:
+    """Move the mouse onto one point of a trace and read the hover label on screen."""
+    x, y = page.evaluate(
+        f"""([uid, i]) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
+        const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
+        const r = g.querySelector('.nsewdrag').getBoundingClientRect();
+        return [r.left + xa.c2p(xa.d2c(t.x[i])), r.top + ya.c2p(ya.d2c(t.y[i]))]; }}""",
+        [uid, index],
+    )
+    page.mouse.move(x + 40, y + 40)
+    page.mouse.move(x, y)
+    label = page.locator("#srv-throughput .hoverlayer .hovertext")
+    label.first.wait_for(timeout=5000)
+    return label.first.text_content()
+
+
+def test_issue_link_draws_the_three_and_the_bound_holds(page: Page, base_url):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + ISSUE)
+    fig = figure(page)
+    for kind in ("bound", "estimate", "band", "measured"):
+        assert f"serving--h200-sxm--{kind}" in fig, sorted(fig)
+    assert fig["_drawn"] == fig["_visible"]
+    measured, bound = fig["serving--h200-sxm--measured"], fig["serving--h200-sxm--bound"]
+    assert len(measured["x"]) == 6
+    by_concurrency = dict(zip(bound["c"], bound["x"], strict=True))
+    for c, user in zip(measured["c"], measured["x"], strict=True):
+        assert by_concurrency[c] >= user, (c, by_concurrency[c], user)
+    label = hover_text(page, "serving--h200-sxm--measured", 2)
+    assert "measured" in label and "aiconfigurator" in label and "trtllm" in label and "estimate's error" in label
+    expect(page.locator("#srv-tables")).to_contain_text("bound")
+    expect(page.locator("#srv-tables")).to_contain_text("measured (concurrency 64, trtllm)")
+    expect(page.locator("#srv-insight")).to_contain_text("decode-bound")
+    page.screenshot(path=str(DOCS / "serving-1400x900.png"))
+
+    # a concurrency change redraws every view and replaces the address bar's conc=
+    set_control(page, "srv-conc", 128)
+    page.wait_for_function("() => location.search.includes('conc=128')")
+    expect(page.locator("#srv-tables")).to_contain_text("concurrency 128")
+    chosen = figure(page)["serving--h200-sxm--chosen"]
+    assert chosen["x"][0] == next(x for c, x in zip(bound["c"], bound["x"], strict=True) if c == 128)
+
+
+def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_url, context):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + ISSUE + "&xhw=" + SLOW)
+    figure(page)
+    set_control(page, "srv-fit-target", "h200-sxm-0.7xbw")
+    page.fill("#srv-runs", FIVE_RUNS)
+    page.click("#srv-fit-run")
+    expect(page.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs on h200-sxm-0.7xbw")
+    page.wait_for_function("() => location.search.includes('fit=')")
+    query = parse_qs(urlsplit(page.url).query)
+    runs, before, after = (float(x) for x in query["fiterr"][0].split(",")[:3])
+    assert runs == 5 and after < before
+    assert query["fithw"] == ["h200-sxm-0.7xbw"]
+    page.wait_for_function(f"() => {GD}.data.some(t => t.uid === 'serving--h200-sxm-0-7xbw--fitted')")
+    fitted = figure(page)["serving--h200-sxm-0-7xbw--fitted"]
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(DOCS / "serving-fit-my-runs.png"))
+
+    # the copied link, in a fresh page, draws the same fitted curve and says what the fit did
+    other = context.new_page()
+    errors: list[str] = []
+    other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    other.goto(page.url)
+    again = figure(other)["serving--h200-sxm-0-7xbw--fitted"]
+    assert again["x"] == fitted["x"] and again["y"] == fitted["y"]
+    expect(other.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs")
+    expect(other.locator("#srv-insight")).to_contain_text("Fitted to your 5 runs")
+    assert not errors, errors
+
+    # a bad row is named by its line and field, and the fit on screen stays as it was
+    page.fill("#srv-runs", FIVE_RUNS + "\n8,abc,1024,200,9")
+    page.click("#srv-fit-run")
+    expect(page.locator("#srv-fit-status")).to_contain_text("line 7, input_tokens")
+    assert parse_qs(urlsplit(page.url).query)["fit"] == query["fit"]
+
+
+def test_chinese_dark(page: Page, base_url):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + ISSUE + "&lang=zh&theme=dark")
+    figure(page)
+    expect(page.locator("#srv-chart-panel h2")).to_have_text("吞吐与交互性：上界、估计、实测")
+    expect(page.locator("#srv-insight")).to_contain_text("受 decode 限制")
+    expect(page.locator("#srv-tables")).to_contain_text("上界")
+    assert "theme-dark" in page.locator("#app-root").get_attribute("class")
+    page.screenshot(path=str(DOCS / "serving-zh-dark.png"))
+
+
+def test_embed_800x500_and_presentation_1920x1080(page: Page, base_url):
+    page.set_viewport_size({"width": 800, "height": 500})
+    page.goto(base_url + ISSUE + "&embed=1&controls=0")
+    figure(page)
+    expect(page.locator("#srv-controls")).to_be_hidden()
+    box = page.locator("#srv-throughput").bounding_box()
+    assert box["height"] >= 300 and box["y"] + box["height"] <= 501
+    assert page.evaluate("() => document.documentElement.scrollHeight") <= 501
+    page.screenshot(path=str(DOCS / "serving-embed-800x500.png"))
+
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(base_url + ISSUE + "&present=1")
+    figure(page)
+    assert page.locator("#srv-throughput").bounding_box()["height"] >= 600
+    page.screenshot(path=str(DOCS / "serving-present-1920x1080.png"))
