@@ -145,3 +145,26 @@ def test_embed_800x500_and_presentation_1920x1080(page: Page, base_url):
     figure(page)
     assert page.locator("#srv-throughput").bounding_box()["height"] >= 600
     page.screenshot(path=str(DOCS / "serving-present-1920x1080.png"))
+
+
+ROOFLINE_GD = "document.querySelector('#roofline-graph .js-plotly-plot')"
+
+
+def test_roofline_estimate_point_beneath_the_decode_bound(page: Page, base_url):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(
+        base_url + "/?hw=h200-sxm,b200&model=llama-3.1-70b&batch=64&ctx=1024&prec=fp8&kvprec=fp8&tp=4&out=1024&conc=64"
+    )
+    page.wait_for_function(
+        f"() => {{ const g = {ROOFLINE_GD}; return g && g.data && g.data.some(t => t.uid.startsWith('estimate--')); }}"
+    )
+    points = page.evaluate(
+        f"""() => Object.fromEntries({ROOFLINE_GD}.data.filter(t => /--decode$/.test(t.uid) && t.x.length === 1)
+            .map(t => [t.uid, [t.x[0], t.y[0]]]))"""
+    )
+    for hw in ("h200-sxm", "b200"):
+        bound, estimate = points[f"point--{hw}--decode"], points[f"estimate--{hw}--decode"]
+        assert estimate[0] == bound[0] and estimate[1] < bound[1], (hw, bound, estimate)
+    insight = page.locator("#insight")
+    expect(insight).to_contain_text("TPOT bound")
+    expect(insight).to_contain_text("Measured:")

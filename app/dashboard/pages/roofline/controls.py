@@ -22,6 +22,7 @@ from app.dashboard.pages.roofline.widgets import (
     tp_options,
     what_if_controls,
 )
+from app.dashboard.pages.serving.words import w as serving_words
 from engine.hardware import catalogue
 from engine.measurement import FORMATS
 from engine.model_catalog import model_ids
@@ -200,6 +201,7 @@ def serving_details(view: View, values: dict) -> html.Details:
                 ],
                 className="field-pair",
             ),
+            field(serving_words("srv_field_conc", lang), number("conc", values, 1)),
             field(t("memory_utilization", lang), number("memutil", values, 0.01)),
             checkbox("published", values, t("show_published", lang)),
         ],

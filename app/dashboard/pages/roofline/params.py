@@ -17,6 +17,7 @@ from engine.hardware import catalogue
 from engine.measurement import MAX_MEASURED_STEP_S
 from engine.model_catalog import model_ids
 from engine.request import MAX_GPU_HOUR_PRICE
+from engine.serving.scenario import MAX_CONCURRENCY
 from engine.what_if import parse_what_if
 
 # The figure's palette and legend hold 8 accelerators, what-if cards included.
@@ -232,6 +233,7 @@ PARAMS: tuple[Param, ...] = (
         control=("measured-step", "value"),
     ),
     Param("out", "output_tokens", Int(1, MAX_CONTEXT), control=("output-tokens", "value")),
+    Param("conc", "concurrency", Int(1, MAX_CONCURRENCY), control=("concurrency", "value")),
     Param("price", "gpu_hour_price", Float(0, MAX_GPU_HOUR_PRICE, open_low=True), control=("gpu-price", "value")),
     Param(
         "memutil",

@@ -52,6 +52,7 @@ class View:
     custom_token: str | None = None  # its `cfg=` form
     measurements: dict | None = field(default=None, hash=False)  # {"format", "content", "steps"}
     output_tokens: int | None = None  # a whole request: prefill + this many decode steps
+    concurrency: int | None = None  # with output_tokens: the serving estimate (pages/serving/roofline_estimate.py)
     gpu_hour_price: float | None = None  # USD per GPU-hour: cost per million output tokens
     memory_utilization: float = 1.0  # the fraction of each card's memory a server may use
     published: bool = False  # published measurements beside the bounds

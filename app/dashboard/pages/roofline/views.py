@@ -28,6 +28,7 @@ from app.dashboard.pages.roofline.state import (
     view_model,
     what_if_names,
 )
+from app.dashboard.pages.serving import roofline_estimate as serving_estimate
 from app.service import (
     BATCH_STOPS,
     CONTEXT_STOPS,
@@ -142,6 +143,7 @@ def roofline(view: View) -> tuple[dict, dict | None]:
         pinned_results(view),
         cache_roofs(view),
     )
+    figure["data"] += serving_estimate.view_traces(view, data["analysis"]["results"])
     return figure, grid
 
 
@@ -232,6 +234,7 @@ def panels(view: View) -> dict:
     sentences = insight_sentences(
         data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang, what_if_names(view)
     )
+    sentences += serving_estimate.view_sentences(view, results)
     if view.hierarchy:
         caches = cache_roofs(view)
         sentence = cache_sentence(results[0], caches.get(results[0]["hardware_id"], []), lang)
