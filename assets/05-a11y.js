@@ -1,4 +1,4 @@
-// Keyboard access (issue 12, items 20 and 21); nothing here computes a number.
+// Keyboard access (WCAG 2.2: 2.1.1 Keyboard, 2.4.7 Focus Visible); nothing here computes a number.
 //
 // 1. Each chart's toolbar (Plotly's modebar, a role="toolbar" of <button>s) is one tab stop:
 //    a roving tabindex puts tabindex=0 on one button (the first, or the last one used) and -1

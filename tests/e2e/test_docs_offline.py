@@ -1,4 +1,4 @@
-"""/docs and /redoc render in Chromium from this app alone, under its own CSP (issue 11, item
+"""/docs and /redoc render in Chromium from this app alone, under its own CSP (item
 9): the network guard of conftest.context fails the test on any request off 127.0.0.1, and a
 CSP violation or page error fails it too."""
 

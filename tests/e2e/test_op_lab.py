@@ -84,7 +84,7 @@ def test_linked_gemm_change_and_reload(page: Page, base_url: str):
     points = drawn_points(page)
     assert points["op--h100-sxm5--gemm"] == pytest.approx(engine_intensity(GemmSpec(4096, 4096, 4096), "h100-sxm5"))
     table = page.locator("#lab-results-table")
-    expect(table.locator("tr[data-hw='h100-sxm5']")).to_contain_text("1,365")  # seed 003: I ≈ 1365
+    expect(table.locator("tr[data-hw='h100-sxm5']")).to_contain_text("1,365")  # 4096³ GEMM in bf16: I = 4096/3 ≈ 1365
     expect(table.locator("tr[data-hw='rtx-4090']")).to_contain_text("compute")
     expect(page.locator("#notices")).to_be_hidden()
     history = page.evaluate("history.length")
@@ -128,7 +128,7 @@ def test_hostile_link_in_chinese_then_presets(page: Page, base_url: str):
     expect(page.locator("#tab-ops")).to_have_text("算子实验室")
     expect(page.locator("#lab-results-panel h2")).to_have_text("各加速器结果")
 
-    page.locator("#lab-preset-chain-10").click()  # seed 003 §5: ten ops on [32, 2048, 4096]
+    page.locator("#lab-preset-chain-10").click()  # ten ops on [32, 2048, 4096]
     wait_for_points(page, ["op--h100-sxm5--unfused", "op--h100-sxm5--fused"])
     assert query(page)["op"] == "elementwise" and query(page)["fused"] == "0"
     points = drawn_points(page)
@@ -146,7 +146,7 @@ def test_hostile_link_in_chinese_then_presets(page: Page, base_url: str):
     page.wait_for_function("() => location.search.includes('fused=0')", timeout=20000)
     expect(page.locator("#lab-fused input")).not_to_be_checked()
 
-    page.locator("#lab-preset-seed000").click()  # seed 000's chart in one click
+    page.locator("#lab-preset-seed000").click()  # the teaching chart in one click
     wait_for_points(page, [f"op--h100-sxm5--{p}" for p in ("gemm-8192", "add", "decode")])
     points = drawn_points(page)
     assert points["op--h100-sxm5--gemm-8192"] == pytest.approx(8192 / 3)
@@ -155,7 +155,7 @@ def test_hostile_link_in_chinese_then_presets(page: Page, base_url: str):
 
 
 def test_what_if_cards_from_a_link_and_the_control_survive_a_reload(page: Page, base_url: str):
-    # seed 002's self-test card beside the H100, under seed 000's 8192³ GEMM
+    # a self-test card (ridge 250) beside the H100, under the 8192³ GEMM
     page.goto(f"{base_url}/?tab=ops&op=gemm&m=8192&n=8192&k=8192&hw=h100-sxm5&xhw=selftest:2:500")
     wait_for_points(page, ["op--h100-sxm5--gemm", "op--selftest--gemm"])
     drawn_points(page)  # every point drawn where its data says
@@ -179,7 +179,7 @@ def test_what_if_cards_from_a_link_and_the_control_survive_a_reload(page: Page, 
     expect(error).to_contain_text("<name>:<bandwidth TB/s>")
     assert what_ifs(page) == ["selftest:2:500"]
 
-    # seed 004 §9: the H100 with twice the FLOP/s, added through the control
+    # the H100 with twice the FLOP/s, added through the control
     page.fill("#lab-whatif-text", "fast:3.35:1979:80")
     page.press("#lab-whatif-text", "Enter")
     wait_for_points(page, ["op--h100-sxm5--gemm", "op--selftest--gemm", "op--fast--gemm"])

@@ -1,4 +1,4 @@
-"""Issue 14 in Chromium: what-if accelerators drawn beside real ones, and pin-and-compare,
+"""In Chromium: what-if accelerators drawn beside real ones, and pin-and-compare,
 both from a link and from the controls, each surviving a reload (the URL is the state)."""
 
 from urllib.parse import parse_qsl, urlsplit
@@ -24,7 +24,7 @@ def api_decode(base_url: str, hw: object, **scenario) -> dict:
 
 
 def test_a_what_if_card_from_a_link_and_from_the_controls(page: Page, base_url):
-    # Seed 004 §9: double the FLOP/s, keep the bandwidth: decode does not move.
+    # Double the FLOP/s, keep the bandwidth: a memory-bound decode does not move.
     page.goto(f"{base_url}/?hw=h100-sxm5&xhw=fast:3.352:1978.8:80")
     wait_for_figure(page)
     wait_for_uids(page, ["point--fast--decode", "roof--fast--tensor"])

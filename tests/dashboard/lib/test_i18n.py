@@ -1,5 +1,5 @@
-"""The Chinese page says why a link's parameter was ignored in Chinese (issue 12, item 17):
-every reason url_state can give is translated, and the glossary's keys exist in both languages."""
+"""The Chinese page says why a link's parameter was ignored in Chinese: every reason the
+parameter table can give is translated, and the glossary's keys exist in both languages."""
 
 import re
 

@@ -13,7 +13,7 @@ from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.i18n import reason, t
 from app.dashboard.pages.ops.controls_state import CONTROLS, from_controls
 from app.dashboard.pages.ops.layout import notice_text, panels
-from app.dashboard.pages.ops.state import lab_query
+from app.dashboard.pages.ops.state import INT_FIELDS, OpsState, lab_query
 from app.dashboard.pages.roofline.state import MAX_HARDWARE, View
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
@@ -51,6 +51,24 @@ def context_view(context: object) -> View:
     )
 
 
+def said(notice: tuple, state: OpsState, lang: str) -> str:
+    """What a control's refused value is told: a number box in its own words ("M must be
+    1–16,777,216 (you typed 0); still showing 8192"), anything else as the link's notice."""
+    name, value, _why = notice
+    if name not in INT_FIELDS:
+        return notice_text(notice, lang)
+    low, high = INT_FIELDS[name]
+    return t(
+        "box_invalid",
+        lang,
+        label=t(f"lab_ops_{name}", lang),
+        low=f"{low:,}",
+        high=f"{high:,}",
+        typed=value or "—",
+        shown=f"{getattr(state, name):,}",
+    )
+
+
 @CALLBACKS.server(
     output={
         "panels": {i: Output(i, prop) for i, prop in PANEL_OUTPUTS},
@@ -67,7 +85,7 @@ def update(controls: dict, context: object, flags: object) -> dict:
     view = context_view(context)
     state, hardware, notices = from_controls(controls)
     p = panels(view, state, hardware)
-    status = [html.Div(notice_text(notice, view.lang)) for notice in notices]
+    status = [html.Div(said(notice, state, view.lang)) for notice in notices]
     link = lab_query(view, state, hardware)
     # render_page (shell.py) re-renders the page only for a query other than this one
     new_flags = (flags if isinstance(flags, dict) else {}) | {"query": link["template"]}

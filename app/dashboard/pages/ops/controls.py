@@ -1,4 +1,5 @@
-"""The op lab (`tab=ops`): one kernel (GEMM, conv2d, elementwise chain) or seed 000's chart on
+"""The op lab (`tab=ops`): one kernel (GEMM, conv2d, elementwise chain) or the teaching chart
+(a GEMM, an add, a 7B decode; Williams et al. 2009) on
 the roofline of the selected accelerators, real or what-if, with launch overhead as the third
 regime. This module is the page and its callbacks, thin: the link or the controls are parsed
 by lab_ops_state.py, the engine is called by lab_ops_compute.py, and the figure and the tables
@@ -50,7 +51,7 @@ def _int_field(name: str, state: OpsState, lang: str) -> html.Div:
 
 
 def what_if_field(state: OpsState, lang: str) -> html.Details:
-    """Invented accelerators (seed 004 §9, seed 002's self-test card): typed in engine.what_if's
+    """Invented accelerators (a scaled or invented card, e.g. `selftest:2:500`: ridge 250): typed in engine.what_if's
     short form and added to a list, each removable; drawn beside the catalogue cards."""
     return html.Details(
         [

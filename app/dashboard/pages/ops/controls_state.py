@@ -95,7 +95,7 @@ def from_controls(values: dict) -> tuple[OpsState, tuple[str, ...], list[Notice]
             param = "overhead_us" if name == "overhead" else name
             if text is None:
                 if not (name == "tile" and value is None):
-                    notices.append((param, str(value)[:40], "empty or not a number: the default is used"))
+                    notices.append((param, "" if value is None else str(value)[:40], "empty or not a number"))
             else:
                 args.append((param, text))
     hardware = _hardware(values.get("hardware"), notices)

@@ -1,4 +1,5 @@
-"""The op lab (`tab=ops`): one kernel (GEMM, conv2d, elementwise chain) or seed 000's chart on
+"""The op lab (`tab=ops`): one kernel (GEMM, conv2d, elementwise chain) or the teaching chart
+(a GEMM, an add, a 7B decode; Williams et al. 2009) on
 the roofline of the selected accelerators, real or what-if, with launch overhead as the third
 regime. This module is the page and its callbacks, thin: the link or the controls are parsed
 by lab_ops_state.py, the engine is called by lab_ops_compute.py, and the figure and the tables
@@ -27,7 +28,7 @@ from engine.model_catalog import model_ids
 
 
 def preset_links(view: View, state: OpsState, hardware: tuple[str, ...]) -> tuple[list, list]:
-    """(seed presets + seed 000's chart, the model's decode projections) as links."""
+    """(the example shapes + the teaching chart, the model's decode projections) as links."""
     lang = view.lang
     seed, decode = [], []
     for p in presets(state.model):

@@ -46,7 +46,7 @@ KINDS = ("gemm", "conv2d", "elementwise", "seed000")
 ACTS = ("silu", "gelu")
 
 
-DEFAULT_MODEL = "llama-2-7b"  # seed 000's "7B"; the API's and the CLI's default for the chart
+DEFAULT_MODEL = "llama-2-7b"  # the teaching chart's "7B"; the API's and the CLI's default for it
 
 
 MAX_OVERHEAD_US = MAX_LAUNCH_OVERHEAD_S * 1e6
@@ -59,7 +59,7 @@ class OpsState:
     op: str = "gemm"
     dtype: str = "bf16"
     overhead_us: float = 0.0  # launch overhead per kernel
-    model: str = DEFAULT_MODEL  # the decode projections' and seed 000's decode step's model
+    model: str = DEFAULT_MODEL  # the decode projections' and the teaching chart's decode step's model
     # GEMM
     m: int = 8192
     n: int = 8192
@@ -78,7 +78,7 @@ class OpsState:
     stride: int = 1
     padding: int = 1
     groups: int = 1
-    # elementwise chain (seed 003 §5: ten ops on [32, 2048, 4096])
+    # elementwise chain: ten ops on [32, 2048, 4096]
     shape: tuple[int, ...] = (32, 2048, 4096)
     ops: tuple[str, ...] = ("scale",)
     count: int = 10

@@ -55,7 +55,7 @@ def comparison_rows(results: list[dict], ttft_alone_s: dict[str, float]) -> list
     return rows
 
 
-# Pin and compare (issue 14): what A and B are compared on, each an engine field.
+# Pin and compare: what A and B are compared on, each an engine field.
 DELTA_METRICS = (
     ("delta_tps", lambda r: r["decode"]["tokens_per_s"], grouped),
     ("delta_step", lambda r: r["decode"]["time_s"], duration),

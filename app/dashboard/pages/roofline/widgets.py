@@ -133,7 +133,7 @@ def scale_input(component_id: str, value: float) -> dcc.Input:
 
 
 def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:
-    """Invented accelerators (issue 14, seed 004 §9): typed in the short form, or a catalogue
+    """Invented accelerators: typed in the short form, or a catalogue
     card with its FLOP/s or bandwidth scaled; each is drawn beside the real ones."""
     lang = view.lang
     return html.Details(
@@ -164,7 +164,7 @@ def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:
 
 
 def pin_controls(view: View) -> html.Div:
-    """Pin and compare (issue 14): the current scenario becomes A, the controls make B."""
+    """Pin and compare: the current scenario becomes A, the controls make B."""
     lang = view.lang
     return html.Div(
         [

@@ -14,7 +14,8 @@ The link carries the lab's own parameters beside the shared ones (tab, hw, lang,
     opt=adamw|sgd_momentum  zero=0..3  recompute=none|selective|full  dtype=bf16|fp16
     busbw (measured all-reduce bus bandwidth, GB/s; default the link)  mb (micro-batch)
 
-A bad or unknown value is ignored with a notice; the default is seed 000's 7B example.
+A bad or unknown value is ignored with a notice; the default is a 7B model on
+8 x H100 SXM5 (PaLM's appendix B counting).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from app.dashboard.components.plot_style import THEMES, base_layout
 from app.dashboard.lib.i18n import t
 from app.units import duration, grouped, plain, si
 
-# The four counting choices of seed 000, in the order the seed lists them.
+# The four counting choices (PaLM appendix B; Korthikanti et al. 2022 for HFU), lowest first.
 UTIL_ROWS = ("mfu", "mfu_with_attention", "hfu", "mfu_sparse_peak")
 # (key, field of the engine's memory bill, colour): the stacked parts of one GPU's memory.
 MEMORY_PARTS = (
@@ -25,7 +25,7 @@ MEMORY_PARTS = (
 
 
 def pct(fraction: float) -> str:
-    """0.38214 -> '38.2%', 0.51 -> '51.0%' (as seed 000 writes them); 0.00748 -> '0.748%'."""
+    """0.38214 -> '38.2%', 0.51 -> '51.0%' (one decimal, as utilisation is usually quoted); 0.00748 -> '0.748%'."""
     percent = fraction * 100
     return f"{percent:,.1f}%" if abs(percent) >= 1 else f"{plain(percent)}%"
 

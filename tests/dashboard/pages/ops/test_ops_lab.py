@@ -1,6 +1,6 @@
 """The op lab (tab=ops): the link -> state parser (hostile values included), the canonical
-query, the figure and tables built from the engine's numbers (seed 000, seed 003), and
-what-if accelerators (`xhw=`, seed 002's self-test card) in the link and the controls."""
+query, the figure and tables built from the engine's numbers (the teaching examples), and
+what-if accelerators (`xhw=`, a self-test card with ridge 250) in the link and the controls."""
 
 import math
 import re
@@ -238,7 +238,7 @@ def test_seed000_gemm_on_h100_is_drawn_at_the_engine_intensity():
     engine = lab(GemmSpec(8192, 8192, 8192), [get_accelerator("h100-sxm5")])["results"][0]
     point = points(figure)["op--h100-sxm5--gemm"]
     assert point["x"] == [engine["intensity"]] and point["y"] == [engine["attainable_flops_per_s"]]
-    assert engine["intensity"] == pytest.approx(8192 / 3)  # seed 000: I = n/3 ≈ 2731
+    assert engine["intensity"] == pytest.approx(8192 / 3)  # square GEMM: n/3 (NVIDIA matmul guide)
     assert engine["compute_time_s"] == pytest.approx(1.11e-3, rel=0.01)
     assert engine["memory_time_s"] == pytest.approx(0.12e-3, rel=0.01)
     assert set(points(figure)) == {"op--h100-sxm5--gemm", "op--rtx-4090--gemm"}
@@ -258,7 +258,7 @@ def test_seed000_gemm_on_h100_is_drawn_at_the_engine_intensity():
 def test_tile_view_shows_both_conventions_and_names_them():
     page = lab_page("tab=ops&preset=tile-128&hw=h100-sxm5")
     text = text_of(page)
-    assert "C read-modify-write (seed 003: ≈32)" in text and "read once, write once (≈42.7)" in text
+    assert "C read-modify-write (the hand count: ≈32)" in text and "read once, write once (≈42.7)" in text
     figure = ops_layout.panels(View(tab="ops"), state_of("tab=ops&preset=tile-128")[0], ("h100-sxm5",))["lab-graph"]
     lines = {tr["uid"]: tr["x"][0] for tr in figure["data"] if tr["uid"].startswith("tile--")}
     assert lines["tile--c-read-modify-write"] == pytest.approx(32)
@@ -281,7 +281,7 @@ def test_ten_unfused_elementwise_ops_move_ten_times_the_fused_bytes():
     computed = compute(state, ("h100-sxm5", "h200-sxm"))
     unfused, fused = computed["series"]
     assert (unfused["id"], fused["id"]) == ("unfused", "fused")
-    assert unfused["results"][0]["bytes"] == pytest.approx(10.7e9, rel=0.01)  # seed 003 §5: ~10.7 GB
+    assert unfused["results"][0]["bytes"] == pytest.approx(10.7e9, rel=0.01)  # 10 ops, [32, 2048, 4096], bf16
     assert fused["results"][0]["bytes"] == pytest.approx(unfused["results"][0]["bytes"] / 10)
     # side by side: one column each on the first accelerator, adjacent rows per accelerator
     views = text_of(views_table(computed, "en"))
@@ -393,7 +393,7 @@ def test_a_what_if_link_draws_the_gemm_on_both_cards():
     assert engine["bound"] == "compute" and engine["time_s"] == pytest.approx(2 * 8192**3 / 500e12)
     assert set(points(figure)) == {"op--h100-sxm5--gemm", "op--selftest--gemm"}
     traces = {tr["uid"]: tr for tr in figure["data"]}
-    assert traces["ridge--selftest"]["x"] == [pytest.approx(250)]  # seed 002: ridge 250
+    assert traces["ridge--selftest"]["x"] == [pytest.approx(250)]  # 500 TFLOP/s over 2 TB/s: ridge 250
     assert "selftest (what-if)" in traces["roof--selftest--memory"]["name"]  # the legend says what-if
     assert "roof--selftest--vector" not in traces  # a card with only a tensor rate
     computed = compute(state, view.hardware)

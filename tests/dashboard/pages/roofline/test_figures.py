@@ -79,7 +79,7 @@ def test_trajectory_stops_at_the_largest_batch_that_fits(data):
     r = data["analysis"]["results"][0]
     assert traj["batch_size"][0] == 1 and traj["batch_size"][-1] == r["memory"]["max_batch_size"]
     assert all(traj["fits"])
-    # the KV wall: at the largest batch, intensity is still far left of the ridge (seed 000)
+    # the KV wall: at the largest batch, intensity is still far left of the ridge (Williams et al. 2009)
     assert traj["intensity"][-1] < r["ridge_point"] / 5
 
 

@@ -1,0 +1,46 @@
+"""The catalogues (lib/locales/<lang>.json): the same keys and the same fields in every
+language, and every message code rendered in English and in Chinese, the Chinese with no
+English word left in it (units, ids and names aside)."""
+
+import re
+import string
+
+from app.dashboard.lib.i18n import CATALOGUES, LANGS, reason, t
+from app.dashboard.lib.params import Why
+
+from .test_i18n import untranslated
+
+# a value for every field a message may take: Chinese-free and English-free stand-ins
+SAMPLE = {"low": "1", "high": "65,536", "allowed": "1, 2, 4, 8", "n": "8", "heads": "32", "name": "fast",
+          "text": "", "label": "M", "typed": "0", "shown": "8,192", "v": "32"}  # fmt: skip
+
+
+def fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_every_language_has_the_same_keys_and_fields():
+    keys = set(CATALOGUES["en"])
+    for lang in LANGS:
+        assert set(CATALOGUES[lang]) == keys, lang
+    for key in keys:
+        assert fields(CATALOGUES["zh"][key]) == fields(CATALOGUES["en"][key]), key
+
+
+def test_every_message_code_renders_in_both_languages_and_the_chinese_is_chinese():
+    codes = [key.removeprefix("why_") for key in CATALOGUES["en"] if key.startswith("why_")]
+    assert len(codes) >= 15
+    for code in codes:
+        why = Why(code, {k: v for k, v in SAMPLE.items() if k in fields(CATALOGUES["en"][f"why_{code}"])})
+        en, zh = reason(why, "en"), reason(why, "zh")
+        assert en and zh and en != zh or code == "engine", code
+        assert not untranslated(re.sub(r"\S*=\S*", "", zh)), (code, zh)  # a link's example is an id
+
+
+def test_a_typed_box_is_told_in_its_own_words():
+    en = t("box_invalid", "en", **SAMPLE)
+    assert en == "M must be 1–65,536 (you typed 0); still showing 8,192."
+    zh = t("box_invalid", "zh", **SAMPLE)
+    assert "你输入了 0" in zh and "仍显示 8,192" in zh and not untranslated(zh.removeprefix("M "))  # M: a name
+    for key in ("batch_invalid", "context_invalid"):
+        assert "{typed}" in CATALOGUES["en"][key] and "{typed}" in CATALOGUES["zh"][key]
