@@ -188,6 +188,70 @@ def state_from_preset(preset: dict, base: OpsState) -> OpsState:
     )
 
 
+KEEP = object()  # field_value: nothing to change
+
+
+def field_value(name: str, value: str, notices: list[Notice]):
+    """One of the lab's fields from its text (Invalid with why, in words); `ops` keeps the
+    known names of a list and names the others in `notices`."""
+
+    def refuse(why: str) -> Invalid:
+        return Invalid("engine", text=why)
+
+    if name == "op":
+        if value not in KINDS:
+            raise refuse("one of " + ", ".join(KINDS))
+        return value
+    if name in INT_FIELDS:
+        n = _int(value, *INT_FIELDS[name])
+        if n is None:
+            raise refuse("not an integer in {}..{}".format(*INT_FIELDS[name]))
+        return n
+    if name == "overhead_us":
+        try:
+            return Float(0.0, MAX_OVERHEAD_US).parse(value)
+        except Invalid:
+            raise refuse(f"a launch overhead in µs, 0..{MAX_OVERHEAD_US:,.0f}") from None
+    if name in ("bias", "fused"):
+        try:
+            return Flag().parse(value)
+        except Invalid:
+            raise refuse("0 or 1") from None
+    if name == "act":
+        if value in ACTS or value in ("", "none"):
+            return "" if value == "none" else value
+        raise refuse("none, silu or gelu")
+    if name == "tile":
+        return _tile(value, refuse)
+    if name == "shape":
+        shape = _shape(value)
+        if shape is None:
+            raise refuse(f"1 to {MAX_SHAPE_DIMS} positive sizes, e.g. 32,2048,4096")
+        return shape
+    return _ops_list(value, notices, refuse)
+
+
+def _tile(value: str, refuse) -> str:
+    if value in ("", "off", "0"):
+        return ""
+    try:
+        parse_tile(value)
+    except EngineInputError as exc:
+        raise refuse(str(exc)) from None
+    return value.lower()
+
+
+def _ops_list(value: str, notices: list[Notice], refuse) -> tuple[str, ...]:
+    names = [o for o in value.split(",") if o]
+    good = tuple(o for o in names if o in ELEMENTWISE_KINDS)[:MAX_CHAIN_OPS]
+    notices += [("ops", o[:40], "unknown elementwise op") for o in names if o not in ELEMENTWISE_KINDS]
+    if good:
+        return good
+    if not names:
+        raise refuse("an op list, e.g. add,silu")
+    return KEEP  # every name was unknown: each is named above, the default stays
+
+
 def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Notice]]:
     """The lab's query parameters ((name, value) pairs, last one wins; `xhw` repeats) -> a
     valid state and what was ignored. Anything unknown, out of range or inconsistent is
@@ -227,57 +291,13 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
     for name, value in values.items():
         if name in ("model", "preset", "dtype"):
             continue
-        if name == "op":
-            if value in KINDS:
-                changes["op"] = value
-            else:
-                bad(name, "one of " + ", ".join(KINDS))
-        elif name in INT_FIELDS:
-            n = _int(value, *INT_FIELDS[name])
-            if n is None:
-                bad(name, "not an integer in {}..{}".format(*INT_FIELDS[name]))
-            else:
-                changes[name] = n
-        elif name == "overhead_us":
-            try:
-                changes[name] = Float(0.0, MAX_OVERHEAD_US).parse(value)
-            except Invalid:
-                bad(name, f"a launch overhead in µs, 0..{MAX_OVERHEAD_US:,.0f}")
-        elif name in ("bias", "fused"):
-            try:
-                changes[name] = Flag().parse(value)
-            except Invalid:
-                bad(name, "0 or 1")
-        elif name == "act":
-            if value in ACTS or value in ("", "none"):
-                changes[name] = "" if value == "none" else value
-            else:
-                bad(name, "none, silu or gelu")
-        elif name == "tile":
-            if value in ("", "off", "0"):
-                changes[name] = ""
-            else:
-                try:
-                    parse_tile(value)
-                    changes[name] = value.lower()
-                except EngineInputError as exc:
-                    bad(name, str(exc))
-        elif name == "shape":
-            shape = _shape(value)
-            if shape is None:
-                bad(name, f"1 to {MAX_SHAPE_DIMS} positive sizes, e.g. 32,2048,4096")
-            else:
-                changes[name] = shape
-        elif name == "ops":
-            names = [o for o in value.split(",") if o]
-            good = tuple(o for o in names if o in ELEMENTWISE_KINDS)[:MAX_CHAIN_OPS]
-            for o in names:
-                if o not in ELEMENTWISE_KINDS:
-                    notices.append(("ops", o[:40], "unknown elementwise op"))
-            if good:
-                changes[name] = good
-            elif not names:
-                bad(name, "an op list, e.g. add,silu")
+        try:
+            parsed = field_value(name, value, notices)
+        except Invalid as exc:
+            bad(name, exc.why.params["text"])
+            continue
+        if parsed is not KEEP:
+            changes[name] = parsed
     state = replace(state, **changes)
     if "dtype" in values:
         allowed = VALUE_DTYPES if state.op == "elementwise" else DTYPES
