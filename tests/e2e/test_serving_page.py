@@ -168,3 +168,23 @@ def test_roofline_estimate_point_beneath_the_decode_bound(page: Page, base_url):
     insight = page.locator("#insight")
     expect(insight).to_contain_text("TPOT bound")
     expect(insight).to_contain_text("Measured:")
+
+
+def test_exports_carry_scenario_calibration_and_source(page: Page, base_url):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + ISSUE)
+    figure(page)
+    with page.expect_download() as csv_download:
+        page.click("#srv-export-csv")
+    text = Path(csv_download.value.path()).read_text(encoding="utf-8")
+    assert "# calibration: calibration serving-v1-" in text and "aiconfigurator" in text
+    series = [line.split(",")[0] for line in text.splitlines() if not line.startswith("#")][1:]
+    assert {"bound", "estimate", "measured"} <= set(series) and series.count("measured") == 6
+    with page.expect_download() as svg_download:
+        page.click("#srv-export-svg")
+    svg = Path(svg_download.value.path()).read_text(encoding="utf-8")
+    assert "<svg" in svg and "calibration serving-v1-" in svg and "aiconfigurator" in svg
+    with page.expect_download() as html_download:
+        page.click("#srv-export-html")
+    snapshot = Path(html_download.value.path()).read_text(encoding="utf-8")
+    assert "meta-llama/Llama-3.1-70B" in snapshot and "calibration serving-v1-" in snapshot
