@@ -112,6 +112,44 @@ def slider_run(page, slider: str, presses: int) -> dict:
     }
 
 
+SERVING_VIEW = (
+    "/?tab=serving&model=meta-llama/Llama-3.1-70B&hw=h100-sxm5,h200-sxm,b200&backend=trtllm&prec=fp8&tp=4"
+    "&isl=1024&osl=1024"
+)
+SERVING_GD = "document.querySelector('#srv-throughput .js-plotly-plot')"
+
+
+def serving_settle(browser, base: str, changes: int = 12) -> dict:
+    """The Serving page: a concurrency change (the box, as a user's change sets it) until both
+    charts have drawn again, and the server's share (the callback's request start -> response)."""
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page.goto(base + SERVING_VIEW)
+    page.wait_for_function(f"() => {{ const g = {SERVING_GD}; return g && g._fullLayout; }}", timeout=30000)
+    total, server = [], []
+    for c in [48, 80, 96, 112, 24, 40, 56, 72, 88, 104, 120, 36][:changes]:
+        total.append(
+            page.evaluate(
+                f"""(c) => new Promise(done => {{
+                const top = {SERVING_GD}, low = document.querySelector('#srv-latency .js-plotly-plot');
+                const t0 = performance.now(); let drawn = 0;
+                const one = () => {{ drawn += 1; if (drawn === 2) done(performance.now() - t0); }};
+                top.once('plotly_afterplot', one); low.once('plotly_afterplot', one);
+                dash_clientside.set_props('srv-conc', {{value: c}});
+            }})""",
+                c,
+            )
+        )
+        server.append(
+            page.evaluate(
+                "() => { const e = performance.getEntriesByType('resource')"
+                ".filter(r => r.name.includes('_dash-update-component')).pop();"
+                " return e.responseStart - e.requestStart; }"
+            )
+        )
+    page.close()
+    return {"change -> both charts": total, "server": server}
+
+
 def main(presses: int = 30) -> None:
     with live_server() as (_, base), sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
@@ -147,6 +185,7 @@ def main(presses: int = 30) -> None:
             "() => performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component'))"
             ".map(e => e.responseStart - e.requestStart)"
         )
+        serving = serving_settle(browser, base)
         browser.close()
     totals = ", ".join(f"{c['total']:.0f}" for c in colds)
     print(f"cold load to the first drawn figure (3 fresh contexts): {totals} ms")
@@ -165,6 +204,9 @@ def main(presses: int = 30) -> None:
         print(f"settle (panels through the server): server {s['server']:.1f} ms, response -> panels painted {painted}")
     server = ", ".join(f"{v:.0f}" for v in structural_server[-2:])
     print(f"structural change (a GPU removed): key -> SVG {structural:.0f} ms (server {server} ms)")
+    print("serving page, a concurrency change, 3 GPUs (no rest timer: the box reports once):")
+    for name, values in serving.items():
+        print(f"  {name:22s} {stats(values)}")
 
 
 if __name__ == "__main__":
