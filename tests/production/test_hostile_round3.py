@@ -65,3 +65,148 @@ def test_a_deep_config_with_a_kv_override_is_derived_once(client):
         body = {"model": config, "hardware": ["h100-sxm5"] * 8, "batch_size": batch, "num_kv_heads": 1}
         assert post(client, "/api/v1/analyze", body).status_code == 200
     assert len(kv_model_cache) == 1
+
+
+# ---- the page: Dash's layout and callbacks over HTTP, as the browser sends them ---------------
+MARKUP_NAME = '<a href="//evil.example/x" target="_blank">link</a>'
+
+
+def components(node: object):
+    if isinstance(node, list):
+        for item in node:
+            yield from components(item)
+    elif isinstance(node, dict) and "props" in node and "type" in node:
+        yield node
+        for value in node["props"].values():
+            yield from components(value)
+
+
+def layout(client, search: str) -> dict:
+    r = client.get("/_dash-layout", headers={"referer": f"http://testserver/?{search}"})
+    assert r.status_code == 200, r.text[:300]
+    return r.json()
+
+
+def layout_values(tree: dict) -> dict:
+    values = {}
+    for node in components(tree):
+        props = node["props"]
+        if isinstance(props.get("id"), str):
+            values.update({(props["id"], prop): value for prop, value in props.items()})
+    return values
+
+
+def fire(client, tree: dict, output_part: str, overrides: dict | None = None):
+    """The callback whose output names `output_part`, with the layout's values (and overrides)."""
+    deps = client.get("/_dash-dependencies").json()
+    dep = next(d for d in deps if output_part in d["output"] and not d.get("clientside_function"))
+    values = layout_values(tree) | (overrides or {})
+    parts = dep["output"].strip(".").split("...") if dep["output"].startswith("..") else [dep["output"]]
+    outputs = [dict(zip(("id", "property"), p.rsplit(".", 1), strict=True)) for p in parts]
+
+    def filled(items):
+        return [
+            {"id": d["id"], "property": d["property"], "value": values.get((d["id"], d["property"]))} for d in items
+        ]
+
+    inputs = filled(dep["inputs"])
+    body = {
+        "output": dep["output"],
+        "outputs": outputs if dep["output"].startswith("..") else outputs[0],
+        "inputs": inputs,
+        "state": filled(dep.get("state", [])),
+        "changedPropIds": [f"{inputs[0]['id']}.{inputs[0]['property']}"],
+    }
+    r = post(client, "/_dash-update-component", body)
+    assert r.status_code == 200, r.text[:500]
+    return r.json()["response"]
+
+
+def figures(tree: object) -> list[dict]:
+    found = []
+    if isinstance(tree, dict):
+        if isinstance(tree.get("data"), list) and isinstance(tree.get("layout"), dict):
+            return [tree]
+        for value in tree.values():
+            found += figures(value)
+    elif isinstance(tree, list):
+        for value in tree:
+            found += figures(value)
+    return found
+
+
+L1_CARD = """id: myl1
+name: My L1 card
+vendor: ACME
+memory_bytes: 85899345920
+memory_bandwidth_bytes_per_s: 3.352e12
+tensor_flops_per_s: {bf16: 9.894e14}
+sources: [{document: "datasheet v1"}]
+cache_roofs:
+  - {level: l1, bandwidth_bytes_per_s: 3.0e13, capacity_bytes: 3.3e7, kind: measured,
+     source: "my microbenchmark, table 1"}
+"""
+
+
+@pytest.fixture
+def l1_client(tmp_path, monkeypatch):
+    (tmp_path / "myl1.yaml").write_text(L1_CARD)
+    monkeypatch.setenv("LLM_ROOFLINE_HARDWARE_DIR", str(tmp_path))
+    return TestClient(create_app(Settings()), raise_server_exceptions=False)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_l1_cache_roof_is_drawn_and_named(l1_client, lang):
+    """`level: l1` is in the hardware schema; the page once failed with KeyError 'level_l1'
+    (layout, roofline callback and HTML export)."""
+    tree = layout(l1_client, f"hw=myl1&roofs=hierarchy&lang={lang}")
+    drawn = [trace for fig in figures(tree) for trace in fig["data"] if "l1" in str(trace.get("uid", ""))]
+    assert drawn and "L1" in json.dumps(drawn, ensure_ascii=False)
+    response = fire(l1_client, tree, "roofline-graph.figure")
+    assert "roof--myl1--l1" in json.dumps(response)
+    export = fire(l1_client, tree, "download-html.data")
+    assert "L1" in json.dumps(export)
+
+
+def test_every_cache_level_the_schema_accepts_has_a_name_in_both_languages():
+    import re
+
+    from app.dashboard.lib.i18n import t
+    from engine.hardware import CacheRoof
+
+    pattern = CacheRoof.model_json_schema()["properties"]["level"]["pattern"]
+    levels = re.fullmatch(r"\^\((.+)\)\$", pattern).group(1).split("|")
+    assert "l1" in levels
+    for level in levels:
+        for lang in ("en", "zh"):
+            assert t(f"level_{level}", lang).strip()
+
+
+def test_a_config_name_is_never_markup_on_the_chart(client):
+    """A cfg whose _name_or_path is a link rendered a clickable link in the chart title."""
+    from app.dashboard.pages.roofline.config_link import encode_config
+
+    config = dict(preset_records()["llama-3-8b"]["config"]) | {"_name_or_path": MARKUP_NAME}
+    tree = layout(client, f"hw=h100-sxm5&model=custom&cfg={encode_config(config)}")
+    drawn = json.dumps(figures(tree), ensure_ascii=False)
+    assert "evil.example" in drawn  # the name is shown ...
+    assert "<a " not in drawn and "&lt;a href" in drawn  # ... as text, never as a link
+    export = json.dumps(fire(client, tree, "download-html.data"), ensure_ascii=False)
+    assert "evil.example" in export and '<a href=\\"//evil' not in export.replace("\\u003c", "<")
+
+
+def test_imported_names_are_never_markup_and_imports_are_drawn_once(client):
+    """10,000 imported rows were placed at each of the 154 slider stops (20 s, +1.6 GB): rows with
+    their own counts do not move with the sliders, so they are drawn once, as one trace."""
+    rows = "name,flops,bytes,time_s\n" + f"{MARKUP_NAME.replace(',', ';')},1e12,1e9,2e-3\n"
+    rows += "".join(f"x{i},1,1,1\n" for i in range(9_999))
+    tree = layout(client, "hw=h100-sxm5,h200-sxm")
+    response = fire(
+        client, tree, "roofline-graph.figure", {("measurements", "data"): {"format": "csv", "content": rows}}
+    )
+    drawn = json.dumps(figures(response), ensure_ascii=False)
+    assert "evil.example" in drawn and "<a " not in drawn
+    (figure,) = figures(response["roofline-graph"])
+    assert len(figure["data"]) < 200  # not one trace per imported row
+    grid = json.dumps(response.get("grid", {}))
+    assert "x9998" not in grid  # the fixed rows are not in the slider grid

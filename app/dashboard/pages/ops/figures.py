@@ -13,6 +13,7 @@ import math
 
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for
 from app.dashboard.lib.i18n import STRINGS, t
+from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.uids import uid
 from app.units import duration, plain, si
 from engine.hardware import Accelerator
@@ -168,6 +169,8 @@ def _tile_lines(computed: dict) -> list[dict]:
 def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang: str, theme: str) -> dict:
     """The roofs of every accelerator, then every view of the op on each (see the module doc)."""
     colors = THEMES.get(theme, THEMES["light"])
+    # accelerator and op names are user text: Plotly draws them as text, never markup
+    accelerators = [hw.model_copy(update={"name": plotly_text(hw.name)}) for hw in accelerators]
     all_roofs = [roofs(hw, dtype) for hw in accelerators]
     x_range, y_range = _ranges(computed, all_roofs)
     traces: list[dict] = []
@@ -189,8 +192,8 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
         )
     for j, s in enumerate(computed["series"]):
         symbol, size = SEED000_SYMBOLS.get(s["id"]) or SYMBOLS[min(j, 2)]
-        name = series_name(s, lang)
-        short = short_name(s, lang)
+        name = plotly_text(series_name(s, lang))
+        short = plotly_text(short_name(s, lang))
         for i, r in enumerate(s["results"]):
             if r["intensity"] <= 0:  # a kernel with no FLOPs (copy) has no place on a log axis
                 continue
@@ -215,7 +218,7 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
                         "color": "rgba(0,0,0,0)" if hollow else color,
                         "line": {"color": color if hollow else "#ffffff", "width": 2 if hollow else 1},
                     },
-                    "hovertemplate": _hover(name, r["hardware_name"], r, lang),
+                    "hovertemplate": _hover(name, plotly_text(r["hardware_name"]), r, lang),
                 }
             )
     layout = base_layout(lang, theme, False)

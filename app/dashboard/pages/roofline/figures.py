@@ -11,8 +11,16 @@ from dataclasses import replace
 
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for, log_axis
 from app.dashboard.lib.i18n import t
+from app.dashboard.lib.markup import plotly_names, plotly_text
 from app.dashboard.lib.uids import uid
-from app.dashboard.pages.roofline.marks import Mark, gpu_marks, hover_template, phase_mark, trajectory_xy
+from app.dashboard.pages.roofline.marks import (
+    Mark,
+    gpu_marks,
+    hover_template,
+    imported_trace,
+    phase_mark,
+    trajectory_xy,
+)
 from app.dashboard.pages.roofline.marks import extent as extent_of
 from app.units import plain, si
 
@@ -254,6 +262,9 @@ def roofline_figure(
     can reach (the grid's), so no point ever falls off the chart; `stop` records the
     (batch, context) drawn, for the browser's grid moves."""
     colors = THEMES.get(theme, THEMES["light"])
+    # user text (accelerator, model and imported row names) reaches Plotly as text, never markup
+    results, pinned, subtitle = plotly_names(results), plotly_names(pinned) or None, plotly_text(subtitle)
+    measured_points = [{**p, "name": plotly_text(p["name"])} for p in measured_points or []] or None
     traces: list[dict] = []
     kinds: set[str] = set()
     xs, ys = list(extent[:2]) if extent else [], list(extent[2:]) if extent else []
@@ -279,6 +290,12 @@ def roofline_figure(
             traces.append(_mark_trace(m, name, c, lang, False))
             xs.append(m.x)
             ys.append(m.y)
+        imported = imported_trace(measured_points or [], hw, name, c, lang) if first else None
+        if imported is not None:  # the imported rows with their own counts: one trace, drawn once
+            kinds.add("measured")
+            traces.append(imported)
+            xs += imported["x"]
+            ys += imported["y"]
         if xy:
             xs += xy[0]
             ys += xy[1]

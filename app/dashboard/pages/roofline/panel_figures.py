@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for
 from app.dashboard.lib.i18n import t
+from app.dashboard.lib.markup import plotly_names
 from app.dashboard.lib.uids import uid
 
 
 def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", present: bool = False) -> dict:
     """Stacked bars of weights / KV cache / activations against each accelerator's capacity."""
     colors = THEMES.get(theme, THEMES["light"])
+    results = plotly_names(results)  # user text as text, never Plotly markup
     mem = [r["memory"] for r in results]
     names = [
         f"{r['hardware_name']}<br>{t('max_batch', lang, n=m['max_batch_size'])}"
@@ -84,7 +86,7 @@ def throughput_figure(
 ) -> dict:
     """Decode tokens/s bound against batch size; the line turns dotted where it stops fitting."""
     data = []
-    for i, r in enumerate(results):
+    for i, r in enumerate(plotly_names(results)):
         s = sweeps[r["hardware_id"]]
         c = color_for(i, theme)
         fits = s["fits"]
@@ -141,7 +143,7 @@ def interactivity_figure(
     batch that fits, one curve per accelerator, the current batch marked: past the knee the
     group's throughput stops rising while every user waits longer (seed 000)."""
     data = []
-    for i, r in enumerate(results):
+    for i, r in enumerate(plotly_names(results)):
         hw, c = r["hardware_id"], color_for(i, theme)
         curve = curves.get(hw)
         if curve is None or not len(curve["batch_size"]):

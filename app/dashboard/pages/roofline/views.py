@@ -12,6 +12,7 @@ from dash import html
 import engine
 from app.dashboard.components.plot_style import message_figure
 from app.dashboard.lib.i18n import reason, t
+from app.dashboard.lib.markup import plotly_text
 from app.dashboard.pages.roofline.figures import roofline_figure
 from app.dashboard.pages.roofline.insight import cache_sentence, insight_sentences, pin_sentence
 from app.dashboard.pages.roofline.marks import grid_payload
@@ -112,7 +113,9 @@ def slider_grid(view: View) -> dict:
 
     def compute() -> dict:
         payload = grid_payload(dashboard_grid(*args), hardware_ids(view), view.lang)
-        payload["subtitles"] = [subtitle(view, b, c) for b in payload["batches"] for c in payload["contexts"]]
+        payload["subtitles"] = [
+            plotly_text(subtitle(view, b, c)) for b in payload["batches"] for c in payload["contexts"]
+        ]
         return payload
 
     # the key holds everything the payload reads: the subtitle's fields are all in the scenario

@@ -4,11 +4,14 @@ user's runs -> the fit's link parameters; what-if cards; the downloads."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dash import Input, Output, State, dcc, html, no_update
 
 from app.dashboard.components.plot_style import message_figure
 from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.i18n import t
+from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.params import control_inputs, write_link
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.compute import _accelerator, compute, scenario_of
@@ -47,8 +50,10 @@ def page_view(flags: object) -> View:
 
 def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict, dict, tuple]:
     accs = compute(a)
-    prov = provenance(a, lang)
-    top = throughput_figure(accs, a.concurrency, lang, theme, present)
+    # accelerator, model and run names are user text: Plotly draws them as text, never markup
+    shown = [replace(acc, name=plotly_text(acc.name)) for acc in accs]
+    prov = {k: plotly_text(v) for k, v in provenance(a, lang).items()}
+    top = throughput_figure(shown, a.concurrency, lang, theme, present)
     top["layout"]["title"] = {
         "text": f"<span style='font-size:0.8em'>{prov['scenario']}<br>{prov['calibration']} · "
         f"{prov['measured_source']}</span>",
@@ -61,7 +66,7 @@ def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict,
         "font": {"size": 15 if present else 11},
     }
     top["layout"]["margin"]["t"] = 70 if present else 56
-    return top, latency_figure(accs, a.concurrency, lang, theme, present), accs
+    return top, latency_figure(shown, a.concurrency, lang, theme, present), accs
 
 
 def outputs(a: ServingArgs, problems: list[str], lang: str, theme: str, present: bool) -> tuple:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from app.dashboard.components.plot_style import color_for
+from app.dashboard.lib.markup import plotly_names
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.measured import matching_runs
 from app.dashboard.pages.serving.words import w
@@ -114,7 +115,7 @@ def estimate_traces(results: list[dict], estimates: dict[str, DecodeEstimate], l
     """Beneath each accelerator's decode point (`point--<hw>--decode`), at its intensity, the
     estimate's attained FLOP/s: `estimate--<hw>--decode`, hollow, in the accelerator's colour."""
     traces = []
-    for i, r in enumerate(results):
+    for i, r in enumerate(plotly_names(results)):  # accelerator names as text, never markup
         est = estimates.get(r["hardware_id"])
         if est is None:
             continue

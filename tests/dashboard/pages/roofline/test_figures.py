@@ -291,7 +291,8 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
     assert star["x"] == [results[0]["decode"]["intensity"]]
     assert star["y"][0] == pytest.approx(results[0]["decode"]["flops"] / 0.0125)
     assert "MBU" in hover_text(star)
-    point = traces["measured--h200-sxm-calibrated--0"]  # user-supplied names never go into a uid
+    # rows with their own counts: one trace, drawn once (user-supplied names never go into a uid)
+    point = traces["measured--h200-sxm-calibrated--imported"]
     assert point["x"][0] == pytest.approx(1.2e11 / 3.8e9) and "of the roof" in hover_text(point)
     assert "my_gemv" in hover_text(point)
     # measurements belong to the first accelerator only
