@@ -103,9 +103,10 @@ def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str) -> tuple[d
         "yref": "paper",
         "y": 0.3,
         "yanchor": "bottom",
-        "text": w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
+        "text": f"{acc.id}: " + w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
         "showarrow": False,
-        "font": {"color": color, "size": 11},
+        # the line carries the accelerator's colour; the text the theme's (WCAG AA on both themes)
+        "font": {"color": THEMES.get(theme, THEMES["light"])["font"], "size": 11},
         "xanchor": "right",
         "textangle": -90,
     }
