@@ -9,6 +9,7 @@ from app.dashboard.components.fields import dropdown_labels, field
 from app.dashboard.components.header import language_switch
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.params import shown
+from app.dashboard.pages.roofline.controls_state import MAX_MEASURED_STEPS
 from app.dashboard.pages.roofline.params import BY_NAME, KV_PRECISIONS, PARAMS, PRECISIONS
 from app.dashboard.pages.roofline.state import View, view_model
 from app.dashboard.pages.roofline.widgets import (
@@ -23,6 +24,7 @@ from app.dashboard.pages.roofline.widgets import (
     what_if_controls,
 )
 from app.dashboard.pages.serving.words import w as serving_words
+from engine.analysis import DEFAULT_MEMORY_UTILIZATION
 from engine.hardware import catalogue
 from engine.measurement import FORMATS
 from engine.model_catalog import model_ids
@@ -153,6 +155,7 @@ def measurement_details(view: View, values: dict) -> html.Details:
         id="measurements-steps",
         type="number",
         min=1,
+        max=MAX_MEASURED_STEPS,  # every number box has a max: Dash's + and − give NaN without one
         step=1,
         value=1,
         debounce=True,
@@ -206,7 +209,12 @@ def serving_details(view: View, values: dict) -> html.Details:
             checkbox("published", values, t("show_published", lang)),
         ],
         className="serving",
-        open=bool(view.output_tokens or view.gpu_hour_price or view.published or view.memory_utilization < 1),
+        open=bool(
+            view.output_tokens
+            or view.gpu_hour_price
+            or view.published
+            or view.memory_utilization != DEFAULT_MEMORY_UTILIZATION
+        ),
     )
 
 

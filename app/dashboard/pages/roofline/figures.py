@@ -22,7 +22,7 @@ from app.dashboard.pages.roofline.marks import (
     trajectory_xy,
 )
 from app.dashboard.pages.roofline.marks import extent as extent_of
-from app.units import plain, si
+from app.units import memory, plain, si
 
 X_RANGE = (0.05, 20000.0)  # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
 
@@ -188,7 +188,7 @@ def cache_roof_traces(r: dict, roofs: list[dict], c: str, lang: str) -> list[dic
             bw=si(bw, "B/s"),
             kind=roof["kind"],
             times=f"{roof['times_hbm']:.1f}",
-            cap=si(roof["capacity_bytes"], "B"),
+            cap=memory(roof["capacity_bytes"]),  # a cache's capacity: binary, 50 MiB
         )
         traces.append(
             {

@@ -9,11 +9,17 @@ min TP. The comparison says what decode follows in the regime it is in.
 from __future__ import annotations
 
 from app.dashboard.lib.i18n import t
-from app.units import duration, grouped, plain, si
+from app.units import duration, grouped, memory, plain, si
 
 
 def _gb(value: float) -> str:
+    """Traffic (bytes moved per step, against TB/s): decimal GB."""
     return si(value, "B", digits=2)
+
+
+def _gib(value: float) -> str:
+    """A memory footprint (weights, KV resident, capacity): GiB, as nvidia-smi reads it."""
+    return memory(value, digits=3)
 
 
 def insight_sentences(
@@ -33,17 +39,20 @@ def insight_sentences(
     name = r["hardware_name"]
     sentences = [
         t("insight_decode", lang, hw=name, bound=t(f"bound_{d['bound']}", lang), bytes=_gb(d["bytes"]),
-          kv=_gb(mem["kv_cache_bytes"]), weights=_gb(mem["weights_bytes"]), time=duration(d["time_s"]),
+          kv=_gb(mem["kv_cache_bytes"]), weights=_gib(mem["weights_bytes"]), time=duration(d["time_s"]),
           tps=grouped(d["tokens_per_s"]))
     ]  # fmt: skip
     if not mem["fits"]:
+        if mem["total_bytes"] <= mem["capacity_bytes"]:  # the card holds it; the usable share does not
+            sentences.append(_usable(name, mem, lang))
         sentences.append(_overflow(r, scenario, lang))
     if mem["max_batch_size"] >= 1:
         end = trajectory_end.get(r["hardware_id"], d["intensity"])
         ridge = r["ridge_point"]
         where = "right" if end >= ridge else ("far" if end < ridge / 3 else "left")
-        sentences.append(t(f"insight_wall_{where}", lang, limit=plain(kv_wall_intensity), cap=_gb(mem["usable_bytes"]),
-                           maxb=grouped(mem["max_batch_size"]), ridge=plain(ridge)))  # fmt: skip
+        sentences.append(t(f"insight_wall_{where}", lang, limit=plain(kv_wall_intensity),
+                           cap=_gib(mem["usable_bytes"]), maxb=grouped(mem["max_batch_size"]),
+                           ridge=plain(ridge)))  # fmt: skip
     prompt_tokens = scenario["batch_size"] * scenario["context_length"]
     sentences.append(
         t("insight_prefill", lang, tokens=grouped(prompt_tokens), bound=t(f"bound_{p['bound']}", lang),
@@ -97,6 +106,13 @@ def _what_if(x: dict, ref: dict, lang: str) -> str:
     )
 
 
+def _usable(name: str, mem: dict, lang: str) -> str:
+    """'fits the card's 80 GiB, not the 72 GiB a serving engine uses at 0.9'."""
+    u = mem["usable_bytes"] / mem["capacity_bytes"]
+    return t("insight_usable", lang, hw=name, total=_gib(mem["total_bytes"]), cap=_gib(mem["capacity_bytes"]),
+             usable=_gib(mem["usable_bytes"]), u=f"{u:.2g}")  # fmt: skip
+
+
 def _overflow(r: dict, scenario: dict, lang: str) -> str:
     """Which part of memory overflows, and the engine's way out."""
     mem, name = r["memory"], r["hardware_name"]
@@ -104,7 +120,7 @@ def _overflow(r: dict, scenario: dict, lang: str) -> str:
     if weights > usable:
         n = mem["min_tensor_parallel"]
         way = t("way_tp", lang, n=n) if n else t("way_no_tp", lang)
-        return t("insight_over_weights", lang, hw=name, weights=_gb(weights), cap=_gb(usable), way=way)
+        return t("insight_over_weights", lang, hw=name, weights=_gib(weights), cap=_gib(usable), way=way)
     ways = []
     if mem["max_batch_size"] >= 1:
         ways.append(t("way_batch", lang, maxb=grouped(mem["max_batch_size"])))
@@ -114,9 +130,10 @@ def _overflow(r: dict, scenario: dict, lang: str) -> str:
     if weights + kv > usable:
         return t("insight_over_kv", lang, hw=name, batch=grouped(scenario["batch_size"]),
                  ctx=grouped(scenario["context_length"]),
-                 kv=_gb(kv), weights=_gb(weights), total=_gb(mem["total_bytes"]), cap=_gb(usable), way=way)  # fmt: skip
-    return t("insight_over_activations", lang, hw=name, weights=_gb(weights), kv=_gb(kv), act=_gb(act),
-             total=_gb(mem["total_bytes"]), cap=_gb(usable), way=way)  # fmt: skip
+                 kv=_gib(kv), weights=_gib(weights), total=_gib(mem["total_bytes"]), cap=_gib(usable),
+                 way=way)  # fmt: skip
+    return t("insight_over_activations", lang, hw=name, weights=_gib(weights), kv=_gib(kv), act=_gib(act),
+             total=_gib(mem["total_bytes"]), cap=_gib(usable), way=way)  # fmt: skip
 
 
 def _comparison(results: list[dict], lang: str) -> str:
@@ -170,4 +187,4 @@ def cache_sentence(r: dict, roofs: list[dict], lang: str) -> str:
         return ""
     level = t(f"level_{largest['level']}", lang)
     return t("insight_cache", lang, bytes=_gb(moved), times=grouped(moved / largest["capacity_bytes"]),
-             hw=r["hardware_name"], level=level, cap=_gb(largest["capacity_bytes"]))  # fmt: skip
+             hw=r["hardware_name"], level=level, cap=_gib(largest["capacity_bytes"]))  # fmt: skip

@@ -12,8 +12,12 @@ from app.dashboard.lib.markup import plotly_names
 from app.dashboard.lib.uids import uid
 
 
+GIB = 2**30  # memory footprints read in GiB, as nvidia-smi and an "80GB" card mean them
+
+
 def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", present: bool = False) -> dict:
-    """Stacked bars of weights / KV cache / activations against each accelerator's capacity."""
+    """Stacked bars of weights / KV cache / activations, in GiB, against each accelerator's
+    capacity and the usable share a serving engine fills (capacity x memory_utilization)."""
     colors = THEMES.get(theme, THEMES["light"])
     results = plotly_names(results)  # user text as text, never Plotly markup
     mem = [r["memory"] for r in results]
@@ -38,9 +42,9 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
                 "uid": uid("memory", key),
                 "name": t(key, lang),
                 "y": names,
-                "x": [m[field] for m in mem],
+                "x": [m[field] / GIB for m in mem],
                 "marker": {"color": [o or color for o in over] if key == "kv_cache" else color},
-                "hovertemplate": f"{t(key, lang)} %{{x:.3s}}B<extra>%{{y}}</extra>",
+                "hovertemplate": f"{t(key, lang)} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
             }
         )
     data.append(
@@ -49,13 +53,29 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
             "uid": uid("memory", "capacity"),
             "name": t("capacity", lang),
             "y": names,
-            "x": [m["capacity_bytes"] for m in mem],
+            "x": [m["capacity_bytes"] / GIB for m in mem],
             "mode": "markers",
             # in the text colour: a red tick vanished on the red bar of a card that does not fit
             "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": colors["font"]}},
-            "hovertemplate": f"{t('capacity', lang)} %{{x:.3s}}B<extra>%{{y}}</extra>",
+            "hovertemplate": f"{t('capacity', lang)} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
         }
     )
+    usable = [m["usable_bytes"] / GIB for m in mem]
+    if any(u < m["capacity_bytes"] / GIB for u, m in zip(usable, mem, strict=True)):
+        share = t("usable_share", lang, u=f"{mem[0]['usable_bytes'] / mem[0]['capacity_bytes']:.2g}")
+        data.append(
+            {
+                "type": "scatter",
+                "uid": uid("memory", "usable"),
+                "name": share,
+                "y": names,
+                "x": usable,
+                "mode": "markers",
+                # a shorter, muted tick: what fits and max batch are measured against
+                "marker": {"symbol": "line-ns", "size": 16, "line": {"width": 3, "color": colors["muted"]}},
+                "hovertemplate": f"{share} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
+            }
+        )
     layout = base_layout(lang, theme, present)
     layout.update(
         {
@@ -69,10 +89,9 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
                 "font": {"size": 16 if present else 11},
             },
             "xaxis": {
-                "title": {"text": t("bytes_axis", lang)},
+                "title": {"text": t("memory_axis", lang)},
                 "gridcolor": colors["grid"],
-                "tickformat": "~s",
-                "ticksuffix": "B",
+                "tickformat": "~g",
             },
             "yaxis": {"autorange": "reversed"},
             "height": 110 + (80 if present else 45) * len(results),

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 
 from app.dashboard.lib.params import Choice, Flag, Float, Int, Invalid, Key, Param, Why
 from app.dashboard.pages.roofline.config_link import decode_config
-from engine.analysis import MAX_BATCH, MAX_CONTEXT
+from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_CONTEXT
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
 from engine.measurement import MAX_MEASURED_STEP_S
@@ -240,7 +240,7 @@ PARAMS: tuple[Param, ...] = (
         "memory_utilization",
         Float(0.01, 1.0),
         control=("memory-utilization", "value"),
-        omit=_at_default(1.0),
+        omit=_at_default(DEFAULT_MEMORY_UTILIZATION),
     ),
     Param("published", "published", Flag(), control=("published", "value"), omit=_at_default(False)),
     Param("pin", "pin", Pin(), control=("pin", "data"), omit=_at_default("")),

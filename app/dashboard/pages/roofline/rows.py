@@ -7,7 +7,7 @@ per-property validation on the slider's hot path (~10x faster to build).
 from __future__ import annotations
 
 from app.dashboard.lib.i18n import t
-from app.units import duration, grouped, plain, si
+from app.units import duration, grouped, memory, plain
 
 
 def ops_rows(result: dict, lang: str = "en", phase: str = "decode") -> list[dict]:
@@ -60,9 +60,9 @@ DELTA_METRICS = (
     ("delta_tps", lambda r: r["decode"]["tokens_per_s"], grouped),
     ("delta_step", lambda r: r["decode"]["time_s"], duration),
     ("delta_ttft", lambda r: r["prefill"]["time_s"], duration),
-    ("delta_kv", lambda r: r["memory"]["kv_bytes_per_token"], lambda v: si(v, "B")),
+    ("delta_kv", lambda r: r["memory"]["kv_bytes_per_token"], memory),  # footprints in GiB/KiB
     ("delta_maxb", lambda r: r["memory"]["max_batch_size"], grouped),
-    ("delta_memory", lambda r: r["memory"]["total_bytes"], lambda v: si(v, "B")),
+    ("delta_memory", lambda r: r["memory"]["total_bytes"], memory),
 )
 
 

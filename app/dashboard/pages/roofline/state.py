@@ -22,6 +22,7 @@ from app.dashboard.pages.roofline.params import (
     pairs_of,
     valid_what_ifs,
 )
+from engine.analysis import DEFAULT_MEMORY_UTILIZATION
 from engine.model_catalog import get_model, load_model, native_precision
 
 __all__ = ["KV_PRECISIONS", "MAX_HARDWARE", "PRECISIONS", "TABS", "valid_what_ifs"]
@@ -54,7 +55,7 @@ class View:
     output_tokens: int | None = None  # a whole request: prefill + this many decode steps
     concurrency: int | None = None  # with output_tokens: the serving estimate (pages/serving/roofline_estimate.py)
     gpu_hour_price: float | None = None  # USD per GPU-hour: cost per million output tokens
-    memory_utilization: float = 1.0  # the fraction of each card's memory a server may use
+    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION  # of each card's memory a server may use (vLLM's 0.9)
     published: bool = False  # published measurements beside the bounds
     lang: str = "en"
     theme: str = "light"

@@ -94,4 +94,5 @@ def reality_panel(view: View, shown: dict) -> html.Section:
         ],
         style_cell={"whiteSpace": "normal", "height": "auto", "textAlign": "left"},
     )
-    return panel(t("reality", lang), table, panel_id="reality-panel", hidden=not view.published)
+    note = html.Div(shown["reality-note"], id="reality-note", className="help")
+    return panel(t("reality", lang), note, table, panel_id="reality-panel", hidden=not view.published)

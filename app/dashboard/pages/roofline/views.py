@@ -45,7 +45,7 @@ from engine.analysis import Scenario, scenario_dict
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.hierarchy import hierarchy_roofs
-from engine.published import published_measurements
+from engine.published import published_for
 from engine.triage import triage_for
 
 
@@ -172,9 +172,28 @@ def pinned_results(view: View) -> list[dict] | None:
 EMPTY_FIGURE = {"data": [], "layout": {"xaxis": {"visible": False}, "yaxis": {"visible": False}, "height": 120}}
 
 
+def published_chosen(view: View) -> dict:
+    """The published runs of the view's model and precision on its accelerators, and the count
+    left out by reason (engine.published.published_for; README "Reality check")."""
+    weight, compute = PRECISIONS[view.precision]
+    return published_for(view.model, weight, compute, view.hardware)
+
+
 def published_on(view: View) -> list[dict]:
-    """Published measurements on the selected accelerators (README "Reality check")."""
-    return [p for p in published_measurements() if p["accelerator"] in view.hardware]
+    """Published measurements of the chosen model and precision on the selected accelerators."""
+    return published_chosen(view)["items"]
+
+
+def published_note(view: View) -> list:
+    """How many published runs are drawn and why the others are not: a sentence, never silence."""
+    if not view.published:
+        return []
+    lang, chosen = view.lang, published_chosen(view)
+    words = [t("published_match", lang, model=view.model, prec=view.precision, n=len(chosen["items"]))]
+    if chosen["left_out_count"]:
+        why = ", ".join(t(f"left_{k}", lang, n=n) for k, n in chosen["left_out"].items() if n)
+        words.append(t("published_left_out", lang, n=chosen["left_out_count"], why=why))
+    return [html.P(w) for w in words]
 
 
 # What `panels` fills, as (component id, property): the layout's first render and the
@@ -188,6 +207,7 @@ PANEL_OUTPUTS = (
     ("request", "children"),
     ("interactivity-graph", "figure"),
     ("reality-table", "data"),
+    ("reality-note", "children"),
     ("pin-compare", "children"),
     ("compare-panel", "hidden"),
     ("triage", "children"),
@@ -205,6 +225,7 @@ def _empty_panels(view: View, message) -> dict:
         "request": message,
         "interactivity-graph": EMPTY_FIGURE,
         "reality-table": _reality(view),
+        "reality-note": published_note(view),
         "pin-compare": [],
         "compare-panel": True,
         "triage": [],
@@ -260,6 +281,7 @@ def panels(view: View) -> dict:
         "request": request_panel(results, view.output_tokens, lang),
         "interactivity-graph": interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
         "reality-table": _reality(view),
+        "reality-note": published_note(view),
         "pin-compare": compare_panel(pinned, results, lang),
         "compare-panel": not pinned,
         "triage": triage_table(triage, results[0]["hardware_name"], lang) if triage else [],

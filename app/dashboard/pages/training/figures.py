@@ -11,7 +11,9 @@ from dash import html
 
 from app.dashboard.components.plot_style import THEMES, base_layout
 from app.dashboard.lib.i18n import t
-from app.units import duration, grouped, plain, si
+from app.units import duration, grouped, memory, plain, si
+
+GIB = 2**30
 
 # The four counting choices (PaLM appendix B; Korthikanti et al. 2022 for HFU), lowest first.
 UTIL_ROWS = ("mfu", "mfu_with_attention", "hfu", "mfu_sparse_peak")
@@ -141,13 +143,13 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
             "uid": f"train-memory-{key}",
             "name": t(f"lab_train_mem_{key}", lang),
             "y": names,
-            "x": [b[field] for _, b in rows],
+            "x": [b[field] / GIB for _, b in rows],  # GiB, as nvidia-smi and an "80GB" card mean them
             "marker": {"color": color},
-            "hovertemplate": f"{t(f'lab_train_mem_{key}', lang)} %{{x:.3s}}B<extra></extra>",
+            "hovertemplate": f"{t(f'lab_train_mem_{key}', lang)} %{{x:.3~g}} GiB<extra></extra>",
         }
         for key, field, color in MEMORY_PARTS
     ]
-    capacity = bill["capacity_bytes"]
+    capacity = bill["capacity_bytes"] / GIB
     colors = THEMES.get(theme, THEMES["light"])
     layout = base_layout(lang, theme, present)
     layout.update(
@@ -166,9 +168,8 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
             "xaxis": {
                 "title": {"text": t("lab_train_bytes_axis", lang)},
                 "gridcolor": colors["grid"],
-                "tickformat": "~s",
-                "ticksuffix": "B",
-                "range": [0, max([capacity] + [b["total_bytes"] for _, b in rows]) * 1.05],
+                "tickformat": "~g",
+                "range": [0, max([capacity] + [b["total_bytes"] / GIB for _, b in rows]) * 1.05],
                 "fixedrange": True,
             },
             "yaxis": {"autorange": "reversed", "automargin": True, "fixedrange": True},
@@ -192,7 +193,7 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
                     "yref": "paper",
                     "yanchor": "bottom",
                     "showarrow": False,
-                    "text": t("lab_train_capacity", lang, cap=si(capacity, "B")),
+                    "text": t("lab_train_capacity", lang, cap=memory(bill["capacity_bytes"])),
                     "font": {"color": colors["danger"]},
                 }
             ],
@@ -207,11 +208,11 @@ def memory_text(r: dict, hw_name: str, lang: str) -> list:
     other changes, and how activations were counted."""
     bill, s = r["memory"], r["setup"]
     cap, states, act = (
-        si(bill["capacity_bytes"], "B"),
-        si(bill["model_state_bytes"], "B"),
-        si(bill["activation_bytes"], "B"),
+        memory(bill["capacity_bytes"]),
+        memory(bill["model_state_bytes"]),
+        memory(bill["activation_bytes"]),
     )
-    total = si(bill["total_bytes"], "B")
+    total = memory(bill["total_bytes"])
     out = []
     if bill["fits"]:
         out.append(html.P(t("lab_train_fits", lang, total=total, cap=cap, states=states, act=act), id="train-verdict"))
@@ -238,7 +239,7 @@ def memory_text(r: dict, hw_name: str, lang: str) -> list:
                         lang,
                         change=change_words(fix, s, lang),
                         extra=_extra(fix["estimated_extra_time_s"], lang),
-                        total=si(fix["total_bytes"], "B"),
+                        total=memory(fix["total_bytes"]),
                     ),
                     id="train-fix",
                     className="train-fix",
@@ -253,12 +254,12 @@ def memory_text(r: dict, hw_name: str, lang: str) -> list:
             t(
                 "lab_train_act_note",
                 lang,
-                per_layer=si(bill["activation_bytes_per_layer"], "B"),
+                per_layer=memory(bill["activation_bytes_per_layer"]),
                 layers=r["model"]["num_layers"],
                 mb=s["micro_batch_size"],
                 rc=t(f"lab_train_rc_{s['recompute']}", lang),
             )
-            + (t("lab_train_workspace", lang, ws=si(workspace, "B")) if workspace else ""),
+            + (t("lab_train_workspace", lang, ws=memory(workspace)) if workspace else ""),
             className="help",
         )
     )
@@ -281,7 +282,7 @@ def _fixes_table(fixes: list[dict], setup: dict, lang: str) -> html.Table:
         html.Tr(
             [
                 html.Td(change_words(f, setup, lang)),
-                html.Td(si(f["total_bytes"], "B"), className="train-num"),
+                html.Td(memory(f["total_bytes"]), className="train-num"),
                 html.Td(_extra(f["estimated_extra_time_s"], lang), className="train-num"),
             ]
         )

@@ -27,7 +27,7 @@ from app.dashboard.lib.i18n import t
 from app.dashboard.pages.links import carried
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.training.callbacks import link_of, outputs
-from app.dashboard.pages.training.state import OWN, TEACHING, TrainArgs, parse_args
+from app.dashboard.pages.training.state import OWN, PARAMS, TEACHING, TrainArgs, parse_args
 from app.units import count
 from engine.hardware import catalogue
 from engine.model_catalog import get_model, model_ids
@@ -44,10 +44,19 @@ def _field(label: str, control, html_for: str | None = None) -> html.Div:
     return html.Div([html.Label(label, className="field-label", htmlFor=html_for), control], className="field")
 
 
+def _high(param: str) -> float:
+    """The largest value the link accepts for `param`: every number box has a max, or Dash's
+    + and − buttons compute min(value, undefined) and empty the box."""
+    return PARAMS[param][1].high
+
+
 def _number(cid: str, value: object, label: str, step: str = "1", minimum: float = 1) -> html.Div:
+    high = _high(cid.removeprefix("train-"))
     return _field(
         label,
-        dcc.Input(id=cid, type="number", value=value, min=minimum, step=step, debounce=0.6, className="number-input"),
+        dcc.Input(
+            id=cid, type="number", value=value, min=minimum, max=high, step=step, debounce=0.6, className="number-input"
+        ),
         html_for=cid,
     )
 
@@ -124,6 +133,7 @@ def controls(a: TrainArgs, lang: str) -> html.Div:
                         type="number",
                         value=a.measured,
                         min=0,
+                        max=max(_high("step"), _high("tok_s")),
                         step="any",
                         debounce=0.6,
                         className="number-input",

@@ -81,6 +81,7 @@ def _int(low: int, high: int) -> tuple[Callable[[str], int | None], tuple]:
         n = int(text)
         return n if low <= n <= high else None
 
+    parse.high = high  # the number box's max: without one, Dash's + and − buttons give NaN
     return parse, ("lab_train_why_int", {"low": grouped(low), "high": grouped(high)})
 
 
@@ -94,6 +95,7 @@ def _num(high: float) -> tuple[Callable[[str], float | None], tuple]:
             return None
         return x if math.isfinite(x) and 0 < x <= high else None
 
+    parse.high = high  # the number box's max: without one, Dash's + and − buttons give NaN
     return parse, ("lab_train_why_num", {"high": grouped(high)})
 
 

@@ -71,7 +71,9 @@ def test_points_at_the_engine_intensities(data):
             assert point["x"] == [op["intensity"]]
             # elementwise ops sit under the vector roof
             assert point["y"][0] <= r["vector_flops_per_s"] * (1 + 1e-12)
-        assert (f"trajectory--{hw}" in traces) == (r["memory"]["max_batch_size"] >= 1)  # TPU v5e: 16 GB < weights
+        # the trace is always there (stable uids); it is drawn only where one sequence fits. TPU
+        # v5e: 0.9 x 16 GiB = 14.4 GiB < the 15 GiB of weights
+        assert bool(traces[f"trajectory--{hw}"]["x"]) == (r["memory"]["max_batch_size"] >= 1)
 
 
 def test_trajectory_stops_at_the_largest_batch_that_fits(data):
@@ -132,8 +134,12 @@ def test_memory_and_throughput(data):
     results = data["analysis"]["results"]
     mem = memory_figure(results)
     kv = next(t for t in mem["data"] if t["uid"] == "memory--kv_cache")
-    assert kv["x"][0] == results[0]["memory"]["kv_cache_bytes"]
+    assert kv["x"][0] == pytest.approx(results[0]["memory"]["kv_cache_bytes"] / 2**30)  # GiB, as nvidia-smi
     assert kv["marker"]["color"][1] == "#c62828"  # RTX 4090 does not fit: red
+    # the card's capacity and the usable share a serving engine fills (vLLM's default 0.9), in GiB
+    ticks = {t["uid"]: t for t in mem["data"] if t["type"] == "scatter"}
+    assert ticks["memory--capacity"]["x"][0] == 80 and ticks["memory--usable"]["x"][0] == pytest.approx(72)
+    assert ticks["memory--usable"]["name"] == "usable at 0.9" and "GiB" in mem["layout"]["xaxis"]["title"]["text"]
     thr = throughput_figure(data["throughput"], results)
     fits = next(t for t in thr["data"] if t["uid"] == "throughput--h100-sxm5--fits")
     over = next(t for t in thr["data"] if t["uid"] == "throughput--h100-sxm5--over")
@@ -165,15 +171,18 @@ def insight(model: str, hardware: list[str], lang: str = "en", **scenario) -> st
 def test_insight_from_the_engine(data):
     text = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "H100 SXM5 80GB is memory-bound" in text
-    assert "3,291 tokens/s" in text and "batch ~129" in text and "still far left of the ridge (295)" in text
+    # batch ~113: 0.9 of the card, vLLM's default (the whole card holds 129)
+    assert "3,291 tokens/s" in text and "batch ~113" in text and "still far left of the ridge (295)" in text
+    assert "the usable 72 GiB" in text
     zh = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "zh"))
     assert "带宽" in zh and "3,291" in zh and "此时仍远在脊点（295）左侧" in zh
 
 
 def test_insight_weights_are_the_engines_weights_not_decode_bytes_minus_kv():
     """The first wave wrote decode bytes minus KV as "weights": 841 GB for an 8B model at batch 65,536."""
-    for scenario, weights in (({"batch_size": 65536}, "16 GB"), ({"batch_size": 1024, "context_length": 128,
-                              "weight_dtype": "fp8", "compute_dtype": "fp8"}, "8 GB")):  # fmt: skip
+    # memory in GiB: 16.06e9 B of bf16 weights = 15 GiB, 8.03e9 B of fp8 = 7.48 GiB
+    for scenario, weights in (({"batch_size": 65536}, "15 GiB"), ({"batch_size": 1024, "context_length": 128,
+                              "weight_dtype": "fp8", "compute_dtype": "fp8"}, "7.48 GiB")):  # fmt: skip
         text = insight("llama-3-8b", ["h100-sxm5"], **scenario)
         assert f"The weights occupy {weights}." in text
         assert "841 GB" not in text
@@ -195,7 +204,8 @@ def test_insight_names_what_overflows_and_the_way_out():
     assert "The weights alone" not in text
     assert "At this batch the longest context that fits is" in text
     big = insight("llama-3-70b", ["rtx-4090"], batch_size=1, context_length=4096)
-    assert "the weights alone (141 GB) exceed the usable 26 GB" in big and "tensor-parallel degree" in big.lower()
+    # 141.1e9 B = 131 GiB of weights against 0.9 x 24 GiB
+    assert "the weights alone (131 GiB) exceed the usable 21.6 GiB" in big and "tensor-parallel degree" in big.lower()
     zh = insight("llama-3-8b", ["h100-sxm5"], "zh", batch_size=1024, context_length=1 << 20)
     assert "显存不足" in zh and "放不下" not in zh
 
