@@ -156,7 +156,8 @@ def estimate_parts(result: dict, queue_steps: float) -> dict:
     """The parts of a serving_estimate result the fit corrects (seconds)."""
     tpot = result["breakdown"]["tpot"]["estimate"]
     return {
-        "operators_s": tpot["decode_s"] + tpot["prefill_share_s"],
+        # the step less its link and fixed parts: decode and the prefill share at the roofs
+        "operators_s": max(tpot["total_s"] - tpot["communication_s"] - tpot["overhead_s"], 0.0),
         "communication_s": tpot["communication_s"],
         "overhead_s": tpot["overhead_s"],
         "prefill_s": result["breakdown"]["ttft"]["estimate"]["prefill_s"],
