@@ -15,7 +15,7 @@ from app.dashboard.lib.i18n import reason
 from app.dashboard.pages.serving.compute import AcceleratorServing, nearest_run
 from app.dashboard.pages.serving.figures import signed_pct
 from app.dashboard.pages.serving.params import FitError
-from app.dashboard.pages.serving.words import w
+from app.dashboard.pages.serving.words import w, why
 from app.units import plain
 
 PREFILL_BOUND_SHARE = 1 / 3
@@ -116,7 +116,7 @@ def insight(accs, concurrency: int, fit_error: FitError | None, lang: str) -> li
     out = []
     for acc in accs:
         if acc.error or acc.chosen is None:
-            out.append(html.P(w("srv_acc_error", lang, msg=f"{acc.name}: {acc.error}"), className="error"))
+            out.append(html.P(w("srv_acc_error", lang, msg=f"{acc.name}: {why(acc.error, lang)}"), className="error"))
             continue
         sentences = [regime_sentence(acc, lang), adds_sentence(acc, lang), measured_sentence(acc, concurrency, lang)]
         if acc.fitted is not None:

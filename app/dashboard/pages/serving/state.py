@@ -16,7 +16,7 @@ from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.params import MAX_HARDWARE, PARAMS, ServingArgs
 from app.dashboard.pages.serving.words import w, why
 from engine.errors import EngineInputError
-from engine.model_catalog import get_model
+from engine.model_catalog import get_model, preset_id_or_none
 
 MAX_NOTICES = 8
 
@@ -112,5 +112,9 @@ def link_of(view: View, a: ServingArgs) -> dict:
     chrome with its accelerators, and each tab's link."""
     own = write_link(PARAMS, a)
     shown = replace(view, hardware=a.hardware, what_if=a.what_if)
+    link = lab_link(shown, own, view.carry)
+    # the other tabs take preset ids: a Hugging Face id travels as the preset it resolves to
+    preset = preset_id_or_none(a.model) or a.model
+    tabs = lab_link(shown, [(k, preset if k == "model" else v) for k, v in own], view.carry)["tabs"]
     # the controls move the link: nothing to re-render (dcc.Location is not told)
-    return {**lab_link(shown, own, view.carry), "notify": False}
+    return {**link, "tabs": {**tabs, "serving": link["tabs"]["serving"]}, "notify": False}

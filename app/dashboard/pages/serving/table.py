@@ -7,7 +7,7 @@ from __future__ import annotations
 from dash import html
 
 from app.dashboard.pages.serving.compute import AcceleratorServing, cost_per_million, nearest_run
-from app.dashboard.pages.serving.words import w
+from app.dashboard.pages.serving.words import w, why
 from app.units import plain
 
 METRICS = ("ttft", "tpot", "gpu", "user", "cost")
@@ -75,7 +75,7 @@ def _header(kind: str, near, lang: str) -> str:
 def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | None, lang: str) -> html.Div:
     if acc.error or acc.chosen is None:
         return html.Div(
-            [html.H3(acc.name), html.P(w("srv_acc_error", lang, msg=acc.error), className="error")],
+            [html.H3(acc.name), html.P(w("srv_acc_error", lang, msg=why(acc.error, lang)), className="error")],
             className="srv-table",
         )
     spec = table_rows(acc, concurrency, price)

@@ -96,3 +96,10 @@ def test_the_page_link_carries_its_own_parameters_and_the_tabs():
     link = link_of(view_of(DONE_WHEN), a)
     assert "model=meta-llama%2FLlama-3.1-70B" in link["template"] and "hw=h200-sxm" in link["template"]
     assert link["notify"] is False and "roofline" in link["tabs"]
+
+
+def test_the_other_tabs_get_the_preset_a_hugging_face_id_resolves_to():
+    a, _ = parse_args(view_of(DONE_WHEN))
+    link = link_of(view_of(DONE_WHEN), a)
+    assert "model=llama-3.1-70b" in link["tabs"]["roofline"] and "model=llama-3.1-70b" in link["tabs"]["ops"]
+    assert "model=meta-llama%2FLlama-3.1-70B" in link["template"]
