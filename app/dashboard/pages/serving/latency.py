@@ -141,7 +141,7 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
         key = "yaxis" if axis == "y" else f"yaxis{axis[1:]}"
         layout[key] = {
             "type": "log" if metric != "requests" else "linear",
-            **({"dtick": "D2"} if metric != "requests" else {}),
+            **({"dtick": 1} if metric != "requests" else {}),  # a label per decade: TTFT spans several
             "title": {"text": w(titles[metric], lang)},
             "domain": domain,
             "gridcolor": colors["grid"],
