@@ -12,9 +12,12 @@ from dash import Input, State
 
 from app.dashboard.lib.params import Int, Invalid, control_inputs, read_controls
 from app.dashboard.pages.roofline.params import PARAMS
+from app.dashboard.pages.roofline.refused import refused_controls
 from app.dashboard.pages.roofline.state import View, consistent
 
 MAX_MEASURED_STEPS = 100_000  # decode steps one uploaded profile may cover
+# Number boxes with no "unset": an empty or out-of-range box is a refusal, said on the page.
+REQUIRED_BOXES = frozenset({"memutil", "bweff", "fleff", "block"})
 
 
 def view_inputs() -> dict:
@@ -30,7 +33,8 @@ def view_states() -> dict:
 def view_from_controls(controls: dict | None = None) -> View:
     """The controls' values -> a valid View (what no control can send falls back to the default)."""
     controls = controls if isinstance(controls, dict) else {}
-    view = replace(View(), **read_controls(PARAMS, controls))
+    refused = refused_controls(PARAMS, controls, REQUIRED_BOXES)
+    view = replace(View(), **read_controls(PARAMS, controls), refused=refused)
     flags = controls.get("view-flags.data")
     flags = flags if isinstance(flags, dict) else {}
     view = replace(

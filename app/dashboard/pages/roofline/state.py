@@ -68,6 +68,8 @@ class View:
     lab_args: tuple[tuple[str, str], ...] = ()  # a lab's own parameters, parsed by that lab
     carry: tuple[tuple[str, str], ...] = ()  # a lab: the roofline's parameters it keeps as given (pages/links.py)
     notices: tuple[Notice, ...] = field(default=(), compare=False)  # (name, value, why)
+    # number boxes whose typed value was refused: (name, typed, limits), said beside the panels
+    refused: tuple = field(default=(), compare=False)
     query: str = field(default="", compare=False)  # the query string the view was read from
 
 

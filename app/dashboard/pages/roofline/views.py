@@ -17,6 +17,7 @@ from app.dashboard.pages.roofline.figures import roofline_figure
 from app.dashboard.pages.roofline.insight import cache_sentence, insight_sentences, pin_sentence
 from app.dashboard.pages.roofline.marks import grid_payload
 from app.dashboard.pages.roofline.panel_figures import interactivity_figure, memory_figure, throughput_figure
+from app.dashboard.pages.roofline.refused import view_refusals
 from app.dashboard.pages.roofline.rows import comparison_rows, delta_rows, ops_rows, reality_rows, request_rows
 from app.dashboard.pages.roofline.state import (
     PRECISIONS,
@@ -244,7 +245,7 @@ def panels(view: View) -> dict:
         message = html.P(t("error", lang, message=reason(str(exc), lang)), className="error", role="alert")
         return _empty_panels(view, message)
     results = data["analysis"]["results"]
-    notices = []
+    notices = view_refusals(view, lang)  # a refused box says what the page still shows
     if (view.bandwidth_efficiency, view.compute_efficiency) != (1.0, 1.0):
         notices.append(
             t("efficiency_notice", lang, bw=f"{view.bandwidth_efficiency:.0%}", fl=f"{view.compute_efficiency:.0%}")
