@@ -109,6 +109,7 @@ def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_u
     again = figure(other)["serving--h200-sxm-0-7xbw--fitted"]
     assert again["x"] == fitted["x"] and again["y"] == fitted["y"]
     expect(other.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs")
+    expect(other.locator("#srv-fit-status")).to_contain_text("ms fixed overhead per step")
     expect(other.locator("#srv-insight")).to_contain_text("Fitted to your 5 runs")
     assert not errors, errors
 

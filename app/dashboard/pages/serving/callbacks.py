@@ -17,7 +17,7 @@ from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.compute import _accelerator, compute, scenario_of
 from app.dashboard.pages.serving.exports import serving_csv, serving_html, serving_json
 from app.dashboard.pages.serving.figures import throughput_figure
-from app.dashboard.pages.serving.insight import fit_sentence, insight
+from app.dashboard.pages.serving.insight import fit_parameters_sentence, fit_sentence, insight
 from app.dashboard.pages.serving.latency import latency_figure
 from app.dashboard.pages.serving.params import BY_NAME, MAX_HARDWARE, PARAMS, FitError, ServingArgs
 from app.dashboard.pages.serving.provenance import provenance
@@ -150,7 +150,7 @@ def fit_from_text(text: object, target: object, controls: dict, lang: str) -> tu
     )
     fitted = ServingArgs(fit=report.fit, fit_error=error, fit_hardware=target)
     store = dict(write_link([BY_NAME[n] for n in ("fit", "fiterr", "fithw")], fitted))
-    return store, [html.P(fit_sentence(error, target, lang))]
+    return store, [html.P(fit_sentence(error, target, lang)), html.P(fit_parameters_sentence(report.fit, lang))]
 
 
 @CALLBACKS.server(

@@ -17,6 +17,7 @@ from app.dashboard.pages.serving.figures import signed_pct
 from app.dashboard.pages.serving.params import FitError
 from app.dashboard.pages.serving.words import w, why
 from app.units import plain
+from engine.serving_userfit import UserFit
 
 PREFILL_BOUND_SHARE = 1 / 3
 
@@ -108,6 +109,18 @@ def fit_sentence(error: FitError | None, name: str, lang: str) -> str:
         t1=f"{error.tpot_after * 100:.1f}%",
         f0=f"{error.ttft_before * 100:.1f}%",
         f1=f"{error.ttft_after * 100:.1f}%",
+    )
+
+
+def fit_parameters_sentence(fit: UserFit, lang: str) -> str:
+    """The fitted numbers themselves (engine/serving_userfit.py), as a person reads them."""
+    return w(
+        "srv_fit_parameters",
+        lang,
+        scale=plain(fit.tpot_scale),
+        overhead=plain(fit.step_overhead_s * 1e3),
+        ttft=plain(fit.ttft_scale),
+        wait=plain(fit.wait_steps),
     )
 
 

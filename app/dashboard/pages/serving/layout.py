@@ -14,7 +14,7 @@ from app.dashboard.pages.links import carried
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.callbacks import outputs
 from app.dashboard.pages.serving.controls import fit_controls, scenario_controls
-from app.dashboard.pages.serving.insight import fit_sentence
+from app.dashboard.pages.serving.insight import fit_parameters_sentence, fit_sentence
 from app.dashboard.pages.serving.params import OWN
 from app.dashboard.pages.serving.state import fit_target, link_of, parse_args
 from app.dashboard.pages.serving.words import w
@@ -44,7 +44,10 @@ def page(view: View) -> html.Div:
     flags["carry"] = [list(c) for c in view.carry]
     link = link_of(view, args)
     name = f"serving-{args.model.replace('/', '_')}-c{args.concurrency}"
-    fit_status = [html.P(fit_sentence(args.fit_error, fit_target(args), lang))] if args.fit else []
+    fit_status = []
+    if args.fit:
+        fit_status = [html.P(fit_sentence(args.fit_error, fit_target(args), lang))]
+        fit_status.append(html.P(fit_parameters_sentence(args.fit, lang)))
     body = html.Main(
         [
             dcc.Store(id="srv-flags", data=flags),

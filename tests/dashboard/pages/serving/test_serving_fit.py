@@ -70,7 +70,9 @@ def test_five_runs_on_a_slow_what_if_fit_lower_error_and_travel_in_the_link():
     assert store is not None and store["fithw"] == "h200-sxm-0.7xbw"
     before, after = (float(x) for x in store["fiterr"].split(",")[1:3])
     assert after < before
-    assert "Fitted to your 5 runs" in str(status)
+    assert "Fitted to your 5 runs" in str(status) and "Fitted: the operators' time at the calibrated roofs x" in str(
+        status
+    )
     # the link's numbers alone redraw the fitted curve: a copied link shows the same fit
     a, problems = args_from_controls(controls_of(PAGE) | {"srv-fit.data": store})
     assert problems == [] and a.fit is not None
