@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.analysis import MAX_BATCH, Roofs, Scenario, analyze, analyze_one, resolve_model
 from engine.analysis import measured_decode as measured_decode_at
-from engine.cache import sampled_size
+from engine.cache import ByteLRU, sampled_size
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator, parse_accelerator
 from engine.measurement import parse_measurements, place
@@ -69,10 +69,20 @@ def place_measurements(
     return {"hardware_id": hw.id, "format": fmt, "roofs": source, "points": points, "skipped": skipped}
 
 
+# Parsed measurement files by content: the page parses one import for its view and again for
+# its slider grid, the API once per request; records are not changed once parsed.
+_parsed_files = ByteLRU(16 * 1024 * 1024, sizeof=sampled_size)
+
+
+def parsed_measurements(fmt: str, content: str, steps: int = 1) -> list:
+    key = (fmt, hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(), steps)
+    return _parsed_files.get_or_compute(key, lambda: tuple(parse_measurements(fmt, content, steps)))
+
+
 def _place(
     fmt: str, content: str, steps: int, hw: Accelerator, scenario: Scenario, predicted_ops: list[dict] | None
 ) -> tuple[list[dict], list[str], str]:
-    records = parse_measurements(fmt, content, steps)
+    records = parsed_measurements(fmt, content, steps)
     roofs = Roofs.of(hw, scenario.compute_dtype, scenario)
     points, skipped = place(records, roofs.by_unit, roofs.bandwidth_bytes_per_s, predicted_ops)
     return points, skipped, roofs.source
@@ -349,7 +359,7 @@ def _dashboard_grid(
     first = hardware[0]
     measured_decode, measured_points = [], []
     records = (
-        parse_measurements(measurements["format"], measurements["content"], measurements.get("steps", 1))
+        parsed_measurements(measurements["format"], measurements["content"], measurements.get("steps", 1))
         if measurements
         else []
     )

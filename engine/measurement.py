@@ -26,7 +26,13 @@ from dataclasses import dataclass
 from .errors import EngineInputError
 from .metrics import mfu, training_flops_per_token
 
-MAX_RECORDS = 10_000
+# Rows one import may hold. Parsing, placing and answering cost ~0.1 ms a row on one core
+# (scripts/bench_hostile.py): 4,096 rows keep the import and the page's redraw well under a
+# second; a profile of one decode step has a few hundred kernels.
+MAX_RECORDS = 4096
+# Lines a csv or torch_table file may have before it is parsed: the rows plus headers, rules
+# and blank lines; a longer file is refused without parsing it.
+_MAX_TABLE_LINES = MAX_RECORDS + 64
 # A measured decode step (MBU/MFU): at most an hour, the one limit the API and the page use.
 MAX_MEASURED_STEP_S = 3600.0
 # Physical sanity bounds on one record (before dividing by `steps`): counts up to 1e30 and
@@ -393,6 +399,12 @@ PARSERS = {
 }
 
 
+def _too_many(fmt: str, found: str) -> None:
+    raise EngineInputError(
+        fmt, f"{found}: more than the {MAX_RECORDS:,} records one import may hold", f"at most {MAX_RECORDS:,} records"
+    )
+
+
 def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
     """All records of a file, or an EngineInputError naming the line and field: nothing is
     half-imported. `steps`: how many decode steps a profile covers (times are divided)."""
@@ -400,15 +412,13 @@ def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
         raise EngineInputError("format", f"unknown format {fmt!r}", ", ".join(FORMATS))
     if not isinstance(steps, int) or steps < 1:
         raise EngineInputError("steps", f"{steps!r} must be a positive integer")
+    if fmt in ("csv", "torch_table") and text.count("\n") > _MAX_TABLE_LINES:
+        _too_many(fmt, f"{text.count(chr(10)):,} lines")
     records = PARSERS[fmt](text)
     if not records:
         raise EngineInputError(fmt, "no measurements found")
     if len(records) > MAX_RECORDS:
-        raise EngineInputError(
-            fmt,
-            f"{len(records):,} records: more than the {MAX_RECORDS:,} one import may hold",
-            f"at most {MAX_RECORDS:,} records (split the file)",
-        )
+        _too_many(fmt, f"{len(records):,} records")
     for r in records:
         r.time_s /= steps
         if r.flops is not None:

@@ -28,6 +28,7 @@ import httpx2 as httpx
 from live_server import live_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from engine.measurement import MAX_RECORDS  # noqa: E402
 from engine.model_catalog import preset_records  # noqa: E402
 
 EIGHT = ["h100-sxm5", "h200-sxm", "b200", "mi300x", "rtx-4090", "l4", "a100-80gb-sxm", "tpu-v5e"]
@@ -70,10 +71,11 @@ API: dict[str, tuple[str, str, Callable[[int], dict | None]]] = {
         lambda i: {"model": deep_config(i), "hardware": SIXTEEN, "num_kv_heads": 1,
                    "batch_sizes": list(range(1 + i, 1 + i + 1024))},
     ),
-    "POST /api/v1/measurements (10,000 rows)": (
+    f"POST /api/v1/measurements ({MAX_RECORDS:,} rows)": (
         "POST",
         "/api/v1/measurements",
-        lambda i: {"format": "csv", "hardware": "h100-sxm5", "model": "llama-3-8b", "content": csv_rows(10_000, i)},
+        lambda i: {"format": "csv", "hardware": "h100-sxm5", "model": "llama-3-8b",
+                   "content": csv_rows(MAX_RECORDS, i)},
     ),
     "POST /api/v1/measurements (torch_table name)": (
         "POST",

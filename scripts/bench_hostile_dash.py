@@ -1,6 +1,6 @@
 """The Dash side of scripts/bench_hostile.py: the layout and every server callback, each at the
 worst legal view this script knows (8 accelerators, a 1,024-layer custom config with one KV
-head, the cache roofs, a 10,000-row measurements import where the callback takes one).
+head, the cache roofs, an import of MAX_RECORDS rows, the limit, where the callback takes one).
 
 The callbacks are found in `/_dash-dependencies`; their input and state values are read from
 the server-rendered layout of that view (`/_dash-layout` with the view's link as Referer), so
@@ -14,9 +14,9 @@ from base64 import urlsafe_b64encode
 from collections.abc import Iterator
 
 import httpx2 as httpx
-from bench_hostile import EIGHT, csv_rows, deep_config
+from bench_hostile import EIGHT, MAX_RECORDS, csv_rows, deep_config
 
-HEAVIEST = "Dash roofline-graph.figure, grid.data (10,000-row import)"
+HEAVIEST = f"Dash roofline-graph.figure, grid.data ({MAX_RECORDS:,}-row import)"
 
 
 def config_token(config: dict) -> str:
@@ -111,11 +111,11 @@ def requests(client: httpx.Client) -> dict:
             continue
         name = "Dash " + callback_name(dep)
         takes_import = "measurements" in ids
-        out[name + (" (10,000-row import)" if takes_import else "")] = (
+        out[name + (f" ({MAX_RECORDS:,}-row import)" if takes_import else "")] = (
             "POST",
             "/_dash-update-component",
             lambda i, dep=dep, takes_import=takes_import: envelope(
-                dep, values(i), csv_rows(10_000, i) if takes_import else None
+                dep, values(i), csv_rows(MAX_RECORDS, i) if takes_import else None
             ),
         )
     return out

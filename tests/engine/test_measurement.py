@@ -179,3 +179,12 @@ def test_an_import_over_the_row_limit_states_the_limit():
     rows = "name,flops,bytes,time_s\n" + "".join(f"x{i},1,1,1\n" for i in range(MAX_RECORDS + 1))
     with pytest.raises(EngineInputError, match=f"at most {MAX_RECORDS:,} records"):
         parse_measurements("csv", rows)
+
+
+def test_a_file_far_over_the_row_limit_is_refused_before_it_is_parsed():
+    """A 256 KiB body holds ~25,000 short rows: counted by lines first, never parsed row by row."""
+    from engine.measurement import MAX_RECORDS
+
+    rows = "name,flops,bytes,time_s\n" + "1,1,1,1\n" * 25_000
+    with pytest.raises(EngineInputError, match=f"25,001 lines: more than the {MAX_RECORDS:,} records"):
+        parse_measurements("csv", rows)

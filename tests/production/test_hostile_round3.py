@@ -198,8 +198,10 @@ def test_a_config_name_is_never_markup_on_the_chart(client):
 def test_imported_names_are_never_markup_and_imports_are_drawn_once(client):
     """10,000 imported rows were placed at each of the 154 slider stops (20 s, +1.6 GB): rows with
     their own counts do not move with the sliders, so they are drawn once, as one trace."""
+    from engine.measurement import MAX_RECORDS
+
     rows = "name,flops,bytes,time_s\n" + f"{MARKUP_NAME.replace(',', ';')},1e12,1e9,2e-3\n"
-    rows += "".join(f"x{i},1,1,1\n" for i in range(9_999))
+    rows += "".join(f"x{i},1,1,1\n" for i in range(MAX_RECORDS - 1))
     tree = layout(client, "hw=h100-sxm5,h200-sxm")
     response = fire(
         client, tree, "roofline-graph.figure", {("measurements", "data"): {"format": "csv", "content": rows}}
@@ -209,4 +211,4 @@ def test_imported_names_are_never_markup_and_imports_are_drawn_once(client):
     (figure,) = figures(response["roofline-graph"])
     assert len(figure["data"]) < 200  # not one trace per imported row
     grid = json.dumps(response.get("grid", {}))
-    assert "x9998" not in grid  # the fixed rows are not in the slider grid
+    assert f"x{MAX_RECORDS - 2}" not in grid  # the fixed rows are not in the slider grid
