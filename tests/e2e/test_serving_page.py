@@ -119,6 +119,11 @@ def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_u
     expect(page.locator("#srv-fit-status")).to_contain_text("line 7, input_tokens")
     assert parse_qs(urlsplit(page.url).query)["fit"] == query["fit"]
 
+    # an uploaded file fits the same way
+    upload = {"name": "runs.csv", "mimeType": "text/csv", "buffer": FIVE_RUNS.encode()}
+    page.set_input_files("#srv-upload input[type=file]", files=[upload])
+    expect(page.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs on h200-sxm-0.7xbw")
+
 
 def test_chinese_dark(page: Page, base_url):
     page.set_viewport_size({"width": 1400, "height": 900})
