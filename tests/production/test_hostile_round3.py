@@ -212,3 +212,12 @@ def test_imported_names_are_never_markup_and_imports_are_drawn_once(client):
     assert len(figure["data"]) < 200  # not one trace per imported row
     grid = json.dumps(response.get("grid", {}))
     assert f"x{MAX_RECORDS - 2}" not in grid  # the fixed rows are not in the slider grid
+
+
+@pytest.mark.parametrize("query", ["step=1e-300", "step=1e-320", "tok_s=1e-300", "busbw=1e-300", "step=1e308"])
+def test_the_training_page_never_shows_a_non_finite_figure(client, query):
+    """`?tab=training&step=1e-300` once showed "inf%"."""
+    import re
+
+    text = client.get("/_dash-layout", headers={"referer": f"http://testserver/?tab=training&{query}"}).text
+    assert not re.search(r"\binf\s*%|\bnan\s*%|Infinity|NaN", text, re.IGNORECASE), query
