@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.middleware import EngineGate
-from app.server import RepeatedMessages, default_max_connections, make_config
+from app.server import RepeatedMessages, default_max_connections, log_config, make_config
 
 TIMEOUT_S = 1.0
 CAP = 8
@@ -140,6 +140,10 @@ def test_a_repeated_error_is_logged_once_with_a_count():
         logger.removeHandler(handler)
     assert len(seen) == 3, seen
     assert "4999 more like it" in seen[2]
+    # the server's own log configuration applies it to uvicorn's and the event loop's messages
+    config = log_config("info")
+    assert config["handlers"]["default"]["filters"] == ["repeats"]
+    assert config["loggers"]["asyncio"]["handlers"] == ["default"]
 
 
 def test_the_default_cap_leaves_descriptors_free():
@@ -157,7 +161,7 @@ def test_the_dash_layout_waits_for_an_engine_slot():
     async def slow_layout(scope, receive, send):
         nonlocal running, most
         if scope["type"] == "lifespan":
-            while (message := await receive())["type"] != "lifespan.shutdown":
+            while (await receive())["type"] != "lifespan.shutdown":
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
