@@ -69,7 +69,8 @@ def load_custom(apply: object, upload: object, pasted: object, flags: object, tr
     if len(token) > MAX_CONFIG_TOKEN_CHARS:
         message += " " + t("custom_no_link", lang, n=f"{len(token):,}", limit=f"{MAX_CONFIG_TOKEN_CHARS:,}")
         token = None
-    return {"custom": {"config": config, "token": token}, "error": message}
+    # a success is said in the text colour, not in the error's red (its box also carries errors)
+    return {"custom": {"config": config, "token": token}, "error": html.Span(message, className="status-ok")}
 
 
 @CALLBACKS.server(

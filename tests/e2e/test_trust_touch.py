@@ -1,0 +1,87 @@
+"""Trust at first touch, in the browser: memory in GiB with the usable share, typed values that
+fail say so, published runs only of the chosen model and precision, success not in error red."""
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.helpers import traces, wait_for_figure
+
+MEMORY_JS = """() => { const g = document.querySelector('#memory-graph .js-plotly-plot');
+  return g && g.data ? {uids: g.data.map(t => t.uid), x: g.data.map(t => t.x),
+                        title: g._fullLayout.xaxis.title.text} : null; }"""
+
+
+def test_memory_in_gib_with_the_card_and_the_usable_share(page: Page, base_url):
+    """Llama-3-70B bf16 at 1K on one H200: 132 GiB fits the card's 141 GiB, not the 127 GiB a
+    serving engine fills at vLLM's default 0.9; the chart marks both, in GiB."""
+    page.goto(base_url + "/?hw=h200-sxm&model=llama-3-70b&batch=1&ctx=1024")
+    wait_for_figure(page)
+    expect(page.locator("#insight")).to_contain_text(
+        "On H200 SXM 141GB, 132 GiB fits the card's 141 GiB, not the 127 GiB a serving engine uses at 0.9"
+    )
+    assert page.locator("#memory-utilization").input_value() == "0.9"
+    page.wait_for_function(MEMORY_JS)
+    memory = page.evaluate(MEMORY_JS)
+    x = dict(zip(memory["uids"], memory["x"], strict=True))
+    assert x["memory--capacity"] == [141] and abs(x["memory--usable"][0] - 126.9) < 1e-6
+    assert "GiB" in memory["title"]
+    legend = page.locator("#memory-graph .legendtext").all_text_contents()
+    assert "usable at 0.9" in legend and "capacity" in legend
+
+
+def test_typed_values_that_fail_say_so(page: Page, base_url):
+    """Memory utilisation 0 and a price of 0 are refused with the allowed range and what the
+    page still shows, instead of red digits and silence."""
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&memutil=0.8")
+    wait_for_figure(page)
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    box = page.locator("#memory-utilization")
+    box.fill("0")
+    box.press("Enter")
+    notices = page.locator("#efficiency-notice")
+    expect(notices).to_contain_text("Memory utilization (usable fraction) must be 0.01–1")
+    expect(notices).to_contain_text("still shows 0.9")
+    price = page.locator("#gpu-price")
+    price.fill("0")
+    price.press("Enter")
+    expect(notices).to_contain_text("GPU-hour price (USD) must be above 0 and at most 10,000 (you typed 0)")
+
+
+def _published(page: Page) -> list[str]:
+    return [u for u in traces(page) if u.startswith("published--")]
+
+
+def test_published_runs_only_of_the_chosen_model_and_precision(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&published=1")
+    wait_for_figure(page)
+    assert _published(page) == []
+    note = page.locator("#reality-note")
+    expect(note).to_contain_text("Published runs of llama-3-8b in bf16 on the chosen accelerators: 0.")
+    expect(note).to_contain_text("19 left out (19 of another model)")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-2-7b&prec=fp8&published=1")
+    wait_for_figure(page)
+    assert len(_published(page)) == 4
+    expect(page.locator("#reality-note")).to_contain_text("in another precision")
+    hovers = [traces(page)[u] for u in _published(page)]
+    assert all(len(h["x"]) == 1 for h in hovers)
+
+
+def test_a_loaded_custom_model_is_not_said_in_error_red(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024")
+    wait_for_figure(page)
+    page.locator("#model").click()
+    page.get_by_role("option", name="custom config.json…").click()
+    page.locator("#custom-config").fill("not json")
+    page.locator("#custom-apply").click()
+    message = page.locator("#custom-error")
+    expect(message).to_contain_text("not valid JSON")
+    red = message.evaluate("e => getComputedStyle(e).color")
+    config = (
+        '{"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 16,'
+        ' "num_key_value_heads": 4, "intermediate_size": 8192, "vocab_size": 32000}'
+    )
+    page.locator("#custom-config").fill(config)
+    page.locator("#custom-apply").click()
+    ok = page.locator("#custom-error .status-ok")
+    expect(ok).to_contain_text("Custom model loaded")
+    text_colour = page.locator(".app").first.evaluate("e => getComputedStyle(e).color")
+    assert ok.evaluate("e => getComputedStyle(e).color") == text_colour != red
