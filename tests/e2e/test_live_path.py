@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from app.units import duration, plain
 from engine.hardware import catalogue
-from engine.model_catalog import model_ids, native_precision
+from engine.model_catalog import model_ids, native_format, native_precision
 
 from .helpers import (
     GD,
@@ -409,7 +409,7 @@ def test_tour_of_every_control(page: Page, base_url, tmp_path):
         native = native_precision(model)  # a preset released in fp8 or 4-bit switches to it, with a notice
         if native and native != state["weight_dtype"]:  # already in it (the model before was too): no switch
             state.update(weight_dtype=native, compute_dtype={"fp8": "fp8", "int4": "bf16"}[native])
-            expect(page.locator("#model-notice")).to_contain_text(f"released in {native}")
+            expect(page.locator("#model-notice")).to_contain_text(f"ships in {native_format(model)}")
         check(model)
     set_control(page, "model", "llama-3-8b")
     state["model"] = "llama-3-8b"
@@ -590,7 +590,7 @@ def test_model_picker_shows_size_and_architecture_and_sets_the_native_precision(
     expect(page.get_by_role("option", name="mixtral-8x7b · 46.7B (12.9B active) · MoE")).to_be_visible()
     expect(page.get_by_role("option", name="gemma-2-9b · 9.24B · sliding window")).to_be_visible()
     page.get_by_role("option", name="deepseek-v3", exact=False).click()
-    expect(page.locator("#model-notice")).to_contain_text("deepseek-v3 is released in fp8")
+    expect(page.locator("#model-notice")).to_contain_text("deepseek-v3 ships in fp8")
     page.wait_for_function("() => location.search.includes('prec=fp8')")
     wait_decode(
         page,

@@ -85,3 +85,16 @@ def test_a_loaded_custom_model_is_not_said_in_error_red(page: Page, base_url):
     expect(ok).to_contain_text("Custom model loaded")
     text_colour = page.locator(".app").first.evaluate("e => getComputedStyle(e).color")
     assert ok.evaluate("e => getComputedStyle(e).color") == text_colour != red
+
+
+def test_gpt_oss_ships_in_mxfp4_said_by_its_name(page: Page, base_url):
+    """gpt-oss is drawn as int4 (4-bit weights, 16-bit math), but it ships in MXFP4: the notice
+    and the picker name the format, never "released in int4"."""
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b")
+    wait_for_figure(page)
+    page.locator("#model").click()
+    expect(page.get_by_role("option", name="gpt-oss-20b", exact=False)).to_contain_text("MXFP4")
+    page.get_by_role("option", name="gpt-oss-20b", exact=False).click()
+    notice = page.locator("#model-notice")
+    expect(notice).to_contain_text("gpt-oss-20b ships in MXFP4: precision set to int4.")
+    assert "released in int4" not in notice.inner_text()

@@ -24,7 +24,7 @@ from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel
 from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_options
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
-from engine.model_catalog import native_precision
+from engine.model_catalog import native_format, native_precision
 from engine.what_if import derive_what_if, parse_what_if
 
 CALLBACKS = Callbacks()
@@ -125,7 +125,10 @@ def model_choices(model: object, custom: object, tp: object, precision: object, 
         "tp_options": tp_options(config, lang),
         "tp": view.tensor_parallel if config.num_heads % view.tensor_parallel == 0 else 1,
         "precision": native if changed else no_update,
-        "notice": t("native_precision", lang, model=view.model, prec=native) if changed else "",
+        # by the format's own name (gpt-oss ships MXFP4, drawn as int4 = 4-bit weights, 16-bit math)
+        "notice": t("native_precision", lang, model=view.model, fmt=native_format(view.model), prec=native)
+        if changed
+        else "",
     }
 
 

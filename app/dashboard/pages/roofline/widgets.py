@@ -13,7 +13,7 @@ from app.dashboard.lib.i18n import t
 from app.dashboard.pages.roofline.state import View, pinned_view
 from app.dashboard.pages.roofline.views import subtitle
 from app.units import count
-from engine.model_catalog import get_model, native_precision
+from engine.model_catalog import get_model, native_format
 
 BATCH_SLIDER = (0, 10)  # log2: 1 .. 1024
 
@@ -63,7 +63,7 @@ def model_label(model_id: str, lang: str) -> str:
         )
         if has
     ]
-    native = native_precision(model_id)
+    native = native_format(model_id)  # the format's own name: MXFP4, not the int4 it is drawn as
     if native:
         badges.append(native)
     return " · ".join([model_id, size, *badges])
