@@ -5,7 +5,9 @@
 Starts `llm-roofline serve` on a free loopback port (one worker) and reports:
 
 1. per endpoint and per Dash callback, the worst legal request this script knows: each is sent
-   three times with distinct values (so no cache answers it), the slowest and the median in ms;
+   three times with distinct values (so no cache answers it), the slowest and the median wall
+   time in ms, and the median CPU time the server spent on it (the figure that does not grow
+   when other processes share the machine's cores);
 2. /healthz p50 and max, sampled every 50 ms, while 8 clients loop on the worst request;
 3. the server's RSS before and after N (default 1,000) distinct worst-case requests.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import threading
@@ -119,12 +122,26 @@ def send(client: httpx.Client, method: str, path: str, body: dict | None) -> tup
     return r.status_code, (time.perf_counter() - start) * 1e3
 
 
-def worst_requests(client: httpx.Client, requests: dict, offset: int = 0) -> None:
-    print(f"{'request':48} {'status':>6} {'slowest ms':>11} {'median ms':>10}")
+def cpu_ms(pid: int) -> float:
+    """CPU time the server process has used (user + system), ms: unlike wall time, it does not
+    grow when other processes share the cores."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1e3 / os.sysconf("SC_CLK_TCK")
+
+
+def worst_requests(client: httpx.Client, pid: int, requests: dict, offset: int = 0) -> None:
+    print(f"{'request':72} {'status':>6} {'slowest ms':>10} {'median ms':>9} {'server CPU ms':>13}")
     for name, (method, path, body) in requests.items():
-        runs = [send(client, method, path, body(offset + k)) for k in range(3)]
+        runs, cpu = [], []
+        for k in range(3):
+            before = cpu_ms(pid)
+            runs.append(send(client, method, path, body(offset + k)))
+            cpu.append(cpu_ms(pid) - before)
         times = [ms for _, ms in runs]
-        print(f"{name:48} {runs[0][0]:>6} {max(times):>11.0f} {statistics.median(times):>10.0f}")
+        print(
+            f"{name:72} {runs[0][0]:>6} {max(times):>10.0f} {statistics.median(times):>9.0f} "
+            f"{statistics.median(cpu):>13.0f}"
+        )
 
 
 def healthz_under_load(base: str, name: str, request: tuple, seconds: float) -> None:
@@ -194,7 +211,7 @@ def main() -> int:
 
             requests |= dash.requests(client)
             heaviest.append(dash.HEAVIEST)
-        worst_requests(client, requests)
+        worst_requests(client, proc.pid, requests)
         for name in heaviest:
             healthz_under_load(base, name, requests[name], args.load)
         rss_growth(client, proc.pid, requests, args.rss)
