@@ -128,7 +128,9 @@ def _overflow(r: dict, scenario: dict, lang: str) -> str:
         ways.append(t("way_context", lang, maxctx=grouped(mem["max_context_length"])))
     way = " ".join(ways)
     if weights + kv > usable:
-        return t("insight_over_kv", lang, hw=name, batch=grouped(scenario["batch_size"]),
+        b = scenario["batch_size"]  # "1 sequence", never "1 sequences"
+        seqs = t("n_sequences_one" if b == 1 else "n_sequences", lang, n=grouped(b))
+        return t("insight_over_kv", lang, hw=name, seqs=seqs,
                  ctx=grouped(scenario["context_length"]),
                  kv=_gib(kv), weights=_gib(weights), total=_gib(mem["total_bytes"]), cap=_gib(usable),
                  way=way)  # fmt: skip

@@ -12,6 +12,7 @@ from dash import html
 from app.dashboard.components.plot_style import THEMES, base_layout
 from app.dashboard.lib.i18n import t
 from app.units import duration, grouped, memory, plain, si
+from engine.hardware import get_accelerator
 
 GIB = 2**30
 
@@ -99,6 +100,7 @@ def utilisation_panel(r: dict, vendor: str, hw_name: str, lang: str) -> list:
         id="train-util-table",
         className="train-table",
     )
+    n_seqs, k = s["sequences_per_gpu"], s["accumulation_steps"]
     scope = t(
         "lab_train_scope",
         lang,
@@ -106,10 +108,11 @@ def utilisation_panel(r: dict, vendor: str, hw_name: str, lang: str) -> list:
         hw=hw_name,
         tps=grouped(r["tokens_per_s"]),
         step=duration(r["step_time_s"]),
-        seqs=grouped(s["sequences_per_gpu"]),
+        # "1 sequence", "1 accumulation step": never a plural on one
+        seqs=t("n_sequences_one" if n_seqs == 1 else "n_sequences", lang, n=grouped(n_seqs)),
         seq=grouped(s["sequence_length"]),
         mb=grouped(s["micro_batch_size"]),
-        k=grouped(s["accumulation_steps"]),
+        acc=t("n_accumulation_one" if k == 1 else "n_accumulation", lang, n=grouped(k)),
     )
     impossible = [html.P(t("lab_train_impossible", lang), className="error", role="alert")] if r["mfu"] > 1 else []
     return [
@@ -118,7 +121,23 @@ def utilisation_panel(r: dict, vendor: str, hw_name: str, lang: str) -> list:
         table,
         html.P(t("lab_train_hfu_attn_note", lang, v=pct(r["hfu_with_attention"])), className="help"),
         html.P(scope, id="train-scope", className="help"),
+        html.P(dtype_words(r, hw_name, lang), id="train-dtype-note", className="help"),
     ]
+
+
+def dtype_words(r: dict, hw_name: str, lang: str) -> str:
+    """Why the bf16/fp16 toggle moves a number or not: both store 2 bytes, so only the dense
+    peak can differ, and on most tensor-core chips it does not (engine.training.dtype_note)."""
+    hw = get_accelerator(r["hardware_id"])
+    dtype = r["setup"]["dtype"]
+    other = "fp16" if dtype == "bf16" else "bf16"
+    (used, peak), (_, other_peak) = hw.tensor_roof(dtype), hw.tensor_roof(other)
+    if used != dtype:
+        key = "lab_train_dtype_fallback"
+    else:
+        key = "lab_train_dtype_same" if peak == other_peak else "lab_train_dtype_differs"
+    return t(key, lang, dtype=dtype, other=other, hw=hw_name, used=used, peak=si(peak, "FLOP/s"),
+             other_peak=si(other_peak, "FLOP/s"))  # fmt: skip
 
 
 # ---- (2) memory --------------------------------------------------------------------------------

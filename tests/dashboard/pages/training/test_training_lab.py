@@ -15,6 +15,7 @@ from app.dashboard.pages.training import state as training_state
 from app.dashboard.pages.training.figures import pct
 from app.main import create_app
 from app.units import duration, si
+from app.units import memory as memory_words
 from tests.api.test_training_api import SEED as REQUEST  # a 7B model on 8 x H100 SXM5 (PaLM appendix B counting)
 
 LINK = {
@@ -263,20 +264,21 @@ def test_memory_bars_are_the_api_bill_per_gpu(api):
     body = api_result(api)
     figure = find(render(), "train-memory-graph").figure
     bars = {trace["uid"]: trace["x"] for trace in figure["data"]}
-    memory = body["memory"]
-    assert bars["train-memory-weights"][0] == memory["weights_bytes"] == 14e9
-    assert bars["train-memory-gradients"][0] == memory["gradients_bytes"] == 14e9
-    assert bars["train-memory-optimizer"][0] == memory["optimizer_bytes"] == 84e9
-    assert bars["train-memory-activations"][0] == memory["activation_bytes"]
+    memory, gib = body["memory"], 2**30  # the bars read GiB, as nvidia-smi and an "80GB" card
+    assert bars["train-memory-weights"][0] == memory["weights_bytes"] / gib and memory["weights_bytes"] == 14e9
+    assert bars["train-memory-gradients"][0] == memory["gradients_bytes"] / gib and memory["gradients_bytes"] == 14e9
+    assert bars["train-memory-optimizer"][0] == memory["optimizer_bytes"] / gib and memory["optimizer_bytes"] == 84e9
+    assert bars["train-memory-activations"][0] == memory["activation_bytes"] / gib
     (capacity,) = figure["layout"]["shapes"]
-    assert capacity["x0"] == capacity["x1"] == memory["capacity_bytes"]
+    assert capacity["x0"] == capacity["x1"] == memory["capacity_bytes"] / gib == 80
     # it does not fit: a second bar for the engine's smallest change, whose parts add up to its bill
     fix = body["smallest_fix"]
-    assert sum(x[1] for x in bars.values()) == pytest.approx(fix["total_bytes"], rel=1e-12)
+    assert sum(x[1] for x in bars.values()) == pytest.approx(fix["total_bytes"] / gib, rel=1e-12)
     words = text(find(render(), "train-memory-text"))
-    assert "Does not fit: the model states alone (112 GB per GPU, the optimizer state the largest part)" in words
+    # 112e9 B of model states = 104 GiB
+    assert "Does not fit: the model states alone (104 GiB per GPU, the optimizer state the largest part)" in words
     assert "ZeRO-1, selective recomputation, micro-batch 2 (4 accumulation steps)" in words
-    assert si(fix["total_bytes"], "B") in words
+    assert memory_words(fix["total_bytes"]) in words
 
 
 def test_a_run_that_fits_has_one_bar_and_says_so(api):
@@ -284,7 +286,10 @@ def test_a_run_that_fits_has_one_bar_and_says_so(api):
     page = render(zero="1", recompute="selective", mb="2")
     figure = find(page, "train-memory-graph").figure
     assert all(len(trace["x"]) == 1 for trace in figure["data"])
-    assert text(find(page, "train-verdict")).startswith(f"Fits: {si(body['memory']['total_bytes'], 'B')} per GPU")
+    # the page once called this 80.4 GB "fits" on an 80GB card: it is 74.9 GiB of the card's 80 GiB
+    verdict = text(find(page, "train-verdict"))
+    assert verdict.startswith(f"Fits: {memory_words(body['memory']['total_bytes'])} per GPU of 80 GiB")
+    assert verdict.startswith("Fits: 74.9 GiB per GPU")
 
 
 def test_allreduce_is_the_api_time_and_share(api):
