@@ -27,10 +27,13 @@ PARAMETERS: dict[str, tuple[str, float, float]] = {
     "attention_efficiency": ("achieved fraction of both roofs in the attention kernels", 0.02, 1.0),
     "moe_imbalance": ("busiest GPU's routed-expert work over the mean (>= 1)", 1.0, 8.0),
     "link_efficiency": ("achieved fraction of the scale-up link bandwidth", 0.02, 1.0),
-    "collective_latency_s": ("fixed cost of one collective (launch, hops, synchronisation)", 1e-7, 2e-4),
+    "collective_latency_s": ("fixed cost of one all-reduce (launch, hops, synchronisation)", 1e-7, 2e-4),
+    "alltoall_latency_s": ("fixed cost of one expert-parallel dispatch or combine", 1e-7, 1e-3),
     "step_overhead_s": ("fixed cost of one step (scheduler, sampling, launches)", 1e-6, 0.05),
+    "layer_overhead_s": ("fixed cost of one layer in a step (kernel launches, synchronisation)", 1e-8, 1e-3),
     "ttft_prefill_factor": ("TTFT prefill time over one prompt's calibrated prefill", 1.0, 20.0),
     "ttft_wait_steps": ("steps a new prompt waits and spans besides its prefill", 0.0, 200.0),
+    "ttft_burst_share": ("share of the other running prompts a new one waits behind", 1e-4, 1.0),
 }
 PARAMETER_NAMES = tuple(PARAMETERS)
 FAMILY_OF_PREFIX = (("gb", "blackwell"), ("b", "blackwell"), ("h", "hopper"))

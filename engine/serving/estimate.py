@@ -29,7 +29,7 @@ from .scenario import ServingScenario
 from .step import ATTN_DECODE, ATTN_PREFILL, EXPERT, StepCost, serving_steps
 
 
-def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, p: dict):
+def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict):
     """A step at the calibrated roofs. Arrays broadcast: ops on the last axis, parameters per
     row (the fit evaluates every measured row at once with this same function)."""
     attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
@@ -37,20 +37,36 @@ def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, p
     eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
     mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
-    return ops + link_s / p["link_efficiency"] + messages * p["collective_latency_s"] + p["step_overhead_s"]
+    fixed = p["step_overhead_s"] + layers * p["layer_overhead_s"]
+    latency = messages * p["collective_latency_s"] + exchanges * p["alltoall_latency_s"]
+    return ops + link_s / p["link_efficiency"] + latency + fixed
 
 
-def ttft_estimate_s(prefill_s, tpot_s, queue_steps, p: dict):
-    """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor, plus
+def ttft_estimate_s(prefill_s, tpot_s, queue_steps, running, p: dict):
+    """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
-    steps its chunks share), plus the queue's wait (queue_steps x TPOT, see queue_steps)."""
-    return p["ttft_prefill_factor"] * prefill_s + (p["ttft_wait_steps"] + queue_steps) * tpot_s
+    steps its chunks share); plus the prompts it waits behind when arrivals bunch (a benchmark
+    starts its C requests together and equal output lengths keep them in waves): a share
+    ttft_burst_share of the other running - 1 prompts, half of them ahead on average; plus the
+    queue's wait (queue_steps x TPOT, see queue_steps)."""
+    burst = p["ttft_burst_share"] * (running - 1) / 2.0 * prefill_s
+    return p["ttft_prefill_factor"] * prefill_s + burst + (p["ttft_wait_steps"] + queue_steps) * tpot_s
 
 
 def _estimate_step_s(step: StepCost, p: dict) -> float:
     arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
     return float(
-        calibrated_step_s(step.category, step.weight, step.compute_s, step.memory_s, step.link_s, step.messages, arrays)
+        calibrated_step_s(
+            step.category,
+            step.weight,
+            step.compute_s,
+            step.memory_s,
+            step.link_s,
+            step.messages,
+            step.exchanges,
+            step.layers,
+            arrays,
+        )
     )
 
 
@@ -82,16 +98,21 @@ def serving_estimate(
     step, decode_only, prefill = steps.tpot, steps.decode, steps.prefill
     bound_tpot = step.at_roofs_s()
     est_tpot = _estimate_step_s(step, p)
-    link_est = step.link_s / p["link_efficiency"] + step.messages * p["collective_latency_s"]
+    link_est = (
+        step.link_s / p["link_efficiency"]
+        + step.messages * p["collective_latency_s"]
+        + step.exchanges * p["alltoall_latency_s"]
+    )
     bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
-    p0 = dict(p, step_overhead_s=0.0, collective_latency_s=0.0)
+    p0 = dict(p, step_overhead_s=0.0, layer_overhead_s=0.0, collective_latency_s=0.0, alltoall_latency_s=0.0)
     est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_s / p["link_efficiency"]
-    est_parts = _breakdown(est_tpot, est_decode, link_est, p["step_overhead_s"])
+    overhead = p["step_overhead_s"] + step.layers * p["layer_overhead_s"]
+    est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)
     bound_prefill = prefill.at_roofs_s()
     queue = queue_steps(sc, b)
     est_prefill = p["ttft_prefill_factor"] * _estimate_step_s(prefill, p)
     bound_wait = queue * bound_tpot
-    est_ttft = ttft_estimate_s(_estimate_step_s(prefill, p), est_tpot, queue, p)
+    est_ttft = ttft_estimate_s(_estimate_step_s(prefill, p), est_tpot, queue, b, p)
     est_wait = est_ttft - est_prefill
     bound_ttft = bound_prefill + bound_wait
     ranges = cal.ranges(backend_used if backend_used != "any" else None, family)

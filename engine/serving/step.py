@@ -1,7 +1,8 @@
 """The work of one GPU in one serving step, split into the parts the estimate calibrates.
 
 A step of an aggregated server (continuous batching, Yu et al., "Orca", OSDI 2022) decodes one
-token for each of the rank's running requests (b = running / attention_data_parallel), each
+token for each of the rank's running requests (b = ceil(running / attention_data_parallel) on
+the busiest rank), each
 attending to its whole context (mean context = input + output / 2). Besides, prompts of newly
 admitted requests are prefilled in the same steps (chunked prefill: Agrawal et al.,
 "Sarathi-Serve", OSDI 2024; vLLM and TensorRT-LLM schedule this way). While one request
@@ -22,6 +23,7 @@ is kept as (compute s, memory s) at the ideal roofs with a category and a weight
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -51,7 +53,9 @@ class StepCost:
     compute_s: np.ndarray
     memory_s: np.ndarray
     link_s: float  # TP all-reduces and EP dispatch/combine, bandwidth term
-    messages: int  # collectives in the step (each pays a latency in the estimate)
+    messages: int  # all-reduces in the step (each pays a latency in the estimate)
+    exchanges: int  # expert-parallel dispatches and combines (each pays a latency in the estimate)
+    layers: int  # transformer layers (each pays a fixed cost in the estimate)
 
     def at_roofs_s(self) -> float:
         """The bound: ops back to back, each at its roof, plus the link time."""
@@ -97,15 +101,16 @@ class _Template:
     prompt_attention: tuple[np.ndarray, np.ndarray]  # causal attention of one whole prompt
     link_s_per_token: float
     messages: int
+    exchanges: int
 
 
 @lru_cache(maxsize=512)
-def _template(model: ModelConfig, roofs: tuple, link_bytes_per_s: float | None, shape: ServingScenario) -> _Template:
+def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, shape: ServingScenario) -> _Template:
     shard = model.shard(shape.tensor_parallel)
     w = shape.widths
     decode_att = [op for op in decode_ops(shard, 1, shape.mean_context, w) if op.name.startswith("attention")]
     prompt_att = [op for op in prefill_ops(shard, 1, shape.input_tokens, w) if op.name.startswith("attention")]
-    link_s, messages = _communication(model, shape, link_bytes_per_s, 1.0)
+    link_s, messages, exchanges = _communication(model, shape, link, 1.0)
     return _Template(
         _affine(lambda t: _dense_ops(shard, w, t), roofs),
         _affine(lambda r: _lm_head(shard, w, r), roofs),
@@ -113,6 +118,7 @@ def _template(model: ModelConfig, roofs: tuple, link_bytes_per_s: float | None, 
         _op_times(prompt_att, roofs),
         link_s,
         messages,
+        exchanges,
     )
 
 
@@ -130,39 +136,67 @@ def _expert_ops(model: ModelConfig, sc: ServingScenario, instance_tokens: float)
     return out
 
 
-def _communication(model: ModelConfig, sc: ServingScenario, link_bytes_per_s: float | None, rank_tokens: float):
-    """(link s, messages) of one step.
+# Past the scale-up domain (an 8-GPU HGX board), GPUs meet over the scale-out network: one
+# 400 Gb/s ConnectX-7 NIC per GPU on DGX H100 and DGX B200 (NVIDIA DGX H100 and DGX B200
+# datasheets: 8 x single-port ConnectX-7, up to 400 Gb/s InfiniBand/Ethernet) = 50 GB/s.
+SCALE_OUT_BYTES_PER_S = 50e9
+
+
+def _allreduce_s(size_bytes: float, n: int, domain: int, link: float) -> float:
+    """Ring all-reduce of size_bytes on n GPUs (Patarasuk & Yuan 2009: 2 (n-1)/n x size / link);
+    past the scale-up domain the hierarchical form (NCCL's): reduce-scatter and all-gather inside
+    each domain of d GPUs over the scale-up link, the all-reduce of each GPU's 1/d part across
+    the m = n / d domains over the scale-out network."""
+    if n <= domain:
+        return size_bytes * 2 * (n - 1) / n / link
+    m = n / domain
+    return size_bytes * 2 * (domain - 1) / domain / link + size_bytes / domain * 2 * (m - 1) / m / SCALE_OUT_BYTES_PER_S
+
+
+def _alltoall_s(size_bytes: float, g: int, domain: int, link: float) -> float:
+    """Each GPU sends size_bytes spread evenly over g GPUs: (d-1)/g of it over the scale-up
+    link, (g-d)/g across domains over the scale-out network; both directions at once."""
+    d = min(domain, g)
+    inside = size_bytes * (d - 1) / g / link
+    return max(inside, size_bytes * (g - d) / g / SCALE_OUT_BYTES_PER_S)
+
+
+def _communication(model: ModelConfig, sc: ServingScenario, link: tuple[float, int] | None, rank_tokens: float):
+    """(link s, all-reduces, all-to-alls) of one step; `link` is (scale-up bytes/s per direction, domain size).
 
     - Tensor parallelism: all-reduces of the rank's tokens' hidden states in 16-bit, two per
       layer (Megatron-LM §3; one per layer under attention DP, where the MoE output returns by
-      the combine), ring time 2 (n-1)/n x bytes / link (Patarasuk & Yuan 2009).
+      the combine).
     - Expert parallelism with attention DP: each MoE layer sends every token to its k experts
       and back (dispatch in the compute dtype, combine in 16-bit), (G-1)/G of them to other GPUs
       (DeepSeek-V3 technical report §3.2.2; DeepEP's dispatch/combine kernels).
     """
-    if sc.gpus == 1 or link_bytes_per_s is None:
-        return 0.0, 0
+    if sc.gpus == 1 or link is None:
+        return 0.0, 0, 0
+    bandwidth, domain = link
     h, layers, n = model.hidden_size, model.num_layers, sc.tensor_parallel
     moe_layers = sum(c for layer, c in model.layer_groups if layer.mlp.is_moe)
-    link = 0.0
-    messages = 0
+    total = 0.0
+    messages = exchanges = 0
     if n > 1:
         count = 2 * layers if sc.attention_data_parallel == 1 else layers
-        link += count * rank_tokens * h * STREAM_BYTES * 2 * (n - 1) / n / link_bytes_per_s
+        total += count * _allreduce_s(rank_tokens * h * STREAM_BYTES, n, domain, bandwidth)
         messages += count
     if moe_layers and sc.attention_data_parallel > 1:
         g = sc.moe_tensor_parallel * sc.expert_parallel
         k = max(layer.mlp.experts_per_token for layer, _ in model.layer_groups)
         per_token = k * h * (min(sc.widths.gemm_in, STREAM_BYTES) + STREAM_BYTES)
-        link += moe_layers * rank_tokens * per_token * (g - 1) / g / link_bytes_per_s
-        messages += 2 * moe_layers
-    return link, messages
+        total += moe_layers * _alltoall_s(rank_tokens * per_token, g, domain, bandwidth)
+        exchanges += 2 * moe_layers
+    return total, messages, exchanges
 
 
-def _part(model: ModelConfig, roofs: tuple, sc: ServingScenario, t: _Template, decode_b: float, prompt: int):
-    """One rank's step with decode_b decode tokens and (prompt > 0) one whole prompt merged in.
-    Under attention DP the ranks meet at every MoE layer, so a prompt on any rank holds up the
-    step for all: the experts see every rank's decode tokens plus the one prompt."""
+def _part(
+    model: ModelConfig, roofs: tuple, sc: ServingScenario, t: _Template, running: float, decode_b: float, prompt: int
+):
+    """The busiest rank's step with decode_b decode tokens and (prompt > 0) one whole prompt
+    merged in. Under attention DP the ranks meet at every MoE layer, so a prompt on any rank
+    holds up the step for all: the experts see all `running` decode tokens plus the prompt."""
     tokens = decode_b + prompt
     cats, comps, mems = [], [], []
 
@@ -176,7 +210,7 @@ def _part(model: ModelConfig, roofs: tuple, sc: ServingScenario, t: _Template, d
     c0, m0, dc, dm = t.lm_head
     rows = decode_b + (1 if prompt else 0)
     add(DENSE, c0 + rows * dc, m0 + rows * dm)
-    experts = _expert_ops(model, sc, sc.attention_data_parallel * decode_b + prompt)
+    experts = _expert_ops(model, sc, running + prompt)
     if experts:
         add(EXPERT, *_op_times(experts, roofs))
     if decode_b > 0:
@@ -186,14 +220,16 @@ def _part(model: ModelConfig, roofs: tuple, sc: ServingScenario, t: _Template, d
     return np.concatenate(cats), np.concatenate(comps), np.concatenate(mems), t.link_s_per_token * tokens
 
 
-def _combine(parts: list, weights: list[float], messages: int) -> StepCost:
+def _combine(parts: list, weights: list[float], t: _Template, layers: int) -> StepCost:
     return StepCost(
         np.concatenate([p[0] for p in parts]),
         np.concatenate([np.full(len(p[0]), w) for p, w in zip(parts, weights, strict=True)]),
         np.concatenate([p[1] for p in parts]),
         np.concatenate([p[2] for p in parts]),
         float(sum(p[3] * w for p, w in zip(parts, weights, strict=True))),
-        messages,
+        t.messages,
+        t.exchanges,
+        layers,
     )
 
 
@@ -211,12 +247,20 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     r = Roofs.of(hw, sc.compute_dtype)
     roofs = (r.tensor_flops_per_s, r.vector_flops_per_s, r.bandwidth_bytes_per_s)
     link = hw.link_bandwidth()
+    domain = getattr(hw, "scale_up_domain_size", None) or 8
     shape = replace(sc, concurrency=1, backend=None, memory_utilization=1.0)
-    t = _template(model, roofs, None if link is None else link[1], shape)
-    b = running / sc.attention_data_parallel
+    t = _template(model, roofs, None if link is None else (link[1], domain), shape)
+    # The busiest attention-DP rank sets the pace: ceil(running / ranks) requests.
+    b = float(math.ceil(running / sc.attention_data_parallel))
     w = (running - 1) / sc.output_tokens
-    decode = _part(model, roofs, sc, t, b, 0)
-    merged = _part(model, roofs, sc, t, b, sc.input_tokens)
-    alone = _part(model, roofs, sc, t, 0.0, sc.input_tokens)
-    tpot = _combine([decode, merged], [1.0 - w, w], t.messages) if w > 0 else _combine([decode], [1.0], t.messages)
-    return ServingSteps(tpot, _combine([decode], [1.0], t.messages), _combine([alone], [1.0], t.messages), w)
+    decode = _part(model, roofs, sc, t, running, b, 0)
+    merged = _part(model, roofs, sc, t, running, b, sc.input_tokens)
+    alone = _part(model, roofs, sc, t, 0, 0.0, sc.input_tokens)
+    tpot = (
+        _combine([decode, merged], [1.0 - w, w], t, model.num_layers)
+        if w > 0
+        else _combine([decode], [1.0], t, model.num_layers)
+    )
+    return ServingSteps(
+        tpot, _combine([decode], [1.0], t, model.num_layers), _combine([alone], [1.0], t, model.num_layers), w
+    )
