@@ -149,7 +149,7 @@ LINKS = [
         "lang": "zh",
     },
     {"hw": "h100-sxm5", "embed": "1", "batch": "1024", "ctx": "1048576"},
-    {"hw": "h100-sxm5,l40s", "model": "llama-2-7b", "out": "512", "price": "2.5", "memutil": "0.9", "published": "1"},
+    {"hw": "h100-sxm5,l40s", "model": "llama-2-7b", "out": "512", "price": "2.5", "memutil": "0.8", "published": "1"},
 ]
 
 

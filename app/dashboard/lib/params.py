@@ -120,8 +120,9 @@ class Choice:
     def read(self, value: object):
         if self.box is not None:
             return self.options[0] if isinstance(value, list) and value else self.options[1]
-        if not isinstance(value, bool) and value in self.options:
-            return value
+        for option in self.options:  # the option itself: a control's 1.0 is the link's 1
+            if not isinstance(value, bool) and type(value) in (int, float, str) and value == option:
+                return option
         raise self._refuse()
 
     def show(self, value) -> object:
@@ -185,7 +186,8 @@ class Param:
     property) that shows it, a tuple of them, or None when only the link sets it. omit: the
     link leaves it out when this is true of the value (a default, an unset option). moves:
     the browser moves it without the server (a slider), so the canonical link the server hands
-    over holds a `{name}` slot for it. repeat: one `name=` per item (a list)."""
+    over holds a `{name}` slot for it. repeat: one `name=` per item (a list). scenario: the
+    engine Scenario's field it feeds unchanged, if any."""
 
     name: str
     field: str | tuple[str, ...]
@@ -194,6 +196,7 @@ class Param:
     omit: Callable[[object], bool] | None = None
     moves: bool = False
     repeat: bool = False
+    scenario: str | None = None  # the engine Scenario's field it feeds as is (views.scenario_of)
 
     @property
     def fields(self) -> tuple[str, ...]:

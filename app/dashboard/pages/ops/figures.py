@@ -21,7 +21,7 @@ from engine.oplab import VALUE_DTYPES
 from engine.precision import DTYPES
 from engine.roofline import attainable_flops_per_s, ridge_point
 
-# (symbol, size) of the views of one op: the first view, the second; seed 000's three points
+# (symbol, size) of the views of one op: the first view, the second; the teaching chart's three points
 SYMBOLS = {0: ("circle", 14), 1: ("diamond", 13), 2: ("square", 12)}
 SEED000_SYMBOLS = {"gemm-8192": ("square", 13), "add": ("triangle-up", 12), "decode": ("circle", 14)}
 TILE_DASH = {"c_read_modify_write": "dot", "read_once_write_once": "dashdot"}
@@ -54,7 +54,7 @@ def roofs(hw: Accelerator, dtype: str) -> dict:
 
 
 def short_name(series: dict, lang: str) -> str:
-    """The label next to a point: the view alone (fused, im2col), the op's kind, seed 000's id."""
+    """The label next to a point: the view alone (fused, im2col), the op's kind, the teaching chart's id."""
     sid = series["id"]
     if sid in SERIES_ORDER:
         return t(f"lab_ops_view_{sid.removeprefix('gemm-')}", lang)

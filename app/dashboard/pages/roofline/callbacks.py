@@ -20,6 +20,7 @@ from app.dashboard.lib.i18n import reason, t
 from app.dashboard.pages.roofline.controls_state import view_from_controls, view_inputs, view_states
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, TABS
 from app.dashboard.pages.roofline.state import View, pin_query, shared_query, to_query, view_model
+from app.dashboard.pages.roofline.tables import OPS_KEYS, ops_body, sorted_by
 from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel, panels, roofline
 from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_options
 from engine.errors import EngineInputError
@@ -63,10 +64,11 @@ def update_roofline(controls: dict, trigger: object = None) -> dict:
 
 
 OPS_OUTPUTS = {
-    "ops": Output("ops-table", "data"),
+    "ops": Output("ops-tbody", "children"),
     "ops_title": Output("ops-title", "children"),
     "ops_options": Output("ops-gpu", "options"),
     "ops_gpu": Output("ops-gpu", "value"),
+    "ops_rows": Output("ops-rows", "data"),
 }
 
 
@@ -77,12 +79,17 @@ OPS_OUTPUTS = {
         "link": Output("link", "data"),
     },
     inputs={"hardware_id": Input("ops-gpu", "value"), "phase": Input("ops-phase", "value"), "controls": view_inputs()},
+    state={"sort": State("ops-sort", "data")},
 )
-def update_panels(hardware_id: object, phase: object, controls: dict, trigger: object = None) -> dict:
+def update_panels(hardware_id: object, phase: object, controls: dict, sort: object = None, trigger=None) -> dict:
     """Every panel after a change, in one request; switching the ops table's accelerator or
-    phase redraws that table alone."""
+    phase redraws that table alone (in the order the user sorted it)."""
     view = view_from_controls(controls)
-    ops = dict(zip(OPS_OUTPUTS, ops_panel(view, hardware_id, phase), strict=True))
+    rows, *rest = ops_panel(view, hardware_id, phase)
+    ops = dict(
+        zip(("ops", "ops_title", "ops_options", "ops_gpu"), (ops_body(rows, sort, view.lang), *rest), strict=True)
+    )
+    ops["ops_rows"] = rows
     if trigger in ("ops-gpu", "ops-phase"):
         return {"panels": {component: no_update for component, _ in PANEL_OUTPUTS}, **ops, "link": no_update}
     shown = panels(view)
@@ -187,6 +194,20 @@ def pin_scenario(pin: object, unpin: object, controls: dict, trigger: object = N
     view = view_from_controls(controls)
     pinned = replace(view, pin=pin_query(view))
     return {"pin": pinned.pin, "hidden": False, "status": pin_label(pinned)}
+
+
+@CALLBACKS.server(
+    output={"body": Output("ops-tbody", "children"), "sort": Output("ops-sort", "data")},
+    inputs={"clicks": {key: Input(f"ops-sort-{key}", "n_clicks") for key in OPS_KEYS}},
+    state={"rows": State("ops-rows", "data"), "sort": State("ops-sort", "data"), "flags": FLAGS},
+)
+def sort_ops(clicks: dict, rows: object, sort: object, flags: object, trigger: object = None) -> dict:
+    """A click on a column's header orders the ops by it; a second click reverses."""
+    key = str(trigger).removeprefix("ops-sort-")
+    if key not in OPS_KEYS:
+        return {"body": no_update, "sort": no_update}
+    order = sorted_by(sort, key)
+    return {"body": ops_body(rows, order, _lang(flags)), "sort": order}
 
 
 def register(app) -> None:

@@ -206,6 +206,7 @@ def serving_details(view: View, values: dict) -> html.Details:
             ),
             field(serving_words("srv_field_conc", lang), number("conc", values, 1)),
             field(t("memory_utilization", lang), number("memutil", values, 0.01)),
+            field(t("kv_block", lang), number("block", values, 1)),
             checkbox("published", values, t("show_published", lang)),
         ],
         className="serving",

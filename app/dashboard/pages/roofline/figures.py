@@ -70,88 +70,67 @@ def _mark_trace(mark: Mark, hw_name: str, color: str, lang: str, label: bool) ->
     return trace
 
 
+def _line(trace_uid: str, name: str, group: str, xy: tuple[list, list], line: dict, hover: str) -> dict:
+    """One roof segment of an accelerator: in its legend group, never a legend entry of its own."""
+    return {
+        "type": "scatter",
+        "uid": trace_uid,
+        "name": name,
+        "legendgroup": group,
+        "showlegend": False,
+        "x": xy[0],
+        "y": xy[1],
+        "mode": "lines",
+        "line": line,
+        "hovertemplate": hover + "<extra></extra>",
+    }
+
+
+def _measured_roof_traces(r: dict, c: str, lang: str, x0: float, x1: float) -> list[dict]:
+    """A calibration's roofs, dotted: its memory slope and its tensor roof."""
+    m = r.get("measured_roofs")
+    if not m:
+        return []
+    hw, name = r["hardware_id"], r["hardware_name"]
+    bw, peak = m["memory_bandwidth_bytes_per_s"], m["tensor_flops_per_s"]
+    label = f"{name} · {t('measured_roof', lang)} ({m['date']})"
+    dotted = {"color": c, "width": 2, "dash": "dot"}
+    return [
+        _line(uid("roof", hw, "memory-measured"), label, hw, ([x0, peak / bw], [x0 * bw, peak]), dotted,
+              f"{label}: {si(bw, 'B/s')}"),
+        _line(uid("roof", hw, "tensor-measured"), label, hw, ([peak / bw, x1], [peak, peak]), dotted,
+              f"{label}: {si(peak, 'FLOP/s')} ({m['tensor_dtype']})"),
+    ]  # fmt: skip
+
+
 def _roof_traces(r: dict, c: str, lang: str) -> list[dict]:
     """Memory slope, tensor roof, dashed vector roof and the ridge of one accelerator."""
     hw, name = r["hardware_id"], r["hardware_name"]
     x0, x1 = X_RANGE[0] / 100, X_RANGE[1] * 100  # past any axis range the points can stretch to
     bw, peak, ridge = r["memory_bandwidth_bytes_per_s"], r["tensor_flops_per_s"], r["ridge_point"]
+    solid = {"color": c, "width": 2.5}
+    memory = _line(
+        uid("roof", hw, "memory"),
+        f"{name} · {t('ridge', lang, v=plain(ridge))}",
+        hw,
+        ([x0, ridge], [x0 * bw, peak]),
+        solid,
+        f"{name} · {t('memory_roof', lang)} {si(bw, 'B/s')}",
+    )
+    memory["showlegend"] = True  # the accelerator's legend entry, with its ridge
     traces = [
-        {
-            "type": "scatter",
-            "uid": uid("roof", hw, "memory"),
-            "name": f"{name} · {t('ridge', lang, v=plain(ridge))}",
-            "legendgroup": hw,
-            "x": [x0, ridge],
-            "y": [x0 * bw, peak],
-            "mode": "lines",
-            "line": {"color": c, "width": 2.5},
-            "hovertemplate": f"{name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "uid": uid("roof", hw, "tensor"),
-            "name": f"{name} {t('tensor_roof', lang)}",
-            "legendgroup": hw,
-            "showlegend": False,
-            "x": [ridge, x1],
-            "y": [peak, peak],
-            "mode": "lines",
-            "line": {"color": c, "width": 2.5},
-            "hovertemplate": f"{name} · {t('tensor_roof', lang)} ({r['tensor_dtype']}) "
-            f"{si(peak, 'FLOP/s')}<extra></extra>",
-        },
-    ]
+        memory,
+        _line(uid("roof", hw, "tensor"), f"{name} {t('tensor_roof', lang)}", hw, ([ridge, x1], [peak, peak]), solid,
+              f"{name} · {t('tensor_roof', lang)} ({r['tensor_dtype']}) {si(peak, 'FLOP/s')}"),
+    ]  # fmt: skip
     if not r["vector_unit"].startswith("tensor"):
         vpeak, vridge = r["vector_flops_per_s"], r["vector_ridge_point"]
         traces.append(
-            {
-                "type": "scatter",
-                "uid": uid("roof", hw, "vector"),
-                "name": f"{name} {t('vector_roof', lang)}",
-                "legendgroup": hw,
-                "showlegend": False,
-                "x": [vridge, x1],
-                "y": [vpeak, vpeak],
-                "mode": "lines",
-                "line": {"color": c, "width": 1.5, "dash": "dash"},
-                "hovertemplate": f"{name} · {t('vector_roof', lang)} ({r['vector_unit']}) "
-                f"{si(vpeak, 'FLOP/s')}<extra></extra>",
-            }
-        )
-    m = r.get("measured_roofs")
-    if m:
-        mridge = m["tensor_flops_per_s"] / m["memory_bandwidth_bytes_per_s"]
-        label = f"{name} · {t('measured_roof', lang)} ({m['date']})"
-        dotted = {"color": c, "width": 2, "dash": "dot"}
-        traces.append(
-            {
-                "type": "scatter",
-                "uid": uid("roof", hw, "memory-measured"),
-                "name": label,
-                "showlegend": False,
-                "legendgroup": hw,
-                "x": [x0, mridge],
-                "y": [x0 * m["memory_bandwidth_bytes_per_s"], m["tensor_flops_per_s"]],
-                "mode": "lines",
-                "line": dotted,
-                "hovertemplate": f"{label}: {si(m['memory_bandwidth_bytes_per_s'], 'B/s')}<extra></extra>",
-            }
-        )
-        traces.append(
-            {
-                "type": "scatter",
-                "uid": uid("roof", hw, "tensor-measured"),
-                "name": label,
-                "showlegend": False,
-                "legendgroup": hw,
-                "x": [mridge, x1],
-                "y": [m["tensor_flops_per_s"]] * 2,
-                "mode": "lines",
-                "line": dotted,
-                "hovertemplate": f"{label}: {si(m['tensor_flops_per_s'], 'FLOP/s')} "
-                f"({m['tensor_dtype']})<extra></extra>",
-            }
-        )
+            _line(uid("roof", hw, "vector"), f"{name} {t('vector_roof', lang)}", hw, ([vridge, x1], [vpeak, vpeak]),
+                  {"color": c, "width": 1.5, "dash": "dash"},
+                  f"{name} · {t('vector_roof', lang)} ({r['vector_unit']}) {si(vpeak, 'FLOP/s')}")
+        )  # fmt: skip
+    traces += _measured_roof_traces(r, c, lang, x0, x1)
     # The ridge value goes into the accelerator's legend entry and the hover, not as text on
     # the chart: at 3 GPUs ridge labels overlapped each other and the points.
     ridge_label = t("ridge", lang, v=plain(ridge))
@@ -239,6 +218,41 @@ def _decade_ticks(rng: list[float], scale: float = 1.0) -> tuple[list[float], li
     return vals, [plain(v / scale) for v in vals]
 
 
+def _figure_layout(lang: str, theme: str, present: bool, box, kinds: set[str], subtitle: str) -> dict:
+    """Log axes around `box` (every point the sliders can reach), the symbol legend at the foot
+    and the scenario printed on the figure."""
+    colors = THEMES.get(theme, THEMES["light"])
+    x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
+    y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
+    layout = base_layout(lang, theme, present)
+    x_ticks, x_labels = _decade_ticks(x_range)
+    y_ticks, y_labels = _decade_ticks(y_range, 1e12)
+    layout["xaxis"] = log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
+    layout["yaxis"] = log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
+    # accelerators (colours) under the x axis, then what each symbol is; never on the plot
+    # One block at the foot of the figure (pinned to the figure, not the plot, so it never
+    # climbs onto the axis title in a short embed): what each symbol is, then the accelerators.
+    layout["legend"] = {
+        "orientation": "h",
+        "yref": "container",
+        "y": 0.01,
+        "yanchor": "bottom",
+        "x": 0,
+        "title": kind_legend(lang, colors, kinds | {"ridge"}, layout["font"]["size"] - 1),
+    }
+    layout["margin"] = {**layout["margin"], "t": 40, "b": 150}
+    if subtitle:  # the scenario, so a screenshot or an export says what it shows
+        layout["title"] = {
+            "text": subtitle,
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 0.99,
+            "yanchor": "top",
+            "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]},
+        }
+    return layout
+
+
 def roofline_figure(
     results: list[dict],
     trajectories: dict[str, dict],
@@ -261,7 +275,6 @@ def roofline_figure(
     `extent` ([x min, x max, y min, y max]) widens the axes to hold every point the sliders
     can reach (the grid's), so no point ever falls off the chart; `stop` records the
     (batch, context) drawn, for the browser's grid moves."""
-    colors = THEMES.get(theme, THEMES["light"])
     # user text (accelerator, model and imported row names) reaches Plotly as text, never markup
     results, pinned, subtitle = plotly_names(results), plotly_names(pinned) or None, plotly_text(subtitle)
     measured_points = [{**p, "name": plotly_text(p["name"])} for p in measured_points or []] or None
@@ -305,39 +318,11 @@ def roofline_figure(
         ys += trace["y"]
     if pinned:
         kinds.add("ghost")
-    box = extent_of(xs, ys)
-    x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
-    y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
-    layout = base_layout(lang, theme, present)
-    x_ticks, x_labels = _decade_ticks(x_range)
-    y_ticks, y_labels = _decade_ticks(y_range, 1e12)
-    layout["xaxis"] = log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
-    layout["yaxis"] = log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
-    # accelerators (colours) under the x axis, then what each symbol is; never on the plot
-    # One block at the foot of the figure (pinned to the figure, not the plot, so it never
-    # climbs onto the axis title in a short embed): what each symbol is, then the accelerators.
-    layout["legend"] = {
-        "orientation": "h",
-        "yref": "container",
-        "y": 0.01,
-        "yanchor": "bottom",
-        "x": 0,
-        "title": kind_legend(lang, colors, kinds | {"ridge"}, layout["font"]["size"] - 1),
-    }
-    layout["margin"] = {**layout["margin"], "t": 40, "b": 150}
-    if subtitle:  # the scenario, so a screenshot or an export says what it shows
-        layout["title"] = {
-            "text": subtitle,
-            "x": 0.01,
-            "xanchor": "left",
-            "y": 0.99,
-            "yanchor": "top",
-            "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]},
-        }
+    layout = _figure_layout(lang, theme, present, extent_of(xs, ys), kinds, subtitle)
     if stop is not None:
         layout["meta"] = {"stop": list(stop)}
     if pinned and results:
-        layout["annotations"] = [pin_arrow(pinned[0], results[0], colors)]
+        layout["annotations"] = [pin_arrow(pinned[0], results[0], THEMES.get(theme, THEMES["light"]))]
     return {"data": traces, "layout": layout}
 
 
@@ -345,7 +330,7 @@ GHOST_OPACITY = 0.35
 
 
 def ghost_traces(pinned: list[dict], lang: str, theme: str = "light") -> list[dict]:
-    """Pinned scenario A's decode and prefill on each accelerator (issue 14): B's symbols and
+    """Pinned scenario A's decode and prefill on each accelerator: B's symbols and
     colours, faded; uids `ghost--<hw>--decode` and `ghost--<hw>--prefill`."""
     traces = []
     for i, r in enumerate(pinned):

@@ -90,7 +90,7 @@ def _regimes(before: str, after: str, lang: str) -> str:
 
 
 def _what_if(x: dict, ref: dict, lang: str) -> str:
-    """Seed 004 §9: what an invented card's change moves, and what it does not (doubling
+    """What an invented card's change moves, and what it does not (doubling
     FLOP/s leaves a memory-bound decode where it was)."""
     return t(
         "insight_what_if",
@@ -180,7 +180,7 @@ def pin_sentence(changes: list[str], a: dict, b: dict, lang: str) -> str:
 
 def cache_sentence(r: dict, roofs: list[dict], lang: str) -> str:
     """With cache roofs drawn: whether a decode step's bytes could come from the largest cache
-    (seed 004's bandwidth cliff); for an LLM they almost never fit."""
+    (the bandwidth cliff of Jia et al. 2018, Dissecting the NVIDIA Volta GPU); for an LLM they almost never fit."""
     if not roofs:
         return ""
     largest = max(roofs, key=lambda x: x["capacity_bytes"])

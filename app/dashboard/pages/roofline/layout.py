@@ -3,7 +3,7 @@ needs no callback round trip, and the callbacks fire only on changes."""
 
 from __future__ import annotations
 
-from dash import dash_table, dcc, html
+from dash import dcc, html
 
 from app.dashboard.components.fields import panel
 from app.dashboard.components.graph import GRAPH_CONFIG, graph_config
@@ -13,8 +13,8 @@ from app.dashboard.pages.roofline.callbacks import link_data
 from app.dashboard.pages.roofline.controls import controls
 from app.dashboard.pages.roofline.params import BY_NAME
 from app.dashboard.pages.roofline.state import View, export_name, to_query
-from app.dashboard.pages.roofline.tables import ops_table_panel, reality_panel
-from app.dashboard.pages.roofline.views import panels, roofline
+from app.dashboard.pages.roofline.tables import comparison_table, ops_table_panel, reality_panel
+from app.dashboard.pages.roofline.views import ops_panel, panels, roofline
 
 # Messages the browser shows itself (input validation): translated here, filled in by app.js.
 CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit", "copied", "copy_blocked")
@@ -84,15 +84,7 @@ def header(view: View) -> html.Header:
 
 def side(view: View, shown: dict) -> html.Aside:
     lang = view.lang
-    comparison = dash_table.DataTable(
-        id="comparison-table",
-        data=shown["comparison-table"],
-        columns=[{"name": t(f"col_{k}", lang), "id": k} for k in ("gpu", "decode", "ttft1", "ttft", "maxb")],
-        style_as_list_view=True,
-        cell_selectable=False,
-        style_cell={"whiteSpace": "normal", "height": "auto", "textAlign": "right"},
-        style_header={"fontWeight": "600"},
-    )
+    comparison = comparison_table(shown["comparison-body"], lang)
     return html.Aside(
         [
             panel(
@@ -137,14 +129,14 @@ def below(view: View, shown: dict) -> html.Div:
         [
             panel(t("request", lang), html.Div(shown["request"], id="request"), panel_id="request-panel"),
             *graphs,
-            ops_table_panel(view),
+            ops_table_panel(lang, ops_panel(view)),
             panel(
                 t("triage", lang),
                 html.Div(shown["triage"], id="triage"),
                 panel_id="triage-panel",
                 hidden=shown["triage-panel"],
             ),
-            reality_panel(view, shown),
+            reality_panel(view, shown["reality-body"], shown["reality-note"]),
         ],
         className="below",
         id="below-panels",

@@ -11,7 +11,6 @@ from app.dashboard.lib.i18n import t
 from app.dashboard.lib.markup import plotly_names
 from app.dashboard.lib.uids import uid
 
-
 GIB = 2**30  # memory footprints read in GiB, as nvidia-smi and an "80GB" card mean them
 
 
@@ -160,7 +159,8 @@ def interactivity_figure(
 ) -> dict:
     """Output tokens/s per GPU against tokens/s per user (1 / TPOT) along batch 1 .. the largest
     batch that fits, one curve per accelerator, the current batch marked: past the knee the
-    group's throughput stops rising while every user waits longer (seed 000)."""
+    group's throughput stops rising while every user waits longer (Pope et al. 2022, Efficiently
+    Scaling Transformer Inference)."""
     data = []
     for i, r in enumerate(plotly_names(results)):
         hw, c = r["hardware_id"], color_for(i, theme)

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 
 from app.dashboard.lib.params import Choice, Flag, Float, Int, Invalid, Key, Param, Why
 from app.dashboard.pages.roofline.config_link import decode_config
-from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_CONTEXT
+from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_BLOCK, MAX_CONTEXT
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
 from engine.measurement import MAX_MEASURED_STEP_S
@@ -209,6 +209,14 @@ PARAMS: tuple[Param, ...] = (
     Param("kvprec", "kv_precision", Choice(KV_PRECISIONS), control=("kv-precision", "value")),
     Param("fa", "flash_attention", Flag(), control=("flash-attention", "value")),
     Param("tp", "tensor_parallel", Choice((1, 2, 4, 8)), control=("tensor-parallel", "value")),
+    Param(
+        "block",
+        "kv_block",
+        Int(1, MAX_BLOCK),
+        control=("kv-block", "value"),
+        omit=_at_default(16),
+        scenario="kv_block_size",
+    ),
     Param(
         "roofs",
         ("measured_roofs", "hierarchy"),

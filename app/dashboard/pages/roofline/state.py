@@ -44,6 +44,7 @@ class View:
     kv_precision: str = "bf16"
     flash_attention: bool = True
     tensor_parallel: int = 1
+    kv_block: int = 16  # paged KV cache block, tokens (vLLM's default; Kwon et al. 2023)
     measured_roofs: bool = False
     hierarchy: bool = False  # the sourced cache roofs (L2, Infinity Cache) beside HBM's
     bandwidth_efficiency: float = 1.0

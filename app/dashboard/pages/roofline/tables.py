@@ -1,47 +1,60 @@
-"""The roofline page's tables: the ops of one accelerator and phase (sortable, with CSV and
-JSON downloads) and the published measurements beside the bounds."""
+"""The roofline page's tables, plain HTML (components/table.py): the ops of one accelerator and
+phase (sortable by any column, CSV and JSON downloads), the GPU comparison and the published
+measurements beside the bounds."""
 
 from __future__ import annotations
 
-from dash import dash_table, dcc, html
+from dash import dcc, html
 
+from app.dashboard.components import table
 from app.dashboard.components.fields import dropdown_labels, panel
 from app.dashboard.lib.i18n import t
-from app.dashboard.pages.roofline.state import View
-from app.dashboard.pages.roofline.views import ops_panel
 
-# (column, number format): d3-format specifiers for the numeric columns
-OPS_COLUMNS = (
-    ("op", None),
-    ("unit", None),
-    ("flops", ".3s"),
-    ("bytes", ".3s"),
-    ("intensity", ",.3~r"),
-    ("bound", None),
-    ("time_us", ",.4~r"),
-    ("share", ".1%"),
-    ("scope", None),
-)
-REALITY_COLUMNS = ("gpu", "model", "scenario", "metric", "measured", "bound", "fraction", "mbu", "source")
+OPS_SHOWN = {
+    "flops": table.si_prefix,
+    "bytes": table.si_prefix,
+    "intensity": table.significant(3),
+    "time_us": table.significant(4),
+    "share": table.percent,
+}
+OPS_KEYS = ("op", "unit", "flops", "bytes", "intensity", "bound", "time_us", "share", "scope")
+COMPARISON_KEYS = ("gpu", "decode", "ttft1", "ttft", "maxb")
+REALITY_KEYS = ("gpu", "model", "scenario", "metric", "measured", "bound", "fraction", "mbu", "source")
 
 
-def _ops_column(key: str, spec: str | None, lang: str) -> dict:
-    name = t("col_time" if key == "time_us" else f"col_{key}", lang)
-    if spec is None:
-        return {"name": name, "id": key}
-    return {"name": name, "id": key, "type": "numeric", "format": {"specifier": spec}}
+def ops_columns(lang: str) -> list:
+    return [(k, t("col_time" if k == "time_us" else f"col_{k}", lang), OPS_SHOWN.get(k)) for k in OPS_KEYS]
 
 
-def ops_table_panel(view: View) -> html.Section:
-    lang = view.lang
-    ops, ops_title, ops_options, ops_gpu = ops_panel(view)
+def comparison_columns(lang: str) -> list:
+    return [(k, t(f"col_{k}", lang), None) for k in COMPARISON_KEYS]
+
+
+def reality_columns(lang: str) -> list:
+    return [(k, t("col_bound_value" if k == "bound" else f"col_{k}", lang), None) for k in REALITY_KEYS]
+
+
+def ops_body(rows: list[dict], sort: dict | None, lang: str) -> list:
+    return table.body(ops_columns(lang), rows if isinstance(rows, list) else [], sort)
+
+
+def sorted_by(sort: object, key: str) -> dict:
+    """A click on column `key`: that column, descending first for numbers; again: reversed."""
+    sort = sort if isinstance(sort, dict) else {}
+    if sort.get("key") == key:
+        return {"key": key, "desc": not sort.get("desc")}
+    return {"key": key, "desc": key in OPS_SHOWN}
+
+
+def ops_table_panel(lang: str, ops: tuple) -> html.Section:
+    rows, title, options, gpu = ops
     switch = html.Div(
         [
             html.Span(t("ops_gpu", lang), className="field-label small"),
             dcc.Dropdown(
                 id="ops-gpu",
-                options=ops_options,
-                value=ops_gpu,
+                options=options,
+                value=gpu,
                 clearable=False,
                 className="ops-gpu",
                 labels=dropdown_labels(lang),
@@ -56,14 +69,6 @@ def ops_table_panel(view: View) -> html.Section:
         ],
         className="inline-row ops-switch",
     )
-    table = dash_table.DataTable(
-        id="ops-table",
-        data=ops,
-        sort_action="native",
-        columns=[_ops_column(key, spec, lang) for key, spec in OPS_COLUMNS],
-        style_as_list_view=True,
-        cell_selectable=False,
-    )
     downloads = html.Div(
         [
             html.Button(t("download_csv", lang), id="ops-csv", n_clicks=0, className="button"),
@@ -74,25 +79,30 @@ def ops_table_panel(view: View) -> html.Section:
     return panel(
         t("ops_table", lang),
         switch,
-        html.Div(ops_title, id="ops-title", className="help"),
-        table,
+        html.Div(title, id="ops-title", className="help"),
+        dcc.Store(id="ops-rows", data=rows),
+        dcc.Store(id="ops-sort", data={}),
+        table.table("ops-table", ops_columns(lang), rows, "ops-tbody", sort_prefix="ops-sort"),
         downloads,
         dcc.Download(id="download-ops"),
         panel_id="ops-panel",
     )
 
 
-def reality_panel(view: View, shown: dict) -> html.Section:
-    lang = view.lang
-    table = dash_table.DataTable(
-        id="reality-table",
-        data=shown["reality-table"],
-        style_as_list_view=True,
-        cell_selectable=False,
-        columns=[
-            {"name": t("col_bound_value" if k == "bound" else f"col_{k}", lang), "id": k} for k in REALITY_COLUMNS
-        ],
-        style_cell={"whiteSpace": "normal", "height": "auto", "textAlign": "left"},
+def _framed(table_id: str, columns: list, body_rows: list, body_id: str) -> html.Table:
+    """A table around body rows the panels already built (views.panels)."""
+    return html.Table([table.head(columns), html.Tbody(body_rows, id=body_id)], id=table_id, className="data-table")
+
+
+def comparison_table(body_rows: list, lang: str) -> html.Table:
+    return _framed("comparison-table", comparison_columns(lang), body_rows, "comparison-body")
+
+
+def reality_panel(view, body_rows: list, note: list | None = None) -> html.Section:
+    return panel(
+        t("reality", view.lang),
+        html.Div(note or [], id="reality-note", className="help"),  # how many match, why the rest do not
+        _framed("reality-table", reality_columns(view.lang), body_rows, "reality-body"),
+        panel_id="reality-panel",
+        hidden=not view.published,
     )
-    note = html.Div(shown["reality-note"], id="reality-note", className="help")
-    return panel(t("reality", lang), note, table, panel_id="reality-panel", hidden=not view.published)

@@ -10,6 +10,7 @@ import flask
 from dash import html
 
 import engine
+from app.dashboard.components import table
 from app.dashboard.components.plot_style import message_figure
 from app.dashboard.lib.i18n import reason, t
 from app.dashboard.lib.markup import plotly_text
@@ -17,6 +18,7 @@ from app.dashboard.pages.roofline.figures import roofline_figure
 from app.dashboard.pages.roofline.insight import cache_sentence, insight_sentences, pin_sentence
 from app.dashboard.pages.roofline.marks import grid_payload
 from app.dashboard.pages.roofline.panel_figures import interactivity_figure, memory_figure, throughput_figure
+from app.dashboard.pages.roofline.params import PARAMS
 from app.dashboard.pages.roofline.refused import view_refusals
 from app.dashboard.pages.roofline.rows import comparison_rows, delta_rows, ops_rows, reality_rows, request_rows
 from app.dashboard.pages.roofline.state import (
@@ -30,6 +32,7 @@ from app.dashboard.pages.roofline.state import (
     view_model,
     what_if_names,
 )
+from app.dashboard.pages.roofline.tables import comparison_columns, reality_columns
 from app.dashboard.pages.serving import roofline_estimate as serving_estimate
 from app.service import (
     BATCH_STOPS,
@@ -65,6 +68,7 @@ def scenario_of(view: View) -> Scenario:
         bandwidth_efficiency=view.bandwidth_efficiency,
         compute_efficiency=view.compute_efficiency,
         memory_utilization=view.memory_utilization,
+        **{p.scenario: p.value(view) for p in PARAMS if p.scenario},  # the table's plain pass-throughs
     )
 
 
@@ -203,11 +207,11 @@ PANEL_OUTPUTS = (
     ("insight", "children"),
     ("memory-graph", "figure"),
     ("throughput-graph", "figure"),
-    ("comparison-table", "data"),
+    ("comparison-body", "children"),
     ("efficiency-notice", "children"),
     ("request", "children"),
     ("interactivity-graph", "figure"),
-    ("reality-table", "data"),
+    ("reality-body", "children"),
     ("reality-note", "children"),
     ("pin-compare", "children"),
     ("compare-panel", "hidden"),
@@ -221,11 +225,11 @@ def _empty_panels(view: View, message) -> dict:
         "insight": message,
         "memory-graph": EMPTY_FIGURE,
         "throughput-graph": EMPTY_FIGURE,
-        "comparison-table": [],
+        "comparison-body": [],
         "efficiency-notice": [],
         "request": message,
         "interactivity-graph": EMPTY_FIGURE,
-        "reality-table": _reality(view),
+        "reality-body": table.body(reality_columns(view.lang), _reality(view)),
         "reality-note": published_note(view),
         "pin-compare": [],
         "compare-panel": True,
@@ -277,11 +281,11 @@ def panels(view: View) -> dict:
         "insight": [html.P(s) for s in sentences],
         "memory-graph": memory_figure(results, lang, view.theme, view.present),
         "throughput-graph": throughput_figure(data["throughput"], results, lang, view.theme, view.present),
-        "comparison-table": comparison_rows(results, data["ttft_alone_s"]),
+        "comparison-body": table.body(comparison_columns(lang), comparison_rows(results, data["ttft_alone_s"])),
         "efficiency-notice": [html.Li(n) for n in notices],
         "request": request_panel(results, view.output_tokens, lang),
         "interactivity-graph": interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
-        "reality-table": _reality(view),
+        "reality-body": table.body(reality_columns(view.lang), _reality(view)),
         "reality-note": published_note(view),
         "pin-compare": compare_panel(pinned, results, lang),
         "compare-panel": not pinned,
@@ -302,7 +306,8 @@ TRIAGE_COLUMNS = ("rank", "name", "time", "share", "roof", "gap", "recoverable",
 
 
 def triage_table(rows: list[dict], hardware_name: str, lang: str):
-    """Seed 000's profiling order: the kernels worth a deep look first, each with what to check."""
+    """Profile-guided order (NVIDIA Nsight Systems user guide): the kernels worth a deep look
+    first, each with what to check."""
     head = html.Tr([html.Th(t(f"triage_{k}", lang)) for k in TRIAGE_COLUMNS])
     body = []
     for r in rows:

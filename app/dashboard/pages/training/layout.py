@@ -13,7 +13,8 @@ The link carries the lab's own parameters beside the shared ones (tab, hw, lang,
     opt=adamw|sgd_momentum  zero=0..3  recompute=none|selective|full  dtype=bf16|fp16
     busbw (measured all-reduce bus bandwidth, GB/s; default the link)  mb (micro-batch)
 
-A bad or unknown value is ignored with a notice; the default is seed 000's 7B example.
+A bad or unknown value is ignored with a notice; the default is a 7B model on
+8 x H100 SXM5 (PaLM's appendix B counting).
 """
 
 from __future__ import annotations
@@ -81,6 +82,31 @@ def _model_label(mid: str) -> str:
     return f"{mid} · {count(m.num_params)}"
 
 
+def measured_field(a: TrainArgs, lang: str) -> html.Div:
+    """What was measured: the step time (s) or the job's tokens/s, and its value."""
+    measures = [
+        {"label": t("lab_train_measure_step", lang), "value": "step"},
+        {"label": t("lab_train_measure_rate", lang), "value": "rate"},
+    ]
+    return html.Div(
+        [
+            html.Label(t("lab_train_measure", lang), className="field-label", htmlFor="train-measured"),
+            dcc.RadioItems(id="train-measure", options=measures, value=a.measure, className="toggle", inline=True),
+            dcc.Input(
+                id="train-measured",
+                type="number",
+                value=a.measured,
+                min=0,
+                max=max(_high("step"), _high("tok_s")),
+                step="any",
+                debounce=0.6,
+                className="number-input",
+            ),
+        ],
+        className="field",
+    )
+
+
 def controls(a: TrainArgs, lang: str) -> html.Div:
     hw_options = [{"label": x.name, "value": x.id} for x in catalogue().values()]
     model_options = [{"label": t("lab_train_teaching", lang), "value": TEACHING}] + [
@@ -115,32 +141,7 @@ def controls(a: TrainArgs, lang: str) -> html.Div:
                 className="field-pair",
             ),
             _number("train-tokens", a.tokens, t("lab_train_tokens", lang)),
-            html.Div(
-                [
-                    html.Label(t("lab_train_measure", lang), className="field-label", htmlFor="train-measured"),
-                    dcc.RadioItems(
-                        id="train-measure",
-                        options=[
-                            {"label": t("lab_train_measure_step", lang), "value": "step"},
-                            {"label": t("lab_train_measure_rate", lang), "value": "rate"},
-                        ],
-                        value=a.measure,
-                        className="toggle",
-                        inline=True,
-                    ),
-                    dcc.Input(
-                        id="train-measured",
-                        type="number",
-                        value=a.measured,
-                        min=0,
-                        max=max(_high("step"), _high("tok_s")),
-                        step="any",
-                        debounce=0.6,
-                        className="number-input",
-                    ),
-                ],
-                className="field",
-            ),
+            measured_field(a, lang),
             _radio(
                 "train-opt",
                 [(o, t(f"lab_train_opt_{o}", lang)) for o in OPTIMIZERS],

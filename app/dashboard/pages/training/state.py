@@ -13,7 +13,8 @@ The link carries the lab's own parameters beside the shared ones (tab, hw, lang,
     opt=adamw|sgd_momentum  zero=0..3  recompute=none|selective|full  dtype=bf16|fp16
     busbw (measured all-reduce bus bandwidth, GB/s; default the link)  mb (micro-batch)
 
-A bad or unknown value is ignored with a notice; the default is seed 000's 7B example.
+A bad or unknown value is ignored with a notice; the default is a 7B model on
+8 x H100 SXM5 (PaLM's appendix B counting).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ MAX_NOTICES = 8
 
 @dataclass(frozen=True)
 class TrainArgs:
-    """What the lab was asked: seed 000's 7B on 8 x H100 SXM5 with full recomputation (the
+    """What the lab was asked: a 7B model on 8 x H100 SXM5 with full recomputation (the
     run whose four utilisation figures span 19% to 51%)."""
 
     hardware: str = "h100-sxm5"

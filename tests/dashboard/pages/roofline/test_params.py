@@ -1,0 +1,46 @@
+"""The roofline's parameter table (pages/roofline/params.py): one declaration per parameter,
+from which the link is read and written, the controls get their first values and are read
+back; the limits are the engine's."""
+
+from dataclasses import replace
+
+from app.dashboard.lib.params import shown
+from app.dashboard.pages.roofline.controls_state import view_from_controls
+from app.dashboard.pages.roofline.params import BY_NAME, PARAMS
+from app.dashboard.pages.roofline.state import View, to_query, view_from_search
+from app.dashboard.pages.roofline.views import scenario_of
+from engine.analysis import MAX_BATCH, MAX_BLOCK, MAX_CONTEXT
+from engine.measurement import MAX_MEASURED_STEP_S
+from engine.request import MAX_GPU_HOUR_PRICE
+
+
+def test_each_name_is_declared_once_and_the_limits_are_the_engine_s():
+    names = [p.name for p in PARAMS]
+    assert len(names) == len(set(names))
+    assert BY_NAME["batch"].kind.kind.high == MAX_BATCH and BY_NAME["ctx"].kind.kind.high == MAX_CONTEXT
+    assert BY_NAME["block"].kind.high == MAX_BLOCK and BY_NAME["price"].kind.high == MAX_GPU_HOUR_PRICE
+    assert BY_NAME["step"].kind.high == MAX_MEASURED_STEP_S * 1e3  # the link's step is in ms
+
+
+def test_a_parameter_added_by_its_row_alone_travels_link_controls_and_engine():
+    view = view_from_search("hw=h100-sxm5&block=256")
+    assert view.kv_block == 256 and not view.notices
+    assert "block=256" in to_query(view) and "block=" not in to_query(View())  # left out at its default
+    assert scenario_of(view).kv_block_size == 256  # handed to the engine as is
+    first = shown(PARAMS, view)
+    assert first["kv-block.value"] == 256  # the control's first value
+    assert view_from_controls({"kv-block.value": 64}).kv_block == 64  # and read back
+    assert view_from_controls({"kv-block.value": 0}).kv_block == View().kv_block  # refused: the default
+    assert [n for n, _, _ in view_from_search("block=99999").notices] == ["block"]
+
+
+def test_the_controls_first_values_read_back_to_the_same_view():
+    view = view_from_search(
+        "hw=h100-sxm5,rtx-4090&model=qwen3-8b&batch=128&ctx=8192&prec=fp8&kvprec=fp8&fa=0&roofs=measured,hierarchy"
+        "&bweff=0.8&memutil=0.9&out=256&price=2.5&published=1&theme=dark&present=1&xhw=fast:3.35:1979:80"
+    )
+    controls = shown(PARAMS, view) | {"settled.data": {"batch": 128, "ctx": 8192}, "view-flags.data": {"lang": "en"}}
+    back = view_from_controls(controls)
+    compared = [f for f in View.__dataclass_fields__ if f not in ("notices", "query", "kv_heads")]
+    assert {f: getattr(back, f) for f in compared} == {f: getattr(view, f) for f in compared}
+    assert replace(back, query="") == replace(view_from_search(to_query(back)), query="", notices=())
