@@ -20,7 +20,9 @@ those, each a correction of the shipped estimate's own parts (engine.serving.est
 
 Each pair is a least-squares fit of the relative error (every run weighs the same whatever
 its scale) with both numbers kept within their physical limits (LIMITS); with one run the
-offset keeps its shipped value and only the scale is fitted.
+offset keeps its shipped value and only the scale is fitted. A pair whose fit leaves a larger
+median error on the runs than the shipped values keeps the shipped values (so a fit never
+makes the page's reported median worse).
 """
 
 from __future__ import annotations
@@ -113,13 +115,20 @@ def _median_error(estimates: list[float], measured: list[float]) -> float:
     return statistics.median(abs(e / m - 1.0) for e, m in zip(estimates, measured, strict=True))
 
 
+def _better(fitted: tuple, shipped: tuple, errors) -> tuple:
+    """The fitted pair unless it leaves a larger median error on the runs than the shipped one
+    (least squares weighs the worst runs most; the page reports medians)."""
+    return fitted if errors(fitted) <= errors(shipped) else shipped
+
+
 def fit_user_runs(runs: list[RunParts]) -> FitReport:
     """The four numbers that bring the shipped estimate onto these runs, and the median error
-    before and after. Raises ValueError without a run (the caller names what is missing)."""
+    before and after. Each pair falls back to its shipped values when those fit the runs'
+    median better. Raises ValueError without a run (the caller names what is missing)."""
     if not runs:
         raise ValueError("no runs to fit")
-    y = [r.measured_tpot_s for r in runs]
-    scale, overhead = _scale_and_offset(
+    y, z = [r.measured_tpot_s for r in runs], [r.measured_ttft_s for r in runs]
+    fitted = _scale_and_offset(
         [r.operators_s for r in runs],
         [1.0] * len(runs),
         [r.communication_s for r in runs],
@@ -127,28 +136,37 @@ def fit_user_runs(runs: list[RunParts]) -> FitReport:
         runs[0].overhead_s,
         LIMITS["tpot_scale"][0],
     )
-    scale, overhead = _clamp("tpot_scale", scale), _clamp("step_overhead_s", overhead)
-    tpot = [scale * r.operators_s + r.communication_s + overhead for r in runs]
+    fitted = (_clamp("tpot_scale", fitted[0]), _clamp("step_overhead_s", fitted[1]))
+
+    def tpots(pair: tuple) -> list[float]:
+        return [pair[0] * r.operators_s + r.communication_s + pair[1] for r in runs]
+
+    scale, overhead = _better(fitted, (1.0, runs[0].overhead_s), lambda pair: _median_error(tpots(pair), y))
+    tpot = tpots((scale, overhead))
     # TTFT = ttft_scale x prefill + wait_steps x TPOT + queue x TPOT: the same fit, TPOT the regressor
     shipped_wait = max((runs[0].estimate_ttft_s - runs[0].prefill_s) / runs[0].estimate_tpot_s - runs[0].queue_steps, 0)
     g, h = _scale_and_offset(
         [r.prefill_s for r in runs],
         tpot,
         [r.queue_steps * t for r, t in zip(runs, tpot, strict=True)],
-        [r.measured_ttft_s for r in runs],
+        z,
         shipped_wait,
         LIMITS["ttft_scale"][0],
     )
-    fit = UserFit(scale, overhead, _clamp("ttft_scale", g), _clamp("wait_steps", h))
-    ttft = [fit.ttft_s(r.prefill_s, r.queue_steps, t) for r, t in zip(runs, tpot, strict=True)]
-    z = [r.measured_ttft_s for r in runs]
+
+    def ttfts(pair: tuple) -> list[float]:
+        return [pair[0] * r.prefill_s + (pair[1] + r.queue_steps) * t for r, t in zip(runs, tpot, strict=True)]
+
+    fitted = (_clamp("ttft_scale", g), _clamp("wait_steps", h))
+    g, h = _better(fitted, (1.0, _clamp("wait_steps", shipped_wait)), lambda pair: _median_error(ttfts(pair), z))
+    fit = UserFit(scale, overhead, g, h)
     return FitReport(
         fit=fit,
         runs=len(runs),
         tpot_error_before=_median_error([r.estimate_tpot_s for r in runs], y),
         tpot_error_after=_median_error(tpot, y),
         ttft_error_before=_median_error([r.estimate_ttft_s for r in runs], z),
-        ttft_error_after=_median_error(ttft, z),
+        ttft_error_after=_median_error(ttfts((g, h)), z),
     )
 
 

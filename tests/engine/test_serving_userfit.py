@@ -1,6 +1,8 @@
 """The fit to a user's own runs: it recovers the numbers that made the runs, never leaves its
 limits, and lowers the error on the runs it was given."""
 
+from dataclasses import replace
+
 import pytest
 
 from engine.serving_userfit import LIMITS, RunParts, UserFit, fit_user_runs
@@ -55,3 +57,14 @@ def test_every_fitted_number_stays_within_its_limits():
 def test_no_runs_is_refused():
     with pytest.raises(ValueError):
         fit_user_runs([])
+
+
+def test_a_fit_never_reports_a_larger_median_error_than_the_shipped_one():
+    # TTFT driven by noise the model cannot follow: the shipped TTFT shape is kept if it is better
+    truth = UserFit(tpot_scale=1.3, step_overhead_s=5e-4, ttft_scale=1.0, wait_steps=10.0)
+    runs = _runs(truth)
+    factors = (1.0, 3.0, 0.4, 1.0, 2.5)
+    noisy = [replace(r, measured_ttft_s=r.measured_ttft_s * f) for r, f in zip(runs, factors, strict=True)]
+    report = fit_user_runs(noisy)
+    assert report.tpot_error_after <= report.tpot_error_before
+    assert report.ttft_error_after <= report.ttft_error_before
