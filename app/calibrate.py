@@ -1,7 +1,7 @@
 """`llm-roofline calibrate`: measure the roofs of the machine it runs on.
 
 Memory bandwidth: a large copy and a STREAM triad (McCalpin) at several sizes past the
-last-level cache; bytes = read + write; warm-up, then the median of repeats (seed 003 §4.1,
+last-level cache; bytes = read + write; warm-up, then the median of repeats (STREAM, McCalpin 1995,
 §4.3: measure a baseline, warm up, take the median). Matrix FLOP/s per dtype: large square
 GEMMs, 2n^3 FLOP each. Vector FLOP/s: an elementwise multiply-add on a cache-resident array
 (a lower bound of the vector units). CUDA uses PyTorch when it is installed (an optional

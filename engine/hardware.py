@@ -2,7 +2,7 @@
 
 Built-in files live in `hardware/` at the project root; users add their own by pointing
 LLM_ROOFLINE_HARDWARE_DIR at a directory of YAML files (validated the same way). Every
-tensor figure is a *dense* peak (no 2:4 structured sparsity, seed 000 §Roofline).
+tensor figure is a *dense* peak (no 2:4 structured sparsity; the datasheets' dense figures).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class CacheRoof(_Strict):
     """A bandwidth roof of an on-chip cache level (README "Training and profiling": memory-hierarchy
     roofs). Only where a vendor document or a published microbenchmark gives the number: a card
     without a source has no such roof. A working set of at most `capacity_bytes` can be placed
-    under it (seed 004: the bandwidth cliff past the cache; seed 003 §6.2: the L2 hit rate)."""
+    under it (Jia et al. 2018: the bandwidth cliff past the cache; Nsight Compute: the L2 hit rate)."""
 
     level: Annotated[str, Field(pattern=r"^(l1|l2|infinity_cache)$", description="l1, l2 or infinity_cache")]
     bandwidth_bytes_per_s: Bandwidth = Field(description="bytes/s delivered from this level")

@@ -1,6 +1,6 @@
 """Measured numbers next to the model: import measurements, place them under the roofs with
-their gap, and MFU/MBU from a measured decode step (seed 001 §4: "the distance between what
-you got and the roof"; seed 003 §4: measure a baseline, then reason).
+their gap, and MFU/MBU from a measured decode step (the distance between what
+you got and the roof: Databricks 2023 on MBU; measure a baseline, then reason).
 
 Formats, all parsed as text, never executed; a file is imported whole or not at all:
 - "csv" / "json": our own records — name, flops, bytes, time_s[, phase, hardware].
@@ -522,7 +522,7 @@ def decode_utilisation(
     step_time_s: float | None = None,
     tokens_per_s: float | None = None,
 ) -> dict:
-    """MBU and MFU of a measured decode step (seed 001 §4).
+    """MBU and MFU of a measured decode step (Databricks 2023; PaLM app. B).
 
     MBU = bytes the step must move (per GPU) / measured step time / peak bandwidth.
     MFU (PaLM, 2N per generated token) = tokens/s x 2 x N_active / (GPUs x peak).

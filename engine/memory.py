@@ -1,10 +1,10 @@
 """Memory budget of serving B sequences of T tokens: weights + KV cache + activations, per GPU.
 
 KV bytes per token = sum over layers of 2 (K and V) x KV heads x head_dim x bytes per value
-(seed 002 §四: Llama-3-8B 2 x 8 x 128 x 32 x 2 = 131,072 bytes); an MLA layer caches one
+(Llama-3-8B: 2 x 8 x 128 x 32 x 2 = 131,072 bytes; Pope et al. 2022); an MLA layer caches one
 latent of kv_lora_rank + qk_rope_head_dim values (DeepSeek-V3: 61 x 576 x 2 = 70,272 bytes).
 A sliding-window layer keeps at most `window` tokens per sequence. KV is per sequence:
-nothing is shared across a batch (seed 000) unless a shared prefix is declared.
+nothing is shared across a batch (Kwon et al. 2023) unless a shared prefix is declared.
 A DeepSeek-Sparse-Attention layer (GLM-5, DeepSeek-V3.2) caches every token's latent plus its
 indexer key (128 FP8 values and one fp32 scale per 128: 132 bytes per token and layer; its
 attention reads only the top-k, its cache keeps them all). A Gated DeltaNet layer (Qwen3.5)

@@ -1,10 +1,11 @@
 """Utilisation metrics and collective-communication time.
 
-MFU (PaLM, Chowdhery et al. 2022, §4.1 and appendix B; seed 000 "MFU 与 HFU"): observed
+MFU (PaLM, Chowdhery et al. 2022, §4.1 and appendix B; Narayanan et al. 2021 for HFU): observed
 tokens/s x model FLOPs per token / (GPUs x peak matmul FLOP/s). Model FLOPs per token are
 6N (+ 12·L·H·Q·T with attention) for training and 2N per generated token for inference
-(seed 001 §4). MBU (seed 001 §4): bytes a decode step must move / step time / peak bandwidth.
-Ring all-reduce (Patarasuk & Yuan, JPDC 2009; nccl-tests bus bandwidth; seed 000 "多卡"):
+(Databricks 2023, LLM Inference Performance Engineering). MBU (same): bytes a decode step
+must move / step time / peak bandwidth.
+Ring all-reduce (Patarasuk & Yuan, JPDC 2009; nccl-tests bus bandwidth):
 t = S / B_bus x 2(n-1)/n.
 """
 
@@ -50,7 +51,7 @@ def mfu(tokens_per_s: float, flops_per_token: float, peak_flops_per_s: float, nu
 
 
 def inference_mfu(tokens_per_s: float, num_params: float, peak_flops_per_s: float, num_gpus: int = 1) -> float:
-    """MFU of generation with 2N FLOP per generated token (seed 001 §4)."""
+    """MFU of generation with 2N FLOP per generated token (Kaplan et al. 2020, the 2N forward count)."""
     return mfu(tokens_per_s, 2.0 * num_params, peak_flops_per_s, num_gpus)
 
 

@@ -4,7 +4,7 @@
   activation epilogue, fused into the GEMM (one kernel) or not (three kernels);
 - conv2d counted directly and through its im2col GEMM;
 - elementwise chains, fused (read once, write once) or not (each op through memory);
-- a launch overhead per kernel: a kernel's bound is max(compute, memory, overhead) (seed 002
+- a launch overhead per kernel: a kernel's bound is max(compute, memory, overhead) (NVIDIA's CUDA Graphs guide:
   §五), so a tiny op reports bound "overhead", the regime the two roofs alone hide.
 
 Counts come from engine/ops.py (`matmul`, `elementwise`), the functions the transformer's phases
@@ -34,7 +34,7 @@ MAX_SHAPE_DIMS = 8
 MAX_CHAIN_OPS = 32  # distinct entries in an op list
 MAX_CHAIN_COUNT = 1000  # repeats of the op list
 MAX_KERNELS = 4096  # kernels one unfused chain may launch
-# Launch overhead: seed 002 §五 says "几微秒" (a few µs) per kernel; 10 ms bounds a typo.
+# Launch overhead: a few µs per kernel (NVIDIA's CUDA Graphs guide); 10 ms bounds a typo.
 MAX_LAUNCH_OVERHEAD_S = 1e-2
 ACTIVATIONS = ("silu", "gelu")
 STORAGE_DTYPES = tuple(DTYPE_BYTES)  # fp32 too: a GEMM's C is often written in fp32
@@ -69,7 +69,7 @@ def check_launch_overhead(launch_overhead_s: object) -> float:
 
 def parse_tile(text: str, field: str = "op.tile") -> tuple[int, int, int]:
     """'128x128' -> (128, 128, 128); '128x256x64' -> (128, 256, 64). Without a third number the
-    K step is the tile's smaller side: a square block, as seed 003 §5.2 counts it."""
+    K step is the tile's smaller side: a square block, as the common hand count does."""
     parts = str(text).lower().split("x")
     if len(parts) not in (2, 3) or not all(p.isascii() and p.isdigit() and len(p) <= 5 for p in parts):
         raise EngineInputError(field, f"{text!r} is not a tile", "MxN or MxNxK, e.g. 128x128 or 128x256x64")
@@ -255,7 +255,7 @@ def spec_dict(spec: OpSpec) -> dict:
 
 
 def gemm_kernels(spec: GemmSpec, fused: bool | None = None) -> list[Op]:
-    """The GEMM's kernels. Fused epilogue (seed 000: fold bias and activation into the GEMM's
+    """The GEMM's kernels. Fused epilogue (NVIDIA CUTLASS epilogues: fold bias and activation into the GEMM's
     last stage): one kernel that also reads the bias vector [n] and does the epilogue's FLOPs
     on C while it is on chip. Unfused: the GEMM writes C; a bias add reads C and the bias and
     writes C; the activation reads C and writes C (one memory round trip each)."""
@@ -284,12 +284,12 @@ def tile_view(spec: GemmSpec) -> dict | None:
     - c_read_modify_write: C is read and written back every step (accumulated in memory):
       2 tm tn tk / (tm tk a + tk tn b + 2 tm tn c). Seed 003 §5.2's "128x128 块 ... 32 左右" in
       fp16 is this one: 2 x 128^3 / (4 x 128^2 x 2) = 32.
-    - read_once_write_once: C written once (NVIDIA's ideal count, seed 000):
+    - read_once_write_once: C written once (NVIDIA's ideal count, NVIDIA matmul guide):
       2 tm tn tk / (tm tk a + tk tn b + tm tn c) = 128/3 ~ 42.7 for the same block.
 
     no_l2_reuse: the whole GEMM if every tile fetched its A and B panels from HBM (no L2 hits):
     A is read ceil(n/tn) times, B ceil(m/tm) times. L2 catching that reuse is what lifts a large
-    GEMM from ~tm tn/(tm+tn) to its ideal intensity (seed 003 §5.2)."""
+    GEMM from ~tm tn/(tm+tn) to its ideal intensity (NVIDIA matmul guide)."""
     if spec.tile is None:
         return None
     a, b, c = spec.widths
@@ -316,7 +316,7 @@ def conv2d_direct(spec: Conv2dSpec) -> Op:
     output each cross memory once (padding zeros are not read). A depthwise conv has no channel
     reduction to feed a matrix engine and is placed on the vector units; its intensity is 2k^2
     FLOP per output over >= 2 values moved per output: 18 / 4 = 4.5 FLOP/byte for 3x3 in bf16
-    (README "Labs": seed 003 §3.3's "9" counts the input read and forgets the output write)."""
+    (README "Labs": the hand count's "9" counts the input read and forgets the output write)."""
     s = spec
     b = DTYPE_BYTES[s.dtype]
     outputs = s.batch * s.out_height * s.out_width * s.out_channels
@@ -365,7 +365,7 @@ def conv2d_im2col(spec: Conv2dSpec) -> list[Op]:
 def chain_kernels(spec: ElementwiseSpec, fused: bool | None = None) -> list[Op]:
     """Unfused: one kernel per op (ops.elementwise: each op reads its inputs and writes its
     output through memory). Fused: one kernel that reads the chain's input and every second
-    operand once, and writes the last output once (seed 003 §5.1)."""
+    operand once, and writes the last output once (kernel fusion, e.g. PyTorch's torch.compile guide)."""
     fused = spec.fused if fused is None else fused
     # A norm's weight vector spans the last dimension; a flat (1-D) count has no rows, so none
     # is counted (the API's `elements` form, unchanged from before the lab).
@@ -490,7 +490,7 @@ def lab(spec: OpSpec, hardware: list[Accelerator], launch_overhead_s: float = 0.
 WHAT_IF_VENDOR = "what-if"  # engine/what_if.py marks its accelerators with this vendor
 
 
-# ---- presets and seed 000's chart ---------------------------------------------------------------
+# ---- presets and the teaching chart ----------------------------------------------------------------
 
 
 def decode_projections(model: ModelConfig, batch: int = 1) -> list[dict]:
@@ -529,28 +529,28 @@ def decode_projections(model: ModelConfig, batch: int = 1) -> list[dict]:
 SEED_PRESETS: tuple[dict, ...] = (
     {
         "id": "gemm-8192",
-        "label": "GEMM 8192³ (seed 000: I ≈ 2731, 1.11 ms compute vs 0.12 ms memory on H100)",
+        "label": "GEMM 8192³ (I ≈ 2731, 1.11 ms compute vs 0.12 ms memory on H100)",
         "op": {"kind": "gemm", "m": 8192, "n": 8192, "k": 8192},
     },
     {
         "id": "gemm-4096",
-        "label": "GEMM 4096³ (seed 003 §2.1: I ≈ 1365)",
+        "label": "GEMM 4096³ (I ≈ 1365)",
         "op": {"kind": "gemm", "m": 4096, "n": 4096, "k": 4096},
     },
-    {"id": "gemv", "label": "GEMV M = 1 (seed 003 §2.1: I ≈ 1)", "op": {"kind": "gemm", "m": 1, "n": 4096, "k": 4096}},
+    {"id": "gemv", "label": "GEMV M = 1 (I ≈ 1)", "op": {"kind": "gemm", "m": 1, "n": 4096, "k": 4096}},
     {
         "id": "tile-128",
-        "label": "GEMM 4096³, 128x128 tile (seed 003 §5.2: ≈ 32 with C read-modify-write, ≈ 42.7 read once)",
+        "label": "GEMM 4096³, 128x128 tile (≈ 32 with C read-modify-write, ≈ 42.7 read once)",
         "op": {"kind": "gemm", "m": 4096, "n": 4096, "k": 4096, "tile": "128x128"},
     },
     {
         "id": "gemm-bias-silu",
-        "label": "GEMM 8192x4096x4096 + bias + SiLU fused in the epilogue (seed 000)",
+        "label": "GEMM 8192x4096x4096 + bias + SiLU fused in the epilogue",
         "op": {"kind": "gemm", "m": 8192, "n": 4096, "k": 4096, "bias": True, "activation": "silu"},
     },
     {
         "id": "depthwise-3x3",
-        "label": "depthwise 3x3 conv (≈ 4.5 FLOP/byte in bf16; seed 003 §3.3 says 9)",
+        "label": "depthwise 3x3 conv (≈ 4.5 FLOP/byte in bf16; the hand count says 9)",
         "op": {
             "kind": "conv2d",
             "batch": 32,
@@ -566,12 +566,12 @@ SEED_PRESETS: tuple[dict, ...] = (
     },
     {
         "id": "chain-10",
-        "label": "ten elementwise ops on [32, 2048, 4096] (seed 003 §3.1: ~10.7 GB unfused, 10x less fused)",
+        "label": "ten elementwise ops on [32, 2048, 4096] (~10.7 GB unfused, 10x less fused)",
         "op": {"kind": "elementwise", "shape": [32, 2048, 4096], "ops": ["scale"], "count": 10},
     },
     {
         "id": "tiny-add",
-        "label": "add on [32, 128] (seed 002 §五: launch overhead comparable to the work)",
+        "label": "add on [32, 128] (launch overhead comparable to the work)",
         "op": {"kind": "elementwise", "shape": [32, 128], "ops": ["add"]},
         "launch_overhead_s": 5e-6,
     },
@@ -630,12 +630,12 @@ def seed000_chart(hardware: list[Accelerator], model: ModelConfig, context_lengt
         )
     return {
         "points": [
-            {"id": "gemm-8192", "name": gemm["name"], "source": "seed 000: I = n/3 ≈ 2731", "results": gemm["results"]},
-            {"id": "add", "name": add["name"], "source": "seed 000: I = 1/6 in bf16", "results": add["results"]},
+            {"id": "gemm-8192", "name": gemm["name"], "source": "GEMM: I = n/3 ≈ 2731", "results": gemm["results"]},
+            {"id": "add", "name": add["name"], "source": "add: I = 1/6 in bf16", "results": add["results"]},
             {
                 "id": "decode",
                 "name": f"{model.id} decode step, batch 1, context {context_length}",
-                "source": "seed 000: I ≈ 1, weights / bandwidth",
+                "source": "decode at batch 1 (Pope et al. 2022): I ≈ 1, weights / bandwidth",
                 "results": decode,
             },
         ]

@@ -1,9 +1,9 @@
 """Single operations with their FLOPs and ideal bytes (each input read once, each output
-written once — NVIDIA's "arithmetic intensity" count, seed 000 §Roofline).
+written once — NVIDIA's "arithmetic intensity" count, Williams et al. 2009).
 
 Every op says which unit it runs on: "tensor" (matrix engines: GEMMs, attention matmuls) or
 "vector" (CUDA cores / VALU: elementwise), and is placed under that unit's roof — the
-elementwise add belongs under the non-tensor roof (seed 000: ridge 133.8/3.352 ~ 40 on H100).
+elementwise add belongs under the non-tensor roof (H100 datasheet: ridge 133.8/3.352 ~ 40).
 
 Fields may be numpy arrays (sweeps); every formula here is plain arithmetic so it
 broadcasts.
@@ -27,7 +27,7 @@ class Op:
 
 def matmul(name: str, m, n, k, a_bytes: float, b_bytes: float, c_bytes: float, extra_bytes=0.0) -> Op:
     """C[m,n] = A[m,k] @ B[k,n]: 2mnk FLOP (a multiply-add is 2), reads A and B, writes C
-    (NVIDIA matrix-multiplication guide; seed 000 GEMM). Widths are bytes per value."""
+    (NVIDIA matrix-multiplication guide). Widths are bytes per value."""
     return Op(name, "tensor", 2.0 * m * n * k, m * k * a_bytes + k * n * b_bytes + m * n * c_bytes + extra_bytes)
 
 
@@ -57,8 +57,8 @@ def linear(
 
 # name -> (FLOP per element, values read per element, values written per element).
 # FLOP counts are conventional (exp, rsqrt count as one FLOP each):
-#   add/mul/residual_add: one op on two inputs -> I = 1/6 in bf16, 1/12 in fp32 (seed 000)
-#   scale: x * a scalar, one input (seed 003 §3.1 counts each of its ten ops this way)
+#   add/mul/residual_add: one op on two inputs -> I = 1/6 in bf16, 1/12 in fp32
+#   scale: x * a scalar, one input (a chain of ten such ops is the lab's fusion example)
 #   silu: x * sigmoid(x) = neg, exp, add, div, mul ~ 4;  gelu (tanh form) ~ 8
 #   swiglu: silu(gate) * up -> 5 FLOP, two inputs;  geglu: 9 FLOP, two inputs
 #   rmsnorm: square, accumulate, scale by rsqrt, scale by weight -> 4

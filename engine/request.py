@@ -3,7 +3,7 @@ cost, and the throughput-interactivity curve serving teams pick a batch on.
 
 A batch of B requests, each with a prompt of T = context_length tokens, generates N =
 output_tokens tokens per sequence (README "One request"):
-- ttft_s: the prefill bound of the B prompts (seed 002 §三.2; the `prefill.time_s` of an analysis).
+- ttft_s: the prefill bound of the B prompts (Pope et al. 2022; the `prefill.time_s` of an analysis).
 - decode step i (i = 0 .. N-1) has T + i tokens cached per sequence; its bound is the sum over
   ops of max(FLOPs / peak, bytes / bandwidth) plus TP all-reduces (engine.analysis).
 - tpot_s = (1/N) x sum of those N steps: the mean, not the last step, and not N x the first.

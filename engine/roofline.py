@@ -1,10 +1,10 @@
-"""The roofline model (Williams, Waterman, Patterson, CACM 52(4), 2009; seed 000 §Roofline).
+"""The roofline model (Williams, Waterman, Patterson, CACM 52(4), 2009).
 
 attainable = min(peak, intensity x bandwidth); ridge point = peak / bandwidth. An op's time
 lower bound is max(flops / peak, bytes / bandwidth): compute and data movement fully
-overlapped (seed 000 "三个操作放上同一张图").
+overlapped (Williams et al. 2009, §2).
 
-A kernel also pays a fixed launch cost (seed 002 §五: "kernel launch 有固定开销（几微秒）"):
+A kernel also pays a fixed launch cost (a few µs; NVIDIA's CUDA Graphs guide):
 with it, a kernel's bound is max(compute, memory, launch overhead) and a tiny op is bound by
 `overhead`, the third regime, which the two roofs alone hide.
 """
@@ -33,7 +33,7 @@ def bound(flops: float, bytes_moved: float, peak_flops_per_s: float, bandwidth_b
 def kernel_time_s(
     flops: float, bytes_moved: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float, launch_overhead_s=0.0
 ) -> float:
-    """One kernel's lower bound: max(compute, memory, launch overhead) (seed 002 §五)."""
+    """One kernel's lower bound: max(compute, memory, launch overhead) (NVIDIA's CUDA Graphs guide)."""
     return max(flops / peak_flops_per_s, bytes_moved / bandwidth_bytes_per_s, launch_overhead_s)
 
 

@@ -2,21 +2,21 @@
 training memory bill per GPU with OOM attribution and the smallest change that fits.
 
 Sources, formula by formula:
-- MFU (PaLM, Chowdhery et al. 2022, §4.1 and appendix B; seed 000 "MFU 与 HFU"):
+- MFU (PaLM, Chowdhery et al. 2022, §4.1 and appendix B; Narayanan et al. 2021 for HFU):
   tokens/s x (6N [+ 12·L·H·Q·T]) / (GPUs x dense peak). HFU counts what was executed: full
   recomputation adds a forward, 8N (Korthikanti et al. 2022, §5 / Table 4, who also separate
   MFU and HFU); selective recomputation re-runs the attention core's forward, 4·L·H·Q·T
   (one third of PaLM's 12·L·H·Q·T). The "sparse" figure divides by the 2:4 structured-sparsity
   peak that spec sheets print, twice the dense one (H100 whitepaper V1.04 Table 3; AMD
-  MI300X peak table), the misleading one seed 000 warns about.
-- Ring all-reduce (Patarasuk & Yuan, JPDC 2009; nccl-tests bus bandwidth; seed 000 "多卡"):
+  MI300X peak table), the misleading one (dense is what PaLM's MFU means).
+- Ring all-reduce (Patarasuk & Yuan, JPDC 2009; nccl-tests bus bandwidth):
   t = S / B_bus x 2(n-1)/n, S = N x gradient bytes. With gradient accumulation under
   DDP `no_sync()`, one all-reduce per optimizer step instead of one per micro-batch.
   ZeRO communication (Rajbhandari et al. 2020, §7.2): stages 1-2 move the same volume as
-  DDP (2Ψ), stage 3 1.5x (3Ψ); seed 000: "ZeRO-3 / FSDP ... 约是 DDP 的 1.5 倍".
+  DDP (2Ψ), stage 3 1.5x (3Ψ) (Rajbhandari et al. 2020, ZeRO §7).
 - Model states (Rajbhandari et al. 2020, §3.1 and Figure 1): mixed precision keeps 2 bytes of
   fp16/bf16 weights, 2 of gradients and K bytes of optimizer state per parameter; K = 12 for
-  AdamW (fp32 master weights, momentum and variance: 16 B/param in all, seed 002 §四),
+  AdamW (fp32 master weights, momentum and variance: 16 B/param in all, Rajbhandari et al. 2020, ZeRO),
   K = 8 for SGD with momentum (fp32 master weights and momentum). ZeRO-1 shards the optimizer
   state over the data-parallel GPUs, ZeRO-2 also the gradients, ZeRO-3 also the weights.
 - Activations per transformer layer (Korthikanti et al. 2022, "Reducing Activation
@@ -121,7 +121,7 @@ def _text(name: str, value: object, max_chars: int = 64) -> str:
 
 
 def teaching_model(spec: dict) -> TrainingModel:
-    """The teaching form {num_params, num_layers, num_heads, head_dim} (seed 000's 7B:
+    """The teaching form {num_params, num_layers, num_heads, head_dim} (a 7B teaching model:
     7e9, 32, 32, 128); hidden size = heads x head dim."""
     extra = sorted(set(spec) - set(TEACHING_KEYS) - {"hidden_size", "id"})
     if extra:
@@ -263,7 +263,7 @@ def recompute_flops_per_token(m: TrainingModel, seq_len: int, recompute: str) ->
 
 def utilisation(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
     """MFU, MFU with attention, HFU (with and without attention) and MFU over the sparse peak,
-    each with one line on what it counted (seed 000: "报告 MFU 时要写明…")."""
+    each with one line on what it counted (an MFU is only comparable with its counting stated; PaLM app. B)."""
     tokens_per_s = s.tokens_per_step / s.measured_step_time_s
     dtype, peak = hw.tensor_roof(s.dtype)
     denom = s.gpus * peak
@@ -335,7 +335,7 @@ def dtype_note(hw: Accelerator, dtype: str) -> str:
 # ---- communication -------------------------------------------------------------------------
 def bus_bandwidth(hw: Accelerator, s: TrainingSetup) -> tuple[float | None, str]:
     """(busbw bytes/s, where it came from): the measured busbw when given; inside one node the
-    scale-up link per direction (seed 000: NVLink 450 GB/s one way is the in-node ceiling);
+    scale-up link per direction (NVIDIA H100 datasheet: NVLink 450 GB/s one way is the in-node ceiling);
     across nodes nothing (the NIC is not in the catalogue): measure it with nccl-tests."""
     if s.gpus == 1:
         return None, "one GPU: no all-reduce"

@@ -6,9 +6,9 @@ last token (what serving engines compute before sampling the first output token)
 
 Counting conventions (README "Conventions"):
 - Linear layers read their weights once per step however many tokens pass through, so
-  their intensity grows with the tokens in flight (seed 000 "Decode：batch 变大").
+  their intensity grows with the tokens in flight (Pope et al. 2022).
 - Decode attention reads every sequence's whole KV cache: it is *not* amortised by
-  batching (seed 001 §3; seed 000: ~4 FLOP/byte for GQA-4, whatever B). FLOPs use the
+  batching (Pope et al. 2022: ~4 FLOP/byte for GQA-4, whatever B). FLOPs use the
   query heads; bytes use the KV heads (GQA/MQA share one K/V among a group of heads).
 - A sliding-window layer attends to, and reads, at most `window` cached tokens.
 - DeepSeek Sparse Attention (DeepSeek-V3.2-Exp report §2.1; GLM-5): the attention proper
@@ -22,7 +22,7 @@ Counting conventions (README "Conventions"):
   query and W_UV into the output, scores and values computed against the cached latent
   (kv_lora_rank + rope dims), which every head shares (as DeepSeek's FlashMLA kernels do).
   Prefill runs the plain form: the latent is expanded to per-head K and V by kv_b_proj.
-- MoE (seed 002 §三.3): FLOPs use the k routed experts per token plus shared experts; the
+- MoE (Fedus et al. 2021; DeepSeek-V3 report 2024): FLOPs use the k routed experts per token plus shared experts; the
   weights read are those of the experts actually hit. With `tokens` routed uniformly, a layer
   touches E x (1 - (1 - k/E)^tokens) distinct experts on average: ~k at batch 1, ~E at large
   batch and in prefill. Dense first layers and shared experts are read always.

@@ -11,23 +11,23 @@ roof:
 
 (gap = roof / achieved = measured time / roof time, engine/measurement.py `place`).
 
-Each row names its regime and the first thing to check, from the three signals of seed 003
-§4.2 and the bottleneck table of seed 000:
+Each row names its regime and the first thing to check, from three signals of a profile
+(time, distance from the roof, launch count; Nsight Compute's speed-of-light sections):
 - memory-bound: achieved vs peak DRAM bandwidth (ncu dram__throughput.avg.pct_of_peak_sustained_
   elapsed; above 80% the kernel is at the bandwidth wall: move fewer bytes), coalescing
-  (seed 003 §5.2), and the L2 hit rate (seed 003 §6.2);
+  (NVIDIA matmul guide), and the L2 hit rate (Nsight Compute's memory workload analysis);
 - compute-bound: tensor-core use and the dtype (a GEMM off the tensor cores, or in fp32, sits
   far under the dense bf16 roof);
-- overhead-bound: the roof time is below one kernel launch (a few µs, seed 002 §五.1), so the
+- overhead-bound: the roof time is below one kernel launch (a few µs, NVIDIA's CUDA Graphs guide), so the
   launch, not the work, sets the time: count launches per step, fuse, capture CUDA graphs.
 """
 
 from __future__ import annotations
 
-# A kernel launch costs a few microseconds (seed 002 §五.1: "kernel launch 有固定开销（几微秒）");
+# A kernel launch costs a few microseconds (NVIDIA's CUDA Graphs guide);
 # a kernel whose roof time is below this is overhead-bound whatever its intensity.
 LAUNCH_OVERHEAD_S = 5e-6
-# Real kernels reach 75-90% of nominal bandwidth (seed 003 §4.1): a gap within 1/0.75 of the
+# Real kernels reach 75-90% of nominal bandwidth (NVIDIA matmul guide; STREAM-style copies): a gap within 1/0.75 of the
 # roof is as close as a kernel gets; beyond it the kernel is "far from its roof".
 FAR_FROM_ROOF_GAP = 1 / 0.75
 

@@ -3,7 +3,7 @@
 (the dashboard's `xhw=` URL parameter, README "Labs").
 
 Seed 004 §9 asks what changes when a vendor doubles a GPU's TFLOP/s but keeps its HBM
-bandwidth; seed 002's self-test is a 2 TB/s, 500 TFLOP/s card (ridge 250, 70B decode ~70 ms).
+bandwidth; a self-test card is 2 TB/s, 500 TFLOP/s (ridge 250, 70B decode ~70 ms).
 The result is an ordinary `Accelerator`, validated by the catalogue's schema, marked with the
 vendor "what-if". Units are the ones a datasheet prints: TB/s = 1e12 bytes/s, TFLOP/s = 1e12
 FLOP/s (dense bf16), and memory "GB" as the vendors mean it for HBM: GiB (80 GB = 80 x 2^30
@@ -98,7 +98,7 @@ def what_if_text(acc: Accelerator) -> str:
 
 def derive_what_if(base: Accelerator, flops_scale: float = 1.0, bandwidth_scale: float = 1.0) -> str:
     """A catalogue card with its FLOP/s (bf16 tensor and vector) and HBM bandwidth scaled, in the short form
-    (seed 004 §9: "double the TFLOPS, keep the bandwidth"). The name says what changed, e.g.
+    ("double the TFLOPS, keep the bandwidth": a memory-bound decode does not move). The name says what changed, e.g.
     `h100-sxm5-2xflops`; the capacity is the card's own."""
     for what, scale in (("flops_scale", flops_scale), ("bandwidth_scale", bandwidth_scale)):
         if not (isinstance(scale, (int, float)) and math.isfinite(scale) and 0.01 <= scale <= 100):

@@ -290,7 +290,7 @@ class OpsRequest(_Request):
         ge=0,
         le=MAX_LAUNCH_OVERHEAD_S,
         allow_inf_nan=False,
-        description="fixed cost per kernel launch, seconds (a few µs, seed 002): time = max(compute, memory, overhead)",
+        description="fixed cost per kernel launch, seconds (a few µs): time = max(compute, memory, overhead)",
     )
 
 
@@ -547,7 +547,7 @@ class TileView(BaseModel):
     tile_n: int = Field(description="tile columns (clamped to n)")
     tile_k: int = Field(description="K step (clamped to k)")
     tiles: int = Field(description="tiles covering C")
-    c_read_modify_write: TileIntensity = Field(description="one K step, C read and written (seed 003: 32 for 128)")
+    c_read_modify_write: TileIntensity = Field(description="one K step, C read and written (hand count: 32 at 128)")
     read_once_write_once: TileIntensity = Field(description="one K step, C written once (128/3 = 42.7)")
     no_l2_reuse: TileIntensity = Field(description="whole GEMM if every tile reads its A and B panels from HBM")
 
@@ -587,7 +587,7 @@ class OpsChartRequest(_Request):
     hardware: list[HardwareSpec] = Field(
         ..., min_length=1, max_length=16, description="1 to 16 accelerator ids, inline objects or what-if short forms"
     )
-    model: str = Field("llama-2-7b", max_length=64, description="preset id of the decode step's model (seed 000: 7B)")
+    model: str = Field("llama-2-7b", max_length=64, description="preset id of the decode step's model (a 7B)")
     context_length: int = Field(128, ge=1, le=MAX_CONTEXT, description="cached tokens of the decode step")
 
 
@@ -617,7 +617,7 @@ class ChartPoint(BaseModel):
 
 
 class OpsChartResponse(BaseModel):
-    points: list[ChartPoint] = Field(description="seed 000's three points")
+    points: list[ChartPoint] = Field(description="the teaching chart's three points")
 
 
 class MeasuredPoint(BaseModel):
@@ -653,8 +653,8 @@ class TriageRow(BaseModel):
     regime: Literal["memory", "compute", "overhead"] = Field(
         description="overhead: roof time under one kernel launch (5 µs); else the binding roof"
     )
-    far_from_roof: bool = Field(description="gap > 1/0.75 (real kernels reach 75-90% of nominal, seed 003 §4.1)")
-    first_check: str = Field(description="the first thing to check for its regime (seed 003 §4.2)")
+    far_from_roof: bool = Field(description="gap > 1/0.75 (real kernels reach 75-90% of nominal; NVIDIA matmul guide)")
+    first_check: str = Field(description="the first thing to check for its regime (a profile's three signals)")
 
 
 class MeasurementsResponse(BaseModel):
@@ -707,7 +707,7 @@ class PublishedItem(PublishedEntry):
     intensity: float = Field(description="flops / bytes: where the interval sits on the roofline, FLOP/byte")
     achieved_flops_per_s: float = Field(description="flops / measured time: its height on the roofline, FLOP/s")
     mbu: float = Field(
-        description="bytes the engine counts for the interval / measured time / peak bandwidth, per GPU (seed 001 §4)"
+        description="bytes the engine counts for the interval / measured time / peak bandwidth, per GPU (MBU)"
     )
     mfu: float = Field(
         description="FLOPs the engine counts for the interval / measured time / peak tensor "
