@@ -158,7 +158,15 @@ def fit_user_runs(runs: list[RunParts]) -> FitReport:
         return [pair[0] * r.prefill_s + (pair[1] + r.queue_steps) * t for r, t in zip(runs, tpot, strict=True)]
 
     fitted = (_clamp("ttft_scale", g), _clamp("wait_steps", h))
-    g, h = _better(fitted, (1.0, _clamp("wait_steps", shipped_wait)), lambda pair: _median_error(ttfts(pair), z))
+    # a handful of runs: the wait that makes each run exact (at the fitted or the shipped
+    # prefill scale) is a candidate too, and the median decides (least squares chases outliers)
+    candidates = [(1.0, _clamp("wait_steps", shipped_wait))]
+    for scale_g in (fitted[0], 1.0):
+        candidates += [
+            (scale_g, _clamp("wait_steps", (r.measured_ttft_s - scale_g * r.prefill_s) / t - r.queue_steps))
+            for r, t in zip(runs, tpot, strict=True)
+        ]
+    g, h = min([fitted, *candidates], key=lambda pair: _median_error(ttfts(pair), z))
     fit = UserFit(scale, overhead, g, h)
     return FitReport(
         fit=fit,
