@@ -7,7 +7,8 @@ those, each a correction of the shipped estimate's own parts (engine.serving.est
 `breakdown`), so the fit is linear and needs no optimiser:
 
     TPOT = tpot_scale x (decode + prefill share) + communication + step_overhead_s
-    TTFT = ttft_scale x prefill + (wait_steps + queue steps) x TPOT
+    TTFT = ttft_scale x shipped TTFT before any queue + wait_steps x shipped TPOT
+           + queue steps x TPOT
 
 - `tpot_scale` scales the time of the operators at the calibrated roofs: the achieved
   fractions of bandwidth and compute divided by it (a scale of 2 means half the shipped
@@ -15,8 +16,12 @@ those, each a correction of the shipped estimate's own parts (engine.serving.est
   memory / eta_m) by that factor, which is why the operators' part scales exactly.
 - `step_overhead_s` replaces the shipped fixed cost per step (scheduler, sampling, launches:
   the term Vidur and BLIS fit per deployment; Agrawal et al., "Vidur", MLSys 2024, §4).
-- `ttft_scale` and `wait_steps` replace the TTFT shape factors (the prompt's prefill and the
-  decode steps it waits and spans, Sarathi-Serve's chunked prefill: Agrawal et al., OSDI 2024).
+- `ttft_scale` and `wait_steps` correct the shipped TTFT (the prompt's prefill and the decode
+  steps it waits and spans, Sarathi-Serve's chunked prefill: Agrawal et al., OSDI 2024): a
+  scale on it, and extra steps of wait counted in the shipped estimate's steps. (1, 0) is the
+  shipped TTFT itself, one of the candidates, so a fit never reports a larger median TTFT error
+  than the shipped estimate on runs that do not queue; a queue's wait (Little's law) runs at
+  the fitted TPOT.
 
 Each pair is a least-squares fit of the relative error (every run weighs the same whatever
 its scale) with both numbers kept within their physical limits (LIMITS); with one run the
@@ -64,8 +69,9 @@ class UserFit:
     def tpot_s(self, operators_s: float, communication_s: float) -> float:
         return self.tpot_scale * operators_s + communication_s + self.step_overhead_s
 
-    def ttft_s(self, prefill_s: float, queue_steps: float, tpot_s: float) -> float:
-        return self.ttft_scale * prefill_s + (self.wait_steps + queue_steps) * tpot_s
+    def ttft_s(self, before_queue_s: float, queue_steps: float, tpot_s: float, estimate_tpot_s: float) -> float:
+        """`before_queue_s`: the shipped TTFT estimate less its queue's wait."""
+        return self.ttft_scale * before_queue_s + self.wait_steps * estimate_tpot_s + queue_steps * tpot_s
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,11 @@ def _scale_and_offset(
     return min(edges, key=lambda so: _objective(*so, u, v, r))
 
 
+def before_queue_s(r: RunParts) -> float:
+    """The shipped TTFT estimate less its queue's wait (queue steps at the shipped TPOT)."""
+    return max(r.estimate_ttft_s - r.queue_steps * r.estimate_tpot_s, 0.0)
+
+
 def _median_error(estimates: list[float], measured: list[float]) -> float:
     return statistics.median(abs(e / m - 1.0) for e, m in zip(estimates, measured, strict=True))
 
@@ -143,28 +154,29 @@ def fit_user_runs(runs: list[RunParts]) -> FitReport:
 
     scale, overhead = _better(fitted, (1.0, runs[0].overhead_s), lambda pair: _median_error(tpots(pair), y))
     tpot = tpots((scale, overhead))
-    # TTFT = ttft_scale x prefill + wait_steps x TPOT + queue x TPOT: the same fit, TPOT the regressor
-    shipped_wait = max((runs[0].estimate_ttft_s - runs[0].prefill_s) / runs[0].estimate_tpot_s - runs[0].queue_steps, 0)
+    # TTFT = ttft_scale x shipped TTFT before the queue + wait_steps x shipped TPOT + queue x TPOT
+    base = [before_queue_s(r) for r in runs]
     g, h = _scale_and_offset(
-        [r.prefill_s for r in runs],
-        tpot,
+        base,
+        [r.estimate_tpot_s for r in runs],
         [r.queue_steps * t for r, t in zip(runs, tpot, strict=True)],
         z,
-        shipped_wait,
+        0.0,
         LIMITS["ttft_scale"][0],
     )
 
     def ttfts(pair: tuple) -> list[float]:
-        return [pair[0] * r.prefill_s + (pair[1] + r.queue_steps) * t for r, t in zip(runs, tpot, strict=True)]
+        g, h = pair
+        return [g * b + h * r.estimate_tpot_s + r.queue_steps * t for b, r, t in zip(base, runs, tpot, strict=True)]
 
     fitted = (_clamp("ttft_scale", g), _clamp("wait_steps", h))
-    # a handful of runs: the wait that makes each run exact (at the fitted or the shipped
-    # prefill scale) is a candidate too, and the median decides (least squares chases outliers)
-    candidates = [(1.0, _clamp("wait_steps", shipped_wait))]
+    # a handful of runs: the shipped TTFT (1, 0) and the wait that makes each run exact (at the
+    # fitted or the shipped scale) are candidates too, and the median decides
+    candidates = [(1.0, 0.0)]
     for scale_g in (fitted[0], 1.0):
         candidates += [
-            (scale_g, _clamp("wait_steps", (r.measured_ttft_s - scale_g * r.prefill_s) / t - r.queue_steps))
-            for r, t in zip(runs, tpot, strict=True)
+            (scale_g, _clamp("wait_steps", (r.measured_ttft_s - scale_g * b - r.queue_steps * t) / r.estimate_tpot_s))
+            for b, r, t in zip(base, runs, tpot, strict=True)
         ]
     g, h = min([fitted, *candidates], key=lambda pair: _median_error(ttfts(pair), z))
     fit = UserFit(scale, overhead, g, h)
@@ -203,7 +215,9 @@ def fitted_rates(result: dict, queue_steps: float, fit: UserFit) -> dict:
     p = estimate_parts(result, queue_steps)
     tpot = fit.tpot_s(p["operators_s"], p["communication_s"])
     return {
-        "ttft_s": fit.ttft_s(p["prefill_s"], queue_steps, tpot),
+        "ttft_s": fit.ttft_s(
+            max(p["estimate_ttft_s"] - queue_steps * p["estimate_tpot_s"], 0.0), queue_steps, tpot, p["estimate_tpot_s"]
+        ),
         "tpot_s": tpot,
         "output_tokens_per_s_per_gpu": result["running_batch"] / tpot / result["gpus"],
         "tokens_per_s_per_user": 1.0 / tpot,

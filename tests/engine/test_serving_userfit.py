@@ -12,11 +12,12 @@ def _runs(truth: UserFit, operators=(4e-3, 6e-3, 9e-3, 14e-3, 20e-3)) -> list[Ru
     runs = []
     for i, ops in enumerate(operators):
         comm, prefill, queue = 1e-3, 0.05 + 0.01 * i, float(i)
-        tpot = truth.tpot_s(ops, comm)
-        ttft = truth.ttft_s(prefill, queue, tpot)
         # the shipped estimate: scale 1, overhead 0.2 ms, prefill x 1, 10 wait steps
         est_tpot = ops + comm + 2e-4
-        runs.append(RunParts(tpot, ttft, ops, comm, 2e-4, prefill, queue, est_tpot, prefill + (10 + queue) * est_tpot))
+        est_ttft = prefill + (10 + queue) * est_tpot
+        tpot = truth.tpot_s(ops, comm)
+        ttft = truth.ttft_s(est_ttft - queue * est_tpot, queue, tpot, est_tpot)
+        runs.append(RunParts(tpot, ttft, ops, comm, 2e-4, prefill, queue, est_tpot, est_ttft))
     return runs
 
 
