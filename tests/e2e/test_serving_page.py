@@ -93,8 +93,8 @@ def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_u
     expect(page.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs on h200-sxm-0.7xbw")
     page.wait_for_function("() => location.search.includes('fit=')")
     query = parse_qs(urlsplit(page.url).query)
-    runs, before, after = (float(x) for x in query["fiterr"][0].split(",")[:3])
-    assert runs == 5 and after < before
+    runs, before, after, ttft_before, ttft_after = (float(x) for x in query["fiterr"][0].split(","))
+    assert runs == 5 and after < before and ttft_after <= ttft_before
     assert query["fithw"] == ["h200-sxm-0.7xbw"]
     page.wait_for_function(f"() => {GD}.data.some(t => t.uid === 'serving--h200-sxm-0-7xbw--fitted')")
     fitted = figure(page)["serving--h200-sxm-0-7xbw--fitted"]
