@@ -218,7 +218,9 @@ def _decade_ticks(rng: list[float], scale: float = 1.0) -> tuple[list[float], li
     return vals, [plain(v / scale) for v in vals]
 
 
-def _figure_layout(lang: str, theme: str, present: bool, box, kinds: set[str], subtitle: str) -> dict:
+def _figure_layout(
+    lang: str, theme: str, present: bool, box, kinds: set[str], subtitle: str, accelerators: int = 1
+) -> dict:
     """Log axes around `box` (every point the sliders can reach), the symbol legend at the foot
     and the scenario printed on the figure."""
     colors = THEMES.get(theme, THEMES["light"])
@@ -240,7 +242,11 @@ def _figure_layout(lang: str, theme: str, present: bool, box, kinds: set[str], s
         "x": 0,
         "title": kind_legend(lang, colors, kinds | {"ridge"}, layout["font"]["size"] - 1),
     }
-    layout["margin"] = {**layout["margin"], "t": 40, "b": 150}
+    # the foot holds the symbol line and the accelerators' entries, about three to a row (two in
+    # presentation mode's larger font): eight accelerators need more rows than three do
+    rows = math.ceil(accelerators / (2 if present else 3))
+    line = layout["font"]["size"] + 9
+    layout["margin"] = {**layout["margin"], "t": 40, "b": max(150, 70 + line * (rows + 1))}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
         layout["title"] = {
             "text": subtitle,
@@ -318,7 +324,7 @@ def roofline_figure(
         ys += trace["y"]
     if pinned:
         kinds.add("ghost")
-    layout = _figure_layout(lang, theme, present, extent_of(xs, ys), kinds, subtitle)
+    layout = _figure_layout(lang, theme, present, extent_of(xs, ys), kinds, subtitle, len(results))
     if stop is not None:
         layout["meta"] = {"stop": list(stop)}
     if pinned and results:

@@ -88,11 +88,14 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
                 "font": {"size": 16 if present else 11},
             },
             "xaxis": {
-                "title": {"text": t("memory_axis", lang)},
+                "title": {"text": t("memory_axis", lang), "standoff": 8},
                 "gridcolor": colors["grid"],
                 "tickformat": "~g",
+                "tickangle": 0,  # rotated labels sat on the axis title
+                "automargin": True,
             },
-            "yaxis": {"autorange": "reversed"},
+            # the margin holds the whole accelerator name ("B200 (HGX B200, per GPU)" was cut)
+            "yaxis": {"autorange": "reversed", "automargin": True},
             "height": 110 + (80 if present else 45) * len(results),
         }
     )
@@ -144,8 +147,18 @@ def throughput_figure(
     colors = THEMES.get(theme, THEMES["light"])
     layout.update(
         {
-            "xaxis": {"type": "log", "title": {"text": t("batch_axis", lang)}, "gridcolor": colors["grid"]},
-            "yaxis": {"type": "log", "title": {"text": t("tokens_axis", lang)}, "gridcolor": colors["grid"]},
+            "xaxis": {
+                "type": "log",
+                "title": {"text": t("batch_axis", lang)},
+                "gridcolor": colors["grid"],
+                "automargin": True,
+            },
+            "yaxis": {
+                "type": "log",
+                "title": {"text": t("tokens_axis", lang)},
+                "gridcolor": colors["grid"],
+                "automargin": True,
+            },
             "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
             "height": 320,
             "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
@@ -209,8 +222,20 @@ def interactivity_figure(
     ticks = {"tickformat": ",~r", "dtick": "D2"}
     layout.update(
         {
-            "xaxis": {"type": "log", "title": {"text": t("per_user_axis", lang)}, "gridcolor": colors["grid"], **ticks},
-            "yaxis": {"type": "log", "title": {"text": t("per_gpu_axis", lang)}, "gridcolor": colors["grid"], **ticks},
+            "xaxis": {
+                "type": "log",
+                "title": {"text": t("per_user_axis", lang)},
+                "gridcolor": colors["grid"],
+                "automargin": True,
+                **ticks,
+            },
+            "yaxis": {
+                "type": "log",
+                "title": {"text": t("per_gpu_axis", lang)},
+                "gridcolor": colors["grid"],
+                "automargin": True,
+                **ticks,
+            },
             "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
             "height": 320,
             "margin": {"l": 70, "r": 20, "t": 30, "b": 45},

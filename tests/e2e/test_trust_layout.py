@@ -1,0 +1,92 @@
+"""Layouts that must hold where the tool is shown: no sideways scroll at 1400 px or on a phone,
+tables scroll inside their card, no axis text on axis text in presentation mode, eight
+accelerators in eight distinct colours with a legend that leaves the plot its room."""
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.helpers import wait_for_figure
+
+EIGHT = "h100-sxm5,h200-sxm,b200,mi300x,rtx-4090,a100-80gb-sxm,l40s,gaudi-3"
+
+# Pairs of axis texts that overlap: every title against every tick label of every chart.
+OVERLAPS_JS = """() => {
+  const out = [];
+  const hit = (a, b) => a.width > 0 && b.width > 0 && a.left < b.right - 1 && b.left < a.right - 1
+                        && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('.js-plotly-plot').forEach(g => {
+    const id = (g.closest('[id]') || {}).id;
+    const titles = Array.from(g.querySelectorAll('.g-xtitle text, .g-ytitle text'));
+    const ticks = Array.from(g.querySelectorAll('.xtick text, .ytick text'));
+    for (const t of titles) for (const k of ticks) {
+      if (hit(t.getBoundingClientRect(), k.getBoundingClientRect())) out.push(id + ': ' + t.textContent + ' / ' + k.textContent);
+    }
+  });
+  return out;
+}"""
+WIDTH_JS = "() => [document.documentElement.scrollWidth, window.innerWidth]"
+
+
+def _settle(page: Page, url: str) -> None:
+    page.goto(url)
+    wait_for_figure(page)
+    page.wait_for_load_state("networkidle")
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (390, 844)])
+@pytest.mark.parametrize("tab", ["roofline", "ops", "training"])
+def test_no_sideways_scroll(page: Page, base_url, size, tab):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{base_url}/?tab={tab}&hw={EIGHT if tab == 'roofline' else 'h100-sxm5'}")
+    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_load_state("networkidle")
+    scroll, inner = page.evaluate(WIDTH_JS)
+    assert scroll <= inner, f"{tab} at {size[0]} px: the page is {scroll} px wide"
+
+
+def test_tables_scroll_inside_their_card(page: Page, base_url):
+    """On a phone the ops and comparison tables are wider than the screen: they scroll inside
+    their card (a scrolling ancestor within it), never the page."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    _settle(page, f"{base_url}/?hw={EIGHT}")
+    spilled = page.evaluate(
+        """() => Array.from(document.querySelectorAll('table')).filter(t => t.offsetParent).filter(t => {
+             const card = t.closest('section') || document.body;
+             if (t.getBoundingClientRect().right <= card.getBoundingClientRect().right + 1) return false;
+             for (let e = t.parentElement; e; e = e.parentElement) {
+               const x = getComputedStyle(e).overflowX;
+               if (x === 'auto' || x === 'scroll') return false;
+               if (e === card) break;
+             }
+             return true;
+           }).map(t => (t.closest('section') || {}).id)"""
+    )
+    assert spilled == []
+    scroll, inner = page.evaluate(WIDTH_JS)
+    assert scroll <= inner
+
+
+def test_presentation_mode_axis_text_never_overlaps(page: Page, base_url):
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    _settle(page, f"{base_url}/?present=1&hw=h100-sxm5,h200-sxm,mi300x")
+    assert page.evaluate(OVERLAPS_JS) == []
+    scroll, inner = page.evaluate(WIDTH_JS)
+    assert scroll <= inner
+
+
+def test_eight_accelerators_eight_distinct_colours_and_room_for_the_plot(page: Page, base_url):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    for theme in ("light", "dark"):
+        _settle(page, f"{base_url}/?hw={EIGHT}&theme={theme}")
+        colours = page.evaluate(
+            """() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');
+                 return g._fullData.filter(t => (t.uid || '').endsWith('--memory') && t.uid.startsWith('roof--'))
+                   .map(t => t.line.color); }"""
+        )
+        assert len(colours) == 8 and len(set(colours)) == 8, (theme, colours)
+        room = page.evaluate(
+            """() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');
+                 return [g._fullLayout._size.h, g._fullLayout.height]; }"""
+        )
+        assert room[0] >= 0.6 * room[1], (theme, room)
+        assert page.evaluate(OVERLAPS_JS) == [], theme
