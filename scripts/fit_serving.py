@@ -83,7 +83,7 @@ def _pad(steps: list, n: int) -> dict:
         m = len(s.category)
         for k in out:
             out[k][i, :m] = getattr(s, k)
-    out["link_s"] = np.array([s.link_s for s in steps])
+    out["link_s"] = np.array([s.link_est_s for s in steps])
     out["messages"] = np.array([s.messages for s in steps], dtype=float)
     out["exchanges"] = np.array([s.exchanges for s in steps], dtype=float)
     out["layers"] = np.array([s.layers for s in steps], dtype=float)
@@ -297,9 +297,15 @@ def calibration(csv_path: Path) -> dict:
     lomo, lomo_tpot, lomo_ttft = held_out(f, lambda r: r.model)
     logo, _, _ = held_out(f, lambda r: r.hardware)
     above = int(np.sum(f["bound_tpot"] > f["measured_tpot"]))
+    fitted = {
+        "global": {p: _r(np.exp(theta[j]), 6) for j, p in enumerate(PARAMETER_NAMES)},
+        "backend_factors": _factors(theta, NP, BACKENDS),
+        "family_factors": _factors(theta, NP * (1 + len(BACKENDS)), tuple(FAMILIES)),
+    }
+    digest = hashlib.sha256(repr(sorted(fitted.items())).encode()).hexdigest()[:10]
     return {
         "version": VERSION,
-        "id": f"serving-v{VERSION}-{hashlib.sha256(csv_path.read_bytes()).hexdigest()[:12]}",
+        "id": f"serving-v{VERSION}-{digest}",  # changes whenever a fitted value does
         "fitted_on": {
             "file": "published/serving/" + csv_path.name,
             "sha256": hashlib.sha256(csv_path.read_bytes()).hexdigest(),
@@ -311,9 +317,7 @@ def calibration(csv_path: Path) -> dict:
         f"soft-L1 (scale {SOFT_L1_SCALE}) of log(estimate / measured), "
         "Levenberg-Marquardt; TPOT parameters first, then the TTFT ones",
         "families": FAMILIES,
-        "global": {p: _r(np.exp(theta[j]), 6) for j, p in enumerate(PARAMETER_NAMES)},
-        "backend_factors": _factors(theta, NP, BACKENDS),
-        "family_factors": _factors(theta, NP * (1 + len(BACKENDS)), tuple(FAMILIES)),
+        **fitted,
         "ranges": ranges(f, lomo_tpot, lomo_ttft),
         "fit_statistics": {
             "in_sample": {"tpot": _errors(tpot, f["measured_tpot"]), "ttft": _errors(ttft, f["measured_ttft"])},

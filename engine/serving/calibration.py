@@ -12,7 +12,7 @@ The file is written by scripts/fit_serving.py from published/serving/ and read h
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -51,6 +51,7 @@ def family_of(hardware_id: str, families: dict[str, list[str]]) -> str | None:
 class Calibration:
     id: str
     data: dict
+    _resolved: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def families(self) -> dict[str, list[str]]:
@@ -58,6 +59,13 @@ class Calibration:
 
     def parameters(self, backend: str | None, hardware_id: str) -> tuple[dict[str, float], str, str | None]:
         """(parameters, backend used, family used) for a backend (None: any) on a card."""
+        key = (backend, hardware_id)
+        if key not in self._resolved:
+            self._resolved[key] = self._parameters(backend, hardware_id)
+        params, used, family = self._resolved[key]
+        return dict(params), used, family
+
+    def _parameters(self, backend: str | None, hardware_id: str) -> tuple[dict[str, float], str, str | None]:
         family = family_of(hardware_id, self.families)
         used = backend if backend in self.data["backend_factors"] else None
         out = {}

@@ -9,7 +9,7 @@ from ..errors import EngineInputError
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from .calibration import Calibration, load_calibration
-from .estimate import serving_estimate
+from .estimate import ensure_finite, serving_estimate
 from .scenario import MAX_CONCURRENCY, ServingScenario
 
 MAX_CURVE_POINTS = 256
@@ -31,7 +31,8 @@ def serving_curve(
     for c in sorted(set(concurrencies)):
         if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CONCURRENCY:
             raise EngineInputError("concurrencies", f"{c!r} is not an integer in [1, {MAX_CONCURRENCY}]")
-        r = serving_estimate(model, hw, replace(sc, concurrency=c), cal)
+        r = serving_estimate(model, hw, replace(sc, concurrency=c), cal, check_finite=False)
+        ensure_finite([r["bound"], r["estimate"]])
         points.append(
             {
                 "concurrency": c,

@@ -61,7 +61,7 @@ def _estimate_step_s(step: StepCost, p: dict) -> float:
             step.weight,
             step.compute_s,
             step.memory_s,
-            step.link_s,
+            step.link_est_s,
             step.messages,
             step.exchanges,
             step.layers,
@@ -86,9 +86,14 @@ def queue_steps(sc: ServingScenario, running: int) -> float:
 
 
 def serving_estimate(
-    model: ModelConfig, hw: Accelerator, sc: ServingScenario, calibration: Calibration | None = None
+    model: ModelConfig,
+    hw: Accelerator,
+    sc: ServingScenario,
+    calibration: Calibration | None = None,
+    check_finite: bool = True,
 ) -> dict:
-    """Bound and estimate of one serving scenario (pure; SI units; every number finite)."""
+    """Bound and estimate of one serving scenario (pure; SI units; every number finite; a
+    caller that checks the numbers it keeps, the curve, may skip the whole-answer check)."""
     sc.check_layout(model.is_moe, max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0))
     cal = calibration or load_calibration()
     cap = capacity(model, hw, sc)
@@ -99,13 +104,13 @@ def serving_estimate(
     bound_tpot = step.at_roofs_s()
     est_tpot = _estimate_step_s(step, p)
     link_est = (
-        step.link_s / p["link_efficiency"]
+        step.link_est_s / p["link_efficiency"]
         + step.messages * p["collective_latency_s"]
         + step.exchanges * p["alltoall_latency_s"]
     )
     bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
     p0 = dict(p, step_overhead_s=0.0, layer_overhead_s=0.0, collective_latency_s=0.0, alltoall_latency_s=0.0)
-    est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_s / p["link_efficiency"]
+    est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_est_s / p["link_efficiency"]
     overhead = p["step_overhead_s"] + step.layers * p["layer_overhead_s"]
     est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)
     bound_prefill = prefill.at_roofs_s()
@@ -148,7 +153,8 @@ def serving_estimate(
         },
         "warnings": _warnings(sc, hw, cal, family, cap),
     }
-    _check_finite(result)
+    if check_finite:
+        ensure_finite(result)
     return result
 
 
@@ -199,12 +205,12 @@ def _warnings(sc: ServingScenario, hw: Accelerator, cal: Calibration, family: st
     return out
 
 
-def _check_finite(node) -> None:
+def ensure_finite(node) -> None:
     if isinstance(node, dict):
         for v in node.values():
-            _check_finite(v)
+            ensure_finite(v)
     elif isinstance(node, list):
         for v in node:
-            _check_finite(v)
+            ensure_finite(v)
     elif isinstance(node, float) and not math.isfinite(node):
         raise ValueError("a serving number is not finite")  # a bug, never bad input

@@ -52,7 +52,8 @@ class StepCost:
     weight: np.ndarray  # how many times the op counts in the step (see the module docstring)
     compute_s: np.ndarray
     memory_s: np.ndarray
-    link_s: float  # TP all-reduces and EP dispatch/combine, bandwidth term
+    link_s: float  # TP all-reduces and EP dispatch/combine at the scale-up link (the bound's)
+    link_est_s: float  # the same with the part past the scale-up domain on the scale-out NIC
     messages: int  # all-reduces in the step (each pays a latency in the estimate)
     exchanges: int  # expert-parallel dispatches and combines (each pays a latency in the estimate)
     layers: int  # transformer layers (each pays a fixed cost in the estimate)
@@ -100,6 +101,7 @@ class _Template:
     attention_per_request: tuple[np.ndarray, np.ndarray]  # decode attention of one request
     prompt_attention: tuple[np.ndarray, np.ndarray]  # causal attention of one whole prompt
     link_s_per_token: float
+    link_est_s_per_token: float
     messages: int
     exchanges: int
 
@@ -110,13 +112,15 @@ def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, 
     w = shape.widths
     decode_att = [op for op in decode_ops(shard, 1, shape.mean_context, w) if op.name.startswith("attention")]
     prompt_att = [op for op in prefill_ops(shard, 1, shape.input_tokens, w) if op.name.startswith("attention")]
-    link_s, messages, exchanges = _communication(model, shape, link, 1.0)
+    link_s, messages, exchanges = _communication(model, shape, link, 1.0, scale_out=False)
+    link_est_s = _communication(model, shape, link, 1.0, scale_out=True)[0]
     return _Template(
         _affine(lambda t: _dense_ops(shard, w, t), roofs),
         _affine(lambda r: _lm_head(shard, w, r), roofs),
         _op_times(decode_att, roofs),
         _op_times(prompt_att, roofs),
         link_s,
+        link_est_s,
         messages,
         exchanges,
     )
@@ -137,6 +141,8 @@ def _expert_ops(model: ModelConfig, sc: ServingScenario, instance_tokens: float)
 
 
 # Past the scale-up domain (an 8-GPU HGX board), GPUs meet over the scale-out network: one
+# NIC per GPU. The estimate counts that; the bound does not (an ideal fabric: a system may join
+# more GPUs in one domain, NVL72, than its card's file says), so it stays a bound. One
 # 400 Gb/s ConnectX-7 NIC per GPU on DGX H100 and DGX B200 (NVIDIA DGX H100 and DGX B200
 # datasheets: 8 x single-port ConnectX-7, up to 400 Gb/s InfiniBand/Ethernet) = 50 GB/s.
 SCALE_OUT_BYTES_PER_S = 50e9
@@ -161,7 +167,9 @@ def _alltoall_s(size_bytes: float, g: int, domain: int, link: float) -> float:
     return max(inside, size_bytes * (g - d) / g / SCALE_OUT_BYTES_PER_S)
 
 
-def _communication(model: ModelConfig, sc: ServingScenario, link: tuple[float, int] | None, rank_tokens: float):
+def _communication(
+    model: ModelConfig, sc: ServingScenario, link: tuple[float, int] | None, rank_tokens: float, scale_out: bool
+):
     """(link s, all-reduces, all-to-alls) of one step; `link` is (scale-up bytes/s per direction, domain size).
 
     - Tensor parallelism: all-reduces of the rank's tokens' hidden states in 16-bit, two per
@@ -174,6 +182,8 @@ def _communication(model: ModelConfig, sc: ServingScenario, link: tuple[float, i
     if sc.gpus == 1 or link is None:
         return 0.0, 0, 0
     bandwidth, domain = link
+    if not scale_out:  # the bound: an ideal fabric, every GPU on the scale-up link
+        domain = max(domain, sc.gpus)
     h, layers, n = model.hidden_size, model.num_layers, sc.tensor_parallel
     moe_layers = sum(c for layer, c in model.layer_groups if layer.mlp.is_moe)
     total = 0.0
@@ -217,7 +227,8 @@ def _part(
         add(ATTN_DECODE, decode_b * t.attention_per_request[0], decode_b * t.attention_per_request[1])
     if prompt:
         add(ATTN_PREFILL, *t.prompt_attention)
-    return np.concatenate(cats), np.concatenate(comps), np.concatenate(mems), t.link_s_per_token * tokens
+    link = (t.link_s_per_token * tokens, t.link_est_s_per_token * tokens)
+    return np.concatenate(cats), np.concatenate(comps), np.concatenate(mems), link
 
 
 def _combine(parts: list, weights: list[float], t: _Template, layers: int) -> StepCost:
@@ -226,7 +237,8 @@ def _combine(parts: list, weights: list[float], t: _Template, layers: int) -> St
         np.concatenate([np.full(len(p[0]), w) for p, w in zip(parts, weights, strict=True)]),
         np.concatenate([p[1] for p in parts]),
         np.concatenate([p[2] for p in parts]),
-        float(sum(p[3] * w for p, w in zip(parts, weights, strict=True))),
+        float(sum(p[3][0] * w for p, w in zip(parts, weights, strict=True))),
+        float(sum(p[3][1] * w for p, w in zip(parts, weights, strict=True))),
         t.messages,
         t.exchanges,
         layers,
