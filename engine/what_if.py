@@ -30,12 +30,26 @@ MEMORY_GB = (0.001, 1e6)
 UNSTATED_MEMORY_BYTES = 1e15
 
 
+# the short form's parts, as its message names them (the part's code: engine_what_if_part_<code>)
+PARTS = {"bandwidth (TB/s)": "bandwidth", "bf16 TFLOP/s": "tflops", "memory (GB)": "memory", "vector TFLOP/s": "vector"}
+
+
 def _number(field: str, text: str, what: str, bounds: tuple[float, float], whole: str) -> float:
     t = text.strip().lower()
     value = float(t) if NUMBER.match(t) else math.nan
     if not math.isfinite(value) or not bounds[0] <= value <= bounds[1]:
         raise EngineInputError(
-            field, f"{what} {text!r} in {whole!r} is not a number in [{bounds[0]:g}, {bounds[1]:g}]", FORMAT
+            field,
+            f"{what} {text!r} in {whole!r} is not a number in [{bounds[0]:g}, {bounds[1]:g}]",
+            FORMAT,
+            code="what_if_number",
+            params={
+                "part": PARTS[what],
+                "value": text,
+                "text": whole,
+                "low": f"{bounds[0]:g}",
+                "high": f"{bounds[1]:g}",
+            },
         )
     return value
 
@@ -43,19 +57,39 @@ def _number(field: str, text: str, what: str, bounds: tuple[float, float], whole
 def parse_what_if(text: str, field: str = "xhw") -> Accelerator:
     """One what-if accelerator; EngineInputError names `field`, the bad part and the format."""
     if not isinstance(text, str) or not 1 <= len(text) <= 200:
-        raise EngineInputError(field, f"{text!r} is not a what-if accelerator", FORMAT)
+        raise EngineInputError(
+            field,
+            f"{text!r} is not a what-if accelerator",
+            FORMAT,
+            code="what_if_text",
+            params={"text": str(text)[:200]},
+        )
     parts = text.split(":")
     if len(parts) not in (3, 4, 5):
-        raise EngineInputError(field, f"{text!r} has {len(parts)} part(s), not 3, 4 or 5", FORMAT)
+        raise EngineInputError(
+            field,
+            f"{text!r} has {len(parts)} part(s), not 3, 4 or 5",
+            FORMAT,
+            code="what_if_parts",
+            params={"text": text, "n": len(parts)},
+        )
     name = parts[0].strip()
     if not NAME.match(name):
         raise EngineInputError(
             field,
             f"name {name!r} in {text!r} must be 1-48 lower-case letters, digits, '.' or single '-'",
             FORMAT,
+            code="what_if_name",
+            params={"name": name, "text": text},
         )
     if name in catalogue():
-        raise EngineInputError(field, f"name {name!r} is a catalogue id; a what-if needs its own name", FORMAT)
+        raise EngineInputError(
+            field,
+            f"name {name!r} is a catalogue id; a what-if needs its own name",
+            FORMAT,
+            code="what_if_catalogue_id",
+            params={"name": name},
+        )
     bandwidth = _number(field, parts[1], "bandwidth (TB/s)", BANDWIDTH_TB_S, text)
     tflops = _number(field, parts[2], "bf16 TFLOP/s", TFLOPS, text)
     # memory may be left empty when a vector figure follows (`fast:3.35:1979::134`)
@@ -102,7 +136,9 @@ def derive_what_if(base: Accelerator, flops_scale: float = 1.0, bandwidth_scale:
     `h100-sxm5-2xflops`; the capacity is the card's own."""
     for what, scale in (("flops_scale", flops_scale), ("bandwidth_scale", bandwidth_scale)):
         if not (isinstance(scale, (int, float)) and math.isfinite(scale) and 0.01 <= scale <= 100):
-            raise EngineInputError(what, f"{scale!r} is not a factor in [0.01, 100]")
+            raise EngineInputError(
+                what, f"{scale!r} is not a factor in [0.01, 100]", code="what_if_factor", params={"value": repr(scale)}
+            )
     changes = [f"{s:g}x{w}" for s, w in ((flops_scale, "flops"), (bandwidth_scale, "bw")) if s != 1]
     name = f"{base.id}-{'-'.join(changes) if changes else 'same'}"[:48].rstrip("-.")
     tflops = base.tensor_roof("bf16")[1] / 1e12 * flops_scale

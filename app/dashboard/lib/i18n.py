@@ -86,7 +86,11 @@ def reason(text: object, lang: str) -> str:
     """Why a value was refused, in the page's language: a `Why` (lib/params.py) from its code
     in the catalogue; an engine message's text through REASONS_ZH."""
     code = getattr(text, "code", None)
-    if code is not None:
+    if isinstance(text, Exception):  # the engine's: its code when it has one, else its words
+        if code is not None and f"engine_{code}" in CATALOGUES["en"]:
+            return engine_message(text, lang)
+        text = str(text)
+    elif code is not None:
         params = dict(text.params)
         if code == "engine":
             params["text"] = reason(str(params.get("text", "")), lang)
@@ -97,6 +101,14 @@ def reason(text: object, lang: str) -> str:
     for pattern, replacement in REASONS_ZH:
         text = pattern.sub(replacement, text)
     return text
+
+
+def engine_message(error: Exception, lang: str) -> str:
+    """An engine error from its code and parameters (engine/errors.py), in the page's language."""
+    params = {**error.params, "format": t("what_if_short_form", lang)}
+    if "part" in params:
+        params["part"] = t(f"what_if_part_{params['part']}", lang)
+    return t(f"engine_{error.code}", lang, **params)
 
 
 def t(key: str, lang: str, **values: object) -> str:

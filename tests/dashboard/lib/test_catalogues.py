@@ -5,8 +5,12 @@ English word left in it (units, ids and names aside)."""
 import re
 import string
 
+import pytest
+
 from app.dashboard.lib.i18n import CATALOGUES, LANGS, reason, t
 from app.dashboard.lib.params import Why
+from engine.errors import EngineInputError
+from engine.what_if import derive_what_if, parse_what_if
 
 from .test_i18n import untranslated
 
@@ -44,3 +48,22 @@ def test_a_typed_box_is_told_in_its_own_words():
     assert "你输入了 0" in zh and "仍显示 8,192" in zh and not untranslated(zh.removeprefix("M "))  # M: a name
     for key in ("batch_invalid", "context_invalid"):
         assert "{typed}" in CATALOGUES["en"][key] and "{typed}" in CATALOGUES["zh"][key]
+
+
+@pytest.mark.parametrize("text", ["x:abc:1", "x:1", "h100-sxm5:2:500", "BAD:1:1", "x:1:1:-5", "x:1:1:80:nan", ""])
+def test_engine_errors_are_said_from_their_code_in_both_languages(text):
+    with pytest.raises(EngineInputError) as caught:
+        parse_what_if(text)
+    error = caught.value
+    assert error.code and f"engine_{error.code}" in CATALOGUES["en"] and error.params["field"] == "xhw"
+    en, zh = reason(error, "en"), reason(error, "zh")
+    assert en != zh and "<name>:<bandwidth TB/s>" in en  # the format, in the box's words
+    assert not untranslated(re.sub(r"'[^']*'|<[^>]*>", "", zh)), zh  # values and the format's slots aside
+
+
+def test_a_scale_factor_error_has_its_code_too():
+    from engine.hardware import get_accelerator
+
+    with pytest.raises(EngineInputError) as caught:
+        derive_what_if(get_accelerator("h100-sxm5"), 0, 1)
+    assert caught.value.code == "what_if_factor" and "倍数" in reason(caught.value, "zh")

@@ -125,7 +125,7 @@ def add_what_if(text: object, current: object, hardware: object, context: object
     try:
         parse_what_if(text)
     except EngineInputError as exc:
-        return {**refused, "error": reason(str(exc), lang)}
+        return {**refused, "error": reason(exc, lang)}
     chosen = list(({w.split(":", 1)[0]: w for w in current} | {text.split(":", 1)[0]: text}).values())
     known = catalogue()
     taken = len({h for h in hardware if isinstance(h, str) and h in known}) if isinstance(hardware, list) else 0

@@ -168,7 +168,7 @@ def add_what_if(add, derive, text, base, flops_scale, bandwidth_scale, current, 
         text = text.strip() if isinstance(text, str) else ""
         parse_what_if(text)
     except EngineInputError as exc:
-        return {**refused, "error": reason(str(exc), _lang(flags))}
+        return {**refused, "error": reason(exc, _lang(flags))}
     names = {w.split(":", 1)[0]: w for w in current}
     names[text.split(":", 1)[0]] = text  # the same name again: the new numbers replace the old
     chosen = list(names.values())

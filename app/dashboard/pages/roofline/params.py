@@ -74,7 +74,7 @@ def valid_what_ifs(texts: list, bad) -> tuple[str, ...]:
         try:
             accelerator = parse_what_if(text)
         except EngineInputError as exc:
-            bad("xhw", text, str(exc).removeprefix("xhw: "))
+            bad("xhw", text, exc)  # its code and parameters: said in the page's language
             continue
         if accelerator.id in good:
             bad("xhw", text, Why("what_if_twice", {"name": accelerator.id}))

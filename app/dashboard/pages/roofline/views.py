@@ -135,7 +135,7 @@ def roofline(view: View) -> tuple[dict, dict | None]:
         grid = slider_grid(view)  # its extent sets the axes (cached: an export asking again costs nothing)
         data = view_data(view)
     except EngineInputError as exc:  # e.g. a TP degree that does not divide the heads
-        return message_figure(t("error", view.lang, message=reason(str(exc), view.lang))), None
+        return message_figure(t("error", view.lang, message=reason(exc, view.lang))), None
     published = published_on(view) if view.published else None
     figure = roofline_figure(
         data["analysis"]["results"],
@@ -246,7 +246,7 @@ def panels(view: View) -> dict:
     try:
         data = view_data(view)
     except EngineInputError as exc:
-        message = html.P(t("error", lang, message=reason(str(exc), lang)), className="error", role="alert")
+        message = html.P(t("error", lang, message=reason(exc, lang)), className="error", role="alert")
         return _empty_panels(view, message)
     results = data["analysis"]["results"]
     notices = view_refusals(view, lang)  # a refused box says what the page still shows
