@@ -192,12 +192,25 @@ class TrainingSetup:
                 f"{self.tokens_per_step} is not a whole number of {self.sequence_length}-token sequences "
                 f"on each of {self.gpus} GPUs",
                 f"a multiple of gpus x sequence_length = {per_step}",
+                code="train_tokens_whole",
+                params={
+                    "tokens": self.tokens_per_step,
+                    "seq": self.sequence_length,
+                    "gpus": self.gpus,
+                    "per_step": per_step,
+                },
             )
         if self.sequences_per_gpu > MAX_SEQUENCES_PER_GPU:
             raise EngineInputError(
                 "tokens_per_step",
                 f"{self.tokens_per_step:,} tokens is {self.sequences_per_gpu:,} sequences per GPU per step",
                 f"at most {MAX_SEQUENCES_PER_GPU:,} sequences per GPU per step",
+                code="train_max_sequences",
+                params={
+                    "tokens": f"{self.tokens_per_step:,}",
+                    "sequences": f"{self.sequences_per_gpu:,}",
+                    "max": f"{MAX_SEQUENCES_PER_GPU:,}",
+                },
             )
         if self.micro_batch_size is not None:
             _int("micro_batch_size", self.micro_batch_size, 1, self.sequences_per_gpu)
@@ -205,6 +218,8 @@ class TrainingSetup:
                 raise EngineInputError(
                     "micro_batch_size",
                     f"{self.micro_batch_size} does not divide the {self.sequences_per_gpu} sequences per GPU",
+                    code="train_micro_batch",
+                    params={"micro": self.micro_batch_size, "sequences": self.sequences_per_gpu},
                 )
         if self.bus_bandwidth_bytes_per_s is not None:
             _pos(

@@ -67,3 +67,24 @@ def test_a_scale_factor_error_has_its_code_too():
     with pytest.raises(EngineInputError) as caught:
         derive_what_if(get_accelerator("h100-sxm5"), 0, 1)
     assert caught.value.code == "what_if_factor" and "倍数" in reason(caught.value, "zh")
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        {"tokens_per_step": 262144, "micro_batch_size": 3},  # 8 sequences per GPU: 3 does not divide them
+        {"tokens_per_step": 262145},  # not whole sequences
+        {"gpus": 1, "sequence_length": 1, "tokens_per_step": 2**21},  # over the sequences per GPU limit
+    ],
+)
+def test_training_errors_are_said_from_their_code(setup):
+    from engine.training import TrainingSetup
+
+    with pytest.raises(EngineInputError) as caught:
+        TrainingSetup(**({"gpus": 8, "sequence_length": 4096, "step_time_s": 3.64} | setup))
+    error = caught.value
+    assert error.code and f"engine_{error.code}" in CATALOGUES["zh"]
+    zh = reason(error, "zh")
+    assert zh.startswith(error.params["field"] + "：") and not untranslated(
+        zh.split("：", 1)[1].replace("gpus x sequence_length", "")
+    )

@@ -285,7 +285,7 @@ def compute(a: TrainArgs, lang: str = "en") -> tuple[dict | None, dict | None, s
         setup = TrainingSetup(**setup_fields(a))
         result = training_lab(model, hw, setup)
     except EngineInputError as error:  # e.g. more than MAX_SEQUENCES_PER_GPU sequences per GPU
-        return None, None, reason(str(error), lang)
+        return None, None, reason(error, lang)
     fix = result["smallest_fix"]
     fix_bill = None
     if fix is not None:
