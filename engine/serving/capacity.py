@@ -18,7 +18,7 @@ from ..errors import EngineInputError
 from ..hardware import Accelerator
 from ..memory import activation_bytes_per_sequence, kv_bytes_per_sequence
 from ..model import ModelConfig
-from .scenario import ServingScenario
+from .scenario import ServingScenario, shard_degree
 
 GIB = 2**30
 
@@ -29,7 +29,7 @@ def routed_expert_params(model: ModelConfig) -> float:
 
 
 def weights_bytes_per_gpu(model: ModelConfig, sc: ServingScenario) -> float:
-    shard = model.shard(sc.tensor_parallel)
+    shard = model.shard(shard_degree(model.num_heads, sc.tensor_parallel))
     experts = routed_expert_params(model)
     rest = shard.num_params - routed_expert_params(shard)
     return (rest + experts / (sc.moe_tensor_parallel * sc.expert_parallel)) * sc.widths.weight
@@ -50,7 +50,7 @@ class Capacity:
 def capacity(model: ModelConfig, hw: Accelerator, sc: ServingScenario) -> Capacity:
     """Running batch = min(concurrency, what fits); raises when not even the weights and one
     request fit (no answer would mean anything)."""
-    shard = model.shard(sc.tensor_parallel)
+    shard = model.shard(shard_degree(model.num_heads, sc.tensor_parallel))
     w = sc.widths
     weights = weights_bytes_per_gpu(model, sc)
     usable = hw.memory_bytes * sc.memory_utilization

@@ -25,7 +25,7 @@ from ..hardware import Accelerator
 from ..model import ModelConfig
 from .calibration import Calibration, load_calibration
 from .capacity import capacity
-from .scenario import ServingScenario
+from .scenario import ServingScenario, shard_degree
 from .step import ATTN_DECODE, ATTN_PREFILL, EXPERT, StepCost, serving_steps
 
 
@@ -151,7 +151,7 @@ def serving_estimate(
             "rows": cal.data["fitted_on"]["rows"],
             "parameters": p,
         },
-        "warnings": _warnings(sc, hw, cal, family, cap),
+        "warnings": _warnings(model, sc, hw, cal, family, cap),
     }
     if check_finite:
         ensure_finite(result)
@@ -187,7 +187,9 @@ def _memory(cap) -> dict:
     }
 
 
-def _warnings(sc: ServingScenario, hw: Accelerator, cal: Calibration, family: str | None, cap) -> list[str]:
+def _warnings(
+    model: ModelConfig, sc: ServingScenario, hw: Accelerator, cal: Calibration, family: str | None, cap
+) -> list[str]:
     out = []
     if cap.queued:
         out.append(cap.reason)
@@ -196,7 +198,14 @@ def _warnings(sc: ServingScenario, hw: Accelerator, cal: Calibration, family: st
             f"{hw.id} is in no calibrated accelerator family ({', '.join(cal.families)}): the estimate uses "
             "the global parameters; expect a larger error than the README's table"
         )
-    domain = getattr(hw, "nvlink_domain_size", None) or getattr(hw, "scale_up_domain_size", None)
+    heads = model.num_heads
+    if heads % sc.tensor_parallel:
+        n = shard_degree(heads, sc.tensor_parallel)
+        out.append(
+            f"tensor_parallel {sc.tensor_parallel} does not divide the {heads} attention heads: the busiest GPU "
+            f"holds {heads // n} of them, counted as tensor parallel {n} for attention and the dense layers"
+        )
+    domain = getattr(hw, "scale_up_domain_size", None)
     if isinstance(domain, int) and sc.gpus > domain:
         out.append(
             f"{sc.gpus} GPUs exceed {hw.id}'s {domain}-GPU scale-up domain: the link time uses the scale-up "

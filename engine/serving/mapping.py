@@ -93,33 +93,9 @@ def read_rows(path: str | Path = TRAINING_CSV) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-# Until the catalogue resolves Hugging Face ids itself, the releases whose architecture a preset
-# already describes (a fine-tune or a quantised release keeps its base architecture).
-_ALIASES = {
-    "meta-llama/llama-3.1-8b": "llama-3.1-8b",
-    "meta-llama/llama-3.1-8b-instruct": "llama-3.1-8b",
-    "nvidia/llama-3.1-8b-instruct-fp8": "llama-3.1-8b",
-    "meta-llama/llama-3.1-70b": "llama-3.1-70b",
-    "meta-llama/llama-3.1-70b-instruct": "llama-3.1-70b",
-    "openai/gpt-oss-120b": "gpt-oss-120b",
-    "qwen/qwen3-235b-a22b": "qwen3-235b-a22b",
-    "qwen/qwen3-235b-a22b-fp8": "qwen3-235b-a22b",
-    "deepseek-ai/deepseek-v3": "deepseek-v3",
-    "deepseek-ai/deepseek-r1": "deepseek-v3",
-    "nvidia/deepseek-r1-nvfp4": "deepseek-v3",
-    "nvidia/deepseek-v3.1-nvfp4": "deepseek-v3",
-}
-
-
 def resolve_model(name: str):
-    """A model by preset id or Hugging Face repo id (the catalogue's resolver first)."""
-    from ..errors import UnknownIdError
+    """A model by preset id or Hugging Face repo id (engine.model_catalog's resolver: a
+    quantised release resolves to its base architecture)."""
     from ..model_catalog import get_model
 
-    try:
-        return get_model(name)
-    except UnknownIdError:
-        alias = _ALIASES.get(str(name).lower())
-        if alias is None:
-            raise
-        return get_model(alias)
+    return get_model(name)

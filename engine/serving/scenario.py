@@ -101,3 +101,16 @@ class ServingScenario:
             raise EngineInputError(
                 "expert_parallel", f"{self.expert_parallel} exceeds the model's {num_experts} experts"
             )
+
+
+def shard_degree(num_heads: int, tensor_parallel: int) -> int:
+    """The tensor-parallel degree the per-GPU counts use. When tensor_parallel divides the heads,
+    or is 8 or less (ModelConfig.shard then refuses it, naming tensor_parallel), itself. Past a
+    board (TP 72 on NVL72 with 64 or 128 heads, as in the measured set) the busiest GPU holds
+    ceil(heads / TP) heads, the same as under the largest degree that divides the heads and
+    gives it no fewer: that degree is used for attention and the dense layers (their weights per
+    GPU are then counted slightly high), while the all-reduces still run over all the GPUs."""
+    if num_heads % tensor_parallel == 0 or tensor_parallel <= 8:
+        return tensor_parallel  # within a board, a TP that does not divide the heads is refused
+    per_gpu = -(-num_heads // tensor_parallel)
+    return max(d for d in range(1, tensor_parallel + 1) if num_heads % d == 0 and num_heads // d >= per_gpu)

@@ -34,7 +34,7 @@ from ..hardware import Accelerator
 from ..model import ModelConfig
 from ..ops import Op, linear
 from ..transformer import STREAM_BYTES, Widths, _mlp_block, decode_ops, prefill_ops
-from .scenario import ServingScenario
+from .scenario import ServingScenario, shard_degree
 
 # Op categories: the estimate scales each one with its own achieved fraction.
 DENSE, EXPERT, ATTN_DECODE, ATTN_PREFILL = 0, 1, 2, 3
@@ -108,7 +108,7 @@ class _Template:
 
 @lru_cache(maxsize=512)
 def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, shape: ServingScenario) -> _Template:
-    shard = model.shard(shape.tensor_parallel)
+    shard = model.shard(shard_degree(model.num_heads, shape.tensor_parallel))
     w = shape.widths
     decode_att = [op for op in decode_ops(shard, 1, shape.mean_context, w) if op.name.startswith("attention")]
     prompt_att = [op for op in prefill_ops(shard, 1, shape.input_tokens, w) if op.name.startswith("attention")]

@@ -121,3 +121,13 @@ def test_every_training_row_maps_and_the_bound_is_below_it_or_flagged():
     assert above == len(flagged)
     assert above <= 0.01 * len(rows)  # the measured runs that beat the roofs are few
     assert report["overall"]["tpot_median_abs_error"] < report["overall"]["bound"]["tpot_median_abs_error"]
+
+
+def test_tp_past_a_board_that_does_not_divide_the_heads_is_answered_with_a_warning():
+    # TP 72 on an NVL72 system with DeepSeek-R1's 128 heads: the busiest GPU holds 2 heads,
+    # as under TP 64; the all-reduces still run over 72 GPUs.
+    kw = dict(concurrency=64, moe_tensor_parallel=8, expert_parallel=9, weight_dtype="fp8", compute_dtype="fp8",
+              kv_dtype="fp8")  # fmt: skip
+    r72 = answer("deepseek-r1", "gb300", tensor_parallel=72, **kw)
+    assert r72["gpus"] == 72 and r72["bound"]["tpot_s"] > 0
+    assert any("does not divide the 128 attention heads" in w and "64" in w for w in r72["warnings"])
