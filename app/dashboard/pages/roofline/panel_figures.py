@@ -14,6 +14,42 @@ from app.dashboard.lib.uids import uid
 GIB = 2**30  # memory footprints read in GiB, as nvidia-smi and an "80GB" card mean them
 
 
+def _capacity_ticks(mem: list[dict], names: list[str], lang: str, colors: dict) -> list[dict]:
+    """Each card's capacity, a tick in the text colour; and where a serving engine fills less of
+    it (memory_utilization), the usable share, a shorter muted tick."""
+    data = []
+    data.append(
+        {
+            "type": "scatter",
+            "uid": uid("memory", "capacity"),
+            "name": t("capacity", lang),
+            "y": names,
+            "x": [m["capacity_bytes"] / GIB for m in mem],
+            "mode": "markers",
+            # in the text colour: a red tick vanished on the red bar of a card that does not fit
+            "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": colors["font"]}},
+            "hovertemplate": f"{t('capacity', lang)} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
+        }
+    )
+    usable = [m["usable_bytes"] / GIB for m in mem]
+    if any(u < m["capacity_bytes"] / GIB for u, m in zip(usable, mem, strict=True)):
+        share = t("usable_share", lang, u=f"{mem[0]['usable_bytes'] / mem[0]['capacity_bytes']:.2g}")
+        data.append(
+            {
+                "type": "scatter",
+                "uid": uid("memory", "usable"),
+                "name": share,
+                "y": names,
+                "x": usable,
+                "mode": "markers",
+                # a shorter, muted tick: what fits and max batch are measured against
+                "marker": {"symbol": "line-ns", "size": 16, "line": {"width": 3, "color": colors["muted"]}},
+                "hovertemplate": f"{share} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
+            }
+        )
+    return data
+
+
 def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", present: bool = False) -> dict:
     """Stacked bars of weights / KV cache / activations, in GiB, against each accelerator's
     capacity and the usable share a serving engine fills (capacity x memory_utilization)."""
@@ -46,35 +82,7 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
                 "hovertemplate": f"{t(key, lang)} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
             }
         )
-    data.append(
-        {
-            "type": "scatter",
-            "uid": uid("memory", "capacity"),
-            "name": t("capacity", lang),
-            "y": names,
-            "x": [m["capacity_bytes"] / GIB for m in mem],
-            "mode": "markers",
-            # in the text colour: a red tick vanished on the red bar of a card that does not fit
-            "marker": {"symbol": "line-ns", "size": 26, "line": {"width": 3, "color": colors["font"]}},
-            "hovertemplate": f"{t('capacity', lang)} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
-        }
-    )
-    usable = [m["usable_bytes"] / GIB for m in mem]
-    if any(u < m["capacity_bytes"] / GIB for u, m in zip(usable, mem, strict=True)):
-        share = t("usable_share", lang, u=f"{mem[0]['usable_bytes'] / mem[0]['capacity_bytes']:.2g}")
-        data.append(
-            {
-                "type": "scatter",
-                "uid": uid("memory", "usable"),
-                "name": share,
-                "y": names,
-                "x": usable,
-                "mode": "markers",
-                # a shorter, muted tick: what fits and max batch are measured against
-                "marker": {"symbol": "line-ns", "size": 16, "line": {"width": 3, "color": colors["muted"]}},
-                "hovertemplate": f"{share} %{{x:.3~g}} GiB<extra>%{{y}}</extra>",
-            }
-        )
+    data += _capacity_ticks(mem, names, lang, colors)
     layout = base_layout(lang, theme, present)
     layout.update(
         {
