@@ -26,6 +26,8 @@
       sync: function (link, values) {
         if (!link || typeof link.template !== "string") return nu();
         pointTabs(link.tabs, values);
+        // the scenario's file name for the image exports, its slider slots filled (state.export_name)
+        if (typeof link.export === "string") window.llmRooflineExportName = fill(link.export, values);
         const query = fill(link.template, values);
         const url = window.location.pathname + "?" + query;
         // in a wiki iframe the embedding stays in the address; "Open full view" leaves it out

@@ -31,12 +31,14 @@
 
   let settleSeq = 0;
 
-  // roofline-llama-3-8b-h100-sxm5-b32-t4096: a downloaded image names its scenario (the same
-  // rule as state.export_name for the server's downloads).
+  // roofline-llama-3-8b-h100-sxm5+h200-sxm-b32-t4096-prec-fp8: a downloaded image names its
+  // scenario by every non-default part, the name the server writes for its own downloads
+  // (state.export_name, handed over with the link as a template that url.sync fills in).
   function exportName() {
+    if (window.llmRooflineExportName) return window.llmRooflineExportName;
     const q = new URLSearchParams(window.location.search);
-    const first = (q.get("hw") || "none").split(",")[0];
-    return ["roofline", q.get("model") || "custom", first, "b" + q.get("batch"), "t" + q.get("ctx")].join("-");
+    const hw = (q.get("hw") || "none").split(",").join("+");
+    return ["roofline", q.get("model") || "custom", hw, "b" + q.get("batch"), "t" + q.get("ctx")].join("-");
   }
   window.llmRoofline = {exportName: exportName};
 

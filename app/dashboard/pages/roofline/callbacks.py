@@ -19,7 +19,7 @@ from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.i18n import reason, t
 from app.dashboard.pages.roofline.controls_state import view_from_controls, view_inputs, view_states
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, TABS
-from app.dashboard.pages.roofline.state import View, pin_query, shared_query, to_query, view_model
+from app.dashboard.pages.roofline.state import View, export_template, pin_query, shared_query, to_query, view_model
 from app.dashboard.pages.roofline.tables import OPS_KEYS, ops_body, sorted_by
 from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel, panels, roofline
 from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_options
@@ -47,6 +47,7 @@ def link_data(view: View, trigger: object = None) -> dict:
         "template": to_query(view, template=True),
         "tabs": {tab: "?" + shared_query(view, tab) for tab in TABS},
         "push": trigger in DISCRETE,
+        "export": export_template(view),  # the downloads' name, with the same slots
     }
 
 

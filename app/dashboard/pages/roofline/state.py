@@ -4,6 +4,7 @@ canonical link is written from the same table."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl
 
@@ -206,8 +207,36 @@ def model_spec(view: View) -> object:
     return view.custom_config if view.model == "custom" and view.custom_config else view.model
 
 
+# Left out of a file name: how the page looks, not what it computes (and the pin and a custom
+# config, too long for a name); the model, accelerators, batch and context lead every name.
+EXPORT_SKIP_NAMES = (
+    *("tab", "lang", "theme", "present", "embed", "controls", "pin", "cfg"),
+    *("hw", "model", "batch", "ctx"),
+)
+MAX_EXPORT_NAME = 180
+
+
+def export_skip() -> dict:
+    """What an export's name leaves out: the names above and every parameter at its default."""
+    return {"names": list(EXPORT_SKIP_NAMES), "pairs": [f"{k}={v}" for k, v in parse_qsl(to_query(View()))]}
+
+
 def export_name(view: View, kind: str) -> str:
-    """roofline-llama-3-8b-h100-sxm5-b32-t4096: what a downloaded file shows, in its name."""
+    """roofline-llama-3-8b-h100-sxm5+h200-sxm-b32-t4096-prec-fp8-tp-2: what a downloaded file
+    shows, in its name. Every non-default part of the link is named, so an fp8 and a bf16 export,
+    or two TP degrees, never overwrite each other."""
+    if view.kv_heads is not None and view.model != "custom" and view.kv_heads == get_model(view.model).num_kv_heads:
+        view = replace(view, kv_heads=None)  # the model's own KV heads are no choice (the link leaves them out)
     model = "custom" if view.model == "custom" else view.model
-    first = view.hardware[0] if view.hardware else "none"
-    return f"{kind}-{model}-{first}-b{view.batch}-t{view.context}"
+    hardware = "+".join(view.hardware) or "none"
+    parts = [kind, model, hardware, f"b{view.batch}", f"t{view.context}"]
+    skip = export_skip()
+    for name, value in parse_qsl(to_query(view)):
+        if name not in skip["names"] and f"{name}={value}" not in skip["pairs"]:
+            parts.append(f"{name}-{value}")
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", "-".join(parts))[:MAX_EXPORT_NAME]
+
+
+def export_template(view: View, kind: str = "roofline") -> str:
+    """export_name with `{batch}`/`{ctx}` slots, for the browser to fill as the sliders move."""
+    return export_name(view, kind).replace(f"-b{view.batch}-t{view.context}", "-b{batch}-t{ctx}", 1)
