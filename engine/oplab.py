@@ -48,7 +48,12 @@ DEFAULT_CHAIN_OP = "scale"
 
 def _int(field: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EngineInputError(f"op.{field}", f"{value!r} is not an integer in [{low}, {high}]")
+        raise EngineInputError(
+            f"op.{field}",
+            f"{value!r} is not an integer in [{low}, {high}]",
+            code="op_int",
+            params={"value": repr(value)[:40], "low": f"{low:,}", "high": f"{high:,}"},
+        )
     return value
 
 
@@ -161,10 +166,15 @@ class Conv2dSpec:
                 f"in_channels {self.in_channels} and out_channels {self.out_channels} must both be divisible "
                 f"by groups {self.groups}",
                 "a common divisor; groups = in_channels = out_channels is depthwise",
+                code="conv_groups",
+                params={"cin": self.in_channels, "cout": self.out_channels, "groups": self.groups},
             )
         if self.out_height < 1 or self.out_width < 1:
             raise EngineInputError(
-                "op.kernel", f"kernel {self.kernel} is larger than the padded input {self.height}x{self.width}"
+                "op.kernel",
+                f"kernel {self.kernel} is larger than the padded input {self.height}x{self.width}",
+                code="conv_kernel",
+                params={"kernel": self.kernel, "height": self.height, "width": self.width},
             )
 
     # Output size: floor((H + 2p - k) / s) + 1 (PyTorch Conv2d docs, dilation 1).

@@ -311,7 +311,7 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
         spec_of(state)
     except EngineInputError as exc:  # the fields disagree (groups, kernel > input, too many kernels)
         given = ",".join(f"{n}={values[n]}" for n in FIELDS_OF[state.op] if n in values) or state.op
-        notices.append((exc.field, given[:40], str(exc)))
+        notices.append((exc.field, given[:40], exc))  # said from its code where it has one
         state = replace(
             OpsState(), op=state.op, model=state.model, overhead_us=state.overhead_us, what_if=state.what_if
         )

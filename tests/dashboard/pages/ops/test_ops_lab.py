@@ -159,7 +159,8 @@ def test_fields_that_disagree_fall_back_with_the_engine_reason():
     # 100 in-channels are not divisible by 3 groups: the engine says so, the view is the default conv
     state, notices = state_of("tab=ops&op=conv2d&cin=100&groups=3")
     assert state.op == "conv2d" and state.groups == OpsState.groups
-    assert any("divisible" in why for _, _, why in notices)
+    assert any("divisible" in reason(why, "en") for _, _, why in notices)
+    assert any("整除" in reason(why, "zh") for _, _, why in notices)  # conv2d's errors, in Chinese too
     # 32 ops x 1000 repeats is more kernels than the engine accepts
     state, notices = state_of("tab=ops&op=elementwise&ops=" + ",".join(["add"] * 32) + "&count=1000")
     assert state.count == OpsState.count and notices
@@ -454,7 +455,7 @@ def test_hostile_what_ifs_are_ignored_with_the_engine_reason(text):
     state, notices = parse_args([("op", "gemm"), ("xhw", text)])
     assert state.what_if == ()
     assert [n for n, _, _ in notices] == ["xhw"] and all(len(v) <= 40 for _, v, _ in notices)
-    assert FORMAT in notices[0][2]  # the engine's message names the format
+    assert FORMAT in reason(notices[0][2], "en")  # the engine's message names the format
     page = text_of(ops_layout.page(View(tab="ops", lab_args=(("xhw", text),))))
     assert "xhw" in page and FORMAT in page
 
@@ -499,9 +500,9 @@ def test_the_add_control_names_the_format_and_keeps_the_limit():
         out = add_what_if(bad, [], ["h100-sxm5"], {"lang": "en"})
         assert FORMAT in out["error"] and all(out[k] is no_update for k in ("options", "value", "text"))
     error = add_what_if("h100-sxm5:2:500", [], [], {"lang": "zh"})["error"]
-    assert "是目录中的加速器 id" in error and "（允许：" in error  # the engine's message, in Chinese
+    assert "是目录中的加速器 id" in error and "（格式：<名称>:" in error  # from the engine's code, in Chinese
     zh = text_of(ops_layout.page(View(tab="ops", lang="zh", lab_args=(("xhw", "x:abc:1"), ("m", "0")))))
-    assert "不是以下范围内的数" in zh and "不是 1..16777216 之间的整数" in zh
+    assert "的带宽（TB/s） 'abc' 不是 [0.001, 1000] 之间的数" in zh and "不是 1..16777216 之间的整数" in zh
     full = [f"w{i}:1:100" for i in range(5)]
     out = add_what_if("x:1:1", full, ["h100-sxm5", "h200-sxm", "rtx-4090"], {"lang": "zh"})
     assert out["error"] == STRINGS["what_if_limit"]["zh"].format(n=8)
