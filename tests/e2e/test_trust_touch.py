@@ -1,6 +1,8 @@
 """Trust at first touch, in the browser: memory in GiB with the usable share, typed values that
 fail say so, published runs only of the chosen model and precision, success not in error red."""
 
+import re
+
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import traces, wait_for_figure
@@ -98,3 +100,17 @@ def test_gpt_oss_ships_in_mxfp4_said_by_its_name(page: Page, base_url):
     notice = page.locator("#model-notice")
     expect(notice).to_contain_text("gpt-oss-20b ships in MXFP4: precision set to int4.")
     assert "released in int4" not in notice.inner_text()
+
+
+def test_an_empty_chart_says_why_and_hollow_is_explained(page: Page, base_url):
+    """DeepSeek-V3 (fp8, as released) at TP 1: no curve on Throughput vs interactivity, and a
+    sentence per card instead of bare axes: the smallest TP that fits on a B200; none on an H100
+    (671 GB of weights against 8 x 0.9 x 80 GiB); the symbol line says what hollow means."""
+    page.goto(base_url + "/?hw=b200,h100-sxm5&model=deepseek-v3&tp=1")
+    wait_for_figure(page)
+    note = page.locator("#interactivity-graph .annotation-text")
+    expect(note).to_have_attribute("data-unformatted", re.compile("one sequence does not fit at TP 1; the smallest"))
+    text = note.get_attribute("data-unformatted")
+    assert "B200 (HGX B200, per GPU): one sequence does not fit at TP 1; the smallest that fits is TP 4." in text
+    assert "H100 SXM5 80GB: one sequence does not fit at TP 1, nor at any TP degree this card offers." in text
+    expect(page.locator("#roofline-graph .legendtitletext")).to_contain_text("hollow: does not fit in memory")

@@ -240,7 +240,8 @@ def _figure_layout(
         "y": 0.01,
         "yanchor": "bottom",
         "x": 0,
-        "title": kind_legend(lang, colors, kinds | {"ridge"}, layout["font"]["size"] - 1),
+        # "hollow" always: a slider can move any point past what fits, without a server round trip
+        "title": kind_legend(lang, colors, kinds | {"ridge", "hollow"}, layout["font"]["size"] - 1),
     }
     # the foot holds the symbol line and the accelerators' entries, about three to a row (two in
     # presentation mode's larger font): eight accelerators need more rows than three do
@@ -374,6 +375,7 @@ KIND_GLYPHS = {
     "measured_decode": "★",
     "ridge": "✕",
     "ghost": "◌",
+    "hollow": "○",
 }
 
 
@@ -385,6 +387,7 @@ KIND_LEGEND = (
     ("measured_decode", "measured_point"),
     ("ridge", "ridge_kind"),
     ("ghost", "ghost_kind"),
+    ("hollow", "hollow_kind"),  # a hollow point: that batch and context do not fit in memory
 )
 
 

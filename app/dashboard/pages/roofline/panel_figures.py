@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.markup import plotly_names
+from app.dashboard.lib.markup import plotly_names, plotly_text
 from app.dashboard.lib.uids import uid
 
 GIB = 2**30  # memory footprints read in GiB, as nvidia-smi and an "80GB" card mean them
@@ -175,6 +175,15 @@ def throughput_figure(
     return {"data": data, "layout": layout}
 
 
+def _no_fit(r: dict, lang: str) -> str:
+    """'DeepSeek-V3 on H100: one sequence does not fit at TP 1; the smallest that fits is TP 8.'"""
+    n = r["memory"]["min_tensor_parallel"]
+    name = plotly_text(r["hardware_name"])
+    if n:
+        return t("no_fit_tp", lang, hw=name, tp=r["tensor_parallel"], n=n)
+    return t("no_fit_any", lang, hw=name, tp=r["tensor_parallel"])
+
+
 def interactivity_figure(
     curves: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light", present: bool = False
 ) -> dict:
@@ -226,6 +235,12 @@ def interactivity_figure(
         )
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
+    # a card with no curve says why, in words: not even one sequence fits at this TP degree
+    unfit = [_no_fit(r, lang) for r in results if not len((curves.get(r["hardware_id"]) or {}).get("batch_size", []))]
+    if unfit:
+        layout["annotations"] = [
+            {"text": "<br>".join(unfit), "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False}
+        ]
     # ticks at 1-2-5 steps, never Plotly's lone minor digits ("2 3 4 5") on a short log range
     ticks = {"tickformat": ",~r", "dtick": "D2"}
     layout.update(
