@@ -1,0 +1,96 @@
+"""The roofline page's callbacks, called as plain functions with plain values (no Dash
+request): each takes keyword inputs and returns a dict of its outputs."""
+
+from urllib.parse import parse_qsl
+
+from dash import no_update
+
+from app.dashboard.lib.params import shown
+from app.dashboard.pages.roofline.callbacks import (
+    add_what_if,
+    link_data,
+    model_choices,
+    pin_scenario,
+    sort_ops,
+    update_panels,
+    update_roofline,
+)
+from app.dashboard.pages.roofline.layout import flags
+from app.dashboard.pages.roofline.params import PARAMS
+from app.dashboard.pages.roofline.state import view_from_search
+from app.dashboard.pages.roofline.uploads import load_custom
+from app.dashboard.pages.roofline.views import ops_panel
+
+LINK = "hw=h100-sxm5,rtx-4090&model=qwen3-8b&batch=128&ctx=8192&prec=fp8&theme=dark&lang=zh"
+
+
+def controls_of(query: str) -> dict:
+    """What the page's controls hold for a link: the table's first values, the stores."""
+    view = view_from_search(query)
+    sizes = {"batch": view.batch, "ctx": view.context}
+    return shown(PARAMS, view) | {"settled.data": sizes, "view-flags.data": flags(view), "custom-model.data": {}}
+
+
+def test_a_structural_change_sends_the_figure_and_its_grid():
+    out = update_roofline(controls=controls_of(LINK), trigger="precision")
+    assert {t["uid"] for t in out["figure"]["data"]} >= {"point--h100-sxm5--decode", "point--rtx-4090--decode"}
+    assert out["grid"]["batches"] and out["grid"]["contexts"]
+    settled = update_roofline(controls=controls_of(LINK), trigger="settled")  # a stop on the grid: drawn already
+    assert settled == {"figure": no_update, "grid": no_update}
+
+
+def test_the_panels_and_the_link_template_come_back_together():
+    out = update_panels(hardware_id=None, phase="decode", controls=controls_of(LINK), sort={}, trigger="model")
+    assert out["link"]["push"] is True  # a model change is a history entry
+    template = dict(parse_qsl(out["link"]["template"]))
+    assert (template["batch"], template["ctx"], template["model"]) == ("{batch}", "{ctx}", "qwen3-8b")
+    assert out["panels"]["insight"] and out["ops_rows"] and out["ops"]
+    switched = update_panels(hardware_id="rtx-4090", phase="prefill", controls=controls_of(LINK), trigger="ops-phase")
+    assert switched["link"] is no_update and all(v is no_update for v in switched["panels"].values())
+
+
+def test_a_model_brings_its_heads_tp_and_native_precision():
+    out = model_choices(model="deepseek-v3", custom={}, tp=8, precision="bf16", flags={"lang": "zh"}, trigger="model")
+    assert out["kv_disabled"] is True and out["precision"] == "fp8" and "fp8" in out["notice"]
+
+
+def test_what_if_cards_are_added_refused_and_limited():
+    ok = add_what_if(
+        1, 0, " fast:3.35:1979:80 ", "h100-sxm5", 2, 1, [], ["h100-sxm5"], {"lang": "en"}, trigger="whatif-add"
+    )
+    assert ok["value"] == ["fast:3.35:1979:80"] and ok["error"] == ""
+    bad = add_what_if(1, 0, "x:abc:1", "h100-sxm5", 2, 1, [], ["h100-sxm5"], {"lang": "zh"}, trigger="whatif-add")
+    assert bad["value"] is no_update and "不是 [0.001, 1000] 之间的数" in bad["error"]
+    derived = add_what_if(0, 1, "", "h100-sxm5", 2, 1, [], ["h100-sxm5"], {"lang": "en"}, trigger="whatif-derive")
+    assert derived["value"][0].startswith("h100-sxm5-2xflops:")  # a catalogue card, its FLOP/s doubled
+        "h100-sxm5-2x"
+    )
+
+
+def test_pin_then_unpin_and_a_sorted_ops_table():
+    pinned = pin_scenario(pin=1, unpin=0, controls=controls_of(LINK), trigger="pin-scenario")
+    assert "model=qwen3-8b" in pinned["pin"] and pinned["hidden"] is False
+    assert pin_scenario(pin=1, unpin=1, controls={}, trigger="unpin-scenario") == {
+        "pin": "",
+        "hidden": True,
+        "status": "",
+    }
+    rows = ops_panel(view_from_search(LINK))[0]
+    out = sort_ops(clicks={}, rows=rows, sort={}, flags={"lang": "en"}, trigger="ops-sort-time_us")
+    assert out["sort"] == {"key": "time_us", "desc": True}
+    first = max(rows, key=lambda r: r["time_us"])["op"]
+    assert out["body"][0].children[0].children == first
+
+
+def test_a_custom_config_is_checked_and_linked():
+    config = '{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,'
+    config += ' "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}'
+    out = load_custom(apply=1, upload=None, pasted=config, flags={"lang": "en"}, trigger="custom-apply")
+    assert out["custom"]["token"] and "Custom model loaded" in str(out["error"])
+    bad = load_custom(apply=1, upload=None, pasted="{", flags={"lang": "en"}, trigger="custom-apply")
+    assert bad["custom"] is no_update and "not valid JSON" in str(bad["error"])
+
+
+def test_the_tab_links_carry_the_view():
+    tabs = link_data(view_from_search(LINK))["tabs"]
+    assert all("model=qwen3-8b" in tabs[t] and "theme=dark" in tabs[t] for t in ("ops", "training"))
