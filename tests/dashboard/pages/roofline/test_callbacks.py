@@ -63,8 +63,6 @@ def test_what_if_cards_are_added_refused_and_limited():
     assert bad["value"] is no_update and "不是 [0.001, 1000] 之间的数" in bad["error"]
     derived = add_what_if(0, 1, "", "h100-sxm5", 2, 1, [], ["h100-sxm5"], {"lang": "en"}, trigger="whatif-derive")
     assert derived["value"][0].startswith("h100-sxm5-2xflops:")  # a catalogue card, its FLOP/s doubled
-        "h100-sxm5-2x"
-    )
 
 
 def test_pin_then_unpin_and_a_sorted_ops_table():
