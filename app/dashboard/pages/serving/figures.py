@@ -60,7 +60,9 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str) -> str:
     if m.fitted_tpot_error is not None:
         lines.append(w("srv_hover_fitted_error", lang, tpot=signed_pct(m.fitted_tpot_error)))
     lines.append(w("srv_hover_source", lang, source=SOURCE))
-    lines.append(f"{m.run.row.id} · {m.run.data_source[:70]}")
+    # the row's own id and provenance, in short lines: a hover wider than the plot is cut off
+    lines.append(m.run.row.id[:60])
+    lines += [part.strip()[:60] for part in m.run.data_source.split(";")[:2] if part.strip()]
     return "<br>".join(lines)
 
 
@@ -200,4 +202,5 @@ def _layout(lang: str, theme: str, present: bool) -> dict:
         "font": {"size": 16 if present else 11},
     }
     layout["modebar"] = {"orientation": "v"}  # beside the plot, clear of the title's provenance lines
+    layout["hoverlabel"] = {"align": "left"}
     return layout
