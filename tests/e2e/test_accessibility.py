@@ -134,7 +134,7 @@ FOCUS_JS = """() => {
   };
 }"""
 
-PAGES = {"roofline": "", "ops": "tab=ops&", "training": "tab=training&"}
+PAGES = {"roofline": "", "ops": "tab=ops&", "training": "tab=training&", "serving": "tab=serving&"}
 
 
 def load(page: Page, base_url: str, view: str, theme: str, lang: str) -> None:
@@ -157,6 +157,8 @@ def load(page: Page, base_url: str, view: str, theme: str, lang: str) -> None:
         ("ops", "dark", "en"),
         ("training", "light", "en"),
         ("training", "dark", "zh"),
+        ("serving", "light", "en"),
+        ("serving", "dark", "zh"),
     ],
 )
 def test_text_contrast_meets_wcag_aa(page: Page, base_url: str, view: str, theme: str, lang: str):
