@@ -84,15 +84,20 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
         )
     data += _capacity_ticks(mem, names, lang, colors)
     layout = base_layout(lang, theme, present)
+    legend_rows = 3 * (30 if present else 20)  # up to three rows of legend entries, in pixels
     layout.update(
         {
             "barmode": "stack",
-            "margin": {"l": 200 if present else 130, "r": 10, "t": 30, "b": 40},
+            # the legend (three parts, the capacity and the usable share) in rows at the foot:
+            # above the bars, in a narrow side column, it stood in a tall column over the plot
+            "margin": {"l": 200 if present else 130, "r": 10, "t": 10, "b": 40 + legend_rows},
             "legend": {
                 "orientation": "h",
-                "y": 1.02,
+                "yref": "container",
+                "y": 0,
                 "yanchor": "bottom",
                 "x": 0,
+                "itemsizing": "constant",
                 "font": {"size": 16 if present else 11},
             },
             "xaxis": {
@@ -104,7 +109,7 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
             },
             # the margin holds the whole accelerator name ("B200 (HGX B200, per GPU)" was cut)
             "yaxis": {"autorange": "reversed", "automargin": True},
-            "height": 110 + (80 if present else 45) * len(results),
+            "height": 80 + legend_rows + (80 if present else 45) * len(results),
         }
     )
     return {"data": data, "layout": layout}
@@ -264,4 +269,6 @@ def interactivity_figure(
             "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
         }
     )
+    if not data:  # nothing to draw: the sentence alone, not bare axes under it
+        layout["xaxis"]["visible"] = layout["yaxis"]["visible"] = False
     return {"data": data, "layout": layout}
