@@ -92,7 +92,7 @@ def _pad(steps: list, n: int) -> dict:
 
 def features(rows: list[dict]) -> dict:
     """The engine's view of each mappable row; rows it cannot map are counted, not fitted."""
-    kept, tpot_steps, prefill_steps, skipped = [], [], [], []
+    kept, tpot_steps, prefill_steps, chunk_steps, wave_steps, skipped = [], [], [], [], [], []
     for row in rows:
         try:
             m = row_scenario(row)
@@ -106,7 +106,9 @@ def features(rows: list[dict]) -> dict:
         kept.append((m, cap.running_batch, queue_steps(m.scenario, cap.running_batch), steps.tpot.at_roofs_s()))
         tpot_steps.append(steps.tpot)
         prefill_steps.append(steps.prefill)
-    width = max(len(s.category) for s in tpot_steps + prefill_steps)
+        chunk_steps.append(steps.chunk)
+        wave_steps.append(steps.wave_steps)
+    width = max(len(s.category) for s in tpot_steps + prefill_steps + chunk_steps)
     return {
         "rows": [k[0] for k in kept],
         "queue": np.array([k[2] for k in kept]),
@@ -114,6 +116,8 @@ def features(rows: list[dict]) -> dict:
         "bound_tpot": np.array([k[3] for k in kept]),
         "tpot": _pad(tpot_steps, width),
         "prefill": _pad(prefill_steps, width),
+        "chunk": _pad(chunk_steps, width),
+        "wave_steps": np.array(wave_steps),
         "backend": np.array([BACKENDS.index(k[0].backend) if k[0].backend in BACKENDS else -1 for k in kept]),
         "family": np.array([_family_index(k[0].hardware) for k in kept]),
         "measured_tpot": np.array([k[0].tpot_s for k in kept]),
@@ -159,7 +163,8 @@ def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np
         )  # fmt: skip
 
     tpot = step("tpot")
-    return tpot, ttft_estimate_s(step("prefill"), tpot, f["queue"][idx], f["running"][idx], p)
+    wave = f["wave_steps"][idx] * step("chunk")
+    return tpot, ttft_estimate_s(step("prefill"), tpot, f["queue"][idx], wave, p)
 
 
 def _pseudo(est: np.ndarray, meas: np.ndarray) -> np.ndarray:

@@ -235,6 +235,7 @@ def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> di
 @router.get(
     "/published-measurements",
     response_model=PublishedList,
+    responses=ERRORS,
     summary="Published measurements (sourced) beside the engine's bound for their scenario: MBU, MFU",
 )
 def published(

@@ -84,13 +84,17 @@ class ServingCurveRequest(ServingFields):
 class Rates(BaseModel):
     ttft_s: float = Field(description="time to first token, s")
     tpot_s: float = Field(description="time per output token (one decode step), s")
-    output_tokens_per_s_per_gpu: float = Field(description="running batch / TPOT / GPUs")
-    tokens_per_s_per_user: float = Field(description="1 / TPOT")
+    output_tokens_per_s_per_gpu: float = Field(description="output tokens/s per GPU: running batch / TPOT / GPUs")
+    tokens_per_s_per_user: float = Field(description="output tokens/s one user sees: 1 / TPOT")
 
 
 class EstimateRates(Rates):
-    tpot_s_range: list[float] = Field(description="p10-p90 of measured TPOT around this estimate (held-out fits)")
-    ttft_s_range: list[float] = Field(description="p10-p90 of measured TTFT around this estimate (held-out fits)")
+    tpot_s_range: list[float] = Field(
+        description="[low, high] TPOT in s: p10-p90 of measured / estimate in held-out fits, never below the bound"
+    )
+    ttft_s_range: list[float] = Field(
+        description="[low, high] TTFT in s: p10-p90 of measured / estimate in held-out fits, never below the bound"
+    )
 
 
 class CalibrationInfo(BaseModel):
@@ -102,8 +106,8 @@ class CalibrationInfo(BaseModel):
 
 
 class ServingResponse(BaseModel):
-    model: str
-    hardware: str
+    model: str = Field(description="model id the answer is for (the preset a Hugging Face id resolved to)")
+    hardware: str = Field(description="accelerator id the answer is for")
     gpus: int = Field(description="GPUs of the instance: tensor_parallel x attention_data_parallel")
     running_batch: int = Field(description="requests decoding at once: min(concurrency, what fits in memory)")
     queued: int = Field(description="requests waiting for memory")
@@ -111,21 +115,21 @@ class ServingResponse(BaseModel):
     bound: Rates = Field(description="the scenario at the ideal roofs: no run can be faster")
     estimate: EstimateRates = Field(description="the bound's parts scaled by the serving calibration")
     breakdown: dict[str, Any] = Field(description="TPOT parts (decode, prefill share, communication, overhead)")
-    calibration: CalibrationInfo
-    warnings: list[str]
+    calibration: CalibrationInfo = Field(description="which serving calibration the estimate used")
+    warnings: list[str] = Field(description="what to keep in mind about this answer (queueing, layout, fit range)")
 
 
 class CurvePoint(BaseModel):
-    concurrency: int
-    running_batch: int
-    queued: int
-    bound: Rates
-    estimate: EstimateRates
+    concurrency: int = Field(description="requests in flight across the instance at this point")
+    running_batch: int = Field(description="requests decoding at once: min(concurrency, what fits in memory)")
+    queued: int = Field(description="requests waiting for memory at this point")
+    bound: Rates = Field(description="the point at the ideal roofs: no run can be faster")
+    estimate: EstimateRates = Field(description="the bound's parts scaled by the serving calibration")
 
 
 class ServingCurveResponse(BaseModel):
-    model: str
-    hardware: str
-    gpus: int
-    calibration: str
-    points: list[CurvePoint]
+    model: str = Field(description="model id the curve is for (the preset a Hugging Face id resolved to)")
+    hardware: str = Field(description="accelerator id the curve is for")
+    gpus: int = Field(description="GPUs of the instance: tensor_parallel x attention_data_parallel")
+    calibration: str = Field(description="id of the serving calibration the estimates used")
+    points: list[CurvePoint] = Field(description="one point per requested concurrency, in the order asked")

@@ -33,7 +33,7 @@ PARAMETERS: dict[str, tuple[str, float, float]] = {
     "layer_overhead_s": ("fixed cost of one layer in a step (kernel launches, synchronisation)", 1e-8, 1e-3),
     "ttft_prefill_factor": ("TTFT prefill time over one prompt's calibrated prefill", 1.0, 20.0),
     "ttft_wait_steps": ("steps a new prompt waits and spans besides its prefill", 0.0, 200.0),
-    "ttft_burst_share": ("share of the other running prompts a new one waits behind", 1e-4, 1.0),
+    "ttft_burst_share": ("share of requests that arrive in a wave and wait for its chunked prefill", 1e-4, 1.0),
 }
 PARAMETER_NAMES = tuple(PARAMETERS)
 FAMILY_OF_PREFIX = (("gb", "blackwell"), ("b", "blackwell"), ("h", "hopper"))

@@ -8,7 +8,9 @@ Models (README "Serving"):
   requests queue for memory, the time until enough running requests finish (Little's law:
   slots free at running / (output x TPOT) per second, so the queue of Q waits Q x output x
   TPOT / running). Estimate: the calibrated prefill x a fitted factor, plus a fitted number
-  of mixed steps it waits and spans, plus the same queue wait at the estimated TPOT.
+  of mixed steps it waits and spans, plus, for a fitted share of requests that arrive in a
+  wave, the wave's chunked prefill ahead of them (engine.serving.step.wave_chunks), plus the
+  same queue wait at the estimated TPOT.
 - Throughput: running / TPOT output tokens per second over the instance's GPUs; a user sees
   1 / TPOT tokens per second.
 The bound uses the roofs as they are (nothing can be faster); the estimate scales the bound's
@@ -42,15 +44,19 @@ def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, e
     return ops + link_s / p["link_efficiency"] + latency + fixed
 
 
-def ttft_estimate_s(prefill_s, tpot_s, queue_steps, running, p: dict):
+def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict):
     """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
-    steps its chunks share); plus the prompts it waits behind when arrivals bunch (a benchmark
-    starts its C requests together and equal output lengths keep them in waves): a share
-    ttft_burst_share of the other running - 1 prompts, half of them ahead on average; plus the
-    queue's wait (queue_steps x TPOT, see queue_steps)."""
-    burst = p["ttft_burst_share"] * (running - 1) / 2.0 * prefill_s
-    return p["ttft_prefill_factor"] * prefill_s + burst + (p["ttft_wait_steps"] + queue_steps) * tpot_s
+    steps its chunks share); plus, for the share ttft_burst_share of requests that arrive in a
+    wave (a closed-loop benchmark starts its C clients together and equal output lengths keep
+    them in step), the wave's prefill ahead of them: wave_s = the mean number of full-budget
+    prefill steps a request of the wave waits x one such step (engine.serving.step.wave_chunks);
+    plus the queue's wait (queue_steps x TPOT, see queue_steps)."""
+    return (
+        p["ttft_prefill_factor"] * prefill_s
+        + p["ttft_burst_share"] * wave_s
+        + (p["ttft_wait_steps"] + queue_steps) * tpot_s
+    )
 
 
 def _estimate_step_s(step: StepCost, p: dict) -> float:
@@ -117,7 +123,8 @@ def serving_estimate(
     queue = queue_steps(sc, b)
     est_prefill = p["ttft_prefill_factor"] * _estimate_step_s(prefill, p)
     bound_wait = queue * bound_tpot
-    est_ttft = ttft_estimate_s(_estimate_step_s(prefill, p), est_tpot, queue, b, p)
+    est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, p)
+    est_ttft = ttft_estimate_s(_estimate_step_s(prefill, p), est_tpot, queue, est_wave, p)
     est_wait = est_ttft - est_prefill
     bound_ttft = bound_prefill + bound_wait
     ranges = cal.ranges(backend_used if backend_used != "any" else None, family)

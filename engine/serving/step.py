@@ -202,11 +202,20 @@ def _communication(
 
 
 def _part(
-    model: ModelConfig, roofs: tuple, sc: ServingScenario, t: _Template, running: float, decode_b: float, prompt: int
+    model: ModelConfig,
+    roofs: tuple,
+    sc: ServingScenario,
+    t: _Template,
+    running: float,
+    decode_b: float,
+    prompt: float,
+    prompts: float = 1.0,
 ):
-    """The busiest rank's step with decode_b decode tokens and (prompt > 0) one whole prompt
-    merged in. Under attention DP the ranks meet at every MoE layer, so a prompt on any rank
-    holds up the step for all: the experts see all `running` decode tokens plus the prompt."""
+    """The busiest rank's step with decode_b decode tokens and (prompt > 0) `prompt` prompt
+    tokens merged in, carrying `prompts` whole prompts' causal attention (a chunk of the
+    prompts' tokens carries that share of their attention). Under attention DP the ranks meet
+    at every MoE layer, so a prompt on any rank holds up the step for all: the experts see all
+    `running` tokens of the other ranks plus this rank's."""
     tokens = decode_b + prompt
     cats, comps, mems = [], [], []
 
@@ -226,7 +235,7 @@ def _part(
     if decode_b > 0:
         add(ATTN_DECODE, decode_b * t.attention_per_request[0], decode_b * t.attention_per_request[1])
     if prompt:
-        add(ATTN_PREFILL, *t.prompt_attention)
+        add(ATTN_PREFILL, prompts * t.prompt_attention[0], prompts * t.prompt_attention[1])
     link = (t.link_s_per_token * tokens, t.link_est_s_per_token * tokens)
     return np.concatenate(cats), np.concatenate(comps), np.concatenate(mems), link
 
@@ -253,6 +262,8 @@ class ServingSteps:
     decode: StepCost  # the same step without prompts (breakdown)
     prefill: StepCost  # one prompt alone (TTFT)
     prompts_per_step: float
+    chunk: StepCost  # one step of a wave's prefill: a full token budget of prompts (TTFT)
+    wave_steps: float  # mean number of such steps a request of the wave waits (TTFT)
 
 
 def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, running: int) -> ServingSteps:
@@ -273,6 +284,46 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
         if w > 0
         else _combine([decode], [1.0], t, model.num_layers)
     )
+    chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
+    ranks = sc.attention_data_parallel
+    chunk = _part(model, roofs, sc, t, (ranks - 1) * chunk_tokens, 0.0, chunk_tokens, chunk_tokens / sc.input_tokens)
     return ServingSteps(
-        tpot, _combine([decode], [1.0], t, model.num_layers), _combine([alone], [1.0], t, model.num_layers), w
+        tpot,
+        _combine([decode], [1.0], t, model.num_layers),
+        _combine([alone], [1.0], t, model.num_layers),
+        w,
+        _combine([chunk], [1.0], t, model.num_layers),
+        wave_steps,
     )
+
+
+# Tokens one scheduler step may carry (prompt chunks plus decodes), each backend's default on
+# GPUs of 70 GiB and more:
+# - vLLM max_num_batched_tokens 8192 for the OpenAI server (vllm/engine/arg_utils.py,
+#   EngineArgs.get_batch_defaults: 8192 on GPUs of >= 70 GiB other than A100, else 2048);
+# - TensorRT-LLM max_num_tokens 8192 (trtllm-serve --max_num_tokens, LLM API default);
+# - SGLang chunked_prefill_size 8192 below 160 GB of GPU memory (H100, H200), 16384 from 160 GB
+#   (B200) (sglang/srt/server_args.py, the chunked-prefill default by GPU memory).
+# A request with no backend gets 8192, the common value.
+STEP_TOKEN_BUDGET = 8192
+SGLANG_LARGE_GPU_BYTES, SGLANG_LARGE_BUDGET = 160 * 2**30, 16384
+
+
+def step_token_budget(backend: str | None, memory_bytes: float) -> int:
+    if backend == "sglang" and memory_bytes >= SGLANG_LARGE_GPU_BYTES:
+        return SGLANG_LARGE_BUDGET
+    return STEP_TOKEN_BUDGET
+
+
+def wave_chunks(sc: ServingScenario, running: int, budget: int = STEP_TOKEN_BUDGET) -> tuple[float, float]:
+    """(tokens per prefill step, mean steps a request of a wave waits for its first token).
+
+    A closed-loop benchmark starts its C clients together, and with every request of equal
+    output length they stay in waves: the n = ceil(running / ranks) prompts of a rank arrive at
+    once and are prefilled first come, first served, `budget` tokens a step (chunked prefill:
+    Agrawal et al., "Sarathi-Serve", OSDI 2024). The k-th prompt (k = 1..n) gets its first
+    token after k x input / budget steps, at least one, so the wave's mean is
+    max(1, (n + 1) / 2 x input / budget) steps of min(budget, n x input) tokens each."""
+    n = math.ceil(running / sc.attention_data_parallel)
+    tokens = float(min(budget, n * sc.input_tokens))
+    return tokens, max(1.0, (n + 1) / 2.0 * sc.input_tokens / tokens)

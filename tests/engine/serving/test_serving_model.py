@@ -131,3 +131,24 @@ def test_tp_past_a_board_that_does_not_divide_the_heads_is_answered_with_a_warni
     r72 = answer("deepseek-r1", "gb300", tensor_parallel=72, **kw)
     assert r72["gpus"] == 72 and r72["bound"]["tpot_s"] > 0
     assert any("does not divide the 128 attention heads" in w and "64" in w for w in r72["warnings"])
+
+
+def test_a_wave_of_prompts_is_prefilled_in_steps_of_the_backends_token_budget():
+    from engine.serving.step import step_token_budget, wave_chunks
+
+    # 16 prompts of 1024 tokens in 8192-token steps: the k-th waits k/8 steps, at least one
+    assert wave_chunks(ServingScenario(concurrency=16, input_tokens=1024), 16) == (8192.0, pytest.approx(17 / 16))
+    # one request alone: its own prompt, one step of its own length
+    assert wave_chunks(ServingScenario(concurrency=1, input_tokens=1024), 1) == (1024.0, 1.0)
+    # 256 prompts of 8192 tokens: one a step, 128.5 steps on average
+    assert wave_chunks(ServingScenario(concurrency=256, input_tokens=8192), 256) == (8192.0, 128.5)
+    # under attention DP each rank prefills its own prompts
+    dp = ServingScenario(concurrency=64, input_tokens=1024, tensor_parallel=1, attention_data_parallel=8)
+    assert wave_chunks(dp, 64) == (8192.0, 1.0)
+    # SGLang doubles its chunk on GPUs of 160 GiB and more (B200), not on an H200
+    assert step_token_budget("sglang", get_accelerator("b200").memory_bytes) == 16384
+    assert step_token_budget("sglang", get_accelerator("h200-sxm").memory_bytes) == 8192
+    assert step_token_budget("vllm", get_accelerator("b200").memory_bytes) == 8192
+    # a longer wave waits longer: the estimate's TTFT grows with the prompts ahead
+    short, long = (answer(concurrency=64, input_tokens=n, **LLAMA_70B_FP8) for n in (1024, 8192))
+    assert long["estimate"]["ttft_s"] > 4 * short["estimate"]["ttft_s"]
