@@ -121,10 +121,11 @@ def serving_estimate(
     est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)
     bound_prefill = prefill.at_roofs_s()
     queue = queue_steps(sc, b)
-    est_prefill = p["ttft_prefill_factor"] * _estimate_step_s(prefill, p)
+    est_prefill_step = _estimate_step_s(prefill, p)
+    est_prefill = p["ttft_prefill_factor"] * est_prefill_step
     bound_wait = queue * bound_tpot
     est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, p)
-    est_ttft = ttft_estimate_s(_estimate_step_s(prefill, p), est_tpot, queue, est_wave, p)
+    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p)
     est_wait = est_ttft - est_prefill
     bound_ttft = bound_prefill + bound_wait
     ranges = cal.ranges(backend_used if backend_used != "any" else None, family)

@@ -272,29 +272,35 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     link = hw.link_bandwidth()
     domain = getattr(hw, "scale_up_domain_size", None) or 8
     shape = replace(sc, concurrency=1, backend=None, memory_utilization=1.0)
-    t = _template(model, roofs, None if link is None else (link[1], domain), shape)
+    link_key = None if link is None else (link[1], domain)
+    t = _template(model, roofs, link_key, shape)
     # The busiest attention-DP rank sets the pace: ceil(running / ranks) requests.
     b = float(math.ceil(running / sc.attention_data_parallel))
     w = (running - 1) / sc.output_tokens
     decode = _part(model, roofs, sc, t, running, b, 0)
     merged = _part(model, roofs, sc, t, running, b, sc.input_tokens)
-    alone = _part(model, roofs, sc, t, 0, 0.0, sc.input_tokens)
     tpot = (
         _combine([decode, merged], [1.0 - w, w], t, model.num_layers)
         if w > 0
         else _combine([decode], [1.0], t, model.num_layers)
     )
     chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
-    ranks = sc.attention_data_parallel
-    chunk = _part(model, roofs, sc, t, (ranks - 1) * chunk_tokens, 0.0, chunk_tokens, chunk_tokens / sc.input_tokens)
-    return ServingSteps(
-        tpot,
-        _combine([decode], [1.0], t, model.num_layers),
-        _combine([alone], [1.0], t, model.num_layers),
-        w,
-        _combine([chunk], [1.0], t, model.num_layers),
-        wave_steps,
-    )
+    prefill, chunk = _prompt_steps(model, roofs, link_key, shape, chunk_tokens)
+    return ServingSteps(tpot, _combine([decode], [1.0], t, model.num_layers), prefill, w, chunk, wave_steps)
+
+
+@lru_cache(maxsize=512)
+def _prompt_steps(
+    model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, shape: ServingScenario, chunk_tokens: float
+) -> tuple[StepCost, StepCost]:
+    """One prompt alone, and one full-budget step of a wave's prompts (all ranks prefilling, so
+    the experts see every rank's chunk). Neither depends on the running batch once the wave
+    fills the budget, so a concurrency sweep builds them once."""
+    t = _template(model, roofs, link, shape)
+    alone = _part(model, roofs, shape, t, 0, 0.0, shape.input_tokens)
+    others = (shape.attention_data_parallel - 1) * chunk_tokens
+    chunk = _part(model, roofs, shape, t, others, 0.0, chunk_tokens, chunk_tokens / shape.input_tokens)
+    return _combine([alone], [1.0], t, model.num_layers), _combine([chunk], [1.0], t, model.num_layers)
 
 
 # Tokens one scheduler step may carry (prompt chunks plus decodes), each backend's default on
