@@ -25,6 +25,12 @@
       // link: {template, tabs, push, notify}; values: the moving parameters ({batch, ctx}).
       sync: function (link, values) {
         if (!link || typeof link.template !== "string") return nu();
+        // the sliders' latest values: a call Dash held back behind a pending request may be
+        // handed older ones (app.js records them at every key press); a page's first call
+        // (a new page: nothing fired) starts from its own
+        const fired = ((window.dash_clientside.callback_context || {}).triggered || []).map((t) => t.prop_id);
+        if (!fired.length || fired.every((id) => id === ".")) window.dashLinkValues = values;
+        values = window.dashLinkValues || values;
         pointTabs(link.tabs, values);
         // the scenario's file name for the image exports, its slider slots filled (state.export_name)
         if (typeof link.export === "string") window.llmRooflineExportName = fill(link.export, values);
@@ -39,7 +45,6 @@
         if (shown === window.location.pathname + window.location.search) return nu();
         // a new link for a discrete change (a model, an accelerator) is a history entry, so Back
         // undoes it; a slider's move replaces the entry, or dragging would flood the history
-        const fired = ((window.dash_clientside.callback_context || {}).triggered || []).map((t) => t.prop_id);
         const moved = fired.some((id) => id.endsWith(".data") && id.indexOf("link") < 0);
         if (link.push && !moved) window.history.pushState(null, "", shown);
         else window.history.replaceState(null, "", shown);

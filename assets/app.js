@@ -136,6 +136,7 @@
         });
         if (next.batch !== sizes.batch || next.ctx !== sizes.ctx) {
           out[4] = next;
+          window.dashLinkValues = next;  // the link's slots, as of this key press (04-url.js)
           moveToStop(next, grid);
         }
         return out;

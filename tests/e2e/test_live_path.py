@@ -457,7 +457,7 @@ def test_tour_of_every_control(page: Page, base_url, tmp_path):
     csv = tmp_path / "m.csv"
     csv.write_text("name,flops,bytes,time_s\nmy_gemv,1.2e11,3.8e9,1.6e-3\n")
     page.locator("#measurements-upload input[type=file]").set_input_files(str(csv))
-    wait_for_uids(page, present=["measured--mi300x--0"])
+    wait_for_uids(page, present=["measured--mi300x--imported"])  # own counts: the imported trace
     check("measurements")
     page.locator("#lang label", has_text="中文").click()
     page.wait_for_function("() => location.search.includes('lang=zh')")

@@ -97,7 +97,8 @@ def update_panels(hardware_id: object, phase: object, controls: dict, sort: obje
     return {
         "panels": {component: shown[component] for component, _ in PANEL_OUTPUTS},
         **ops,
-        "link": link_data(view, trigger),
+        # a resting slider changes no part of the link but its slots, which the browser fills
+        "link": no_update if trigger == "settled" else link_data(view, trigger),
     }
 
 
