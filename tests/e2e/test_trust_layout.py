@@ -19,7 +19,8 @@ OVERLAPS_JS = """() => {
     const titles = Array.from(g.querySelectorAll('.g-xtitle text, .g-ytitle text'));
     const ticks = Array.from(g.querySelectorAll('.xtick text, .ytick text'));
     for (const t of titles) for (const k of ticks) {
-      if (hit(t.getBoundingClientRect(), k.getBoundingClientRect())) out.push(id + ': ' + t.textContent + ' / ' + k.textContent);
+      if (hit(t.getBoundingClientRect(), k.getBoundingClientRect()))
+        out.push(id + ': ' + t.textContent + ' / ' + k.textContent);
     }
   });
   return out;
@@ -108,3 +109,23 @@ def test_exports_are_named_by_every_non_default_part(page: Page, base_url):
     with page.expect_download() as info:
         page.locator("#export-png").click()
     assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5+h200-sxm-b64-t4096.png"
+
+
+@pytest.mark.parametrize("tab", ["roofline", "training"])
+def test_presentation_mode_numbers_are_whole_and_slider_labels_readable(page: Page, base_url, tab):
+    """On a projector a number box shows its whole number (the training lab's sequence box read
+    "409" for 4096) and the sliders' tick labels are not left at the page's small print."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{base_url}/?tab={tab}&present=1&hw=h100-sxm5")
+    page.wait_for_selector(".js-plotly-plot")
+    page.wait_for_load_state("networkidle")
+    cut = page.evaluate(
+        """() => Array.from(document.querySelectorAll('input[type=number]')).filter(e => e.offsetParent)
+             .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.id + '=' + e.value)"""
+    )
+    assert cut == []
+    sizes = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.dash-slider-mark')).filter(e => e.offsetParent)
+             .map(e => parseFloat(getComputedStyle(e).fontSize))"""
+    )
+    assert all(size >= 14 for size in sizes), sizes
