@@ -114,3 +114,11 @@ def test_an_empty_chart_says_why_and_hollow_is_explained(page: Page, base_url):
     assert "B200 (HGX B200, per GPU): one sequence does not fit at TP 1; the smallest that fits is TP 4." in text
     assert "H100 SXM5 80GB: one sequence does not fit at TP 1, nor at any TP degree this card offers." in text
     expect(page.locator("#roofline-graph .legendtitletext")).to_contain_text("hollow: does not fit")
+
+
+def test_measured_roofs_on_a_catalogue_card_say_why_nothing_moved(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&roofs=measured")
+    wait_for_figure(page)
+    expect(page.locator("#efficiency-notice")).to_contain_text(
+        "H100 SXM5 80GB: no calibration of this card here, so its datasheet roofs stay"
+    )
