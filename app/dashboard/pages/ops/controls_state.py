@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from app.dashboard.lib.params import Why
 from app.dashboard.pages.ops.state import Notice, OpsState, parse_args
 from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, MAX_HARDWARE
 from engine.hardware import catalogue
@@ -81,7 +82,7 @@ def from_controls(values: dict) -> tuple[OpsState, tuple[str, ...], list[Notice]
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 args += [("xhw", v[:200]) for v in value[: MAX_HARDWARE + 1]]
             elif value is not None:
-                notices.append(("xhw", str(value)[:40], "a list of what-if accelerators"))
+                notices.append(("xhw", str(value)[:40], Why("what_if_list")))
             continue
         if name in BOXES:
             args.append((name, "1" if isinstance(value, list) and value else "0"))
@@ -89,13 +90,13 @@ def from_controls(values: dict) -> tuple[OpsState, tuple[str, ...], list[Notice]
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 args.append(("ops", ",".join(v[:40] for v in value[: MAX_CHAIN_OPS + 1])))
             else:
-                notices.append(("ops", str(value)[:40], "an op list, e.g. add,silu"))
+                notices.append(("ops", str(value)[:40], Why("op_list")))
         else:
             text = _text(value)
             param = "overhead_us" if name == "overhead" else name
             if text is None:
                 if not (name == "tile" and value is None):
-                    notices.append((param, "" if value is None else str(value)[:40], "empty or not a number"))
+                    notices.append((param, "" if value is None else str(value)[:40], Why("empty_number")))
             else:
                 args.append((param, text))
     hardware = _hardware(values.get("hardware"), notices)
@@ -108,9 +109,9 @@ def _hardware(value: object, notices: list[Notice]) -> tuple[str, ...]:
     ids = [h for h in value if isinstance(h, str)] if isinstance(value, list) else []
     good = tuple(dict.fromkeys(h for h in ids if h in known))
     if len(good) > MAX_HARDWARE:
-        notices.append(("hw", ",".join(good[MAX_HARDWARE:])[:40], f"at most {MAX_HARDWARE} accelerators at once"))
+        notices.append(("hw", ",".join(good[MAX_HARDWARE:])[:40], Why("max_accelerators", {"n": MAX_HARDWARE})))
         good = good[:MAX_HARDWARE]
     if not good:
-        notices.append(("hw", ",".join(ids)[:40], "no accelerator selected: the defaults are shown"))
+        notices.append(("hw", ",".join(ids)[:40], Why("no_accelerator")))
         good = DEFAULT_HARDWARE
     return good

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from app.dashboard.lib.params import Flag, Float, Invalid
+from app.dashboard.lib.params import Flag, Float, Invalid, Why
 from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.state import MAX_HARDWARE, View, valid_what_ifs
@@ -116,7 +116,7 @@ FIELDS_OF = {
 KNOWN = frozenset({"op", "dtype", "overhead_us", "model", "preset"} | {f.name for f in fields(OpsState)} - {"what_if"})
 
 
-Notice = tuple[str, str, str]  # (parameter, value, why): the page shows it with t("notice_ignored")
+Notice = tuple[str, str, object]  # (parameter, value, why: a Why or an engine error): said through i18n.reason
 
 
 def _int(value: str, low: int, high: int) -> int | None:
@@ -195,38 +195,39 @@ def field_value(name: str, value: str, notices: list[Notice]):
     """One of the lab's fields from its text (Invalid with why, in words); `ops` keeps the
     known names of a list and names the others in `notices`."""
 
-    def refuse(why: str) -> Invalid:
-        return Invalid("engine", text=why)
+    def refuse(why: object, **params: object) -> Invalid:
+        """`why`: a catalogue code (`why_<code>`) with its params, or the engine's error."""
+        return Invalid(why, **params) if isinstance(why, str) else Invalid("engine", text=why)
 
     if name == "op":
         if value not in KINDS:
-            raise refuse("one of " + ", ".join(KINDS))
+            raise refuse("one_of", allowed=", ".join(KINDS))
         return value
     if name in INT_FIELDS:
         n = _int(value, *INT_FIELDS[name])
         if n is None:
-            raise refuse("not an integer in {}..{}".format(*INT_FIELDS[name]))
+            raise refuse("int_range", low=INT_FIELDS[name][0], high=INT_FIELDS[name][1])
         return n
     if name == "overhead_us":
         try:
             return Float(0.0, MAX_OVERHEAD_US).parse(value)
         except Invalid:
-            raise refuse(f"a launch overhead in µs, 0..{MAX_OVERHEAD_US:,.0f}") from None
+            raise refuse("overhead_range", high=f"{MAX_OVERHEAD_US:,.0f}") from None
     if name in ("bias", "fused"):
         try:
             return Flag().parse(value)
         except Invalid:
-            raise refuse("0 or 1") from None
+            raise refuse("flag") from None
     if name == "act":
         if value in ACTS or value in ("", "none"):
             return "" if value == "none" else value
-        raise refuse("none, silu or gelu")
+        raise refuse("one_of", allowed="none, silu, gelu")
     if name == "tile":
         return _tile(value, refuse)
     if name == "shape":
         shape = _shape(value)
         if shape is None:
-            raise refuse(f"1 to {MAX_SHAPE_DIMS} positive sizes, e.g. 32,2048,4096")
+            raise refuse("shape_sizes", n=MAX_SHAPE_DIMS)
         return shape
     return _ops_list(value, notices, refuse)
 
@@ -237,18 +238,18 @@ def _tile(value: str, refuse) -> str:
     try:
         parse_tile(value)
     except EngineInputError as exc:
-        raise refuse(str(exc)) from None
+        raise refuse(exc) from None
     return value.lower()
 
 
 def _ops_list(value: str, notices: list[Notice], refuse) -> tuple[str, ...]:
     names = [o for o in value.split(",") if o]
     good = tuple(o for o in names if o in ELEMENTWISE_KINDS)[:MAX_CHAIN_OPS]
-    notices += [("ops", o[:40], "unknown elementwise op") for o in names if o not in ELEMENTWISE_KINDS]
+    notices += [("ops", o[:40], Why("unknown_elementwise")) for o in names if o not in ELEMENTWISE_KINDS]
     if good:
         return good
     if not names:
-        raise refuse("an op list, e.g. add,silu")
+        raise refuse("op_list")
     return KEEP  # every name was unknown: each is named above, the default stays
 
 
@@ -268,9 +269,9 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
         elif name in KNOWN:
             values[name] = value
         elif name not in ROOFLINE_PARAMS:  # the roofline's are carried through the lab (pages/links.py)
-            notices.append((name[:40], value[:40], "unknown parameter"))
+            notices.append((name[:40], value[:40], Why("unknown_parameter")))
 
-    def bad(name: str, why: str) -> None:
+    def bad(name: str, why: Why) -> None:
         notices.append((name, values[name][:40], why))
 
     state = OpsState(what_if=what_ifs(what_if_texts, len(hardware), notices))
@@ -278,7 +279,7 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
         if values["model"] in model_ids():
             state = replace(state, model=values["model"])
         else:
-            bad("model", "unknown model")
+            bad("model", Why("unknown_model"))
     if "preset" in values:
         found = [p for p in presets(state.model) if p["id"] == values["preset"]]
         if values["preset"] == "seed000":
@@ -286,7 +287,7 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
         elif found:
             state = state_from_preset(found[0], state)
         else:
-            bad("preset", "unknown preset")
+            bad("preset", Why("unknown_preset"))
     changes: dict[str, object] = {}
     for name, value in values.items():
         if name in ("model", "preset", "dtype"):
@@ -294,7 +295,7 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
         try:
             parsed = field_value(name, value, notices)
         except Invalid as exc:
-            bad(name, exc.why.params["text"])
+            bad(name, exc.why)
             continue
         if parsed is not KEEP:
             changes[name] = parsed
@@ -304,7 +305,7 @@ def parse_args(args, hardware: tuple[str, ...] = ()) -> tuple[OpsState, list[Not
         if values["dtype"] in allowed:
             state = replace(state, dtype=values["dtype"])
         else:
-            bad("dtype", "one of " + ", ".join(allowed))
+            bad("dtype", Why("one_of", {"allowed": ", ".join(allowed)}))
     if state.op != "elementwise" and state.dtype not in DTYPES:  # fp32 from a preset of another kind
         state = replace(state, dtype="bf16")
     try:
@@ -324,9 +325,7 @@ def what_ifs(texts: list[str], taken: int, notices: list[Notice]) -> tuple[str, 
     good = valid_what_ifs(texts, lambda name, value, why: notices.append((name, value[:40], why)))
     room = max(MAX_HARDWARE - taken, 0)
     if len(good) > room:
-        notices.append(
-            ("xhw", ",".join(good[room:])[:40], f"at most {MAX_HARDWARE} accelerators at once, what-ifs included")
-        )
+        notices.append(("xhw", ",".join(good[room:])[:40], Why("max_accelerators_what_if", {"n": MAX_HARDWARE})))
         good = good[:room]
     return good
 

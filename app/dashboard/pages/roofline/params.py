@@ -110,7 +110,7 @@ class ConfigToken:
         try:
             decode_config(text)
         except EngineInputError as exc:
-            raise Invalid("engine", text=str(exc).removeprefix("cfg: ")) from None
+            raise Invalid("engine", text=exc if exc.code else str(exc).removeprefix("cfg: ")) from None
         return text
 
     def write(self, value: str) -> str:

@@ -464,7 +464,7 @@ def test_nine_cards_are_cut_to_eight_with_a_notice():
     nine = ",".join(f"w{i}:1:100" for i in range(9))
     state, notices = parse_args([("xhw", nine)])
     assert len(state.what_if) == 8 and notices == [("xhw", "w8:1:100", notices[0][2])]
-    assert "at most 8" in notices[0][2]
+    assert "at most 8" in reason(notices[0][2], "en")
     view = view_from_search(f"tab=ops&hw=h100-sxm5,h200-sxm,rtx-4090&xhw={nine}")
     state, notices = parse_args(view.lab_args, view.hardware)
     assert state.what_if == tuple(f"w{i}:1:100" for i in range(5)) and len(notices) == 1
@@ -480,7 +480,7 @@ def test_controls_carry_what_ifs_through_the_same_parser():
     state, hardware, notices = from_controls(values | {"what-if": ["selftest:2:500"]})
     assert state.what_if == ("selftest:2:500",) and hardware == ("h100-sxm5", "rtx-4090")
     state, _, notices = from_controls(values | {"what-if": [f"w{i}:1:100" for i in range(20)]})
-    assert len(state.what_if) == 6 and any("at most 8" in why for _, _, why in notices)
+    assert len(state.what_if) == 6 and any("at most 8" in reason(why, "en") for _, _, why in notices)
     for bad in ("selftest:2:500", [1], {"a": 1}, True, ["h100-sxm5:1:1"]):
         state, _, notices = from_controls(values | {"what-if": bad})
         assert state.what_if == () and notices
