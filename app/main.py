@@ -103,7 +103,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         allowed = sorted(
             {
                 m
-                for route in router.routes
+                for route in (*router.routes, *serving_router.routes)
                 if isinstance(route, APIRoute) and route.path_regex.match("/api/" + path)
                 for m in route.methods
             }
