@@ -70,22 +70,36 @@ class Scenario:
         check_dtype(self.compute_dtype, "compute_dtype")
         if isinstance(self.tensor_parallel, bool) or self.tensor_parallel not in TENSOR_PARALLEL_DEGREES:
             raise EngineInputError(
-                "tensor_parallel", f"{self.tensor_parallel!r} is not supported", TENSOR_PARALLEL_DEGREES
+                "tensor_parallel",
+                f"{self.tensor_parallel!r} is not supported",
+                TENSOR_PARALLEL_DEGREES,
+                code="not_supported",
+                params={"value": repr(self.tensor_parallel), "allowed": ", ".join(map(str, TENSOR_PARALLEL_DEGREES))},
             )
         _check_int("kv_block_size", self.kv_block_size, 1, MAX_BLOCK)
         _check_int("shared_prefix_length", self.shared_prefix_length, 0, self.context_length)
         if self.roofs not in ("nominal", "measured"):
-            raise EngineInputError("roofs", f"{self.roofs!r} is not a roof set", "nominal, measured")
+            raise EngineInputError(
+                "roofs",
+                f"{self.roofs!r} is not a roof set",
+                "nominal, measured",
+                code="roof_set",
+                params={"value": repr(self.roofs)},
+            )
         for name in ("bandwidth_efficiency", "compute_efficiency"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.01 <= value <= 1.0:
-                raise EngineInputError(name, f"{value!r} is not a fraction in [0.01, 1]")
+                raise EngineInputError(
+                    name, f"{value!r} is not a fraction in [0.01, 1]", code="fraction", params={"value": repr(value)}
+                )
         u = self.memory_utilization
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0:
             raise EngineInputError(
                 "memory_utilization",
                 f"{u!r} is not a fraction in (0, 1]",
                 "0 < memory_utilization <= 1, e.g. 0.9 as vLLM's default",
+                code="memory_utilization",
+                params={"value": repr(u)},
             )
 
     @property
@@ -99,7 +113,12 @@ class Scenario:
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EngineInputError(name, f"{value!r} is not an integer in [{low}, {high}]")
+        raise EngineInputError(
+            name,
+            f"{value!r} is not an integer in [{low}, {high}]",
+            code="int_range",
+            params={"value": repr(value), "low": low, "high": high},
+        )
 
 
 # Models with a KV-heads override ("what if GQA-n?"), derived once per (model, heads) and
@@ -197,7 +216,13 @@ def communication_time_s(model: ModelConfig, tokens, roofs: Roofs, hardware_id: 
     if n == 1:
         return 0.0
     if roofs.link is None:
-        raise EngineInputError("tensor_parallel", f"{hardware_id} lists no GPU-to-GPU link bandwidth", [1])
+        raise EngineInputError(
+            "tensor_parallel",
+            f"{hardware_id} lists no GPU-to-GPU link bandwidth",
+            [1],
+            code="no_link",
+            params={"hardware": hardware_id},
+        )
     count, size = allreduce_messages(model, tokens)
     return count * ring_allreduce_time_s(size, roofs.link[1], n, ALLREDUCE_LATENCY_S)
 

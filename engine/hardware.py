@@ -191,10 +191,17 @@ class Accelerator(_Strict):
             return
         if self.scale_up_domain_size and self.scale_up_domain_size >= PCIE_TENSOR_PARALLEL:
             why = f"its scale-up domain joins {self.scale_up_domain_size} accelerators ({self.interconnect})"
+            code, extra = "tp_domain", {"size": self.scale_up_domain_size, "interconnect": self.interconnect}
         else:
             why = f"it has no scale-up domain past {PCIE_TENSOR_PARALLEL} (TP beyond that needs one)"
+            code, extra = "tp_no_domain", {"pcie": PCIE_TENSOR_PARALLEL}
+        allowed = list(self.tensor_parallel_degrees())
         raise EngineInputError(
-            field, f"{n} is too many GPUs for {self.id}: {why}", list(self.tensor_parallel_degrees())
+            field,
+            f"{n} is too many GPUs for {self.id}: {why}",
+            allowed,
+            code=code,
+            params={"n": n, "hardware": self.id, "allowed": ", ".join(map(str, allowed)), **extra},
         )
 
     def cache_roof(self, level: str) -> CacheRoof | None:
@@ -216,12 +223,23 @@ class Accelerator(_Strict):
 
 def _tensor_roof(roofs: TensorRoofs, compute_dtype: str) -> tuple[str, float]:
     if compute_dtype not in TENSOR_FALLBACK:
-        raise EngineInputError("compute_dtype", f"unknown compute dtype {compute_dtype!r}", ", ".join(TENSOR_FALLBACK))
+        raise EngineInputError(
+            "compute_dtype",
+            f"unknown compute dtype {compute_dtype!r}",
+            ", ".join(TENSOR_FALLBACK),
+            code="unknown_dtype",
+            params={"value": repr(compute_dtype), "allowed": ", ".join(TENSOR_FALLBACK)},
+        )
     for dtype in TENSOR_FALLBACK[compute_dtype]:
         rate = getattr(roofs, dtype)
         if rate:
             return dtype, rate
-    raise EngineInputError("compute_dtype", f"no tensor roof for {compute_dtype!r} or a wider format")
+    raise EngineInputError(
+        "compute_dtype",
+        f"no tensor roof for {compute_dtype!r} or a wider format",
+        code="no_tensor_roof",
+        params={"value": repr(compute_dtype)},
+    )
 
 
 def parse_accelerator(data: object, origin: str) -> Accelerator:

@@ -36,10 +36,22 @@ def dtype_bytes(dtype: str, field: str) -> float:
     try:
         return DTYPE_BYTES[dtype]
     except (KeyError, TypeError):
-        raise EngineInputError(field, f"unknown dtype {dtype!r}", ", ".join(DTYPES)) from None
+        raise EngineInputError(
+            field,
+            f"unknown dtype {dtype!r}",
+            ", ".join(DTYPES),
+            code="unknown_dtype",
+            params={"value": repr(dtype), "allowed": ", ".join(DTYPES)},
+        ) from None
 
 
 def check_dtype(dtype: str, field: str) -> str:
     if dtype not in DTYPES:
-        raise EngineInputError(field, f"unknown dtype {dtype!r}", ", ".join(DTYPES))
+        raise EngineInputError(
+            field,
+            f"unknown dtype {dtype!r}",
+            ", ".join(DTYPES),
+            code="unknown_dtype",
+            params={"value": repr(dtype), "allowed": ", ".join(DTYPES)},
+        )
     return dtype

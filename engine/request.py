@@ -57,6 +57,8 @@ def check_output_tokens(output_tokens: object, context_length: int) -> int:
             "output_tokens",
             f"{output_tokens!r} is not an integer in [1, {high}]",
             f"context_length + output_tokens - 1 <= {MAX_CONTEXT}",
+            code="output_tokens",
+            params={"value": repr(output_tokens), "high": high, "max": MAX_CONTEXT},
         )
     return output_tokens
 
@@ -74,6 +76,8 @@ def check_price(gpu_hour_price: object) -> float | None:
             "gpu_hour_price",
             f"{gpu_hour_price!r} is not a price in (0, {MAX_GPU_HOUR_PRICE:g}]",
             "USD per GPU-hour, or null",
+            code="price",
+            params={"value": repr(gpu_hour_price), "high": f"{MAX_GPU_HOUR_PRICE:g}"},
         )
     return float(gpu_hour_price)
 
@@ -193,7 +197,12 @@ def request_arrays(
         or np.any(batch > MAX_BATCH)
         or np.any(batch != np.floor(batch))
     ):
-        raise EngineInputError("batch_sizes", f"every value must be an integer in [1, {MAX_BATCH}]")
+        raise EngineInputError(
+            "batch_sizes",
+            f"every value must be an integer in [1, {MAX_BATCH}]",
+            code="every_int",
+            params={"high": MAX_BATCH},
+        )
     gpus = scenario.tensor_parallel
     ttft = prefill_time_s(model, hw, scenario, batch) + np.zeros_like(batch)
     steps = decode_steps_sum_s(model, hw, scenario, batch, n) + np.zeros_like(batch)

@@ -23,7 +23,9 @@ def _as_array(name: str, values, high: int) -> np.ndarray:
     if arr.ndim != 1 or not 1 <= arr.size <= MAX_POINTS:
         raise EngineInputError(name, f"must be a list of 1 to {MAX_POINTS} values")
     if not np.all(np.isfinite(arr)) or np.any(arr < 1) or np.any(arr > high) or np.any(arr != np.floor(arr)):
-        raise EngineInputError(name, f"every value must be an integer in [1, {high}]")
+        raise EngineInputError(
+            name, f"every value must be an integer in [1, {high}]", code="every_int", params={"high": high}
+        )
     return arr
 
 

@@ -93,18 +93,33 @@ class TrainingModel:
 
 def _int(name: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EngineInputError(name, f"{value!r} is not an integer in [{low}, {high}]")
+        raise EngineInputError(
+            name,
+            f"{value!r} is not an integer in [{low}, {high}]",
+            code="int_range",
+            params={"value": repr(value), "low": low, "high": high},
+        )
     return value
 
 
 def _pos(name: str, value: object, high: float = 1e30, low: float = 0.0) -> float:
     """A finite number in (0, high], or in [low, high] when a floor is given."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise EngineInputError(name, f"{value!r} is not a finite number")
+        raise EngineInputError(name, f"{value!r} is not a finite number", code="finite", params={"value": repr(value)})
     if low > 0 and not low <= value <= high:
-        raise EngineInputError(name, f"{value!r} must be >= {low:g} and <= {high:g}")
+        raise EngineInputError(
+            name,
+            f"{value!r} must be >= {low:g} and <= {high:g}",
+            code="number_range",
+            params={"value": repr(value), "low": f"{low:g}", "high": f"{high:g}"},
+        )
     if not 0 < value <= high:
-        raise EngineInputError(name, f"{value!r} must be > 0 and <= {high:g}")
+        raise EngineInputError(
+            name,
+            f"{value!r} must be > 0 and <= {high:g}",
+            code="positive",
+            params={"value": repr(value), "high": f"{high:g}"},
+        )
     return float(value)
 
 
@@ -112,11 +127,15 @@ def _text(name: str, value: object, max_chars: int = 64) -> str:
     """A name shown back to the user: a string of at most `max_chars` characters that encodes
     as UTF-8 (a lone surrogate such as "\\ud800" parses from JSON but cannot be sent back)."""
     if not isinstance(value, str) or len(value) > max_chars:
-        raise EngineInputError(name, f"must be a string of at most {max_chars} characters")
+        raise EngineInputError(
+            name, f"must be a string of at most {max_chars} characters", code="text_length", params={"n": max_chars}
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise EngineInputError(name, "must be valid Unicode text (no lone surrogate code points)") from None
+        raise EngineInputError(
+            name, "must be valid Unicode text (no lone surrogate code points)", code="text_unicode"
+        ) from None
     return value
 
 
@@ -125,10 +144,22 @@ def teaching_model(spec: dict) -> TrainingModel:
     7e9, 32, 32, 128); hidden size = heads x head dim."""
     extra = sorted(set(spec) - set(TEACHING_KEYS) - {"hidden_size", "id"})
     if extra:
-        raise EngineInputError(f"model.{extra[0]}", "is not a field of the teaching form", ", ".join(TEACHING_KEYS))
+        raise EngineInputError(
+            f"model.{extra[0]}",
+            "is not a field of the teaching form",
+            ", ".join(TEACHING_KEYS),
+            code="teaching_extra",
+            params={"allowed": ", ".join(TEACHING_KEYS)},
+        )
     missing = [k for k in TEACHING_KEYS if k not in spec]
     if missing:
-        raise EngineInputError(f"model.{missing[0]}", "is required in the teaching form", ", ".join(TEACHING_KEYS))
+        raise EngineInputError(
+            f"model.{missing[0]}",
+            "is required in the teaching form",
+            ", ".join(TEACHING_KEYS),
+            code="teaching_missing",
+            params={"allowed": ", ".join(TEACHING_KEYS)},
+        )
     n = _pos("model.num_params", spec["num_params"], 1e16)
     layers = _int("model.num_layers", spec["num_layers"], 1, 100_000)
     heads = _int("model.num_heads", spec["num_heads"], 1, 1 << 16)
@@ -172,19 +203,45 @@ class TrainingSetup:
         _int("sequence_length", self.sequence_length, 1, MAX_SEQUENCE)
         _int("tokens_per_step", self.tokens_per_step, 1, 1 << 50)
         if (self.step_time_s is None) == (self.tokens_per_s is None):
-            raise EngineInputError("step_time_s", "give exactly one of step_time_s or tokens_per_s")
+            raise EngineInputError(
+                "step_time_s", "give exactly one of step_time_s or tokens_per_s", code="step_or_rate"
+            )
         if self.step_time_s is not None:
             _pos("step_time_s", self.step_time_s, MAX_STEP_TIME_S, MIN_STEP_TIME_S)
         if self.tokens_per_s is not None:
             _pos("tokens_per_s", self.tokens_per_s, MAX_TOKENS_PER_S, MIN_TOKENS_PER_S)
         if self.optimizer not in OPTIMIZERS:
-            raise EngineInputError("optimizer", f"{self.optimizer!r} is not supported", ", ".join(OPTIMIZERS))
+            raise EngineInputError(
+                "optimizer",
+                f"{self.optimizer!r} is not supported",
+                ", ".join(OPTIMIZERS),
+                code="not_supported",
+                params={"value": repr(self.optimizer), "allowed": ", ".join(OPTIMIZERS)},
+            )
         if isinstance(self.zero_stage, bool) or self.zero_stage not in ZERO_STAGES:
-            raise EngineInputError("zero_stage", f"{self.zero_stage!r} is not a ZeRO stage", ZERO_STAGES)
+            raise EngineInputError(
+                "zero_stage",
+                f"{self.zero_stage!r} is not a ZeRO stage",
+                ZERO_STAGES,
+                code="zero_stage",
+                params={"value": repr(self.zero_stage), "allowed": ", ".join(map(str, ZERO_STAGES))},
+            )
         if self.recompute not in RECOMPUTE:
-            raise EngineInputError("recompute", f"{self.recompute!r} is not supported", ", ".join(RECOMPUTE))
+            raise EngineInputError(
+                "recompute",
+                f"{self.recompute!r} is not supported",
+                ", ".join(RECOMPUTE),
+                code="not_supported",
+                params={"value": repr(self.recompute), "allowed": ", ".join(RECOMPUTE)},
+            )
         if self.dtype not in TRAINING_DTYPES:
-            raise EngineInputError("dtype", f"{self.dtype!r} is not a mixed-precision training dtype", TRAINING_DTYPES)
+            raise EngineInputError(
+                "dtype",
+                f"{self.dtype!r} is not a mixed-precision training dtype",
+                TRAINING_DTYPES,
+                code="train_dtype",
+                params={"value": repr(self.dtype), "allowed": ", ".join(map(str, TRAINING_DTYPES))},
+            )
         per_step = self.gpus * self.sequence_length
         if self.tokens_per_step % per_step:
             raise EngineInputError(
@@ -235,6 +292,14 @@ class TrainingSetup:
                 f"{self.tokens_per_s:g} tokens/s makes a step of {self.measured_step_time_s:g} s for "
                 f"{self.tokens_per_step:,} tokens",
                 f"a step between {MIN_STEP_TIME_S:g} and {MAX_STEP_TIME_S:g} s",
+                code="train_rate_step",
+                params={
+                    "rate": f"{self.tokens_per_s:g}",
+                    "step": f"{self.measured_step_time_s:g}",
+                    "tokens": f"{self.tokens_per_step:,}",
+                    "low": f"{MIN_STEP_TIME_S:g}",
+                    "high": f"{MAX_STEP_TIME_S:g}",
+                },
             )
 
     @property
@@ -361,10 +426,17 @@ def bus_bandwidth(hw: Accelerator, s: TrainingSetup) -> tuple[float | None, str]
             "bus_bandwidth_bytes_per_s",
             f"{s.gpus} GPUs span more than one {s.gpus_per_node}-GPU node: the inter-node busbw depends on the "
             "NICs and topology; give the busbw nccl-tests measures (all_reduce_perf)",
+            code="train_multi_node",
+            params={"gpus": s.gpus, "node": s.gpus_per_node},
         )
     link = hw.link_bandwidth()
     if link is None:
-        raise EngineInputError("bus_bandwidth_bytes_per_s", f"{hw.id} lists no GPU-to-GPU link: give a measured busbw")
+        raise EngineInputError(
+            "bus_bandwidth_bytes_per_s",
+            f"{hw.id} lists no GPU-to-GPU link: give a measured busbw",
+            code="train_no_link",
+            params={"hardware": hw.id},
+        )
     return link[1], f"{link[0]}, bytes/s per direction (upper bound of the in-node busbw)"
 
 
@@ -530,7 +602,9 @@ def training_lab(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
     out = _training_lab(m, hw, s)
     if not _finite(out):
         field = "step_time_s" if s.step_time_s is not None else "tokens_per_s"
-        raise EngineInputError(field, "with this model and setup a figure overflows a double: give a realistic rate")
+        raise EngineInputError(
+            field, "with this model and setup a figure overflows a double: give a realistic rate", code="overflow"
+        )
     return out
 
 

@@ -46,7 +46,7 @@ class Int:
     high: int
 
     def parse(self, text: str) -> int:
-        if not text.isdigit() or len(text) > 9 or not self.low <= int(text) <= self.high:
+        if not (text.isascii() and text.isdigit()) or len(text) > 9 or not self.low <= int(text) <= self.high:
             raise Invalid("int_range", low=f"{self.low:,}", high=f"{self.high:,}")
         return int(text)
 

@@ -88,3 +88,39 @@ def test_training_errors_are_said_from_their_code(setup):
     assert zh.startswith(error.params["field"] + "：") and not untranslated(
         zh.split("：", 1)[1].replace("gpus x sequence_length", "")
     )
+
+
+# Latin words an engine message may keep in Chinese: field and parameter names, product names, "x" (times)
+ENGINE_NAMES = {"x", "vLLM", "ZeRO", "Unicode", "nccl-tests", "all_reduce_perf", "busbw", "NVLink", "in_channels",
+                "out_channels", "groups", "gpus", "sequence_length", "nominal", "measured"}  # fmt: skip
+ENGINE_SAMPLE = SAMPLE | {"field": "tensor_parallel", "value": "0", "hardware": "h100-sxm5", "size": "8",
+                          "interconnect": "NVLink", "pcie": "8", "max": "131,072", "rate": "1e+06", "step": "3",
+                          "tokens": "4,096", "gpus": "8", "node": "8", "seq": "4,096", "per_step": "32,768",
+                          "sequences": "8", "micro": "3", "cin": "64", "cout": "64", "groups": "3", "kernel": "7",
+                          "height": "4", "width": "4", "part": "bandwidth"}  # fmt: skip
+
+
+def test_every_engine_code_renders_in_both_languages_and_the_chinese_is_chinese():
+    codes = [key.removeprefix("engine_") for key in CATALOGUES["en"] if key.startswith("engine_")]
+    assert len(codes) >= 35
+    for code in codes:
+        error = EngineInputError("tensor_parallel", "x", code=code, params=ENGINE_SAMPLE)
+        en, zh = reason(error, "en"), reason(error, "zh")
+        assert en != zh and "{" not in en + zh, code
+        words = untranslated(re.sub(r"'[^']*'|<[^>]*>|\S*_\S*", "", zh)) - ENGINE_NAMES  # ids: quoted, snake_case
+        assert not words, (code, zh)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: __import__("engine.analysis", fromlist=["Scenario"]).Scenario(batch_size=0, context_length=8),
+        lambda: __import__("engine.hardware", fromlist=["x"]).get_accelerator("rtx-4090").check_tensor_parallel(64),
+        lambda: __import__("engine.precision", fromlist=["x"]).check_dtype("fp3", "precision"),
+    ],
+)
+def test_page_reachable_engine_errors_carry_a_code(call):
+    with pytest.raises(EngineInputError) as caught:
+        call()
+    assert caught.value.code and f"engine_{caught.value.code}" in CATALOGUES["zh"]
+    assert caught.value.params["field"] in reason(caught.value, "zh")
