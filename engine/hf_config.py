@@ -111,11 +111,16 @@ READ_KEYS = (
 def _int(cfg: dict, key: str, low: int = 1, high: int = MAX_DIM, default: object = ...) -> int:
     if key not in cfg or cfg[key] is None:
         if default is ...:
-            raise EngineInputError(f"config.{key}", "missing required field")
+            raise EngineInputError(f"config.{key}", "missing required field", code="config_missing")
         return default  # type: ignore[return-value]
     value = cfg[key]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EngineInputError(f"config.{key}", f"{value!r} is not an integer in [{low}, {high}]")
+        raise EngineInputError(
+            f"config.{key}",
+            f"{value!r} is not an integer in [{low}, {high}]",
+            code="int_range",
+            params={"value": repr(value)[:40], "low": low, "high": high},
+        )
     return value
 
 
@@ -124,7 +129,9 @@ def _bool(cfg: dict, key: str, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise EngineInputError(f"config.{key}", f"{value!r} is not true/false")
+        raise EngineInputError(
+            f"config.{key}", f"{value!r} is not true/false", code="config_bool", params={"value": repr(value)[:40]}
+        )
     return value
 
 
@@ -152,7 +159,7 @@ def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | N
                 )
             kinds.append(allowed[t])
         if "sliding" in kinds and window is None:
-            raise EngineInputError("config.sliding_window", "sliding layers need a window size")
+            raise EngineInputError("config.sliding_window", "sliding layers need a window size", code="config_window")
         return kinds, window
     if window is None:
         return ["full"] * n, None
@@ -221,14 +228,22 @@ def _attention(cfg: dict, model_type: str, hidden: int, heads: int, kind: str, w
         return _linear_attention(cfg)
     kv_heads = _int(cfg, "num_key_value_heads", default=heads)
     if heads % kv_heads:
-        raise EngineInputError("config.num_key_value_heads", f"{kv_heads} must divide num_attention_heads ({heads})")
+        raise EngineInputError(
+            "config.num_key_value_heads",
+            f"{kv_heads} must divide num_attention_heads ({heads})",
+            code="config_kv_divides",
+            params={"kv": kv_heads, "heads": heads},
+        )
     if cfg.get("head_dim") is not None:
         head_dim = _int(cfg, "head_dim")
     elif hidden % heads == 0:
         head_dim = hidden // heads
     else:
         raise EngineInputError(
-            "config.head_dim", f"missing and hidden_size {hidden} is not a multiple of {heads} heads"
+            "config.head_dim",
+            f"missing and hidden_size {hidden} is not a multiple of {heads} heads",
+            code="config_head_dim",
+            params={"hidden": hidden, "heads": heads},
         )
     # Qwen2's q/k/v always carry a bias (no config key); Llama's/gpt-oss's attention_bias covers q, k, v and o.
     attention_bias = _bool(cfg, "attention_bias", model_type == "gpt_oss")
@@ -326,7 +341,9 @@ def language_model_config(cfg: dict) -> dict:
     if "hidden_size" in cfg or text is None:
         return cfg
     if not isinstance(text, dict):
-        raise EngineInputError("config.text_config", "must be a JSON object (the language model's config)")
+        raise EngineInputError(
+            "config.text_config", "must be a JSON object (the language model's config)", code="config_text"
+        )
     if "tie_word_embeddings" in cfg and "tie_word_embeddings" not in text:
         text = text | {"tie_word_embeddings": cfg["tie_word_embeddings"]}
     return text
@@ -334,18 +351,27 @@ def language_model_config(cfg: dict) -> dict:
 
 def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str | None = None) -> ModelConfig:
     if not isinstance(cfg, dict):
-        raise EngineInputError("config", "a config.json must be a JSON object")
+        raise EngineInputError("config", "a config.json must be a JSON object", code="config_object")
     cfg = language_model_config(cfg)
     model_type = cfg.get("model_type")
     if isinstance(model_type, str):
         model_type = MODEL_TYPE_ALIASES.get(model_type, model_type)
     if model_type not in SUPPORTED_TYPES:
         raise EngineInputError(
-            "config.model_type", f"unsupported model_type {model_type!r}", ", ".join(SUPPORTED_TYPES)
+            "config.model_type",
+            f"unsupported model_type {model_type!r}",
+            ", ".join(SUPPORTED_TYPES),
+            code="config_model_type",
+            params={"value": repr(model_type)[:60], "allowed": ", ".join(SUPPORTED_TYPES)},
         )
     for key in ("num_local_experts", "num_experts", "n_routed_experts", "kv_lora_rank"):
         if cfg.get(key) and model_type in ("llama", "qwen2", "qwen3", "mistral", "gemma2"):
-            raise EngineInputError(f"config.{key}", f"not part of a {model_type} model; check model_type")
+            raise EngineInputError(
+                f"config.{key}",
+                f"not part of a {model_type} model; check model_type",
+                code="config_not_part",
+                params={"model_type": model_type},
+            )
 
     hidden = _int(cfg, "hidden_size")
     n = _int(cfg, "num_hidden_layers", high=MAX_LAYERS)
@@ -353,7 +379,13 @@ def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str
     vocab = _int(cfg, "vocab_size", high=MAX_VOCAB)
     act = cfg.get("hidden_activation") or cfg.get("hidden_act") or "silu"
     if not isinstance(act, str) or act not in ACTIVATIONS:  # a list or dict is not hashable: check the type first
-        raise EngineInputError("config.hidden_act", f"unsupported activation {str(act)[:60]!r}", ", ".join(ACTIVATIONS))
+        raise EngineInputError(
+            "config.hidden_act",
+            f"unsupported activation {str(act)[:60]!r}",
+            ", ".join(ACTIVATIONS),
+            code="config_activation",
+            params={"value": repr(str(act)[:60]), "allowed": ", ".join(ACTIVATIONS)},
+        )
     max_pos = cfg.get("max_position_embeddings")
     if max_pos is not None:
         max_pos = _int(cfg, "max_position_embeddings", high=1 << 26)

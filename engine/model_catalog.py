@@ -209,9 +209,14 @@ def load_model(spec: object) -> ModelConfig:
         try:
             text = json.dumps(spec, sort_keys=True)
         except (TypeError, ValueError, RecursionError):  # non-string keys, nesting past the recursion limit
-            raise EngineInputError("model", "is not a JSON object of plain values") from None
+            raise EngineInputError("model", "is not a JSON object of plain values", code="config_plain") from None
         if len(text) > MAX_CONFIG_BYTES:
-            raise EngineInputError("model", f"config larger than {MAX_CONFIG_BYTES} bytes")
+            raise EngineInputError(
+                "model",
+                f"config larger than {MAX_CONFIG_BYTES} bytes",
+                code="config_size",
+                params={"n": MAX_CONFIG_BYTES},
+            )
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
         return model_cache.get_or_compute(key, lambda: _parse_config(spec))
     raise EngineInputError("model", "must be a preset id or a config.json object", ", ".join(model_ids()))
