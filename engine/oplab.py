@@ -59,7 +59,13 @@ def _int(field: str, value: object, low: int, high: int) -> int:
 
 def _dtype(field: str, value: object, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        raise EngineInputError(f"op.{field}", f"unknown dtype {value!r}", ", ".join(allowed))
+        raise EngineInputError(
+            f"op.{field}",
+            f"unknown dtype {value!r}",
+            ", ".join(allowed),
+            code="unknown_dtype",
+            params={"value": repr(value)[:40], "allowed": ", ".join(allowed)},
+        )
     return value  # type: ignore[return-value]
 
 
@@ -67,7 +73,11 @@ def check_launch_overhead(launch_overhead_s: object) -> float:
     value = launch_overhead_s
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= MAX_LAUNCH_OVERHEAD_S:
         raise EngineInputError(
-            "launch_overhead_s", f"{value!r} is not a time in [0, {MAX_LAUNCH_OVERHEAD_S}] s", "e.g. 5e-6 (5 µs)"
+            "launch_overhead_s",
+            f"{value!r} is not a time in [0, {MAX_LAUNCH_OVERHEAD_S}] s",
+            "e.g. 5e-6 (5 µs)",
+            code="launch_overhead",
+            params={"value": repr(value)[:40], "high": MAX_LAUNCH_OVERHEAD_S},
         )
     return float(value)
 
@@ -77,10 +87,21 @@ def parse_tile(text: str, field: str = "op.tile") -> tuple[int, int, int]:
     K step is the tile's smaller side: a square block, as the common hand count does."""
     parts = str(text).lower().split("x")
     if len(parts) not in (2, 3) or not all(p.isascii() and p.isdigit() and len(p) <= 5 for p in parts):
-        raise EngineInputError(field, f"{text!r} is not a tile", "MxN or MxNxK, e.g. 128x128 or 128x256x64")
+        raise EngineInputError(
+            field,
+            f"{text!r} is not a tile",
+            "MxN or MxNxK, e.g. 128x128 or 128x256x64",
+            code="tile_text",
+            params={"value": repr(str(text)[:40])},
+        )
     dims = [int(p) for p in parts]
     if not all(1 <= d <= MAX_TILE_DIM for d in dims):
-        raise EngineInputError(field, f"{text!r}: each side must be in [1, {MAX_TILE_DIM}]")
+        raise EngineInputError(
+            field,
+            f"{text!r}: each side must be in [1, {MAX_TILE_DIM}]",
+            code="tile_side",
+            params={"value": repr(str(text)[:40]), "high": MAX_TILE_DIM},
+        )
     tm, tn = dims[0], dims[1]
     return tm, tn, dims[2] if len(dims) == 3 else min(tm, tn)
 
@@ -219,15 +240,33 @@ class ElementwiseSpec:
         for side in self.shape:
             _int("shape", side, 1, MAX_ELEMENTS)
         if math.prod(self.shape) > MAX_ELEMENTS:
-            raise EngineInputError("op.shape", f"{math.prod(self.shape)} elements", f"at most {MAX_ELEMENTS}")
+            raise EngineInputError(
+                "op.shape",
+                f"{math.prod(self.shape)} elements",
+                f"at most {MAX_ELEMENTS}",
+                code="op_elements",
+                params={"n": f"{math.prod(self.shape):,}", "high": f"{MAX_ELEMENTS:,}"},
+            )
         if not isinstance(self.ops, tuple) or not 1 <= len(self.ops) <= MAX_CHAIN_OPS:
             raise EngineInputError("op.ops", f"{self.ops!r} is not an op list", f"1 to {MAX_CHAIN_OPS} op names")
         for name in self.ops:
             if name not in ELEMENTWISE_KINDS:
-                raise EngineInputError("op.ops", f"unknown elementwise op {name!r}", ", ".join(ELEMENTWISE_KINDS))
+                raise EngineInputError(
+                    "op.ops",
+                    f"unknown elementwise op {name!r}",
+                    ", ".join(ELEMENTWISE_KINDS),
+                    code="op_unknown",
+                    params={"value": repr(name)[:40], "allowed": ", ".join(ELEMENTWISE_KINDS)},
+                )
         _int("count", self.count, 1, MAX_CHAIN_COUNT)
         if self.kernels > MAX_KERNELS:
-            raise EngineInputError("op.count", f"{self.kernels} kernels", f"at most {MAX_KERNELS}")
+            raise EngineInputError(
+                "op.count",
+                f"{self.kernels} kernels",
+                f"at most {MAX_KERNELS}",
+                code="op_kernels",
+                params={"n": self.kernels, "high": MAX_KERNELS},
+            )
         if not isinstance(self.fused, bool):
             raise EngineInputError("op.fused", f"{self.fused!r} is not true or false")
         _dtype("dtype", self.dtype, VALUE_DTYPES)
