@@ -27,7 +27,12 @@ BACKENDS = ("trtllm", "vllm", "sglang")
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise EngineInputError(name, f"{value!r} is not an integer in [{low}, {high}]")
+        raise EngineInputError(
+            name,
+            f"{value!r} is not an integer in [{low}, {high}]",
+            code="int_range",
+            params={"value": repr(value)[:40], "low": low, "high": high},
+        )
     return value
 
 
@@ -54,7 +59,11 @@ class ServingScenario:
             _check_int(name, getattr(self, name), 1, MAX_GPUS)
         if self.gpus > MAX_GPUS:
             raise EngineInputError(
-                "attention_data_parallel", f"{self.gpus} GPUs in one instance", f"at most {MAX_GPUS}"
+                "attention_data_parallel",
+                f"{self.gpus} GPUs in one instance",
+                f"at most {MAX_GPUS}",
+                code="instance_gpus",
+                params={"n": self.gpus, "high": MAX_GPUS},
             )
         check_dtype(self.weight_dtype, "weight_dtype")
         check_dtype(self.compute_dtype, "compute_dtype")
@@ -62,10 +71,20 @@ class ServingScenario:
         u = self.memory_utilization
         if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0:
             raise EngineInputError(
-                "memory_utilization", f"{u!r} is not a fraction in (0, 1]", "0 < x <= 1; 0.9 is vLLM's default"
+                "memory_utilization",
+                f"{u!r} is not a fraction in (0, 1]",
+                "0 < x <= 1; 0.9 is vLLM's default",
+                code="memory_utilization",
+                params={"value": repr(u)[:40]},
             )
         if self.backend is not None and self.backend not in BACKENDS:
-            raise EngineInputError("backend", f"{self.backend!r} is not a serving backend", ", ".join(BACKENDS))
+            raise EngineInputError(
+                "backend",
+                f"{self.backend!r} is not a serving backend",
+                ", ".join(BACKENDS),
+                code="backend",
+                params={"value": repr(self.backend)[:40], "allowed": ", ".join(BACKENDS)},
+            )
 
     @property
     def gpus(self) -> int:
@@ -96,10 +115,15 @@ class ServingScenario:
                 "expert_parallel",
                 f"moe_tensor_parallel x expert_parallel = {moe} must equal the instance's "
                 f"tensor_parallel x attention_data_parallel = {self.gpus} GPUs",
+                code="expert_layout",
+                params={"moe": moe, "gpus": self.gpus},
             )
         if self.expert_parallel > num_experts:
             raise EngineInputError(
-                "expert_parallel", f"{self.expert_parallel} exceeds the model's {num_experts} experts"
+                "expert_parallel",
+                f"{self.expert_parallel} exceeds the model's {num_experts} experts",
+                code="expert_count",
+                params={"n": self.expert_parallel, "experts": num_experts},
             )
 
 

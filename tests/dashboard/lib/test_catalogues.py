@@ -99,7 +99,7 @@ ENGINE_SAMPLE = SAMPLE | {"field": "tensor_parallel", "value": "0", "hardware": 
                           "tokens": "4,096", "gpus": "8", "node": "8", "seq": "4,096", "per_step": "32,768",
                           "sequences": "8", "micro": "3", "cin": "64", "cout": "64", "groups": "3", "kernel": "7",
                           "height": "4", "width": "4", "part": "bandwidth", "kv": "8", "hidden": "4096",
-                          "model_type": "qwen3"}  # fmt: skip
+                          "model_type": "qwen3", "moe": "8", "experts": "64"}  # fmt: skip
 
 
 def test_every_engine_code_renders_in_both_languages_and_the_chinese_is_chinese():
