@@ -64,7 +64,12 @@ def place_in_hierarchy(
     time = max(FLOPs / peak, bytes / B_level), attainable = min(peak, I x B_level)."""
     for name, value in (("flops", flops), ("bytes", bytes_moved), ("working_set_bytes", working_set_bytes)):
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 1e30:
-            raise EngineInputError(name, f"{value!r} must be a positive finite number")
+            raise EngineInputError(
+                name,
+                f"{value!r} must be a positive finite number",
+                code="positive_finite",
+                params={"value": repr(value)[:40]},
+            )
     intensity = flops / bytes_moved
     out = []
     for roof in hierarchy_roofs(hw):

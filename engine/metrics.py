@@ -22,7 +22,12 @@ def _positive(name: str, value: float) -> float:
         or value != value
         or value == float("inf")
     ):
-        raise EngineInputError(name, f"{value!r} must be a positive finite number")
+        raise EngineInputError(
+            name,
+            f"{value!r} must be a positive finite number",
+            code="positive_finite",
+            params={"value": repr(value)[:40]},
+        )
     return float(value)
 
 

@@ -154,7 +154,10 @@ class ModelConfig:
             return self
         if self.is_mla:
             raise EngineInputError(
-                "num_kv_heads", "MLA caches one latent per token; KV heads do not apply", self.allowed_kv_heads()
+                "num_kv_heads",
+                "MLA caches one latent per token; KV heads do not apply",
+                self.allowed_kv_heads(),
+                code="kv_mla",
             )
         for layer, _ in self.layer_groups:
             if layer.attention.is_linear:  # a DeltaNet's key heads are not KV heads: left as they are
@@ -162,7 +165,15 @@ class ModelConfig:
             q = layer.attention.num_heads
             if not isinstance(num_kv_heads, int) or num_kv_heads < 1 or q % num_kv_heads:
                 raise EngineInputError(
-                    "num_kv_heads", f"{num_kv_heads!r} must divide the {q} query heads", self.allowed_kv_heads()
+                    "num_kv_heads",
+                    f"{num_kv_heads!r} must divide the {q} query heads",
+                    self.allowed_kv_heads(),
+                    code="kv_divides",
+                    params={
+                        "value": repr(num_kv_heads)[:40],
+                        "heads": q,
+                        "allowed": ", ".join(map(str, self.allowed_kv_heads())),
+                    },
                 )
         layers = tuple(
             layer
@@ -192,6 +203,12 @@ class ModelConfig:
                     "tensor_parallel",
                     f"{n} does not divide the {att.num_heads} attention heads",
                     [d for d in TENSOR_PARALLEL_DEGREES if att.num_heads % d == 0],
+                    code="tp_divides",
+                    params={
+                        "n": n,
+                        "heads": att.num_heads,
+                        "allowed": ", ".join(str(d) for d in TENSOR_PARALLEL_DEGREES if att.num_heads % d == 0),
+                    },
                 )
             kv_heads = att.num_kv_heads if att.is_mla else max(1, math.ceil(att.num_kv_heads / n))
             att = replace(att, num_heads=att.num_heads // n, num_kv_heads=kv_heads)

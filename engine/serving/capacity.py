@@ -64,6 +64,13 @@ def capacity(model: ModelConfig, hw: Accelerator, sc: ServingScenario) -> Capaci
             f"{weights / GIB:.1f} GiB of weights per GPU and one request's KV cache do not fit in "
             f"{usable / GIB:.1f} GiB ({hw.id} x memory_utilization {sc.memory_utilization})",
             "more GPUs (tensor_parallel, attention_data_parallel, expert_parallel) or narrower weights",
+            code="serving_no_fit",
+            params={
+                "weights": f"{weights / GIB:.1f}",
+                "usable": f"{usable / GIB:.1f}",
+                "hardware": hw.id,
+                "utilization": sc.memory_utilization,
+            },
         )
     running = min(sc.concurrency, fits)
     queued = sc.concurrency - running
