@@ -127,7 +127,9 @@ class Record:
 
 def _number(value: object, where: str, field: str, allow_zero: bool = False, high: float = MAX_COUNT) -> float:
     if isinstance(value, bool):
-        raise EngineInputError(f"{where}: {field}", f"{value!r} is not a number")
+        raise EngineInputError(
+            f"{where}: {field}", f"{value!r} is not a number", code="not_number", params={"value": repr(value)}
+        )
     if isinstance(value, (int, float)):
         x = float(value) if not isinstance(value, int) or abs(value) < 10**300 else math.inf
     else:
@@ -137,12 +139,17 @@ def _number(value: object, where: str, field: str, allow_zero: bool = False, hig
                 f"{where}: {field}",
                 f"{str(value)[:40]!r} is not a number",
                 "ASCII digits, an optional decimal point and exponent, e.g. 1.5e9",
+                code="not_number",
+                params={"value": repr(str(value)[:40])},
             )
         x = float(text)
     if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero) or x > high:
         shown = "a number too large" if isinstance(value, float) and math.isinf(value) else repr(str(value)[:40])
         raise EngineInputError(
-            f"{where}: {field}", f"{shown} must be a finite number {'>= 0' if allow_zero else '> 0'} and <= {high:g}"
+            f"{where}: {field}",
+            f"{shown} must be a finite number {'>= 0' if allow_zero else '> 0'} and <= {high:g}",
+            code="count_range",
+            params={"value": shown, "bound": ">= 0" if allow_zero else "> 0", "high": f"{high:g}"},
         )
     return x
 
@@ -151,7 +158,11 @@ def _time(value: object, where: str, field: str) -> float:
     x = _number(value, where, field, high=MAX_TIME_S)
     if x < MIN_TIME_S:
         raise EngineInputError(
-            f"{where}: {field}", f"{value!r} s is shorter than a femtosecond", f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s"
+            f"{where}: {field}",
+            f"{value!r} s is shorter than a femtosecond",
+            f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s",
+            code="time_short",
+            params={"value": repr(value)[:40], "low": f"{MIN_TIME_S:g}", "high": f"{MAX_TIME_S:g}"},
         )
     return x
 
@@ -167,11 +178,23 @@ def _text(value: object, where: str, field: str, limit: int) -> str:
 def _own_record(row: dict, where: str) -> Record:
     missing = [k for k in ("name", "flops", "bytes", "time_s") if row.get(k) in (None, "")]
     if missing:
-        raise EngineInputError(where, f"missing {', '.join(missing)}", "name, flops, bytes, time_s[, phase, hardware]")
+        raise EngineInputError(
+            where,
+            f"missing {', '.join(missing)}",
+            "name, flops, bytes, time_s[, phase, hardware]",
+            code="record_missing",
+            params={"missing": ", ".join(missing)},
+        )
     name = _text(row["name"], where, "name", 120)
     unit = row.get("unit") or None
     if unit not in (None, "tensor", "vector"):
-        raise EngineInputError(f"{where}: unit", f"{unit!r} is not a unit", "tensor, vector")
+        raise EngineInputError(
+            f"{where}: unit",
+            f"{unit!r} is not a unit",
+            "tensor, vector",
+            code="record_unit",
+            params={"value": repr(unit)[:40]},
+        )
     return Record(
         name=name,
         unit=unit,
@@ -215,6 +238,7 @@ def parse_csv(text: str) -> list[Record]:
             "line 1",
             "the header must name the columns name, flops, bytes, time_s",
             "name,flops,bytes,time_s[,phase,hardware]",
+            code="csv_header",
         )
     records = []
     for line, row in rows:
@@ -229,7 +253,9 @@ def _json_list(text: str, fmt: str, key: str) -> list:
         # of tripping Python's int-conversion limit
         data = json.loads(text, parse_int=float)
     except json.JSONDecodeError as exc:
-        raise EngineInputError(fmt, f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        raise EngineInputError(
+            fmt, f"not valid JSON ({exc.msg}, line {exc.lineno})", code="json_invalid", params={"line": exc.lineno}
+        ) from None
     except RecursionError:
         raise EngineInputError(fmt, "JSON nested too deeply", "a list of flat records") from None
     rows = data.get(key) if isinstance(data, dict) else data
@@ -249,7 +275,9 @@ _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 def _duration(text: str, where: str) -> float:
     m = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(s|ms|us|µs|ns)", text.strip())
     if not m:
-        raise EngineInputError(where, f"{text[:40]!r} is not a duration like 13.504ms")
+        raise EngineInputError(
+            where, f"{text[:40]!r} is not a duration like 13.504ms", code="duration", params={"value": repr(text[:40])}
+        )
     value = float(m.group(1)) * _TIME_UNITS[m.group(2)]
     if value > MAX_TIME_S:
         raise EngineInputError(where, f"{text[:40]!r} is longer than a day")
@@ -261,7 +289,9 @@ def parse_torch_table(text: str) -> list[Record]:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     header_idx = next((i for i, ln in enumerate(lines) if ln.strip().startswith("Name") and "Self" in ln), None)
     if header_idx is None:
-        raise EngineInputError("torch_table", "no header row starting with 'Name' (paste the whole table)")
+        raise EngineInputError(
+            "torch_table", "no header row starting with 'Name' (paste the whole table)", code="torch_header"
+        )
     names = re.split(r"\s{2,}", lines[header_idx].strip())
     # Time column: GPU self time when there is one, else CPU self time.
     time_col = next((c for c in ("Self CUDA", "Self XPU", "Self Device", "CUDA total", "Self CPU") if c in names), None)
@@ -312,7 +342,7 @@ def parse_chrome_trace(text: str) -> list[Record]:
         if totals[name] > MAX_TIME_S:
             raise EngineInputError(f"traceEvents[{i}]: dur", f"kernel {name!r} adds up to more than a day")
     if not totals:
-        raise EngineInputError("chrome_trace", "no GPU kernel events (ph 'X', cat 'kernel')")
+        raise EngineInputError("chrome_trace", "no GPU kernel events (ph 'X', cat 'kernel')", code="trace_no_kernels")
     return [
         Record(name=name, time_s=t, family=op_family(name), where=f"chrome_trace kernel {name!r}")
         for name, t in totals.items()
@@ -341,7 +371,7 @@ def parse_ncu_csv(text: str) -> list[Record]:
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"') or ln.startswith("ID,")), None)
     if start is None:
-        raise EngineInputError("ncu_csv", 'no header row starting with "ID" (use ncu --csv)')
+        raise EngineInputError("ncu_csv", 'no header row starting with "ID" (use ncu --csv)', code="ncu_header")
     rows = _csv_rows("\n".join(lines[start:]), "ncu_csv line", first_line=start + 1)
     need = {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"}
     if not need <= set(next(rows)):

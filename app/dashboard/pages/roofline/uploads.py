@@ -9,7 +9,7 @@ import json
 
 from dash import Input, Output, State, html, no_update
 
-from app.dashboard.lib.i18n import t
+from app.dashboard.lib.i18n import reason, t
 from app.dashboard.pages.roofline.callbacks import CALLBACKS, FLAGS, _lang
 from app.dashboard.pages.roofline.config_link import MAX_CONFIG_TOKEN_CHARS, encode_config
 from app.dashboard.pages.roofline.controls_state import MAX_MEASURED_STEPS, view_from_controls, view_states
@@ -63,7 +63,7 @@ def load_custom(apply: object, upload: object, pasted: object, flags: object, tr
         config = _config_from_text(text)
         model = load_model(config)
     except (ValueError, EngineInputError) as exc:  # EngineInputError names the field
-        return {"custom": no_update, "error": str(exc)}
+        return {"custom": no_update, "error": reason(exc, lang)}  # from its code where it has one
     token = encode_config(config)
     message = t("custom_ok", lang, name=model.id, params=count(model.num_params))
     if len(token) > MAX_CONFIG_TOKEN_CHARS:
@@ -94,7 +94,7 @@ def load_measurements(upload: object, steps: object, fmt: object, current: objec
         text = upload_text(upload)
         records = parse_measurements(fmt, text, steps)  # validated whole before it is kept
     except ValueError as exc:
-        return {"measurements": {}, "status": html.Span(str(exc), className="error")}
+        return {"measurements": {}, "status": html.Span(reason(exc, lang), className="error")}
     return {
         "measurements": {"format": fmt, "content": text, "steps": steps},
         "status": t("measurements_loaded", lang, n=len(records)),
