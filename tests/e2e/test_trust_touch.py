@@ -122,3 +122,16 @@ def test_measured_roofs_on_a_catalogue_card_say_why_nothing_moved(page: Page, ba
     expect(page.locator("#efficiency-notice")).to_contain_text(
         "H100 SXM5 80GB: no calibration of this card here, so its datasheet roofs stay"
     )
+
+
+def test_reality_check_table_reads_names_mfu_and_a_linked_source(page: Page, base_url):
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-2-7b&prec=fp8&published=1")
+    wait_for_figure(page)
+    table = page.locator("#reality-table")
+    expect(table).to_contain_text("H100 SXM5 80GB")
+    expect(table).to_contain_text("output tokens/s per GPU")
+    assert "h100-sxm5" not in table.inner_text() and "output_tokens_per_s_per_gpu" not in table.inner_text()
+    expect(table.locator("th")).to_contain_text(["MBU", "MFU"])
+    link = table.locator("a").first
+    expect(link).to_contain_text("NVIDIA TensorRT-LLM documentation: Peak Throughput, H100 GPUs (FP8)")
+    assert link.get_attribute("href").startswith("https://github.com/NVIDIA/TensorRT-LLM/")

@@ -269,6 +269,7 @@ def interactivity_figure(
             "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
         }
     )
-    if not data:  # nothing to draw: the sentence alone, not bare axes under it
-        layout["xaxis"]["visible"] = layout["yaxis"]["visible"] = False
+    if not data:  # nothing to draw: the sentence alone, not bare (empty log) axes under it
+        layout["xaxis"] = {"visible": False}
+        layout["yaxis"] = {"visible": False}
     return {"data": data, "layout": layout}

@@ -6,8 +6,11 @@ per-property validation on the slider's hot path (~10x faster to build).
 
 from __future__ import annotations
 
+from dash import html
+
 from app.dashboard.lib.i18n import t
 from app.units import duration, grouped, memory, plain
+from engine.hardware import get_accelerator
 
 
 def ops_rows(result: dict, lang: str = "en", phase: str = "decode") -> list[dict]:
@@ -98,20 +101,28 @@ def request_rows(results: list[dict]) -> list[dict]:
     return rows
 
 
-def reality_rows(published: list[dict]) -> list[dict]:
-    """The "reality check" table: each published figure against its bound."""
+def reality_rows(published: list[dict], lang: str = "en") -> list[dict]:
+    """The "reality check" table: each published figure against its bound, with the names a
+    reader knows (the accelerator's, the metric in words), MBU and MFU, and its source linked."""
     return [
         {
-            "gpu": p["accelerator"],
+            "gpu": get_accelerator(p["accelerator"]).name,
             "model": p["model"],
             "scenario": f"{p['weight_dtype']} · TP {p['tensor_parallel']} · B {p['batch_size']} · "
             f"{grouped(p['input_tokens'])}/{grouped(p['output_tokens'])}",
-            "metric": p["metric"],
+            "metric": t(f"metric_{p['metric']}", lang),
             "measured": plain(p["value"]),
             "bound": plain(p["bound"]),
             "fraction": f"{p['fraction_of_bound']:.0%}",
             "mbu": f"{p['mbu']:.0%}",
-            "source": f"{p['source']['table']}, {p['source']['date']}",
+            "mfu": f"{p['mfu']:.0%}",
+            # who published it (NVIDIA TensorRT-LLM documentation), the table and date, linked
+            "source": html.A(
+                f"{p['source']['document'].split(',')[0]}: {p['source']['table']} ({p['source']['date']})",
+                href=p["source"]["url"],
+                target="_blank",
+                rel="noopener noreferrer",
+            ),
             "url": p["source"]["url"],
         }
         for p in published

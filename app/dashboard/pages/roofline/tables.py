@@ -19,7 +19,7 @@ OPS_SHOWN = {
 }
 OPS_KEYS = ("op", "unit", "flops", "bytes", "intensity", "bound", "time_us", "share", "scope")
 COMPARISON_KEYS = ("gpu", "decode", "ttft1", "ttft", "maxb")
-REALITY_KEYS = ("gpu", "model", "scenario", "metric", "measured", "bound", "fraction", "mbu", "source")
+REALITY_KEYS = ("gpu", "model", "scenario", "metric", "measured", "bound", "fraction", "mbu", "mfu", "source")
 
 
 def ops_columns(lang: str) -> list:

@@ -382,7 +382,7 @@ def ops_panel(view: View, hardware_id: object = None, phase: object = "decode") 
 
 
 def _reality(view: View) -> list[dict]:
-    return reality_rows(published_on(view)) if view.published else []
+    return reality_rows(published_on(view), view.lang) if view.published else []
 
 
 REQUEST_COLUMNS = (
