@@ -135,13 +135,25 @@ class GemmSpec:
                 _dtype(name, getattr(self, name), STORAGE_DTYPES)
         if self.tile is not None:
             if not (isinstance(self.tile, tuple) and len(self.tile) == 3):
-                raise EngineInputError("op.tile", f"{self.tile!r} is not a tile", "(tile_m, tile_n, tile_k)")
+                raise EngineInputError(
+                    "op.tile",
+                    f"{self.tile!r} is not a tile",
+                    "(tile_m, tile_n, tile_k)",
+                    code="tile_tuple",
+                    params={"value": repr(self.tile)[:40]},
+                )
             for side in self.tile:
                 _int("tile", side, 1, MAX_TILE_DIM)
         if not isinstance(self.bias, bool) or not isinstance(self.fused_epilogue, bool):
-            raise EngineInputError("op.bias", "bias and fused_epilogue are true or false")
+            raise EngineInputError("op.bias", "bias and fused_epilogue are true or false", code="op_flags")
         if self.activation is not None and self.activation not in ACTIVATIONS:
-            raise EngineInputError("op.activation", f"unknown activation {self.activation!r}", ", ".join(ACTIVATIONS))
+            raise EngineInputError(
+                "op.activation",
+                f"unknown activation {self.activation!r}",
+                ", ".join(ACTIVATIONS),
+                code="op_activation",
+                params={"value": repr(self.activation)[:40], "allowed": ", ".join(ACTIVATIONS)},
+            )
 
     @property
     def widths(self) -> tuple[float, float, float]:
@@ -235,7 +247,11 @@ class ElementwiseSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.shape, tuple) or not 1 <= len(self.shape) <= MAX_SHAPE_DIMS:
             raise EngineInputError(
-                "op.shape", f"{self.shape!r} is not a shape", f"1 to {MAX_SHAPE_DIMS} positive sizes"
+                "op.shape",
+                f"{self.shape!r} is not a shape",
+                f"1 to {MAX_SHAPE_DIMS} positive sizes",
+                code="op_shape",
+                params={"value": repr(self.shape)[:40], "n": MAX_SHAPE_DIMS},
             )
         for side in self.shape:
             _int("shape", side, 1, MAX_ELEMENTS)
@@ -248,7 +264,13 @@ class ElementwiseSpec:
                 params={"n": f"{math.prod(self.shape):,}", "high": f"{MAX_ELEMENTS:,}"},
             )
         if not isinstance(self.ops, tuple) or not 1 <= len(self.ops) <= MAX_CHAIN_OPS:
-            raise EngineInputError("op.ops", f"{self.ops!r} is not an op list", f"1 to {MAX_CHAIN_OPS} op names")
+            raise EngineInputError(
+                "op.ops",
+                f"{self.ops!r} is not an op list",
+                f"1 to {MAX_CHAIN_OPS} op names",
+                code="op_list",
+                params={"value": repr(self.ops)[:40], "n": MAX_CHAIN_OPS},
+            )
         for name in self.ops:
             if name not in ELEMENTWISE_KINDS:
                 raise EngineInputError(
@@ -268,7 +290,12 @@ class ElementwiseSpec:
                 params={"n": self.kernels, "high": MAX_KERNELS},
             )
         if not isinstance(self.fused, bool):
-            raise EngineInputError("op.fused", f"{self.fused!r} is not true or false")
+            raise EngineInputError(
+                "op.fused",
+                f"{self.fused!r} is not true or false",
+                code="op_bool",
+                params={"value": repr(self.fused)[:40]},
+            )
         _dtype("dtype", self.dtype, VALUE_DTYPES)
 
     @property

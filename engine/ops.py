@@ -89,7 +89,13 @@ def elementwise(kind: str, elements, value_bytes: float, name: str | None = None
     try:
         flops_per, reads, writes = ELEMENTWISE_KINDS[kind]
     except KeyError:
-        raise EngineInputError("op.name", f"unknown elementwise op {kind!r}", ", ".join(ELEMENTWISE_KINDS)) from None
+        raise EngineInputError(
+            "op.name",
+            f"unknown elementwise op {kind!r}",
+            ", ".join(ELEMENTWISE_KINDS),
+            code="op_unknown",
+            params={"value": repr(kind)[:40], "allowed": ", ".join(ELEMENTWISE_KINDS)},
+        ) from None
     return Op(name or kind, "vector", flops_per * elements, (reads + writes) * elements * value_bytes + extra_bytes)
 
 

@@ -21,7 +21,9 @@ MAX_POINTS = 10_000
 def _as_array(name: str, values, high: int) -> np.ndarray:
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1 or not 1 <= arr.size <= MAX_POINTS:
-        raise EngineInputError(name, f"must be a list of 1 to {MAX_POINTS} values")
+        raise EngineInputError(
+            name, f"must be a list of 1 to {MAX_POINTS} values", code="list_length", params={"n": MAX_POINTS}
+        )
     if not np.all(np.isfinite(arr)) or np.any(arr < 1) or np.any(arr > high) or np.any(arr != np.floor(arr)):
         raise EngineInputError(
             name, f"every value must be an integer in [1, {high}]", code="every_int", params={"high": high}
@@ -35,7 +37,7 @@ def decode_sweep(
     """Decode step bound over `batch_sizes` (at the scenario's context) or over
     `context_lengths` (at the scenario's batch). Exactly one of the two is given."""
     if (batch_sizes is None) == (context_lengths is None):
-        raise EngineInputError("sweep", "give exactly one of batch_sizes or context_lengths")
+        raise EngineInputError("sweep", "give exactly one of batch_sizes or context_lengths", code="sweep_one_axis")
     model = resolve_model(model, scenario)
     if batch_sizes is not None:
         batch = _as_array("batch_sizes", batch_sizes, MAX_BATCH)
@@ -125,7 +127,9 @@ def phase_grid(model: ModelConfig, hw: Accelerator, scenario: Scenario, batch_si
     batch = _as_array("batch_sizes", batch_sizes, MAX_BATCH)
     context = _as_array("context_lengths", context_lengths, MAX_CONTEXT)
     if batch.shape != context.shape:
-        raise EngineInputError("sweep", "batch_sizes and context_lengths must have the same length")
+        raise EngineInputError(
+            "sweep", "batch_sizes and context_lengths must have the same length", code="sweep_same_length"
+        )
     model = resolve_model(model, scenario)
     w = scenario.widths
     roofs = Roofs.of(hw, scenario.compute_dtype, scenario)

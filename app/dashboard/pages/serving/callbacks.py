@@ -140,7 +140,7 @@ def fit_from_text(text: object, target: object, controls: dict, lang: str) -> tu
     except RunsError as exc:
         return None, _runs_message(exc, lang)
     except EngineInputError as exc:  # the page's own scenario is one the engine refuses
-        return None, [html.P(w("srv_acc_error", lang, msg=why(str(exc), lang)))]
+        return None, [html.P(w("srv_acc_error", lang, msg=why(exc, lang)))]
     error = FitError(
         report.runs,
         report.tpot_error_before,
@@ -205,7 +205,7 @@ def add_what_if(add, submit, text, current, hardware, flags) -> dict:
     try:
         parse_what_if(text)
     except EngineInputError as exc:
-        return {**refused, "error": why(str(exc), lang)}
+        return {**refused, "error": why(exc, lang)}
     chosen = list(({x.split(":", 1)[0]: x for x in current} | {text.split(":", 1)[0]: text}).values())
     taken = len(hardware) if isinstance(hardware, list) else 0
     if taken + len(chosen) > MAX_HARDWARE:

@@ -45,7 +45,7 @@ class MeasuredPoint:
 class AcceleratorServing:
     id: str
     name: str
-    error: str | None = None
+    error: str | EngineInputError | None = None  # the engine's error: said from its code (i18n.reason)
     chosen: dict | None = None  # serving_estimate at the page's concurrency
     fitted: dict | None = None  # the fitted estimate there (fit target only)
     max_fits: int = 0
@@ -130,14 +130,14 @@ def _curve(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
     try:
         hw = _accelerator(spec)
     except EngineInputError as exc:
-        return AcceleratorServing(spec.split(":", 1)[0], spec, error=str(exc))
+        return AcceleratorServing(spec.split(":", 1)[0], spec, error=exc.with_traceback(None))
     try:
         model = get_model(a.model)
         sc = scenario_of(a)
         hw.check_tensor_parallel(a.tensor_parallel)
         first = serving_estimate(model, hw, sc)
     except EngineInputError as exc:
-        return AcceleratorServing(hw.id, hw.name, error=str(exc))
+        return AcceleratorServing(hw.id, hw.name, error=exc.with_traceback(None))
     fit = a.fit if fit_here else None
     max_fits = first["breakdown"]["memory"]["max_running_batch"]
     points = []
@@ -162,7 +162,7 @@ def one_accelerator(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorSer
     try:
         chosen = serving_estimate(get_model(a.model), _accelerator(spec), sc)
     except EngineInputError as exc:  # not expected: the same scenario answered at concurrency 1
-        return AcceleratorServing(curve.id, curve.name, error=str(exc))
+        return AcceleratorServing(curve.id, curve.name, error=exc.with_traceback(None))
     fit = a.fit if fit_here else None
     point = _point(chosen, sc, fit)
     points = sorted([p for p in curve.points if p["concurrency"] != a.concurrency] + [point], key=_by_concurrency)
