@@ -147,7 +147,9 @@ def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | N
         types = ["full_attention" if (i + 1) % every == 0 else "linear_attention" for i in range(n)]
     if types is not None:
         if not isinstance(types, list) or len(types) != n:
-            raise EngineInputError("config.layer_types", f"must be a list of {n} entries")
+            raise EngineInputError(
+                "config.layer_types", f"must be a list of {n} entries", code="config_layers", params={"n": n}
+            )
         allowed = {"full_attention": "full", "sliding_attention": "sliding"}
         if model_type in HYBRID_TYPES:
             allowed["linear_attention"] = "linear"
@@ -155,7 +157,11 @@ def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | N
         for t in types:
             if not isinstance(t, str) or t not in allowed:
                 raise EngineInputError(
-                    "config.layer_types", f"unsupported layer type {str(t)[:40]!r}", ", ".join(allowed)
+                    "config.layer_types",
+                    f"unsupported layer type {str(t)[:40]!r}",
+                    ", ".join(allowed),
+                    code="config_layer_type",
+                    params={"value": repr(str(t)[:40]), "allowed": ", ".join(allowed)},
                 )
             kinds.append(allowed[t])
         if "sliding" in kinds and window is None:
@@ -176,6 +182,8 @@ def _layer_kinds(cfg: dict, model_type: str, n: int) -> tuple[list[str], int | N
         "config.sliding_window",
         f"{model_type} models have no sliding-window attention",
         "null, or model_type mistral / gemma2 / gpt_oss",
+        code="config_no_window",
+        params={"model_type": model_type},
     )
 
 
@@ -185,12 +193,19 @@ def _linear_attention(cfg: dict) -> AttentionSpec:
     value_heads = _int(cfg, "linear_num_value_heads")
     if value_heads % key_heads:
         raise EngineInputError(
-            "config.linear_num_value_heads", f"{value_heads} must be a multiple of linear_num_key_heads ({key_heads})"
+            "config.linear_num_value_heads",
+            f"{value_heads} must be a multiple of linear_num_key_heads ({key_heads})",
+            code="config_linear_heads",
+            params={"n": value_heads, "heads": key_heads},
         )
     dtype = cfg.get("mamba_ssm_dtype") or "bfloat16"
     if not isinstance(dtype, str) or dtype not in STATE_DTYPE_BYTES:
         raise EngineInputError(
-            "config.mamba_ssm_dtype", f"unsupported {str(dtype)[:40]!r}", ", ".join(STATE_DTYPE_BYTES)
+            "config.mamba_ssm_dtype",
+            f"unsupported {str(dtype)[:40]!r}",
+            ", ".join(STATE_DTYPE_BYTES),
+            code="unknown_dtype",
+            params={"value": repr(str(dtype)[:40]), "allowed": ", ".join(STATE_DTYPE_BYTES)},
         )
     return AttentionSpec(
         num_heads=value_heads,
@@ -308,6 +323,8 @@ def _mlps(cfg: dict, model_type: str, n: int) -> list[MlpSpec]:
                 "config.mlp_only_layers",
                 f"{str(only_dense)[:60]} is not a list of layer indices",
                 f"a list of integers in [0, {n - 1}]",
+                code="config_dense_layers",
+                params={"value": str(only_dense)[:60], "high": n - 1},
             )
         only_dense = set(only_dense)
         routed = [i not in only_dense and (i + 1) % step == 0 for i in range(n)]

@@ -184,12 +184,20 @@ model_cache = ByteLRU(MODEL_CACHE_BYTES, sizeof=lambda v: approx_size(v) * _SHAR
 def _model_id(cfg: dict) -> str:
     name = cfg.get("_name_or_path") or cfg.get("model_type") or "custom"
     if not isinstance(name, str):
-        raise EngineInputError("config._name_or_path", f"{str(name)[:40]} is not a string")
+        raise EngineInputError(
+            "config._name_or_path",
+            f"{str(name)[:40]} is not a string",
+            code="config_name",
+            params={"value": str(name)[:40]},
+        )
     name = name[:64]
     if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in name):
         # a lone surrogate cannot be encoded as UTF-8: it would fail when the answer is sent
         raise EngineInputError(
-            "config._name_or_path", "contains a control character or invalid Unicode", "printable text"
+            "config._name_or_path",
+            "contains a control character or invalid Unicode",
+            "printable text",
+            code="config_name_text",
         )
     return name
 
@@ -219,7 +227,9 @@ def load_model(spec: object) -> ModelConfig:
             )
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
         return model_cache.get_or_compute(key, lambda: _parse_config(spec))
-    raise EngineInputError("model", "must be a preset id or a config.json object", ", ".join(model_ids()))
+    raise EngineInputError(
+        "model", "must be a preset id or a config.json object", ", ".join(model_ids()), code="model_spec"
+    )
 
 
 def load_model_file(path: str) -> ModelConfig:

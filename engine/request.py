@@ -268,7 +268,9 @@ def attach_requests(
     is left as it is (like `measured_decode`, the block is there only when asked for)."""
     if output_tokens is None:
         if gpu_hour_price is not None:
-            raise EngineInputError("gpu_hour_price", "a price needs output_tokens (cost is per output token)")
+            raise EngineInputError(
+                "gpu_hour_price", "a price needs output_tokens (cost is per output token)", code="price_needs_output"
+            )
         return analysis
     for hw, r in zip(hardware, analysis["results"], strict=True):
         r["request"] = request_block(model, hw, scenario, output_tokens, gpu_hour_price)
@@ -325,7 +327,9 @@ def throughput_interactivity(
         }
     if output_tokens is None:
         if gpu_hour_price is not None:
-            raise EngineInputError("gpu_hour_price", "a price needs output_tokens (cost is per output token)")
+            raise EngineInputError(
+                "gpu_hour_price", "a price needs output_tokens (cost is per output token)", code="price_needs_output"
+            )
         b = np.asarray(batch, dtype=np.float64)
         step = decode_steps_sum_s(model, hw, scenario, b, 1) + np.zeros_like(b)
         return {

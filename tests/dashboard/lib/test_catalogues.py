@@ -94,7 +94,8 @@ def test_training_errors_are_said_from_their_code(setup):
 ENGINE_NAMES = {"x", "vLLM", "ZeRO", "Unicode", "nccl-tests", "all_reduce_perf", "busbw", "NVLink", "in_channels",
                 "out_channels", "groups", "gpus", "sequence_length", "nominal", "measured", "JSON", "true", "false",
                 "config", "json", "MLA", "KV", "GiB", "name", "flops", "bytes",
-                "phase", "hardware", "tensor", "vector", "ms", "ph", "cat", "ncu", "csv"}  # fmt: skip
+                "phase", "hardware", "tensor", "vector", "ms", "ph", "cat", "ncu", "csv", "null", "mistral",
+                "gemma2", "id"}  # fmt: skip
 ENGINE_SAMPLE = SAMPLE | {"field": "tensor_parallel", "value": "0", "hardware": "h100-sxm5", "size": "8",
                           "interconnect": "NVLink", "pcie": "8", "max": "131,072", "rate": "1e+06", "step": "3",
                           "tokens": "4,096", "gpus": "8", "node": "8", "seq": "4,096", "per_step": "32,768",
