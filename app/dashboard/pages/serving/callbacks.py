@@ -116,7 +116,7 @@ def update_serving(controls: dict, flags: object) -> dict:
 def _runs_message(error: RunsError, lang: str) -> list:
     items = []
     for line, name, what in error.problems[:12]:
-        text = why(what.split(":", 1)[1], lang) if what.startswith("engine:") else w(f"srv_runs_{what}", lang)
+        text = why(what, lang) if isinstance(what, Exception) else w(f"srv_runs_{what}", lang)
         where = w("srv_runs_where", lang, line=line, field=name or "—") if line else ""
         items.append(html.Li(f"{where}{text}"))
     more = len(error.problems) - 12

@@ -47,7 +47,7 @@ class UserRun:
 class RunsError(ValueError):
     """What is wrong with the runs: a list of (line or None, field or None, what)."""
 
-    def __init__(self, problems: list[tuple[int | None, str | None, str]]):
+    def __init__(self, problems: list[tuple[int | None, str | None, object]]):  # a srv_runs_ code or an engine error
         super().__init__("; ".join(f"{line}:{name}: {what}" for line, name, what in problems))
         self.problems = problems
 
@@ -102,7 +102,7 @@ def _shipped_row(line: int, row: dict, base: ServingScenario, problems: list) ->
     try:
         mapped = row_scenario(row)
     except EngineInputError as exc:
-        problems.append((line, exc.field, "engine:" + str(exc)))
+        problems.append((line, exc.field, exc.with_traceback(None)))  # said from its code (i18n.reason)
         return None
     if not (0 < mapped.ttft_s <= MAX_MS / 1e3 and 0 < mapped.tpot_s <= MAX_MS / 1e3):
         problems.append((line, "silicon_tpot_ms", "ms"))
@@ -150,7 +150,7 @@ def fit_runs(a: ServingArgs, hw, runs: list[UserRun]) -> FitReport:
         try:
             result = serving_estimate(model, hw, run.scenario)
         except EngineInputError as exc:
-            problems.append((run.line, exc.field, "engine:" + str(exc)))
+            problems.append((run.line, exc.field, exc.with_traceback(None)))
             continue
         queue = queue_steps(run.scenario, result["running_batch"])
         parts.append(run_parts(result, queue, run.tpot_s, run.ttft_s))
