@@ -217,7 +217,13 @@ def _csv_rows(text: str, prefix: str, first_line: int = 1):
         names = [f.strip() for f in fields or []]
         duplicates = sorted({f for f in names if names.count(f) > 1})
         if duplicates:
-            raise EngineInputError(f"{prefix} {first_line}", f"duplicate column {duplicates[0]!r}", "each column once")
+            raise EngineInputError(
+                f"{prefix} {first_line}",
+                f"duplicate column {duplicates[0]!r}",
+                "each column once",
+                code="csv_duplicate",
+                params={"value": repr(duplicates[0])[:40]},
+            )
         yield names
         for row in reader:
             yield reader.line_num + first_line - 1, row
@@ -227,6 +233,7 @@ def _csv_rows(text: str, prefix: str, first_line: int = 1):
             f"{prefix} {reader.reader.line_num + first_line - 1}",
             f"not valid CSV ({exc})",
             f"fields up to {csv.field_size_limit()} characters",
+            code="csv_invalid",
         ) from None
 
 
@@ -257,10 +264,10 @@ def _json_list(text: str, fmt: str, key: str) -> list:
             fmt, f"not valid JSON ({exc.msg}, line {exc.lineno})", code="json_invalid", params={"line": exc.lineno}
         ) from None
     except RecursionError:
-        raise EngineInputError(fmt, "JSON nested too deeply", "a list of flat records") from None
+        raise EngineInputError(fmt, "JSON nested too deeply", "a list of flat records", code="json_deep") from None
     rows = data.get(key) if isinstance(data, dict) else data
     if not isinstance(rows, list):
-        raise EngineInputError(fmt, f'expected a list or {{"{key}": [...]}}')
+        raise EngineInputError(fmt, f'expected a list or {{"{key}": [...]}}', code="json_list", params={"name": key})
     return rows
 
 
@@ -280,7 +287,9 @@ def _duration(text: str, where: str) -> float:
         )
     value = float(m.group(1)) * _TIME_UNITS[m.group(2)]
     if value > MAX_TIME_S:
-        raise EngineInputError(where, f"{text[:40]!r} is longer than a day")
+        raise EngineInputError(
+            where, f"{text[:40]!r} is longer than a day", code="duration_long", params={"value": repr(text[:40])}
+        )
     return value
 
 
@@ -296,7 +305,9 @@ def parse_torch_table(text: str) -> list[Record]:
     # Time column: GPU self time when there is one, else CPU self time.
     time_col = next((c for c in ("Self CUDA", "Self XPU", "Self Device", "CUDA total", "Self CPU") if c in names), None)
     if time_col is None:
-        raise EngineInputError("torch_table", "no time column", "Self CUDA, CUDA total or Self CPU")
+        raise EngineInputError(
+            "torch_table", "no time column", "Self CUDA, CUDA total or Self CPU", code="torch_no_time"
+        )
     flops_col = next((c for c in names if re.fullmatch(r"Total [KMGT]?FLOPs", c)), None)
     scale = {"Total FLOPs": 1, "Total KFLOPs": 1e3, "Total MFLOPs": 1e6, "Total GFLOPs": 1e9, "Total TFLOPs": 1e12}
     records = []
@@ -305,7 +316,12 @@ def parse_torch_table(text: str) -> list[Record]:
             continue
         cells = re.split(r"\s{2,}", ln.strip())
         if len(cells) != len(names):
-            raise EngineInputError(f"torch_table line {n}", f"{len(cells)} cells for {len(names)} columns")
+            raise EngineInputError(
+                f"torch_table line {n}",
+                f"{len(cells)} cells for {len(names)} columns",
+                code="torch_cells",
+                params={"cells": len(cells), "columns": len(names)},
+            )
         row = dict(zip(names, cells, strict=True))
         t = _duration(row[time_col], f"torch_table line {n}")
         if t == 0:
@@ -375,7 +391,13 @@ def parse_ncu_csv(text: str) -> list[Record]:
     rows = _csv_rows("\n".join(lines[start:]), "ncu_csv line", first_line=start + 1)
     need = {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"}
     if not need <= set(next(rows)):
-        raise EngineInputError("ncu_csv", "missing columns", ", ".join(sorted(need)))
+        raise EngineInputError(
+            "ncu_csv",
+            "missing columns",
+            ", ".join(sorted(need)),
+            code="ncu_columns",
+            params={"allowed": ", ".join(sorted(need))},
+        )
     kernels: dict[str, dict] = {}
     for n, row in rows:
         if any(row.get(c) is None for c in need):  # a short row: DictReader fills None
@@ -386,7 +408,13 @@ def parse_ncu_csv(text: str) -> list[Record]:
         )
         unit = (row["Metric Unit"] or "").lower()
         if unit not in _NCU_SCALE:
-            raise EngineInputError(where, f"unknown unit {row['Metric Unit'][:40]!r}", ", ".join(_NCU_SCALE))
+            raise EngineInputError(
+                where,
+                f"unknown unit {row['Metric Unit'][:40]!r}",
+                ", ".join(_NCU_SCALE),
+                code="ncu_unit",
+                params={"value": repr(row["Metric Unit"][:40]), "allowed": ", ".join(_NCU_SCALE)},
+            )
         value = _number(row["Metric Value"], where, row["Metric Name"][:80], allow_zero=True)
         k["metrics"][row["Metric Name"]] = value * _NCU_SCALE[unit]
     records = []
@@ -431,7 +459,11 @@ PARSERS = {
 
 def _too_many(fmt: str, found: str) -> None:
     raise EngineInputError(
-        fmt, f"{found}: more than the {MAX_RECORDS:,} records one import may hold", f"at most {MAX_RECORDS:,} records"
+        fmt,
+        f"{found}: more than the {MAX_RECORDS:,} records one import may hold",
+        f"at most {MAX_RECORDS:,} records",
+        code="too_many_records",
+        params={"n": f"{MAX_RECORDS:,}"},
     )
 
 
@@ -439,14 +471,20 @@ def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
     """All records of a file, or an EngineInputError naming the line and field: nothing is
     half-imported. `steps`: how many decode steps a profile covers (times are divided)."""
     if fmt not in PARSERS:
-        raise EngineInputError("format", f"unknown format {fmt!r}", ", ".join(FORMATS))
+        raise EngineInputError(
+            "format",
+            f"unknown format {fmt!r}",
+            ", ".join(FORMATS),
+            code="measure_format",
+            params={"value": repr(fmt)[:40], "allowed": ", ".join(FORMATS)},
+        )
     if not isinstance(steps, int) or steps < 1:
         raise EngineInputError("steps", f"{steps!r} must be a positive integer")
     if fmt in ("csv", "torch_table") and text.count("\n") > _MAX_TABLE_LINES:
         _too_many(fmt, f"{text.count(chr(10)):,} lines")
     records = PARSERS[fmt](text)
     if not records:
-        raise EngineInputError(fmt, "no measurements found")
+        raise EngineInputError(fmt, "no measurements found", code="no_measurements")
     if len(records) > MAX_RECORDS:
         _too_many(fmt, f"{len(records):,} records")
     for r in records:
