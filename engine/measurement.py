@@ -171,7 +171,12 @@ def _text(value: object, where: str, field: str, limit: int) -> str:
     """A name from the file: control characters (NUL and friends) are refused, not kept."""
     text = str(value).strip()[:limit]
     if any(ord(c) < 32 and c != "\t" or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in text):
-        raise EngineInputError(f"{where}: {field}", "contains a control character or invalid Unicode", "printable text")
+        raise EngineInputError(
+            f"{where}: {field}",
+            "contains a control character or invalid Unicode",
+            "printable text",
+            code="text_control",
+        )
     return text
 
 
@@ -479,7 +484,9 @@ def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
             params={"value": repr(fmt)[:40], "allowed": ", ".join(FORMATS)},
         )
     if not isinstance(steps, int) or steps < 1:
-        raise EngineInputError("steps", f"{steps!r} must be a positive integer")
+        raise EngineInputError(
+            "steps", f"{steps!r} must be a positive integer", code="steps_positive", params={"value": repr(steps)[:40]}
+        )
     if fmt in ("csv", "torch_table") and text.count("\n") > _MAX_TABLE_LINES:
         _too_many(fmt, f"{text.count(chr(10)):,} lines")
     records = PARSERS[fmt](text)
@@ -494,7 +501,12 @@ def parse_measurements(fmt: str, text: str, steps: int = 1) -> list[Record]:
         if r.bytes is not None:
             r.bytes /= steps
         if not r.time_s > 0:  # 5e-324 s over 2 steps underflows to 0
-            raise EngineInputError(f"{r.where or r.name}: time_s", f"divided by {steps} steps it underflows to 0")
+            raise EngineInputError(
+                f"{r.where or r.name}: time_s",
+                f"divided by {steps} steps it underflows to 0",
+                code="underflow",
+                params={"steps": steps},
+            )
     return records
 
 
@@ -577,6 +589,8 @@ def _check_finite(numbers: dict, where: str) -> None:
                 f"{where}: {key}",
                 f"{value!r} is out of range: the record's numbers are not physical",
                 "counts and times whose ratios are finite and > 0",
+                code="not_physical",
+                params={"value": repr(value)[:40]},
             )
 
 
@@ -596,7 +610,7 @@ def decode_utilisation(
     MFU (PaLM, 2N per generated token) = tokens/s x 2 x N_active / (GPUs x peak).
     Give the step time or the tokens/s (tokens/s = batch / step time)."""
     if (step_time_s is None) == (tokens_per_s is None):
-        raise EngineInputError("measured", "give exactly one of a decode step time or tokens/s")
+        raise EngineInputError("measured", "give exactly one of a decode step time or tokens/s", code="measured_one")
     if step_time_s is None:
         tokens_per_s = _number(tokens_per_s, "measured", "tokens_per_s", high=math.inf)
         step_time_s = batch / tokens_per_s
@@ -619,6 +633,8 @@ def decode_utilisation(
                 f"measured: {key}",
                 f"{value!r}: the measured number is too extreme to use",
                 "a step time or tokens/s whose derived rates are finite",
+                code="measured_extreme",
+                params={"value": repr(value)[:40]},
             )
     return out
 

@@ -103,7 +103,7 @@ ENGINE_SAMPLE = SAMPLE | {"field": "tensor_parallel", "value": "0", "hardware": 
                           "height": "4", "width": "4", "part": "bandwidth", "kv": "8", "hidden": "4096",
                           "model_type": "qwen3", "moe": "8", "experts": "64", "weights": "15.0",
                           "usable": "72.0", "utilization": "0.9", "bound": "> 0", "missing": "flops",
-                          "line": "3", "cells": "3", "columns": "4"}  # fmt: skip
+                          "line": "3", "cells": "3", "columns": "4", "steps": "2"}  # fmt: skip
 
 
 def test_every_engine_code_renders_in_both_languages_and_the_chinese_is_chinese():
