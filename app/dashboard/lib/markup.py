@@ -14,6 +14,8 @@ escaped.
 
 from __future__ import annotations
 
+import unicodedata
+
 
 def plotly_text(value: object) -> str:
     """`value` as text Plotly draws literally."""
@@ -25,3 +27,28 @@ def plotly_names(results: list[dict] | None) -> list[dict]:
     """Engine results (one per accelerator) with `hardware_name` made inert for Plotly; a what-if
     card's or a hardware file's name is user text. Copies: the engine's results are shared."""
     return [{**r, "hardware_name": plotly_text(r["hardware_name"])} for r in results or []]
+
+
+def _display_width(text: str) -> int:
+    """Columns `text` takes: a wide (CJK) character counts two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def wrapped_plotly_text(text: str, width: int = 56, sep: str = " · ") -> str:
+    """`text` as inert Plotly text broken into lines of at most about `width` columns at `sep`
+    (a Plotly title never wraps by itself: the scenario line was cut at the figure's edge in an
+    800 px embed). A part longer than a line (a long custom-model name) gets a line of its own,
+    split at `width` columns."""
+    lines: list[str] = []
+    for part in text.split(sep):
+        while _display_width(part) > width:  # hard split: no separator inside a long name
+            cut = width
+            while _display_width(part[:cut]) > width:
+                cut -= 1
+            lines.append(part[:cut])
+            part = part[cut:]
+        if lines and _display_width(lines[-1] + sep + part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append(part)
+    return "<br>".join(plotly_text(line) for line in lines)

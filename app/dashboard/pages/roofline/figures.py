@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for, log_axis
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.markup import plotly_names, plotly_text
+from app.dashboard.lib.markup import plotly_names, plotly_text, wrapped_plotly_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.roofline.marks import (
     Mark,
@@ -247,7 +247,10 @@ def _figure_layout(
     # presentation mode's larger font): eight accelerators need more rows than three do
     rows = math.ceil(accelerators / (2 if present else 3))
     line = layout["font"]["size"] + 9
-    layout["margin"] = {**layout["margin"], "t": 40, "b": max(150, 70 + line * (rows + 1))}
+    # the scenario line wraps (a title never does by itself): the plot starts below its last line
+    lines = subtitle.count("<br>") + 1
+    top = max(40, 20 + lines * (layout["font"]["size"] + 4))
+    layout["margin"] = {**layout["margin"], "t": top, "b": max(150, 70 + line * (rows + 1))}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
         layout["title"] = {
             "text": subtitle,
@@ -255,6 +258,8 @@ def _figure_layout(
             "xanchor": "left",
             "y": 0.99,
             "yanchor": "top",
+            # Plotly lifts a title of several lines about one line above its anchor: push it back
+            "pad": {"t": 10 if lines > 1 else 0},
             "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]},
         }
     return layout
@@ -283,7 +288,7 @@ def roofline_figure(
     can reach (the grid's), so no point ever falls off the chart; `stop` records the
     (batch, context) drawn, for the browser's grid moves."""
     # user text (accelerator, model and imported row names) reaches Plotly as text, never markup
-    results, pinned, subtitle = plotly_names(results), plotly_names(pinned) or None, plotly_text(subtitle)
+    results, pinned, subtitle = plotly_names(results), plotly_names(pinned) or None, wrapped_plotly_text(subtitle)
     measured_points = [{**p, "name": plotly_text(p["name"])} for p in measured_points or []] or None
     traces: list[dict] = []
     kinds: set[str] = set()

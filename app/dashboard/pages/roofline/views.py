@@ -13,7 +13,7 @@ import engine
 from app.dashboard.components import table
 from app.dashboard.components.plot_style import message_figure
 from app.dashboard.lib.i18n import reason, t
-from app.dashboard.lib.markup import plotly_text
+from app.dashboard.lib.markup import wrapped_plotly_text
 from app.dashboard.pages.roofline.figures import roofline_figure
 from app.dashboard.pages.roofline.insight import cache_sentence, insight_sentences, pin_sentence
 from app.dashboard.pages.roofline.marks import grid_payload
@@ -119,7 +119,7 @@ def slider_grid(view: View) -> dict:
     def compute() -> dict:
         payload = grid_payload(dashboard_grid(*args), hardware_ids(view), view.lang)
         payload["subtitles"] = [
-            plotly_text(subtitle(view, b, c)) for b in payload["batches"] for c in payload["contexts"]
+            wrapped_plotly_text(subtitle(view, b, c)) for b in payload["batches"] for c in payload["contexts"]
         ]
         return payload
 

@@ -1,0 +1,58 @@
+"""Trust at first touch, the rest: the scenario line wraps instead of being cut, the One request
+card says what it needs, the HTML snapshot keeps a chart's proportions, every symbol on the
+symbol line, labelled measurement controls."""
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.helpers import wait_for_figure
+
+# The scenario line (the figure's title) against the figure: Plotly never wraps a title, so a
+# long one ran past the SVG's right edge and was cut.
+TITLE_JS = """() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');
+  const t = g && g.querySelector('.gtitle'); if (!t) return null;
+  const svg = g.querySelector('svg.main-svg').getBoundingClientRect(), r = t.getBoundingClientRect();
+  return {text: t.textContent, lines: t.querySelectorAll('tspan.line').length || 1,
+          left: r.left, right: r.right, svgLeft: svg.left, svgRight: svg.right, svgTop: svg.top,
+          top: r.top, bottom: r.bottom, plotTop: svg.top + g._fullLayout._size.t}; }"""
+
+LONG_NAME = "example-org/Llama-3.2-3B-Instruct-long-context-distilled-experimental-checkpoint"
+
+
+def _title_inside(page: Page) -> dict:
+    page.wait_for_function(TITLE_JS)
+    box = page.evaluate(TITLE_JS)
+    assert box["left"] >= box["svgLeft"] - 1 and box["right"] <= box["svgRight"] + 1, box
+    assert box["top"] >= box["svgTop"] - 1, box  # the first line is not cut at the top either
+    assert box["bottom"] <= box["plotTop"] + 1, box  # the last line stays above the plot
+    return box
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_scenario_line_wraps_in_the_embed(page: Page, base_url, lang):
+    page.set_viewport_size({"width": 800, "height": 500})
+    page.goto(f"{base_url}/?embed=1&lang={lang}&hw=h100-sxm5,h200-sxm&model=llama-3-70b&batch=16")
+    wait_for_figure(page)
+    box = _title_inside(page)
+    assert box["lines"] >= 2 and "FlashAttention" in box["text"]
+
+
+def test_scenario_line_wraps_a_long_custom_model_name(page: Page, base_url):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024")
+    wait_for_figure(page)
+    page.locator("#model").click()
+    page.get_by_role("option", name="custom config.json…").click()
+    config = (
+        '{"_name_or_path": "' + LONG_NAME + '", "model_type": "llama", "hidden_size": 2048,'
+        ' "num_hidden_layers": 16, "num_attention_heads": 16, "num_key_value_heads": 4,'
+        ' "intermediate_size": 8192, "vocab_size": 32000}'
+    )
+    page.locator("#custom-config").fill(config)
+    page.locator("#custom-apply").click()
+    page.wait_for_function(
+        "() => { const t = document.querySelector('#roofline-graph .gtitle');"
+        " return t && t.textContent.includes('distilled'); }"
+    )
+    box = _title_inside(page)
+    assert "FlashAttention" in box["text"]
