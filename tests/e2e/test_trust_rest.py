@@ -3,7 +3,7 @@ card says what it needs, the HTML snapshot keeps a chart's proportions, every sy
 symbol line, labelled measurement controls."""
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import wait_for_figure
 
@@ -56,3 +56,21 @@ def test_scenario_line_wraps_a_long_custom_model_name(page: Page, base_url):
     )
     box = _title_inside(page)
     assert "FlashAttention" in box["text"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_one_request_says_what_it_needs_and_opens_it(page: Page, base_url, lang):
+    """Without output tokens the One request card says it needs them and links to the box in the
+    closed Serving section; the link opens it and a value fills the card's table."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{base_url}/?lang={lang}&hw=h100-sxm5&model=llama-3-8b")
+    wait_for_figure(page)
+    card = page.locator("#request")
+    expect(card).to_contain_text("output tokens" if lang == "en" else "输出 token 数")
+    box = page.locator("#output-tokens")
+    expect(box).to_be_hidden()
+    card.locator("a.request-open").click()
+    expect(box).to_be_visible()
+    box.fill("256")
+    box.press("Enter")
+    expect(card.locator("table.request-table tbody tr")).to_have_count(1)

@@ -399,7 +399,10 @@ REQUEST_COLUMNS = (
 def request_panel(results: list[dict], output_tokens: int | None, lang: str):
     """TTFT, TPOT, end to end and cost of one request per accelerator, or how to get them."""
     if not output_tokens:
-        return html.P(t("request_hint", lang), className="help")
+        # the box it needs sits in the Serving section, closed by default: the link opens it
+        # (a fragment navigation expands a closed <details> around its target) and shows the box
+        link = html.A(t("request_hint_link", lang), href="#output-tokens", className="request-open")
+        return html.P([t("request_hint", lang), " ", link], className="help")
     rows = request_rows(results)
     head = html.Tr([html.Th(t(label, lang)) for _, label in REQUEST_COLUMNS])
     body = [
