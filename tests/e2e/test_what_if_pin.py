@@ -114,6 +114,8 @@ def test_pin_a_scenario_then_compare_b_against_it(page: Page, base_url):
     assert traces(page)["ghost--h100-sxm5--decode"]["x"][0] == a_x  # A did not move
     page.keyboard.press("ArrowLeft")
     wait_settled(page)
+    # the address bar follows once the slider rests and its settle answers (slower on a loaded machine)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('batch') === '32'", timeout=20000)
 
     # a link (and so a wiki page) shows the comparison
     page.reload()
