@@ -74,3 +74,21 @@ def test_one_request_says_what_it_needs_and_opens_it(page: Page, base_url, lang)
     box.fill("256")
     box.press("Enter")
     expect(card.locator("table.request-table tbody tr")).to_have_count(1)
+
+
+def test_html_snapshot_keeps_a_charts_proportions(page: Page, base_url):
+    """The exported snapshot, opened in a 1400 px window, draws the roofline 720 px tall and at
+    most 1200 px wide (it was ~260 px tall across the whole window)."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    wait_for_figure(page)
+    with page.expect_download() as info:
+        page.locator("#export-html").click()
+    page.goto("about:blank")  # the file as opened from disk: none of the page's CSP
+    with open(info.value.path(), encoding="utf-8") as f:
+        page.set_content(f.read())
+    page.wait_for_function("() => { const g = document.querySelector('.js-plotly-plot'); return g && g._fullLayout; }")
+    height, width = page.evaluate(
+        "() => { const l = document.querySelector('.js-plotly-plot')._fullLayout; return [l.height, l.width]; }"
+    )
+    assert height == 720 and 600 <= width <= 1200, (height, width)

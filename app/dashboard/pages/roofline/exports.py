@@ -16,6 +16,11 @@ from pathlib import Path
 import plotly.io as pio
 
 PLOTLY_BUNDLE = Path(__file__).resolve().parents[4] / "assets" / "vendor" / "plotly-cartesian-4.1.1.min.js"
+# The snapshot's chart: as tall as the page's chart at 1400x900, never wider than 1200 px, so it
+# keeps a chart's proportions (plotly.io's default 100% height of an auto-height body drew it
+# ~260 px tall across the whole window).
+SNAPSHOT_HEIGHT_PX = 720
+SNAPSHOT_MAX_WIDTH_PX = 1200
 
 
 @lru_cache(maxsize=1)
@@ -27,8 +32,13 @@ def snapshot_html(figure: dict, title: str, link: str, provenance: str) -> str:
     """The figure with what it shows: the scenario as <title> and heading, the link that
     reproduces the view, and the app version and catalogue it was computed with."""
     body = pio.to_html(
-        figure, include_plotlyjs=False, full_html=False, config={"displaylogo": False, "showSendToCloud": False}
+        figure,
+        include_plotlyjs=False,
+        full_html=False,
+        config={"displaylogo": False, "showSendToCloud": False},
+        default_height=f"{SNAPSHOT_HEIGHT_PX}px",
     )
+    body = f'<div style="max-width:{SNAPSHOT_MAX_WIDTH_PX}px">{body}</div>'
     header = (
         f'<p style="font:14px system-ui,sans-serif">{html.escape(title)}<br>'
         f'<a href="{html.escape(link, quote=True)}">{html.escape(link)}</a><br>'
