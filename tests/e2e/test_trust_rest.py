@@ -92,3 +92,49 @@ def test_html_snapshot_keeps_a_charts_proportions(page: Page, base_url):
         "() => { const l = document.querySelector('.js-plotly-plot')._fullLayout; return [l.height, l.width]; }"
     )
     assert height == 720 and 600 <= width <= 1200, (height, width)
+
+
+LEGEND_TITLE = "#roofline-graph .legendtitletext"
+PROFILE = "name,flops,bytes,time_s,unit\ngemm,1e12,1e9,2e-3,tensor\nadd,2e7,1.2e8,1e-4,vector\n"
+
+
+def _symbols(page: Page) -> dict:
+    return page.evaluate(
+        """() => { const g = document.querySelector('#roofline-graph .js-plotly-plot'); const out = {};
+             for (const t of g._fullData) out[t.uid] = t.marker && t.marker.symbol; return out; }"""
+    )
+
+
+def test_imported_kernels_their_own_symbol_labelled_controls_and_which_card(page: Page, base_url, tmp_path):
+    """Imported kernels are a +, not the ridge's x, and the symbol line says so; the profile's
+    format and steps boxes have labels; with two accelerators a notice says the profile is
+    drawn on the first only, and why."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    wait_for_figure(page)
+    page.locator(".measurement summary").click()
+    expect(page.get_by_label("Decode steps it covers")).to_have_value("1")
+    expect(page.locator("label[for=measurements-format]")).to_have_text("Profile format")
+    profile = tmp_path / "profile.csv"
+    profile.write_text(PROFILE)
+    page.locator("#measurements-upload input[type=file]").set_input_files(str(profile))
+    page.wait_for_function(
+        "() => document.querySelector('#roofline-graph .js-plotly-plot')._fullData"
+        ".some(t => t.uid === 'measured--h100-sxm5--imported')"
+    )
+    symbols = _symbols(page)
+    ridge = symbols["ridge--h100-sxm5"]
+    assert symbols["measured--h100-sxm5--imported"] not in (ridge, "x-thin-open", "x")
+    expect(page.locator(LEGEND_TITLE)).to_contain_text("+ imported kernel")
+    expect(page.locator("#efficiency-notice")).to_contain_text(
+        "Imported measurements are drawn on H100 SXM5 80GB only: a profile is of one machine"
+    )
+
+
+def test_cache_roofs_line_style_on_the_symbol_line(page: Page, base_url):
+    page.goto(f"{base_url}/?hw=h200-sxm&roofs=hierarchy")
+    wait_for_figure(page)
+    expect(page.locator(LEGEND_TITLE)).to_contain_text("-·- cache roof")
+    page.goto(f"{base_url}/?hw=h200-sxm")
+    wait_for_figure(page)
+    expect(page.locator(LEGEND_TITLE)).not_to_contain_text("cache roof")

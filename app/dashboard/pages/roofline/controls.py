@@ -180,7 +180,13 @@ def measurement_details(view: View, values: dict) -> html.Details:
                 className="field-pair",
             ),
             field(t("measured_step", lang), number("step", values)),
-            html.Div([formats, steps], className="field-pair"),
+            html.Div(
+                [
+                    field(t("measure_format", lang), formats, html_for="measurements-format"),
+                    field(t("measure_steps", lang), steps, html_for="measurements-steps"),
+                ],
+                className="field-pair",
+            ),
             upload,
             html.Div(id="measurements-status", className="help", role="status"),
         ],

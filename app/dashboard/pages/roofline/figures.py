@@ -37,7 +37,7 @@ MARK_STYLE = {
     "attention_decode": ("diamond", 11),
     "elementwise": ("triangle-up", 8),
     "measured_decode": ("star", 16),
-    "measured": ("x-thin-open", 12),
+    "measured": ("cross-thin-open", 12),  # an imported kernel: a +, never the ridge's x
 }
 
 
@@ -297,7 +297,9 @@ def roofline_figure(
         hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i, theme)
         first = i == 0
         traces += _roof_traces(r, c, lang)
-        traces += cache_roof_traces(r, (cache_roofs or {}).get(hw, []), c, lang)
+        caches = cache_roof_traces(r, (cache_roofs or {}).get(hw, []), c, lang)
+        kinds |= {"cache"} if caches else set()
+        traces += caches
         traj = trajectories.get(hw)
         xy = trajectory_xy(traj) if traj is not None else None
         traces.append(trajectory_trace(hw, xy, c, lang))
@@ -379,6 +381,8 @@ KIND_GLYPHS = {
     "elementwise": "▲",
     "measured_decode": "★",
     "ridge": "✕",
+    "measured": "+",
+    "cache": "-·-",
     "ghost": "◌",
     "hollow": "○",
 }
@@ -390,7 +394,9 @@ KIND_LEGEND = (
     ("attention_decode", "attention_decode"),
     ("elementwise", "elementwise"),
     ("measured_decode", "measured_point"),
+    ("measured", "imported_kind"),
     ("ridge", "ridge_kind"),
+    ("cache", "cache_kind"),  # a cache level's roof, dash-dot
     ("ghost", "ghost_kind"),
     ("hollow", "hollow_kind"),  # a hollow point: that batch and context do not fit in memory
 )

@@ -199,7 +199,8 @@ def imported_trace(points: list[dict], hw: str, hw_name: str, color: str, lang: 
     """The imported rows that carry their own FLOPs and bytes, as one trace: they sit where they
     were measured whatever the sliders say, so they are drawn once and never enter the slider
     grid (10,000 rows once made 1.5 million grid points, 20 s and +1.6 GB a request). Each
-    point's name travels in its customdata (already inert for Plotly: figures.roofline_figure)."""
+    point's name travels in its customdata (already inert for Plotly: figures.roofline_figure).
+    Its + (figures.MARK_STYLE "measured") is never the ridge's x."""
     fixed = [p for p in points if not p.get("counts_from_model")]
     if not fixed:
         return None
@@ -216,7 +217,7 @@ def imported_trace(points: list[dict], hw: str, hw_name: str, color: str, lang: 
         "mode": "markers",
         "showlegend": False,
         "meta": {"color": color},
-        "marker": {"symbol": "x-thin-open", "size": 12, "color": color, "line": {"color": color, "width": 2}},
+        "marker": {"symbol": "cross-thin-open", "size": 12, "color": color, "line": {"color": color, "width": 2}},
         "cliponaxis": False,
     }
 

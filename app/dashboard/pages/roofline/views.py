@@ -260,6 +260,8 @@ def panels(view: View) -> dict:
             notices.append(t("dtype_fallback", lang, hw=r["hardware_name"], want=compute_dtype, got=r["tensor_dtype"]))
     if view.measured_roofs:  # a catalogue card has no calibration: say why nothing moved
         notices += [t("no_measured_roofs", lang, hw=r["hardware_name"]) for r in results if r["roofs"] != "measured"]
+    if data["measured_points"] and len(results) > 1:  # a profile is of one machine: say which
+        notices.append(t("imported_first_only", lang, hw=results[0]["hardware_name"]))
     # a measured step belongs to the first accelerator (the one it was measured on)
     notices += [f"{results[0]['hardware_name']}: {w}" for w in results[0].get("warnings", [])]
     sentences = insight_sentences(
