@@ -138,3 +138,45 @@ def test_cache_roofs_line_style_on_the_symbol_line(page: Page, base_url):
     page.goto(f"{base_url}/?hw=h200-sxm")
     wait_for_figure(page)
     expect(page.locator(LEGEND_TITLE)).not_to_contain_text("cache roof")
+
+
+FILL_JS = """(sel) => { const g = document.querySelector(sel + ' .js-plotly-plot');
+  const out = {}; for (const t of g._fullData) if (t.marker) out[t.uid] = t.marker.color; return out; }"""
+
+
+def test_a_point_that_does_not_fit_is_hollow_on_both_charts(page: Page, base_url):
+    """RTX 4090, Llama-3-8B bf16, batch 32 at 4K: 16 GiB of KV on 15 GiB of weights does not fit
+    in 24 GiB; the roofline's decode point and the interactivity chart's current batch are both
+    hollow (the second was solid)."""
+    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=32&ctx=4096")
+    wait_for_figure(page)
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#interactivity-graph .js-plotly-plot');"
+        " return g && g._fullData && g._fullData.length > 0; }"
+    )
+    roofline = page.evaluate(FILL_JS, "#roofline-graph")
+    current = page.evaluate(FILL_JS, "#interactivity-graph")
+    assert roofline["point--rtx-4090--decode"] == current["interactivity--rtx-4090--current"] == "rgba(0,0,0,0)"
+    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=2&ctx=4096")
+    wait_for_figure(page)
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#interactivity-graph .js-plotly-plot');"
+        " return g && g._fullData && g._fullData.length > 0; }"
+    )
+    assert page.evaluate(FILL_JS, "#interactivity-graph")["interactivity--rtx-4090--current"] != "rgba(0,0,0,0)"
+
+
+def test_throughput_axis_labels_are_whole_numbers_in_order(page: Page, base_url):
+    """The tokens/s axis read "5 2 1000 5 2" from the top: Plotly's lone minor digits. Every
+    label now reads its whole value, rising up the axis."""
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    wait_for_figure(page)
+    page.wait_for_selector("#throughput-graph .ytick text")
+    for axis, coordinate in (("ytick", "bottom"), ("xtick", "left")):
+        labels = page.evaluate(
+            f"""() => Array.from(document.querySelectorAll('#throughput-graph .{axis} text'))
+                 .map(e => [e.getBoundingClientRect().{coordinate}, e.textContent])"""
+        )
+        ordered = sorted(labels, reverse=axis == "ytick")  # bottom to top, left to right
+        values = [float(text.replace(",", "").replace("k", "e3").replace("M", "e6")) for _, text in ordered]
+        assert len(values) >= 2 and values == sorted(set(values)), (axis, labels)

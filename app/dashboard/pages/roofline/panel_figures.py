@@ -115,6 +115,11 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
     return {"data": data, "layout": layout}
 
 
+# ticks at 1-2-5 steps written in full, never Plotly's lone minor digits on a short log range
+# ("5 2 1000 5 2" up the tokens/s axis)
+LOG_TICKS = {"tickformat": ",~r", "dtick": "D2"}
+
+
 def throughput_figure(
     sweeps: dict[str, dict], results: list[dict], lang: str = "en", theme: str = "light", present: bool = False
 ) -> dict:
@@ -165,12 +170,14 @@ def throughput_figure(
                 "title": {"text": t("batch_axis", lang)},
                 "gridcolor": colors["grid"],
                 "automargin": True,
+                **LOG_TICKS,
             },
             "yaxis": {
                 "type": "log",
                 "title": {"text": t("tokens_axis", lang)},
                 "gridcolor": colors["grid"],
                 "automargin": True,
+                **LOG_TICKS,
             },
             "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
             "height": 320,
@@ -178,6 +185,30 @@ def throughput_figure(
         }
     )
     return {"data": data, "layout": layout}
+
+
+def _current_point(r: dict, c: str, lang: str) -> dict:
+    """The current batch on the interactivity curve: solid where it fits in memory, hollow where
+    it does not, as the roofline draws the same decode point (figures.marker_style)."""
+    hw, q = r["hardware_id"], r.get("request")
+    tpot = q["tpot_s"] if q else r["decode"]["time_s"]
+    per_gpu = (q["output_tokens_per_s"] if q else r["decode"]["tokens_per_s"]) / r["tensor_parallel"]
+    solid = {"color": c, "line": {"color": "#ffffff", "width": 1}}
+    style = solid if r["memory"]["fits"] else {"color": "rgba(0,0,0,0)", "line": {"color": c, "width": 2}}
+    return {
+        "type": "scatter",
+        "uid": uid("interactivity", hw, "current"),
+        "name": r["hardware_name"],
+        "legendgroup": hw,
+        "showlegend": False,
+        "x": [1.0 / tpot],
+        "y": [per_gpu],
+        "mode": "markers",
+        "marker": {"size": 11, "symbol": "circle", **style},
+        "hovertemplate": f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
+        f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
+        f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
+    }
 
 
 def _no_fit(r: dict, lang: str) -> str:
@@ -219,25 +250,7 @@ def interactivity_figure(
                 f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
             }
         )
-        q = r.get("request")
-        tpot = q["tpot_s"] if q else r["decode"]["time_s"]
-        per_gpu = (q["output_tokens_per_s"] if q else r["decode"]["tokens_per_s"]) / r["tensor_parallel"]
-        data.append(
-            {
-                "type": "scatter",
-                "uid": uid("interactivity", hw, "current"),
-                "name": r["hardware_name"],
-                "legendgroup": hw,
-                "showlegend": False,
-                "x": [1.0 / tpot],
-                "y": [per_gpu],
-                "mode": "markers",
-                "marker": {"color": c, "size": 11, "symbol": "circle", "line": {"color": "#ffffff", "width": 1}},
-                "hovertemplate": f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
-                f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
-                f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
-            }
-        )
+        data.append(_current_point(r, c, lang))
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     # a card with no curve says why, in words: not even one sequence fits at this TP degree
@@ -246,8 +259,6 @@ def interactivity_figure(
         layout["annotations"] = [
             {"text": "<br>".join(unfit), "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False}
         ]
-    # ticks at 1-2-5 steps, never Plotly's lone minor digits ("2 3 4 5") on a short log range
-    ticks = {"tickformat": ",~r", "dtick": "D2"}
     layout.update(
         {
             "xaxis": {
@@ -255,14 +266,14 @@ def interactivity_figure(
                 "title": {"text": t("per_user_axis", lang)},
                 "gridcolor": colors["grid"],
                 "automargin": True,
-                **ticks,
+                **LOG_TICKS,
             },
             "yaxis": {
                 "type": "log",
                 "title": {"text": t("per_gpu_axis", lang)},
                 "gridcolor": colors["grid"],
                 "automargin": True,
-                **ticks,
+                **LOG_TICKS,
             },
             "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
             "height": 320,
