@@ -63,7 +63,7 @@ def test_the_ops_table_switches_accelerator_and_phase(page: Page, base_url, tmp_
     with page.expect_download() as info:
         page.click("#ops-csv")
     download = info.value
-    assert download.suggested_filename == "prefill-ops-llama-3-8b-h100-sxm5-b32-t4096.csv"
+    assert download.suggested_filename == "prefill-ops-llama-3-8b-rtx-4090-b32-t4096.csv"
     text = Path(download.path()).read_text()
     assert "# hardware: GeForce RTX 4090" in text and "# phase: prefill" in text
     rows = list(csv.DictReader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#")))))

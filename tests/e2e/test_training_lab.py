@@ -45,7 +45,7 @@ def test_seed_run_change_and_reload(page: Page, base_url):
     # ZeRO-0 does not fit: this run and the smallest change that fits, four parts each, one capacity line
     svg = memory_svg(page)
     assert (svg["traces"], svg["bars"], svg["lines"]) == (4, 8, 1), svg
-    assert svg["notes"] == ["capacity 85.9 GB"], svg
+    assert svg["notes"] == ["capacity 80 GiB"], svg
     expect(page.locator("#train-verdict")).to_contain_text("Does not fit")
     expect(page.locator("#train-comm-table")).to_contain_text("54.4 ms")
 
@@ -81,4 +81,4 @@ def test_chinese_overflow_and_hostile_parameter(page: Page, base_url):
     expect(page.locator("#train-comm")).to_have_text("单卡：没有梯度 all-reduce。")
     svg = memory_svg(page)
     assert (svg["bars"], svg["lines"]) == (4, 1), svg  # no change fits: this run alone
-    assert svg["notes"] == ["容量 85.9 GB"]
+    assert svg["notes"] == ["容量 80 GiB"]

@@ -20,7 +20,7 @@ def test_imported_kernels_are_ranked_by_recoverable_time(page: Page, base_url, t
     profile = tmp_path / "profile.csv"
     profile.write_text(PROFILE)
     page.locator("#measurements-upload input[type=file]").set_input_files(str(profile))
-    wait_for_uids(page, present=["measured--h100-sxm5--2"])
+    wait_for_uids(page, present=["measured--h100-sxm5--imported"])
     panel = page.locator("#triage-panel")
     expect(panel).to_be_visible()
     rows = panel.locator("tbody tr")

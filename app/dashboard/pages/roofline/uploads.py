@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from dataclasses import replace
 
 from dash import Input, Output, State, html, no_update
 
@@ -139,7 +140,8 @@ def export_ops(as_json: object, as_csv: object, hardware_id: object, phase: obje
     shown = next((r for r in results if r["hardware_id"] == hardware_id), results[0])
     facts = {**provenance(view), "hardware": shown["hardware_name"], "phase": phase}
     rows = ops_rows(shown, "en", phase)
-    name = export_name(view, f"{phase}-ops")
+    # the file holds one accelerator's ops: it is named after that one, not the whole view
+    name = export_name(replace(view, hardware=(shown["hardware_id"],)), f"{phase}-ops")
     if trigger == "ops-csv":
         return {"content": ops_csv(rows, facts), "filename": name + ".csv", "type": "text/csv"}
     return {
