@@ -26,7 +26,7 @@ def test_cache_roofs_from_a_link_and_the_toggle(page: Page, base_url):
     )
     assert abs(slope - l2) < 1e-9 * l2
     expect(page.locator("#efficiency-notice")).to_contain_text("B200 (HGX B200, per GPU): no sourced cache bandwidth")
-    expect(page.locator("#insight")).to_contain_text("the largest cache with a roof on H200 SXM 141GB (L2, 40 MB)")
+    expect(page.locator("#insight")).to_contain_text("the largest cache with a roof on H200 SXM 141GB (L2, 38.1 MiB)")
 
     page.locator("#hierarchy-roofs input").uncheck()
     wait_for_uids(page, absent=["roof--h200-sxm--l2", "roof--mi300x--l2"])
@@ -44,7 +44,7 @@ def test_cache_roofs_and_what_if_sentences_in_chinese(page: Page, base_url):
     wait_for_uids(page, ["roof--h200-sxm--l2", "point--fast--decode"])
     expect(page.locator("#efficiency-notice")).to_contain_text("没有有出处的缓存带宽数据，因此不画缓存 roofline")
     insight = page.locator("#insight")
-    expect(insight).to_contain_text("H200 SXM 141GB 上最大的有 roofline 的缓存（L2，40 MB）")
+    expect(insight).to_contain_text("H200 SXM 141GB 上最大的有 roofline 的缓存（L2，38.1 MiB）")
     expect(insight).to_contain_text(
         "fast (what-if) 对比 H200 SXM 141GB：带宽为 1.00 倍，张量算力为 2.00 倍。decode 不变"
     )
