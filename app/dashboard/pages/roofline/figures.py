@@ -249,7 +249,7 @@ def _figure_layout(
     line = layout["font"]["size"] + 9
     # the scenario line wraps (a title never does by itself): the plot starts below its last line
     lines = subtitle.count("<br>") + 1
-    top = max(40, 20 + lines * (layout["font"]["size"] + 4))
+    top = max(40, 8 + lines * (layout["font"]["size"] + 4))
     layout["margin"] = {**layout["margin"], "t": top, "b": max(150, 70 + line * (rows + 1))}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
         layout["title"] = {
