@@ -25,8 +25,6 @@ from app.dashboard.pages.roofline.marks import extent as extent_of
 from app.units import memory, plain, si
 
 X_RANGE = (0.05, 20000.0)  # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
-
-
 Y_RANGE = (1e10, 2e16)  # FLOP/s: 0.01 TFLOP/s to the fp4 roofs of Blackwell
 
 
@@ -231,7 +229,6 @@ def _figure_layout(
     y_ticks, y_labels = _decade_ticks(y_range, 1e12)
     layout["xaxis"] = log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
     layout["yaxis"] = log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
-    # accelerators (colours) under the x axis, then what each symbol is; never on the plot
     # One block at the foot of the figure (pinned to the figure, not the plot, so it never
     # climbs onto the axis title in a short embed): what each symbol is, then the accelerators.
     layout["legend"] = {
