@@ -174,7 +174,17 @@ def pinned_results(view: View) -> list[dict] | None:
         return None
 
 
-EMPTY_FIGURE = {"data": [], "layout": {"xaxis": {"visible": False}, "yaxis": {"visible": False}, "height": 120}}
+# no margins: Plotly's default ones (100 px top, 80 bottom) leave a 120 px figure a negative plot
+# height, which it reports as "Something went wrong with axis scaling"
+EMPTY_FIGURE = {
+    "data": [],
+    "layout": {
+        "xaxis": {"visible": False},
+        "yaxis": {"visible": False},
+        "height": 120,
+        "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+    },
+}
 
 
 def published_chosen(view: View) -> dict:
@@ -401,8 +411,8 @@ REQUEST_COLUMNS = (
 def request_panel(results: list[dict], output_tokens: int | None, lang: str):
     """TTFT, TPOT, end to end and cost of one request per accelerator, or how to get them."""
     if not output_tokens:
-        # the box it needs sits in the Serving section, closed by default: the link opens it
-        # (a fragment navigation expands a closed <details> around its target) and shows the box
+        # the box it needs sits in the Serving section, closed by default: assets/10-open-target.js
+        # opens the <details> around the link's target and focuses the box
         link = html.A(t("request_hint_link", lang), href="#output-tokens", className="request-open")
         return html.P([t("request_hint", lang), " ", link], className="help")
     rows = request_rows(results)
