@@ -9,6 +9,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationIn
 from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator
+from engine.measurement import MAX_MEASURED_STEP_S
 from engine.oplab import (
     ACTIVATIONS,
     DEFAULT_CHAIN_OP,
@@ -121,7 +122,11 @@ class ScenarioFields(_Request):
 
 class AnalyzeRequest(ScenarioFields):
     measured_decode_step_s: float | None = Field(
-        None, gt=0, le=3600, allow_inf_nan=False, description="a measured decode step time, seconds -> MBU/MFU"
+        None,
+        gt=0,
+        le=MAX_MEASURED_STEP_S,
+        allow_inf_nan=False,
+        description="a measured decode step time, seconds -> MBU/MFU",
     )
     measured_tokens_per_s: float | None = Field(
         None, gt=0, le=1e9, allow_inf_nan=False, description="or a measured decode throughput, tokens/s"
