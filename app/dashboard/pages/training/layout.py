@@ -1,20 +1,5 @@
-"""The training lab (tab=training): MFU/HFU under every counting choice, the memory bill of one
-GPU against its card, the DDP gradient all-reduce.
-
-Every number comes from engine/training.py through the same calls as POST /api/v1/training
-(`training_model`, `TrainingSetup`, `training_lab`); this module parses the link and the
-controls into those inputs, and lab_training_figures.py puts the result into words.
-
-The link carries the lab's own parameters beside the shared ones (tab, hw, lang, theme, embed):
-
-    model=teaching|<preset id>  n (billions of parameters), layers, heads, hdim (teaching form)
-    gpus  seq (tokens per sequence)  tokens (per optimizer step, whole job)
-    step (measured step time, s) or tok_s (measured tokens/s, whole job)
-    opt=adamw|sgd_momentum  zero=0..3  recompute=none|selective|full  dtype=bf16|fp16
-    busbw (measured all-reduce bus bandwidth, GB/s; default the link)  mb (micro-batch)
-
-A bad or unknown value is ignored with a notice; the default is a 7B model on
-8 x H100 SXM5 (PaLM's appendix B counting).
+"""The training lab's page (tab=training): its controls and result panels, first drawn from the
+link. The link's parameters and their parsing are in state.py; the callbacks in callbacks.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ GPU against its card, the DDP gradient all-reduce.
 
 Every number comes from engine/training.py through the same calls as POST /api/v1/training
 (`training_model`, `TrainingSetup`, `training_lab`); this module parses the link and the
-controls into those inputs, and lab_training_figures.py puts the result into words.
+controls into those inputs, and figures.py puts the result into words.
 
 The link carries the lab's own parameters beside the shared ones (tab, hw, lang, theme, embed):
 
