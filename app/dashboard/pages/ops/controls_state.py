@@ -1,13 +1,5 @@
-"""The op lab's state: what the lab shows (`OpsState`), the link -> state parser with its
-notices, the canonical query, and the controls' values through the same parser.
-
-The link is the state: `?tab=ops&op=gemm&m=4096&n=4096&k=4096&hw=h100-sxm5` is parsed here
-(`parse_args`), the page is rendered from it, every control change writes the canonical query
-back (`lab_query`), and a preset is a link to its query. Anything unknown, out of range or
-inconsistent is dropped with a notice, never an error; the checks of the op's fields are the
-engine's own (`spec_of` builds engine/oplab.py's spec). What-if accelerators travel as
-`xhw=<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]` (repeatable, or comma-separated),
-parsed by engine/what_if.py like on the roofline tab.
+"""The op lab's controls read back into its state: the same parser as a link (state.py's
+`parse_args`, which describes the link and its notices), so a typed value and a link agree.
 """
 
 from __future__ import annotations
