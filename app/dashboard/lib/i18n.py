@@ -1,5 +1,8 @@
-"""Every visible string in English and 简体中文 (`lang=zh`): the catalogues are
-locales/<lang>.json (one key, one sentence; str.format fields in braces)."""
+"""Every visible string in English and 简体中文 (`lang=zh`). The catalogues are JSON files, one
+per language and page: lib/locales/<lang>.json holds the words every page shares (the shell, the
+components, the engine's error codes, the link's `why_*` reasons), and each page keeps its own in
+pages/<page>/locales/<lang>.json. One key, one sentence; str.format fields in braces. A key lives
+in exactly one file, so a page's words are found beside its code."""
 
 from __future__ import annotations
 
@@ -7,14 +10,28 @@ import json
 from pathlib import Path
 
 LANGS = ("en", "zh")
-LOCALES = Path(__file__).resolve().parent / "locales"
+DASHBOARD = Path(__file__).resolve().parent.parent
+# The shared catalogue first, then each page's, in a fixed order.
+LOCALE_DIRS: tuple[Path, ...] = (DASHBOARD / "lib" / "locales", *sorted(DASHBOARD.glob("pages/*/locales")))
 
 
-def _load(lang: str) -> dict[str, str]:
-    return json.loads((LOCALES / f"{lang}.json").read_text(encoding="utf-8"))
+def load_file(path: Path) -> dict[str, str]:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
-CATALOGUES: dict[str, dict[str, str]] = {lang: _load(lang) for lang in LANGS}
+def _merge(lang: str) -> dict[str, str]:
+    """One language's catalogues merged; a key defined in two files is a mistake, refused here."""
+    merged: dict[str, str] = {}
+    for folder in LOCALE_DIRS:
+        own = load_file(folder / f"{lang}.json")
+        twice = sorted(set(own) & set(merged))
+        if twice:
+            raise ValueError(f"{folder / lang}.json repeats keys defined earlier: {twice[:5]}")
+        merged.update(own)
+    return merged
+
+
+CATALOGUES: dict[str, dict[str, str]] = {lang: _merge(lang) for lang in LANGS}
 # key -> {lang: text}: the shape the tests and older callers read
 STRINGS: dict[str, dict[str, str]] = {
     key: {lang: CATALOGUES[lang][key] for lang in LANGS if key in CATALOGUES[lang]} for key in CATALOGUES["en"]

@@ -1,5 +1,6 @@
-"""The catalogues (lib/locales/<lang>.json): the same keys and the same fields in every
-language, and every message code rendered in English and in Chinese, the Chinese with no
+"""The catalogues (lib/locales/<lang>.json for the shared words, pages/<page>/locales/<lang>.json
+for each page's): every file has the same keys and the same fields in every language, no key
+lives in two files, and every message code rendered in English and in Chinese, the Chinese with no
 English word left in it (units, ids and names aside)."""
 
 import re
@@ -7,7 +8,7 @@ import string
 
 import pytest
 
-from app.dashboard.lib.i18n import CATALOGUES, LANGS, reason, t
+from app.dashboard.lib.i18n import CATALOGUES, LANGS, LOCALE_DIRS, load_file, reason, t
 from app.dashboard.lib.params import Why
 from engine.errors import EngineInputError
 from engine.what_if import derive_what_if, parse_what_if
@@ -31,11 +32,27 @@ def test_every_language_has_the_same_keys_and_fields():
         assert fields(CATALOGUES["zh"][key]) == fields(CATALOGUES["en"][key]), key
 
 
+@pytest.mark.parametrize("folder", LOCALE_DIRS, ids=lambda folder: folder.parent.name)
+def test_each_page_catalogue_has_the_same_keys_in_every_language(folder):
+    english = load_file(folder / "en.json")
+    assert english, folder
+    for lang in LANGS:
+        assert set(load_file(folder / f"{lang}.json")) == set(english), (folder, lang)
+
+
+def test_every_page_keeps_its_own_catalogue_and_no_key_lives_twice():
+    pages = {folder.parent.name for folder in LOCALE_DIRS}
+    assert {"lib", "roofline", "ops", "training", "serving"} <= pages
+    sizes = sum(len(load_file(folder / "en.json")) for folder in LOCALE_DIRS)
+    assert sizes == len(CATALOGUES["en"])  # the merge refuses a repeated key; this checks none was lost
+
+
 def test_every_message_code_renders_in_both_languages_and_the_chinese_is_chinese():
     codes = [key.removeprefix("why_") for key in CATALOGUES["en"] if key.startswith("why_")]
     assert len(codes) >= 15
     for code in codes:
-        why = Why(code, {k: v for k, v in SAMPLE.items() if k in fields(CATALOGUES["en"][f"why_{code}"])})
+        # every field filled: a stand-in number where SAMPLE has none, so no brace is left unrendered
+        why = Why(code, {k: SAMPLE.get(k, "7") for k in fields(CATALOGUES["en"][f"why_{code}"])})
         en, zh = reason(why, "en"), reason(why, "zh")
         assert en and zh and en != zh or code == "engine", code
         assert not untranslated(re.sub(r"\S*=\S*", "", zh)), (code, zh)  # a link's example is an id
