@@ -1,0 +1,96 @@
+"""The validator's score, checked by an independent scoring: every measured run in the training
+split is mapped here by the data README's rules (written again in this file, not imported),
+asked of the public API (`POST /api/v1/serving`) one request at a time, and scored with the
+standard library. `llm-roofline validate serving --json` must agree with it: the same rows
+answered and the same median and p90 errors, to a tenth of a point (the two differ only in
+how a percentile is interpolated)."""
+
+import csv
+import json
+import math
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+from engine.serving.mapping import TRAINING_CSV
+
+# published/serving/README.md, "How a row maps onto a scenario"
+SYSTEMS = {"h100_sxm": "h100-sxm5", "h200_sxm": "h200-sxm", "b200_sxm": "b200", "b300_sxm": "b300",
+           "gb200": "gb200", "gb300": "gb300"}  # fmt: skip
+QUANT = {"fp8": ("fp8", "fp8"), "fp8_block": ("fp8", "fp8"), "nvfp4": ("fp4", "fp4"),
+         "w4a16_mxfp4": ("fp4", "bf16"), "int4_wo": ("int4", "bf16"), "float16": ("bf16", "bf16"),
+         "": ("bf16", "bf16")}  # fmt: skip
+
+
+def degree(text: str) -> int:
+    return int(float(text)) if text.strip() and float(text) > 0 else 1
+
+
+def request_body(row: dict) -> dict:
+    weights, compute = QUANT[row["gemm_quant_mode"].strip()]
+    return {
+        "model": row["model_path"],
+        "hardware": SYSTEMS[row["system"]],
+        "backend": row["backend"],
+        "concurrency": int(row["batch_size"]),
+        "input_tokens": int(row["isl"]),
+        "output_tokens": int(row["osl"]),
+        "tensor_parallel": degree(row["tp_size"]),
+        "attention_data_parallel": degree(row["attention_dp_size"]),
+        "moe_tensor_parallel": degree(row["moe_tp_size"]),
+        "expert_parallel": degree(row["moe_ep_size"]),
+        "weight_dtype": weights,
+        "compute_dtype": compute,
+        "kv_dtype": "bf16" if weights in ("bf16", "fp16") else "fp8",
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile, linear between closest ranks (numpy's default, written out)."""
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+@pytest.fixture(scope="module")
+def independent(client) -> dict:
+    with open(TRAINING_CSV, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    errors = {"tpot": [], "ttft": []}
+    for row in rows:
+        r = client.post("/api/v1/serving", json=request_body(row))
+        if r.status_code != 200:
+            continue
+        estimate = r.json()["estimate"]
+        errors["tpot"].append(abs(estimate["tpot_s"] / (float(row["silicon_tpot_ms"]) / 1e3) - 1))
+        errors["ttft"].append(abs(estimate["ttft_s"] / (float(row["silicon_ttft_ms"]) / 1e3) - 1))
+    return {"rows": len(rows), "errors": errors}
+
+
+@pytest.fixture(scope="module")
+def validator() -> dict:
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "validate", "serving", "--data", str(TRAINING_CSV), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    return json.loads(out.stdout)
+
+
+def test_the_validator_answers_the_same_rows_as_the_api(independent, validator):
+    assert validator["rows"] == independent["rows"] == 1862
+    assert validator["answered"] == len(independent["errors"]["tpot"])
+    assert validator["answered"] >= 0.95 * validator["rows"]
+
+
+@pytest.mark.parametrize("key", ["tpot", "ttft"])
+def test_the_validators_errors_agree_with_an_independent_scoring(independent, validator, key):
+    errors = independent["errors"][key]
+    overall = validator["overall"]
+    assert overall[f"{key}_median_abs_error"] == pytest.approx(statistics.median(errors), abs=1e-3)
+    assert overall[f"{key}_p90_abs_error"] == pytest.approx(percentile(errors, 90), abs=1e-3)
