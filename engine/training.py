@@ -69,6 +69,15 @@ MAX_TOKENS_PER_S = 1e15
 # A bus bandwidth under 1 MB/s is slower than any link GPUs are joined by (1 GbE is 125 MB/s).
 MIN_BUS_BANDWIDTH_BYTES_PER_S = 1e6
 MAX_BUS_BANDWIDTH_BYTES_PER_S = 1e15
+# The teaching form's and the step's bounds: far past any model or batch trained (PaLM: 540B
+# parameters in 118 layers, Chowdhery et al. 2022, Table 1), small enough that every figure
+# derived from them stays finite.
+MAX_PARAMS = 1e16
+MAX_LAYERS = 100_000
+MAX_HEADS = 1 << 16
+MAX_HEAD_DIM = 1 << 16
+MAX_HIDDEN = 1 << 24
+MAX_TOKENS_PER_STEP = 1 << 50
 TEACHING_KEYS = ("num_params", "num_layers", "num_heads", "head_dim")
 
 
@@ -134,7 +143,10 @@ def _text(name: str, value: object, max_chars: int = 64) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise EngineInputError(
-            name, "must be valid Unicode text (no lone surrogate code points)", code="text_unicode"
+            name,
+            "must be valid Unicode text (no lone surrogate code points)",
+            code="text_unicode",
+            params={"n": max_chars},
         ) from None
     return value
 
@@ -160,12 +172,12 @@ def teaching_model(spec: dict) -> TrainingModel:
             code="teaching_missing",
             params={"allowed": ", ".join(TEACHING_KEYS)},
         )
-    n = _pos("model.num_params", spec["num_params"], 1e16)
-    layers = _int("model.num_layers", spec["num_layers"], 1, 100_000)
-    heads = _int("model.num_heads", spec["num_heads"], 1, 1 << 16)
-    head_dim = _int("model.head_dim", spec["head_dim"], 1, 1 << 16)
+    n = _pos("model.num_params", spec["num_params"], MAX_PARAMS)
+    layers = _int("model.num_layers", spec["num_layers"], 1, MAX_LAYERS)
+    heads = _int("model.num_heads", spec["num_heads"], 1, MAX_HEADS)
+    head_dim = _int("model.head_dim", spec["head_dim"], 1, MAX_HEAD_DIM)
     hidden = spec.get("hidden_size", heads * head_dim)
-    hidden = _int("model.hidden_size", hidden, 1, 1 << 24)
+    hidden = _int("model.hidden_size", hidden, 1, MAX_HIDDEN)
     name = _text("model.id", spec.get("id", "teaching"))
     return TrainingModel(name, n, layers, heads, head_dim, hidden)
 
@@ -201,10 +213,13 @@ class TrainingSetup:
     def __post_init__(self) -> None:
         _int("gpus", self.gpus, 1, MAX_GPUS)
         _int("sequence_length", self.sequence_length, 1, MAX_SEQUENCE)
-        _int("tokens_per_step", self.tokens_per_step, 1, 1 << 50)
+        _int("tokens_per_step", self.tokens_per_step, 1, MAX_TOKENS_PER_STEP)
         if (self.step_time_s is None) == (self.tokens_per_s is None):
             raise EngineInputError(
-                "step_time_s", "give exactly one of step_time_s or tokens_per_s", code="step_or_rate"
+                "step_time_s",
+                "give exactly one of step_time_s or tokens_per_s",
+                code="step_or_rate",
+                params={"step": repr(self.step_time_s), "rate": repr(self.tokens_per_s)},
             )
         if self.step_time_s is not None:
             _pos("step_time_s", self.step_time_s, MAX_STEP_TIME_S, MIN_STEP_TIME_S)
@@ -603,7 +618,10 @@ def training_lab(m: TrainingModel, hw: Accelerator, s: TrainingSetup) -> dict:
     if not _finite(out):
         field = "step_time_s" if s.step_time_s is not None else "tokens_per_s"
         raise EngineInputError(
-            field, "with this model and setup a figure overflows a double: give a realistic rate", code="overflow"
+            field,
+            "with this model and setup a figure overflows a double: give a realistic rate",
+            code="overflow",
+            params={"value": repr(s.step_time_s if s.step_time_s is not None else s.tokens_per_s)},
         )
     return out
 
