@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import EngineInputError, UnknownIdError
+from .errors import EngineInputError, UnknownIdError, schema_error
 from .precision import TENSOR_FALLBACK, VECTOR_FALLBACK
 from .roofline import ridge_point
 
@@ -245,13 +245,11 @@ def _tensor_roof(roofs: TensorRoofs, compute_dtype: str) -> tuple[str, float]:
 def parse_accelerator(data: object, origin: str) -> Accelerator:
     """Validate one accelerator mapping; errors name `origin` and the offending field."""
     if not isinstance(data, dict):
-        raise EngineInputError(origin, "an accelerator must be a mapping of fields")
+        raise EngineInputError(origin, "an accelerator must be a mapping of fields", code="hw_not_mapping")
     try:
         return Accelerator.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise EngineInputError(f"{origin}: {where}", first["msg"]) from None
+        raise schema_error(origin, exc.errors()[0]) from None
 
 
 MAX_YAML_DEPTH = 16
@@ -297,14 +295,16 @@ def read_regular_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise EngineInputError(str(path), f"cannot open: {exc.strerror}") from None
+        raise EngineInputError(
+            str(path), f"cannot open: {exc.strerror}", code="file_open", params={"detail": str(exc.strerror)[:200]}
+        ) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise EngineInputError(str(path), "not a regular file", "a YAML file")
+        raise EngineInputError(str(path), "not a regular file", "a YAML file", code="file_not_regular")
     with os.fdopen(fd, "rb") as f:
         data = f.read(limit + 1)
     if len(data) > limit:
-        raise EngineInputError(str(path), f"file larger than {limit} bytes")
+        raise EngineInputError(str(path), f"file larger than {limit} bytes", code="file_size", params={"n": limit})
     return data
 
 
@@ -313,14 +313,26 @@ def load_file(path: Path) -> Accelerator:
     try:
         parsed = yaml.load(data.decode("utf-8"), Loader=_StrictLoader)  # noqa: S506  (a SafeLoader subclass)
     except UnicodeDecodeError as exc:
-        raise EngineInputError(str(path), f"not UTF-8 text (byte {exc.start})") from None
+        raise EngineInputError(
+            str(path), f"not UTF-8 text (byte {exc.start})", code="file_utf8", params={"n": exc.start}
+        ) from None
     except yaml.YAMLError as exc:
-        raise EngineInputError(str(path), f"not valid YAML: {exc}") from None
+        raise EngineInputError(
+            str(path), f"not valid YAML: {exc}", code="yaml_invalid", params={"detail": str(exc)[:300]}
+        ) from None
     except (ValueError, RecursionError, OverflowError) as exc:  # e.g. a 5,000-digit integer
-        raise EngineInputError(str(path), f"a value cannot be read: {str(exc).split(';')[0][:200]}") from None
+        detail = str(exc).split(";")[0][:200]
+        raise EngineInputError(
+            str(path), f"a value cannot be read: {detail}", code="yaml_value", params={"detail": detail}
+        ) from None
     acc = parse_accelerator(parsed, str(path))
     if acc.id != path.stem:
-        raise EngineInputError(f"{path}: id", f"id {acc.id!r} must equal the file name {path.stem!r}")
+        raise EngineInputError(
+            f"{path}: id",
+            f"id {acc.id!r} must equal the file name {path.stem!r}",
+            code="hw_id_file",
+            params={"value": repr(acc.id), "name": repr(path.stem)},
+        )
     return acc
 
 
@@ -337,11 +349,16 @@ def _catalogue(user_dir: str | None) -> dict[str, Accelerator]:
     if user_dir:
         extra = Path(user_dir)
         if not extra.is_dir():
-            raise EngineInputError(USER_DIR_ENV, f"{user_dir!r} is not a directory")
+            raise EngineInputError(
+                USER_DIR_ENV, f"{user_dir!r} is not a directory", code="hw_dir", params={"value": repr(user_dir)[:200]}
+            )
         for key, acc in load_directory(extra).items():
             if key in items:
                 raise EngineInputError(
-                    f"{extra / (key + '.yaml')}: id", f"id {key!r} already exists in the built-in catalogue"
+                    f"{extra / (key + '.yaml')}: id",
+                    f"id {key!r} already exists in the built-in catalogue",
+                    code="hw_id_builtin",
+                    params={"value": repr(key)},
                 )
             items[key] = acc
     return items
@@ -357,4 +374,4 @@ def get_accelerator(hardware_id: str) -> Accelerator:
     try:
         return items[hardware_id]
     except (KeyError, TypeError):
-        raise UnknownIdError("hardware", str(hardware_id), sorted(items)) from None
+        raise UnknownIdError("hardware", str(hardware_id)[:200], sorted(items), code="unknown_hardware") from None

@@ -361,7 +361,12 @@ def parse_chrome_trace(text: str) -> list[Record]:
         name = _text(ev.get("name", "kernel"), f"traceEvents[{i}]", "name", 120)
         totals[name] = totals.get(name, 0.0) + dur
         if totals[name] > MAX_TIME_S:
-            raise EngineInputError(f"traceEvents[{i}]: dur", f"kernel {name!r} adds up to more than a day")
+            raise EngineInputError(
+                f"traceEvents[{i}]: dur",
+                f"kernel {name!r} adds up to more than a day",
+                code="trace_kernel_day",
+                params={"name": repr(name)},
+            )
     if not totals:
         raise EngineInputError("chrome_trace", "no GPU kernel events (ph 'X', cat 'kernel')", code="trace_no_kernels")
     return [
@@ -406,7 +411,13 @@ def parse_ncu_csv(text: str) -> list[Record]:
     kernels: dict[str, dict] = {}
     for n, row in rows:
         if any(row.get(c) is None for c in need):  # a short row: DictReader fills None
-            raise EngineInputError(f"ncu_csv line {n}", "row has fewer cells than the header", ", ".join(sorted(need)))
+            raise EngineInputError(
+                f"ncu_csv line {n}",
+                "row has fewer cells than the header",
+                ", ".join(sorted(need)),
+                code="ncu_short_row",
+                params={"allowed": ", ".join(sorted(need))},
+            )
         where = f"ncu_csv line {n}"
         k = kernels.setdefault(
             row["ID"], {"name": _text(row["Kernel Name"], where, "Kernel Name", 120), "metrics": {}, "where": where}
@@ -426,13 +437,15 @@ def parse_ncu_csv(text: str) -> list[Record]:
     for kid, k in kernels.items():
         m = k["metrics"]
         if "gpu__time_duration.sum" not in m:
-            raise EngineInputError(f"ncu_csv kernel {kid[:40]}", "missing gpu__time_duration.sum")
+            raise EngineInputError(f"ncu_csv kernel {kid[:40]}", "missing gpu__time_duration.sum", code="ncu_no_time")
         time_s = m["gpu__time_duration.sum"]
         if not MIN_TIME_S <= time_s <= MAX_TIME_S:
             raise EngineInputError(
                 f"{k['where']}: gpu__time_duration.sum",
                 f"{time_s!r} s is not a kernel time",
                 f"{MIN_TIME_S:g} .. {MAX_TIME_S:g} s",
+                code="ncu_time",
+                params={"value": f"{time_s:g}", "low": f"{MIN_TIME_S:g}", "high": f"{MAX_TIME_S:g}"},
             )
         byts = m.get("dram__bytes_read.sum", 0.0) + m.get("dram__bytes_write.sum", 0.0)
         flops = sum(

@@ -72,7 +72,12 @@ def ring_allreduce_time_s(
 ) -> float:
     """Time of a ring all-reduce of `size_bytes` on each of `num_ranks` ranks."""
     if num_ranks < 1:
-        raise EngineInputError("num_ranks", f"{num_ranks!r} must be >= 1")
+        raise EngineInputError(
+            "num_ranks",
+            f"{num_ranks!r} must be >= 1",
+            code="at_least",
+            params={"value": repr(num_ranks)[:40], "low": 1},
+        )
     if num_ranks == 1:
         return 0.0
     return (

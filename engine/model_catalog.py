@@ -47,10 +47,11 @@ NEAREST_COUNT = 5
 
 class UnknownModelError(UnknownIdError):
     """A model name that is neither a preset id nor a known Hugging Face repo id; the message
-    names the nearest known names (difflib), `nearest` lists them."""
+    names the nearest known names (difflib), `nearest` lists them and `params["nearest"]` joins
+    them for a catalogue message. The API answers it with a 422 naming the field `model`."""
 
-    def __init__(self, given: str, known: list[str], nearest: list[str]):
-        super().__init__("model", given, known)
+    def __init__(self, given: str, known: list[str], nearest: list[str], *, code: str | None = None):
+        super().__init__("model", given, known, code=code, params={"nearest": ", ".join(nearest)})
         self.nearest = nearest
         hint = f"; nearest known: {', '.join(nearest)}" if nearest else ""
         ValueError.__init__(self, f"unknown model id '{given}'{hint}")
@@ -87,7 +88,8 @@ def resolve_model_id(name: str) -> str:
     (Qwen/Qwen3-235B-A22B-FP8 -> qwen3-235b-a22b, nvidia/DeepSeek-R1-NVFP4 -> deepseek-r1).
     Raises UnknownModelError naming the nearest known names."""
     if not isinstance(name, str):
-        raise UnknownModelError(str(name)[:80], model_ids(), [])
+        given = str(name)[:80]
+        raise UnknownModelError(given, model_ids(), nearest_model_names(given), code="unknown_model")
     exact, by_repo_name, display = _name_index()
     key = name.strip().lower()
     if key in exact:
@@ -100,7 +102,7 @@ def resolve_model_id(name: str) -> str:
         owners = by_repo_name.get(base.rsplit("/", 1)[-1], set())
         if len(owners) == 1:
             return next(iter(owners))
-    raise UnknownModelError(name[:200], model_ids(), nearest_model_names(base[:200]))
+    raise UnknownModelError(name[:200], model_ids(), nearest_model_names(base[:200]), code="unknown_model")
 
 
 def nearest_model_names(name: str, count: int = NEAREST_COUNT) -> list[str]:
@@ -237,8 +239,18 @@ def load_model_file(path: str) -> ModelConfig:
     p = Path(path)
     try:
         if p.stat().st_size > MAX_CONFIG_BYTES:
-            raise EngineInputError("model", f"{path} is larger than {MAX_CONFIG_BYTES} bytes")
+            raise EngineInputError(
+                "model",
+                f"{path} is larger than {MAX_CONFIG_BYTES} bytes",
+                code="config_size",
+                params={"n": MAX_CONFIG_BYTES},
+            )
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise EngineInputError("model", f"cannot read {path} as JSON: {exc}") from None
+        raise EngineInputError(
+            "model",
+            f"cannot read {path} as JSON: {exc}",
+            code="config_file",
+            params={"value": repr(str(path))[:200], "detail": str(exc)[:200]},
+        ) from None
     return load_model(data)

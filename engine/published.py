@@ -30,7 +30,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .analysis import MAX_BATCH, MAX_CONTEXT, Scenario, analyze_one
-from .errors import EngineInputError
+from .errors import EngineInputError, schema_error
 from .hardware import get_accelerator
 from .model_catalog import get_model
 from .precision import DTYPES
@@ -89,16 +89,18 @@ class PublishedFile(_Strict):
 
 def load_file(path: Path) -> list[PublishedEntry]:
     if path.stat().st_size > MAX_FILE_BYTES:
-        raise EngineInputError(str(path), f"file larger than {MAX_FILE_BYTES} bytes")
+        raise EngineInputError(
+            str(path), f"file larger than {MAX_FILE_BYTES} bytes", code="file_size", params={"n": MAX_FILE_BYTES}
+        )
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         return PublishedFile.model_validate(data).measurements
     except yaml.YAMLError as exc:
-        raise EngineInputError(str(path), f"not valid YAML: {exc}") from None
+        raise EngineInputError(
+            str(path), f"not valid YAML: {exc}", code="yaml_invalid", params={"detail": str(exc)[:300]}
+        ) from None
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise EngineInputError(f"{path}: {where}", first["msg"]) from None
+        raise schema_error(str(path), exc.errors()[0]) from None
 
 
 @lru_cache(maxsize=2)
@@ -109,7 +111,12 @@ def _load(directory: str) -> tuple[PublishedEntry, ...]:
     ids = [e.id for e in entries]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
-        raise EngineInputError("published: id", f"duplicate ids {duplicates}")
+        raise EngineInputError(
+            "published: id",
+            f"duplicate ids {duplicates}",
+            code="published_duplicates",
+            params={"value": ", ".join(duplicates)[:300]},
+        )
     return tuple(entries)
 
 

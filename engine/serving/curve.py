@@ -25,12 +25,23 @@ def serving_curve(
 ) -> dict:
     """One point per concurrency (the scenario's own concurrency is ignored)."""
     if not 1 <= len(concurrencies) <= MAX_CURVE_POINTS:
-        raise EngineInputError("concurrencies", f"{len(concurrencies)} points", f"1 to {MAX_CURVE_POINTS}")
+        raise EngineInputError(
+            "concurrencies",
+            f"{len(concurrencies)} points",
+            f"1 to {MAX_CURVE_POINTS}",
+            code="list_length",
+            params={"n": MAX_CURVE_POINTS},
+        )
     cal = calibration or load_calibration()
     points = []
     for c in sorted(set(concurrencies)):
         if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CONCURRENCY:
-            raise EngineInputError("concurrencies", f"{c!r} is not an integer in [1, {MAX_CONCURRENCY}]")
+            raise EngineInputError(
+                "concurrencies",
+                f"{c!r} is not an integer in [1, {MAX_CONCURRENCY}]",
+                code="int_range",
+                params={"value": repr(c)[:40], "low": 1, "high": MAX_CONCURRENCY},
+            )
         r = serving_estimate(model, hw, replace(sc, concurrency=c), cal, check_finite=False)
         ensure_finite([r["bound"], r["estimate"]])
         points.append(

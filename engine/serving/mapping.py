@@ -57,10 +57,22 @@ def row_scenario(row: dict) -> MeasuredRow:
     """One CSV row as a scenario; EngineInputError names the column it cannot map."""
     system = row.get("system", "")
     if system not in HARDWARE_OF_SYSTEM:
-        raise EngineInputError("system", f"{system!r} is not a known system", ", ".join(HARDWARE_OF_SYSTEM))
+        raise EngineInputError(
+            "system",
+            f"{system!r} is not a known system",
+            ", ".join(HARDWARE_OF_SYSTEM),
+            code="map_system",
+            params={"value": repr(system)[:80], "allowed": ", ".join(HARDWARE_OF_SYSTEM)},
+        )
     quant = (row.get("gemm_quant_mode") or "").strip()
     if quant not in PRECISION_OF_QUANT:
-        raise EngineInputError("gemm_quant_mode", f"{quant!r} is not mapped", ", ".join(PRECISION_OF_QUANT))
+        raise EngineInputError(
+            "gemm_quant_mode",
+            f"{quant!r} is not mapped",
+            ", ".join(PRECISION_OF_QUANT),
+            code="map_quant",
+            params={"value": repr(quant)[:80], "allowed": ", ".join(PRECISION_OF_QUANT)},
+        )
     weight, compute = PRECISION_OF_QUANT[quant]
     kv = "fp8" if weight not in ("bf16", "fp16") else "bf16"
     backend = row.get("backend") or None
@@ -82,7 +94,9 @@ def row_scenario(row: dict) -> MeasuredRow:
     except (KeyError, ValueError, TypeError) as exc:
         if isinstance(exc, EngineInputError):
             raise
-        raise EngineInputError("row", f"cannot read a column: {exc}") from None
+        raise EngineInputError(
+            "row", f"cannot read a column: {exc}", code="map_column", params={"detail": str(exc)[:200]}
+        ) from None
     return MeasuredRow(
         row.get("id", ""), row["model_path"], system, HARDWARE_OF_SYSTEM[system], backend or "", sc, ttft, tpot
     )

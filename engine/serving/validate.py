@@ -78,7 +78,9 @@ def validate_rows(rows: list[dict], calibration: Calibration | None = None) -> d
             flagged.append({"id": m.id, "warning": bound_warning(m.tpot_s, result["bound"]["tpot_s"])})
         answered.append(entry)
     if not answered:
-        raise EngineInputError("data", "no row could be mapped onto a scenario", "aiconfigurator silicon CSV columns")
+        raise EngineInputError(
+            "data", "no row could be mapped onto a scenario", "aiconfigurator silicon CSV columns", code="map_no_rows"
+        )
     return {
         "calibration": cal.id,
         "rows": len(rows),

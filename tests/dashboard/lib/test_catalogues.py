@@ -112,7 +112,8 @@ ENGINE_NAMES = {"x", "vLLM", "ZeRO", "Unicode", "nccl-tests", "all_reduce_perf",
                 "out_channels", "groups", "gpus", "sequence_length", "nominal", "measured", "JSON", "true", "false",
                 "config", "json", "MLA", "KV", "GiB", "name", "flops", "bytes",
                 "phase", "hardware", "tensor", "vector", "ms", "ph", "cat", "ncu", "csv", "null", "mistral",
-                "gemma2", "id", "CSV", "Self", "CUDA", "CPU", "total"}  # fmt: skip
+                "gemma2", "id", "CSV", "Self", "CUDA", "CPU", "total", "YAML", "aiconfigurator",
+                "silicon"}  # fmt: skip
 ENGINE_SAMPLE = SAMPLE | {"field": "tensor_parallel", "value": "0", "hardware": "h100-sxm5", "size": "8",
                           "interconnect": "NVLink", "pcie": "8", "max": "131,072", "rate": "1e+06", "step": "3",
                           "tokens": "4,096", "gpus": "8", "node": "8", "seq": "4,096", "per_step": "32,768",
@@ -120,7 +121,8 @@ ENGINE_SAMPLE = SAMPLE | {"field": "tensor_parallel", "value": "0", "hardware": 
                           "height": "4", "width": "4", "part": "bandwidth", "kv": "8", "hidden": "4096",
                           "model_type": "qwen3", "moe": "8", "experts": "64", "weights": "15.0",
                           "usable": "72.0", "utilization": "0.9", "bound": "> 0", "missing": "flops",
-                          "line": "3", "cells": "3", "columns": "4", "steps": "2"}  # fmt: skip
+                          "line": "3", "cells": "3", "columns": "4", "steps": "2",
+                          "detail": "Field required", "nearest": "llama-3-8b, qwen3-8b"}  # fmt: skip
 
 
 def test_every_engine_code_renders_in_both_languages_and_the_chinese_is_chinese():
