@@ -14,10 +14,11 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 
 import engine
-from engine.errors import EngineInputError, UnknownIdError
+from engine.errors import EngineInputError
 from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.docs import add_docs
+from .api.errors import engine_error_response
 from .api.routes import health_router, router
 from .api.serving_routes import serving_router
 from .config import Settings, get_settings
@@ -60,12 +61,7 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
 
 
 async def _engine_error(_: Request, exc: EngineInputError) -> JSONResponse:
-    if isinstance(exc, UnknownIdError):
-        return JSONResponse(
-            {"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}], "known_ids": exc.known},
-            status_code=404,
-        )
-    return JSONResponse({"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}]}, status_code=422)
+    return engine_error_response(exc)  # 422 naming the field; 404 for an unknown accelerator
 
 
 def create_app(settings: Settings | None = None, with_dashboard: bool = True) -> FastAPI:

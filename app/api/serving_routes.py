@@ -16,9 +16,12 @@ from .serving_schemas import ServingCurveRequest, ServingCurveResponse, ServingR
 serving_router = APIRouter(prefix="/api/v1", tags=["serving"])
 ERRORS = {
     400: {"model": ErrorResponse, "description": "body is not valid JSON"},
-    404: {"model": ErrorResponse, "description": "unknown model or accelerator id"},
+    404: {"model": ErrorResponse, "description": "unknown accelerator id"},
     413: {"model": ErrorResponse, "description": "body larger than the limit (256 KiB)"},
-    422: {"model": ErrorResponse, "description": "invalid input: the field and what is allowed"},
+    422: {
+        "model": ErrorResponse,
+        "description": "invalid input: the field and what is allowed; an unknown model names the nearest known ones",
+    },
 }
 
 

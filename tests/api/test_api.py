@@ -40,7 +40,7 @@ def test_models(client):
     detail = client.get("/api/v1/models/llama-3-8b").json()
     assert detail["config"]["model_type"] == "llama" and detail["family"] == "llama"
     r = client.get("/api/v1/models/gpt-5")
-    assert r.status_code == 404 and r.json()["detail"].startswith("unknown model id 'gpt-5'; nearest known: ")
+    assert r.status_code == 422 and r.json()["detail"].startswith("unknown model id 'gpt-5'; nearest known: ")
 
 
 def test_tensor_parallel_up_to_the_scale_up_domain(client):
@@ -59,7 +59,7 @@ def test_hugging_face_repo_id_as_model(client):
         r = client.post("/api/v1/analyze", json=ANALYZE | {"model": name})
         assert r.status_code == 200 and r.json()["results"] == by_preset["results"]
     r = client.post("/api/v1/analyze", json=ANALYZE | {"model": "Qwen/Qwen3-33B"})
-    assert r.status_code == 404 and "nearest known: Qwen/Qwen3-32B" in r.json()["detail"]
+    assert r.status_code == 422 and "nearest known: Qwen/Qwen3-32B" in r.json()["detail"]
 
 
 def test_analyze_equals_engine(client):

@@ -36,7 +36,7 @@ def test_repeated_hardware_filters_by_accelerator(client):
 
 def test_unknown_ids_and_dtypes_are_4xx_naming_the_field(client):
     r = client.get(URL, params={"model": "llama-9"})
-    assert r.status_code == 404 and "llama" in r.text
+    assert r.status_code == 422 and "llama" in r.text and r.json()["errors"][0]["field"] == "model"
     assert client.get(URL, params={"hardware": "h1000"}).status_code == 404
     r = client.get(URL, params={"weight_dtype": "fp7"})
     assert r.status_code == 422 and "weight_dtype" in r.json()["errors"][0]["field"]
