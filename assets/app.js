@@ -156,7 +156,7 @@
           return update ? Object.assign({}, trace, update, update.marker ?
             {marker: Object.assign({}, trace.marker, update.marker)} : {}) : trace;
         });
-        const layout = Object.assign({}, figure.layout, {meta: {stop: [sizes.batch, sizes.ctx]}});
+        const layout = Object.assign({}, figure.layout, {meta: Object.assign({}, meta, {stop: [sizes.batch, sizes.ctx]})});
         if (stop.subtitle && layout.title) layout.title = Object.assign({}, layout.title, {text: stop.subtitle});
         return Object.assign({}, figure, {data: data, layout: layout});
       },
@@ -240,7 +240,11 @@
         const format = triggeredIds().some((id) => id.startsWith("export-svg")) ? "svg" : "png";
         const plot = document.querySelector("#roofline-graph .js-plotly-plot");
         if (plot && window.Plotly && (nPng || nSvg)) {
-          window.Plotly.downloadImage(plot, {format: format, filename: exportName(), width: 1200, height: 750});
+          // the symbol key is HTML on the page: the image carries it in its legend, wrapped on
+          // the server for this size (pages/roofline/symbol_key.py, `meta.export`)
+          const patch = ((plot.layout || {}).meta || {}).export || {};
+          const figure = {data: plot.data, layout: Object.assign({}, plot.layout, patch)};
+          window.Plotly.downloadImage(figure, {format: format, filename: exportName(), width: 1200, height: 750});
         }
         return nu();
       },

@@ -19,8 +19,12 @@ from app.main import app
 
 # The roofline callback as the browser sends it after a structural change (the accelerators).
 CALLBACK = {
-    "output": "..roofline-graph.figure...grid.data..",
-    "outputs": [{"id": "roofline-graph", "property": "figure"}, {"id": "grid", "property": "data"}],
+    "output": "..roofline-graph.figure...grid.data...roofline-key.children..",
+    "outputs": [
+        {"id": "roofline-graph", "property": "figure"},
+        {"id": "grid", "property": "data"},
+        {"id": "roofline-key", "property": "children"},
+    ],
     "inputs": [
         {"id": "hardware", "property": "value", "value": ["h100-sxm5"]},
         {"id": "model", "property": "value", "value": "llama-3-8b"},

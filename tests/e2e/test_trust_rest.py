@@ -94,7 +94,8 @@ def test_html_snapshot_keeps_a_charts_proportions(page: Page, base_url):
     assert height == 720 and 600 <= width <= 1200, (height, width)
 
 
-LEGEND_TITLE = "#roofline-graph .legendtitletext"
+# the symbol key: HTML under the chart (pages/roofline/symbol_key.py)
+LEGEND_TITLE = "#roofline-key"
 PROFILE = "name,flops,bytes,time_s,unit\ngemm,1e12,1e9,2e-3,tensor\nadd,2e7,1.2e8,1e-4,vector\n"
 
 

@@ -113,7 +113,7 @@ def test_an_empty_chart_says_why_and_hollow_is_explained(page: Page, base_url):
     text = note.get_attribute("data-unformatted")
     assert "B200 (HGX B200, per GPU): one sequence does not fit at TP 1; the smallest that fits is TP 4." in text
     assert "H100 SXM5 80GB: one sequence does not fit at TP 1, nor at any TP degree this card offers." in text
-    expect(page.locator("#roofline-graph .legendtitletext")).to_contain_text("hollow: does not fit")
+    expect(page.locator("#roofline-key")).to_contain_text("hollow: does not fit")
 
 
 def test_measured_roofs_on_a_catalogue_card_say_why_nothing_moved(page: Page, base_url):

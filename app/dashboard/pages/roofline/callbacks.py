@@ -20,6 +20,7 @@ from app.dashboard.lib.i18n import reason, t
 from app.dashboard.pages.roofline.controls_state import view_from_controls, view_inputs, view_states
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, TABS
 from app.dashboard.pages.roofline.state import View, export_template, pin_query, shared_query, to_query, view_model
+from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import OPS_KEYS, ops_body, sorted_by
 from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel, panels, roofline
 from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_options
@@ -52,16 +53,25 @@ def link_data(view: View, trigger: object = None) -> dict:
 
 
 @CALLBACKS.server(
-    output={"figure": Output("roofline-graph", "figure"), "grid": Output("grid", "data")},
+    output={
+        "figure": Output("roofline-graph", "figure"),
+        "grid": Output("grid", "data"),
+        "key": Output("roofline-key", "children"),
+    },
     inputs={"controls": view_inputs()},
 )
 def update_roofline(controls: dict, trigger: object = None) -> dict:
     view = view_from_controls(controls)
     if trigger == "settled" and on_grid(view) and not view.pin:
-        return {"figure": no_update, "grid": no_update}  # the browser drew this stop from the grid already
+        return {"figure": no_update, "grid": no_update, "key": no_update}  # the browser drew this stop already
     figure, grid = roofline(view)
     # a typed batch or context between stops, or a pin's arrow to B: the figure moves, the grid stays
-    return {"figure": figure, "grid": no_update if trigger == "settled" else grid or {}}
+    settled = trigger == "settled"
+    return {
+        "figure": figure,
+        "grid": no_update if settled else grid or {},
+        "key": no_update if settled else symbol_key(figure),
+    }
 
 
 OPS_OUTPUTS = {

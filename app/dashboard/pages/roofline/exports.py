@@ -15,12 +15,14 @@ from pathlib import Path
 
 import plotly.io as pio
 
+from app.dashboard.pages.roofline.symbol_key import EXPORT_SIZE_PX, exported
+
 PLOTLY_BUNDLE = Path(__file__).resolve().parents[4] / "assets" / "vendor" / "plotly-cartesian-4.1.1.min.js"
-# The snapshot's chart: as tall as the page's chart at 1400x900, never wider than 1200 px, so it
-# keeps a chart's proportions (plotly.io's default 100% height of an auto-height body drew it
-# ~260 px tall across the whole window).
+# The snapshot's chart: as tall as the page's chart at 1400x900 and as wide as the exported
+# image (the width its symbol key is wrapped for), so it keeps a chart's proportions
+# (plotly.io's default 100% height of an auto-height body drew it ~260 px tall across the window).
 SNAPSHOT_HEIGHT_PX = 720
-SNAPSHOT_MAX_WIDTH_PX = 1200
+SNAPSHOT_MAX_WIDTH_PX = EXPORT_SIZE_PX[0]
 
 
 @lru_cache(maxsize=1)
@@ -32,7 +34,7 @@ def snapshot_html(figure: dict, title: str, link: str, provenance: str) -> str:
     """The figure with what it shows: the scenario as <title> and heading, the link that
     reproduces the view, and the app version and catalogue it was computed with."""
     body = pio.to_html(
-        figure,
+        exported(figure, SNAPSHOT_HEIGHT_PX),  # the symbol key in its legend, wrapped for this width
         include_plotlyjs=False,
         full_html=False,
         config={"displaylogo": False, "showSendToCloud": False},

@@ -22,6 +22,7 @@ from app.dashboard.pages.roofline.marks import (
     trajectory_xy,
 )
 from app.dashboard.pages.roofline.marks import extent as extent_of
+from app.dashboard.pages.roofline.symbol_key import export_patch, key_items
 from app.units import memory, plain, si
 
 X_RANGE = (0.05, 20000.0)  # FLOP/byte: elementwise (~0.17) to large GEMMs (~3000)
@@ -219,8 +220,8 @@ def _decade_ticks(rng: list[float], scale: float = 1.0) -> tuple[list[float], li
 def _figure_layout(
     lang: str, theme: str, present: bool, box, kinds: set[str], subtitle: str, accelerators: int = 1
 ) -> dict:
-    """Log axes around `box` (every point the sliders can reach), the symbol legend at the foot
-    and the scenario printed on the figure."""
+    """Log axes around `box` (every point the sliders can reach), the accelerators' legend at the
+    foot, the scenario printed on the figure and the symbol key in `meta` (symbol_key.py)."""
     colors = THEMES.get(theme, THEMES["light"])
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
@@ -229,25 +230,20 @@ def _figure_layout(
     y_ticks, y_labels = _decade_ticks(y_range, 1e12)
     layout["xaxis"] = log_axis(t("x_axis", lang), x_range, x_ticks, x_labels, colors)
     layout["yaxis"] = log_axis(t("y_axis", lang) + " (TFLOP/s)", y_range, y_ticks, y_labels, colors)
-    # One block at the foot of the figure (pinned to the figure, not the plot, so it never
-    # climbs onto the axis title in a short embed): what each symbol is, then the accelerators.
-    layout["legend"] = {
-        "orientation": "h",
-        "yref": "container",
-        "y": 0.01,
-        "yanchor": "bottom",
-        "x": 0,
-        # "hollow" always: a slider can move any point past what fits, without a server round trip
-        "title": kind_legend(lang, colors, kinds | {"ridge", "hollow"}, layout["font"]["size"] - 1),
-    }
-    # the foot holds the symbol line and the accelerators' entries, about three to a row (two in
-    # presentation mode's larger font): eight accelerators need more rows than three do
+    # The accelerators' entries at the foot of the figure (pinned to the figure, not the plot, so
+    # they never climb onto the axis title in a short embed), about three to a row (two in
+    # presentation mode's larger font). What each symbol is: the key, HTML under the chart on the
+    # page, the legend's title in an export (symbol_key.py); "hollow" always, as a slider can move
+    # any point past what fits without a server round trip.
+    layout["legend"] = {"orientation": "h", "yref": "container", "y": 0.01, "yanchor": "bottom", "x": 0}
     rows = math.ceil(accelerators / (2 if present else 3))
     line = layout["font"]["size"] + 9
     # the scenario line wraps (a title never does by itself): the plot starts below its last line
     lines = subtitle.count("<br>") + 1
     top = max(40, 8 + lines * (layout["font"]["size"] + 4))
-    layout["margin"] = {**layout["margin"], "t": top, "b": max(150, 70 + line * (rows + 1))}
+    layout["margin"] = {**layout["margin"], "t": top, "b": max(150, 70 + line * rows)}
+    items = key_items(kinds | {"ridge", "hollow"}, lang)
+    layout["meta"] = {"key": items, "export": export_patch(layout, items, accelerators, present, colors["muted"])}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
         layout["title"] = {
             "text": subtitle,
@@ -331,7 +327,7 @@ def roofline_figure(
         kinds.add("ghost")
     layout = _figure_layout(lang, theme, present, extent_of(xs, ys), kinds, subtitle, len(results))
     if stop is not None:
-        layout["meta"] = {"stop": list(stop)}
+        layout["meta"]["stop"] = list(stop)
     if pinned and results:
         layout["annotations"] = [pin_arrow(pinned[0], results[0], THEMES.get(theme, THEMES["light"]))]
     return {"data": traces, "layout": layout}
@@ -368,42 +364,6 @@ def pin_arrow(a: dict, b: dict, colors: dict) -> dict:
         "text": "", "showarrow": True, "arrowhead": 3, "arrowwidth": 1.5, "arrowcolor": colors["muted"],
         "standoff": 8, "startstandoff": 8,
     }  # fmt: skip
-
-
-# The marker legend: what each symbol is (colours = accelerators, in the legend proper).
-KIND_GLYPHS = {
-    "decode": "●",
-    "prefill": "■",
-    "attention_decode": "◆",
-    "elementwise": "▲",
-    "measured_decode": "★",
-    "ridge": "✕",
-    "measured": "+",
-    "cache": "-·-",
-    "ghost": "◌",
-    "hollow": "○",
-}
-
-
-KIND_LEGEND = (
-    ("decode", "decode"),
-    ("prefill", "prefill"),
-    ("attention_decode", "attention_decode"),
-    ("elementwise", "elementwise"),
-    ("measured_decode", "measured_point"),
-    ("measured", "imported_kind"),
-    ("ridge", "ridge_kind"),
-    ("cache", "cache_kind"),  # a cache level's roof, dash-dot
-    ("ghost", "ghost_kind"),
-    ("hollow", "hollow_kind"),  # a hollow point: that batch and context do not fit in memory
-)
-
-
-def kind_legend(lang: str, colors: dict, drawn: set[str], size: int) -> dict:
-    """What each symbol is, as the legend's title line: not legend traces, because every trace
-    costs Plotly time on each slider step (bench_dashboard.py) and these never move."""
-    entries = [f"{KIND_GLYPHS[kind]} {t(label, lang)}" for kind, label in KIND_LEGEND if kind in drawn]
-    return {"text": "    ".join(entries), "side": "top", "font": {"size": size, "color": colors["muted"]}}
 
 
 def published_traces(published: list[dict], results: list[dict], lang: str, theme: str = "light") -> list[dict]:

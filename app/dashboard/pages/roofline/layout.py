@@ -13,6 +13,7 @@ from app.dashboard.pages.roofline.callbacks import link_data
 from app.dashboard.pages.roofline.controls import controls
 from app.dashboard.pages.roofline.params import BY_NAME
 from app.dashboard.pages.roofline.state import View, export_name, to_query
+from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import comparison_table, ops_table_panel, reality_panel
 from app.dashboard.pages.roofline.views import ops_panel, panels, roofline
 
@@ -159,7 +160,13 @@ def page(view: View) -> html.Div:
                 [
                     controls(view),
                     html.Div(
-                        dcc.Graph(id="roofline-graph", figure=figure, config=figure_config, className="roofline-graph"),
+                        [
+                            dcc.Graph(
+                                id="roofline-graph", figure=figure, config=figure_config, className="roofline-graph"
+                            ),
+                            # what each mark means, wrapping at any width (symbol_key.py)
+                            html.P(symbol_key(figure), id="roofline-key", className="symbol-key"),
+                        ],
                         className="figure",
                     ),
                     side(view, shown),
