@@ -46,7 +46,9 @@ class Int:
     high: int
 
     def parse(self, text: str) -> int:
-        if not (text.isascii() and text.isdigit()) or len(text) > 9 or not self.low <= int(text) <= self.high:
+        # at most 9 digits, or the high limit's own count (a training step's 2**50 tokens)
+        digits = max(9, len(str(self.high)))
+        if not (text.isascii() and text.isdigit()) or len(text) > digits or not self.low <= int(text) <= self.high:
             raise Invalid("int_range", low=f"{self.low:,}", high=f"{self.high:,}")
         return int(text)
 

@@ -11,10 +11,12 @@ from dash import Input, Output, State, html
 from app.dashboard.components.plot_style import message_figure
 from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.i18n import t
+from app.dashboard.lib.params import control_inputs
 from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.training.figures import comm_panel, memory_figure, memory_text, utilisation_panel
-from app.dashboard.pages.training.state import CONTROLS, TEACHING, TrainArgs, args_from_controls, compute, link_pairs
+from app.dashboard.pages.training.params import PARAMS, TEACHING, TrainArgs
+from app.dashboard.pages.training.state import args_from_controls, compute, link_pairs
 from engine.hardware import get_accelerator
 
 CALLBACKS = Callbacks()
@@ -22,18 +24,22 @@ OUTPUTS = ("teaching_hidden", "error", "util", "memory_figure", "memory_text", "
 
 
 # ---- the page --------------------------------------------------------------------------------------
-def outputs(a: TrainArgs, problems: list[str], lang: str, theme: str, present: bool) -> tuple:
+def outputs(
+    a: TrainArgs, problems: list[str], lang: str, theme: str, present: bool, refused: tuple[str, ...] = ()
+) -> tuple:
     """(teaching form hidden, error, utilisation, memory figure, memory text, all-reduce): the
-    first render and every callback show the same thing for the same inputs."""
+    first render and every callback show the same thing for the same inputs. `problems` leave
+    nothing to compute; `refused` (a box's value the page replaced by its default) is said
+    above the panels it still fills."""
     hidden = a.model != TEACHING
     result, fix_bill, error = (None, None, None) if problems else compute(a, lang)
     if problems or error:
-        message = problems if problems else [t("lab_train_error", lang, msg=error)]
+        message = [*refused, *(problems or [t("lab_train_error", lang, msg=error)])]
         return hidden, [html.P(m) for m in message], [], message_figure("—"), [], []
     hw = get_accelerator(a.hardware)
     return (
         hidden,
-        [],
+        [html.P(m) for m in refused],
         utilisation_panel(result, hw.vendor, hw.name, lang),
         memory_figure(result["memory"], fix_bill, lang, theme, present),
         memory_text(result, hw.name, lang),
@@ -83,13 +89,15 @@ def link_of(view: View, a: TrainArgs) -> dict:
         },
         "link": Output("train-link", "data"),
     },
-    inputs={"controls": {cid: Input(cid, "value") for cid, _ in CONTROLS}},
+    inputs={"controls": control_inputs(PARAMS, Input)},
     state={"flags": State("train-flags", "data")},
 )
 def update_training(controls: dict, flags: object) -> dict:
+    """The controls ({"id.prop": value}, one per control the table names) -> every panel and
+    the canonical link."""
     view = page_view(flags)
-    args, problems = args_from_controls(*(controls.get(cid) for cid, _ in CONTROLS), lang=view.lang)
-    shown = outputs(args, problems, view.lang, view.theme, view.present)
+    args, problems, refused = args_from_controls(controls, lang=view.lang)
+    shown = outputs(args, problems, view.lang, view.theme, view.present, tuple(refused))
     return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, args)}
 
 

@@ -10,18 +10,16 @@ from dash import dcc, html
 
 from app.dashboard.components.header import lab_shell
 from app.dashboard.lib.i18n import t
+from app.dashboard.lib.params import Int, shown
 from app.dashboard.pages.links import carried
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.training.callbacks import link_of, outputs
-from app.dashboard.pages.training.state import OWN, PARAMS, TEACHING, TrainArgs, parse_args
+from app.dashboard.pages.training.params import BY_NAME, OWN, PARAMS, TEACHING, TrainArgs
+from app.dashboard.pages.training.state import parse_args
 from app.units import count
 from engine.hardware import catalogue
 from engine.model_catalog import get_model, model_ids
-from engine.training import (
-    OPTIMIZERS,
-    RECOMPUTE,
-    TRAINING_DTYPES,
-)
+from engine.training import OPTIMIZERS, RECOMPUTE, TRAINING_DTYPES, ZERO_STAGES
 
 GRAPH_CONFIG = {"displaylogo": False, "showSendToCloud": False, "displayModeBar": False}
 
@@ -30,30 +28,33 @@ def _field(label: str, control, html_for: str | None = None) -> html.Div:
     return html.Div([html.Label(label, className="field-label", htmlFor=html_for), control], className="field")
 
 
-def _high(param: str) -> float:
-    """The largest value the link accepts for `param`: every number box has a max, or Dash's
-    + and − buttons compute min(value, undefined) and empty the box."""
-    return PARAMS[param][1].high
-
-
-def _number(cid: str, value: object, label: str, step: str = "1", minimum: float = 1) -> html.Div:
-    high = _high(cid.removeprefix("train-"))
-    return _field(
-        label,
-        dcc.Input(
-            id=cid, type="number", value=value, min=minimum, max=high, step=step, debounce=0.6, className="number-input"
-        ),
-        html_for=cid,
+def _number(name: str, first: dict, lang: str) -> html.Div:
+    """The number box of the table's row `name`, labelled `lab_train_<name>`: its first value
+    and its max from the row (every box has a max, or Dash's + and − buttons compute
+    min(value, undefined) and empty the box). A whole number steps by 1 from 1."""
+    (cid, prop), kind = BY_NAME[name].controls[0], BY_NAME[name].kind
+    whole = isinstance(kind, Int)
+    box = dcc.Input(
+        id=cid,
+        type="number",
+        value=first[f"{cid}.{prop}"],
+        min=1 if whole else 0,
+        max=kind.high,
+        step="1" if whole else "any",
+        debounce=0.6,
+        className="number-input",
     )
+    return _field(t(f"lab_train_{name}", lang), box, html_for=cid)
 
 
-def _radio(cid: str, options: list[tuple[object, str]], value: object, label: str) -> html.Div:
+def _radio(name: str, options: list[tuple[object, str]], first: dict, lang: str) -> html.Div:
+    cid, prop = BY_NAME[name].controls[0]
     return _field(
-        label,
+        t(f"lab_train_{name}", lang),
         dcc.RadioItems(
             id=cid,
             options=[{"label": text, "value": v} for v, text in options],
-            value=value,
+            value=first[f"{cid}.{prop}"],
             className="toggle",
             inline=True,
         ),
@@ -67,8 +68,9 @@ def _model_label(mid: str) -> str:
     return f"{mid} · {count(m.num_params)}"
 
 
-def measured_field(a: TrainArgs, lang: str) -> html.Div:
-    """What was measured: the step time (s) or the job's tokens/s, and its value."""
+def measured_field(first: dict, lang: str) -> html.Div:
+    """What was measured: the step time (s) or the job's tokens/s (the `step` and `tok_s` rows
+    share these two controls), and its value."""
     measures = [
         {"label": t("lab_train_measure_step", lang), "value": "step"},
         {"label": t("lab_train_measure_rate", lang), "value": "rate"},
@@ -76,13 +78,19 @@ def measured_field(a: TrainArgs, lang: str) -> html.Div:
     return html.Div(
         [
             html.Label(t("lab_train_measure", lang), className="field-label", htmlFor="train-measured"),
-            dcc.RadioItems(id="train-measure", options=measures, value=a.measure, className="toggle", inline=True),
+            dcc.RadioItems(
+                id="train-measure",
+                options=measures,
+                value=first["train-measure.value"],
+                className="toggle",
+                inline=True,
+            ),
             dcc.Input(
                 id="train-measured",
                 type="number",
-                value=a.measured,
+                value=first["train-measured.value"],
                 min=0,
-                max=max(_high("step"), _high("tok_s")),
+                max=max(BY_NAME["step"].kind.high, BY_NAME["tok_s"].kind.high),
                 step="any",
                 debounce=0.6,
                 className="number-input",
@@ -92,59 +100,36 @@ def measured_field(a: TrainArgs, lang: str) -> html.Div:
     )
 
 
+def _dropdown(name: str, options: list[dict], first: dict, lang: str) -> html.Div:
+    cid, prop = BY_NAME[name].controls[0]
+    return _field(
+        t(f"lab_train_{name}", lang),
+        dcc.Dropdown(id=cid, options=options, value=first[f"{cid}.{prop}"], clearable=False),
+    )
+
+
 def controls(a: TrainArgs, lang: str) -> html.Div:
+    """Every control, first showing what the table says the link asked for."""
+    first = shown(PARAMS, a)
     hw_options = [{"label": x.name, "value": x.id} for x in catalogue().values()]
     model_options = [{"label": t("lab_train_teaching", lang), "value": TEACHING}] + [
         {"label": _model_label(mid), "value": mid} for mid in model_ids()
     ]
+    teaching = [_number(name, first, lang) for name in ("n", "layers", "heads", "hdim")]
     return html.Div(
         [
-            _field(
-                t("lab_train_accelerator", lang),
-                dcc.Dropdown(id="train-hw", options=hw_options, value=a.hardware, clearable=False),
-            ),
-            _field(
-                t("lab_train_model", lang),
-                dcc.Dropdown(id="train-model", options=model_options, value=a.model, clearable=False),
-            ),
-            html.Div(
-                [
-                    _number("train-n", a.params_b, t("lab_train_n", lang), step="any", minimum=0),
-                    _number("train-layers", a.layers, t("lab_train_layers", lang)),
-                    _number("train-heads", a.heads, t("lab_train_heads", lang)),
-                    _number("train-hdim", a.head_dim, t("lab_train_hdim", lang)),
-                ],
-                id="train-teaching",
-                className="field-pair",
-                hidden=a.model != TEACHING,
-            ),
-            html.Div(
-                [
-                    _number("train-gpus", a.gpus, t("lab_train_gpus", lang)),
-                    _number("train-seq", a.seq, t("lab_train_seq", lang)),
-                ],
-                className="field-pair",
-            ),
-            _number("train-tokens", a.tokens, t("lab_train_tokens", lang)),
-            measured_field(a, lang),
-            _radio(
-                "train-opt",
-                [(o, t(f"lab_train_opt_{o}", lang)) for o in OPTIMIZERS],
-                a.optimizer,
-                t("lab_train_optimizer", lang),
-            ),
-            _radio(
-                "train-zero", [(z, t(f"lab_train_zero_{z}", lang)) for z in range(4)], a.zero, t("lab_train_zero", lang)
-            ),
-            _radio(
-                "train-recompute",
-                [(r, t(f"lab_train_rc_{r}", lang)) for r in RECOMPUTE],
-                a.recompute,
-                t("lab_train_recompute", lang),
-            ),
-            _radio("train-dtype", [(d, d) for d in TRAINING_DTYPES], a.dtype, t("lab_train_dtype", lang)),
-            _number("train-busbw", a.busbw_gbs, t("lab_train_busbw", lang), step="any", minimum=0),
-            _number("train-mb", a.micro_batch, t("lab_train_mb", lang)),
+            _dropdown("hw", hw_options, first, lang),
+            _dropdown("model", model_options, first, lang),
+            html.Div(teaching, id="train-teaching", className="field-pair", hidden=a.model != TEACHING),
+            html.Div([_number("gpus", first, lang), _number("seq", first, lang)], className="field-pair"),
+            _number("tokens", first, lang),
+            measured_field(first, lang),
+            _radio("opt", [(o, t(f"lab_train_opt_{o}", lang)) for o in OPTIMIZERS], first, lang),
+            _radio("zero", [(z, t(f"lab_train_zero_{z}", lang)) for z in ZERO_STAGES], first, lang),
+            _radio("recompute", [(r, t(f"lab_train_rc_{r}", lang)) for r in RECOMPUTE], first, lang),
+            _radio("dtype", [(d, d) for d in TRAINING_DTYPES], first, lang),
+            _number("busbw", first, lang),
+            _number("mb", first, lang),
         ],
         className="controls train-controls",
         id="train-controls",

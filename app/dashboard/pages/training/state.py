@@ -2,8 +2,9 @@
 GPU against its card, the DDP gradient all-reduce.
 
 Every number comes from engine/training.py through the same calls as POST /api/v1/training
-(`training_model`, `TrainingSetup`, `training_lab`); this module parses the link and the
-controls into those inputs, and figures.py puts the result into words.
+(`training_model`, `TrainingSetup`, `training_lab`); this module reads the link and the
+controls into those inputs through the one parameter table (params.py), and figures.py puts
+the result into words.
 
 The link carries the lab's own parameters beside the shared ones (tab, hw, lang, theme, embed):
 
@@ -13,244 +14,129 @@ The link carries the lab's own parameters beside the shared ones (tab, hw, lang,
     opt=adamw|sgd_momentum  zero=0..3  recompute=none|selective|full  dtype=bf16|fp16
     busbw (measured all-reduce bus bandwidth, GB/s; default the link)  mb (micro-batch)
 
-A bad or unknown value is ignored with a notice; the default is a 7B model on
-8 x H100 SXM5 (PaLM's appendix B counting).
+A bad or unknown value in the link is ignored with a notice; a value typed into a box that
+cannot be used is told in the box's own words, and the page shows the default instead. The
+default is a 7B model on 8 x H100 SXM5 (PaLM's appendix B counting).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from app.dashboard.lib.i18n import reason, t
+from app.dashboard.lib.params import Param, Why, control_key, read_controls, read_link, write_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
-from app.units import grouped
+from app.dashboard.pages.training.params import LINK, OWN, PARAMS, TEACHING, TEACHING_PARAMS, Measured, TrainArgs
+from app.units import plain
 from engine.errors import EngineInputError
-from engine.hardware import catalogue, get_accelerator
-from engine.model_catalog import model_ids
-from engine.training import (
-    MAX_GPUS,
-    MAX_SEQUENCE,
-    OPTIMIZERS,
-    RECOMPUTE,
-    TRAINING_DTYPES,
-    TrainingSetup,
-    memory_bill,
-    training_lab,
-    training_model,
-)
-
-TEACHING = "teaching"
-
-
-MEASURES = ("step", "rate")
-
+from engine.hardware import get_accelerator
+from engine.training import TrainingSetup, memory_bill, training_lab, training_model
 
 MAX_NOTICES = 8
+MAX_TYPED_CHARS = 24
 
 
-@dataclass(frozen=True)
-class TrainArgs:
-    """What the lab was asked: a 7B model on 8 x H100 SXM5 with full recomputation (the
-    run whose four utilisation figures span 19% to 51%)."""
-
-    hardware: str = "h100-sxm5"
-    model: str = TEACHING
-    params_b: float = 7.0  # teaching form: N in billions
-    layers: int = 32
-    heads: int = 32
-    head_dim: int = 128
-    gpus: int = 8
-    seq: int = 4096
-    tokens: int = 262144
-    measure: str = "step"  # "step": `measured` is the step time (s); "rate": tokens/s
-    measured: float = 3.64
-    optimizer: str = "adamw"
-    zero: int = 0
-    recompute: str = "full"
-    dtype: str = "bf16"
-    busbw_gbs: float | None = None  # measured busbw, GB/s; None: the link
-    micro_batch: int | None = None  # None: every sequence of the GPU at once
-
-
-# ---- parsing: one parser per value, shared by the link and the controls ---------------------------
-def _int(low: int, high: int) -> tuple[Callable[[str], int | None], tuple]:
-    def parse(text: str) -> int | None:
-        if not (text.isascii() and text.isdigit()) or len(text) > 16:  # no sign, exponent, space, non-ASCII digit
-            return None
-        n = int(text)
-        return n if low <= n <= high else None
-
-    parse.high = high  # the number box's max: without one, Dash's + and − buttons give NaN
-    return parse, ("lab_train_why_int", {"low": grouped(low), "high": grouped(high)})
-
-
-def _num(high: float) -> tuple[Callable[[str], float | None], tuple]:
-    def parse(text: str) -> float | None:
-        if len(text) > 24 or not text.isascii():
-            return None
-        try:
-            x = float(text)
-        except ValueError:
-            return None
-        return x if math.isfinite(x) and 0 < x <= high else None
-
-    parse.high = high  # the number box's max: without one, Dash's + and − buttons give NaN
-    return parse, ("lab_train_why_num", {"high": grouped(high)})
-
-
-def _choice(options: tuple) -> tuple[Callable[[str], object], tuple]:
-    by_text = {str(o): o for o in options}
-    return by_text.get, ("lab_train_why_choice", {"options": ", ".join(by_text)})
-
-
-def _model(text: str) -> str | None:
-    return text if text == TEACHING or text in model_ids() else None
-
-
-# URL name -> (TrainArgs field, parser, why it was refused)
-PARAMS: dict[str, tuple[str, Callable, tuple]] = {
-    "model": ("model", _model, ("lab_train_why_model", {})),
-    "n": ("params_b", *_num(1e7)),
-    "layers": ("layers", *_int(1, 100_000)),
-    "heads": ("heads", *_int(1, 1 << 16)),
-    "hdim": ("head_dim", *_int(1, 1 << 16)),
-    "gpus": ("gpus", *_int(1, MAX_GPUS)),
-    "seq": ("seq", *_int(1, MAX_SEQUENCE)),
-    "tokens": ("tokens", *_int(1, 1 << 50)),
-    "step": ("measured", *_num(1e7)),
-    "tok_s": ("measured", *_num(1e15)),
-    "opt": ("optimizer", *_choice(OPTIMIZERS)),
-    "zero": ("zero", *_choice((0, 1, 2, 3))),
-    "recompute": ("recompute", *_choice(RECOMPUTE)),
-    "dtype": ("dtype", *_choice(TRAINING_DTYPES)),
-    "busbw": ("busbw_gbs", *_num(1e6)),
-    "mb": ("micro_batch", *_int(1, 1 << 30)),
-}
-
-
-TEACHING_PARAMS = ("n", "layers", "heads", "hdim")
-OWN = frozenset(PARAMS)  # what the lab reads itself; the rest of the roofline's travels through
-
-
-def _text_of(value: object) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+# ---- the link ----------------------------------------------------------------------------------------
+def in_link(p: Param, a: TrainArgs) -> bool:
+    """The teaching form's sizes are the link's only with model=teaching (a preset has its own)."""
+    return p.name not in TEACHING_PARAMS or a.model == TEACHING
 
 
 def link_pairs(a: TrainArgs) -> list[tuple[str, str]]:
-    """The lab's own parameters in its canonical link, in the order PARAMS reads them."""
-    values = {name: getattr(a, attr) for name, (attr, _, _) in PARAMS.items()}
-    left_out = {"tok_s" if a.measure == "step" else "step"}
-    if a.model != TEACHING:
-        left_out |= set(TEACHING_PARAMS)
-    return [(name, _text_of(v)) for name, v in values.items() if name not in left_out and v is not None]
-
-
-def _why(name: str, lang: str) -> str:
-    key, values = PARAMS[name][2]
-    return t(key, lang, **values)
+    """The lab's own parameters in its canonical link, in the table's order."""
+    return write_link([p for p in LINK if in_link(p, a)], a)
 
 
 def parse_args(lab_args: tuple[tuple[str, str], ...], hardware: tuple[str, ...], lang: str = "en"):
-    """(TrainArgs, notices) from the link: each bad or unknown parameter is ignored and named."""
+    """(TrainArgs, notices) from the link: each bad or unknown parameter is ignored and named.
+    `hardware` is the View's (the page's chrome): the first one is trained on."""
     notices: list[str] = []
 
-    def bad(name: str, value: str, why: str) -> None:
-        notices.append(t("notice_ignored", lang, name=name[:40], value=value[:40], why=why))
+    def bad(name: str, value: str, why: object) -> None:
+        notices.append(t("notice_ignored", lang, name=name[:40], value=value[:40], why=reason(why, lang)))
 
-    changes: dict[str, object] = {"hardware": hardware[0]} if hardware else {}
-    given: dict[str, str] = {}
-    for name, value in lab_args:
-        if name not in PARAMS:
-            if name not in ROOFLINE_PARAMS:  # the roofline's are carried through the lab (pages/links.py)
-                bad(name, value, t("lab_train_why_unknown", lang))
-            continue
-        attr, parse, _ = PARAMS[name]
-        parsed = parse(value)
-        if parsed is None:
-            bad(name, value, _why(name, lang))
-            continue
-        if name == "tok_s" and "step" in given:
-            bad(name, value, t("lab_train_why_both", lang))
-            continue
-        given[name] = value
-        changes[attr] = parsed
-        if name in ("step", "tok_s"):
-            changes["measure"] = "step" if name == "step" else "rate"
+    args = dict(lab_args)
+    for name, value in args.items():
+        if name not in OWN and name not in ROOFLINE_PARAMS:  # the roofline's travel through (pages/links.py)
+            bad(name, value, Why("unknown_parameter"))
+    if "step" in args and "tok_s" in args:
+        bad("tok_s", args.pop("tok_s"), Why("train_step_and_rate"))
+    changes = read_link(LINK, args, bad)
+    if hardware:
+        changes["hardware"] = hardware[0]
     if len(notices) > MAX_NOTICES:
         notices[MAX_NOTICES:] = [t("lab_train_more_notices", lang, n=len(notices) - MAX_NOTICES)]
     return replace(TrainArgs(), **changes), notices
 
 
-def _text(value: object) -> str | None:
-    """A control's value as the link would carry it; None when empty."""
-    if value is None or value == "" or isinstance(value, bool):
+# ---- the controls ------------------------------------------------------------------------------------
+def _asked(p: Param, a: TrainArgs, controls: dict) -> bool:
+    """Whether the page asks this row for a value: the teaching sizes only for the teaching
+    form, the measured box only as the measure the radio names."""
+    if isinstance(p.kind, Measured):
+        return controls.get("train-measure.value") == p.kind.measure
+    return in_link(p, a)
+
+
+def _limit(x: float) -> str:
+    """A limit as a reader writes it: 100,000, 0.001, 0.000001 (never 1e-06)."""
+    if float(x).is_integer():
+        return f"{int(x):,}"
+    return f"{x:.12f}".rstrip("0") if abs(x) < 1 else f"{x:,g}"
+
+
+def _typed(value: object) -> str | None:
+    """What was typed, as the box shows it; None when the browser sent nothing it could use."""
+    if value is None or value == "":
         return None
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return str(int(value))
-    if isinstance(value, (int, float, str)):
-        return str(value)[:32]
-    return "?"
+    return str(value)[:MAX_TYPED_CHARS]
 
 
-# the controls in the order of CONTROL_IDS, with the URL parameter each one writes
-CONTROLS = (
-    ("train-hw", None),
-    ("train-model", "model"),
-    ("train-n", "n"),
-    ("train-layers", "layers"),
-    ("train-heads", "heads"),
-    ("train-hdim", "hdim"),
-    ("train-gpus", "gpus"),
-    ("train-seq", "seq"),
-    ("train-tokens", "tokens"),
-    ("train-measure", None),
-    ("train-measured", None),
-    ("train-opt", "opt"),
-    ("train-zero", "zero"),
-    ("train-recompute", "recompute"),
-    ("train-dtype", "dtype"),
-    ("train-busbw", "busbw"),
-    ("train-mb", "mb"),
-)
+def _shown(value: object, lang: str) -> str:
+    if value is None:
+        return t("box_unset", lang)
+    return plain(value) if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
 
 
-OPTIONAL = ("busbw", "mb")
+def refusal(p: Param, typed: str | None, a: TrainArgs, lang: str) -> str:
+    """A number box's refused value in its own words: "L, layers must be 1–100,000 (you typed
+    0); still showing 32" (the value the page uses instead). A measured rate has no default
+    to show instead: the sentence asks for one."""
+    words = {"label": t(f"lab_train_{p.name}", lang), "low": _limit(p.kind.low), "high": _limit(p.kind.high)}
+    if isinstance(p.kind, Measured) and p.kind.measure != a.measure:
+        return t("lab_train_no_rate", lang, **words, typed=typed or "—")
+    open_low = getattr(getattr(p.kind, "number", p.kind), "open_low", False)
+    key = "box_refused" if typed is None else "box_invalid_open" if open_low else "box_invalid"
+    shown = _shown(a.measured if isinstance(p.kind, Measured) else p.value(a), lang)
+    return t(key, lang, **words, typed=typed, shown=shown)
 
 
-def args_from_controls(*values: object, lang: str = "en") -> tuple[TrainArgs, list[str]]:
-    """(TrainArgs, problems) from the controls, through the link's parsers: a hand-made
-    callback request gets the same checks as a link."""
-    by_id = dict(zip((c for c, _ in CONTROLS), values, strict=True))
+def args_from_controls(controls: dict, lang: str = "en") -> tuple[TrainArgs, list[str], list[str]]:
+    """(TrainArgs, problems, refusals) from the controls ({"id.prop": value}), through the
+    table's readers: a hand-made callback request gets the same checks as a link.
+
+    A number box whose value cannot be used keeps the default and says so (a refusal); an
+    optional one left empty is unset. A choice no control offers, or a measured rate that
+    cannot be used (no default rate to fall back on), is a problem: nothing is computed."""
+    changes = read_controls(PARAMS, controls)
+    a = replace(TrainArgs(), **changes)
     problems: list[str] = []
-    changes: dict[str, object] = {}
-    hw = by_id["train-hw"]
-    if isinstance(hw, str) and hw in catalogue():
-        changes["hardware"] = hw
-    else:
-        problems.append(t("lab_train_invalid", lang, field=t("lab_train_accelerator", lang)))
-    measure = by_id["train-measure"] if by_id["train-measure"] in MEASURES else "step"
-    changes["measure"] = measure
-    named = [(cid, name) for cid, name in CONTROLS if name] + [
-        ("train-measured", "step" if measure == "step" else "tok_s")
-    ]
-    model_text = _text(by_id["train-model"])
-    for cid, name in named:
-        if name in TEACHING_PARAMS and model_text != TEACHING:
+    refused: list[str] = []
+    for p in PARAMS:
+        if set(p.fields) <= set(changes) or not _asked(p, a, controls):
             continue
-        text = _text(by_id[cid])
-        if text is None:
-            if name not in OPTIONAL:
-                problems.append(t("lab_train_missing", lang, field=name))
-            continue
-        attr, parse, _ = PARAMS[name]
-        parsed = parse(text)
-        if parsed is None:
-            problems.append(t("notice_ignored", lang, name=name, value=text, why=_why(name, lang)))
+        typed = _typed(controls.get(control_key(p.controls[-1])))
+        if not hasattr(p.kind, "high"):  # a choice
+            problems.append(t("lab_train_invalid", lang, field=t(f"lab_train_{p.name}", lang)))
+        elif typed is None and p.value(TrainArgs()) is None:
+            continue  # an optional box left empty: unset
+        elif isinstance(p.kind, Measured) and p.kind.measure != a.measure:
+            problems.append(refusal(p, typed, a, lang))
         else:
-            changes[attr] = parsed
-    return replace(TrainArgs(), **changes), problems
+            refused.append(refusal(p, typed, a, lang))
+    return a, problems, refused
 
 
 # ---- the engine ------------------------------------------------------------------------------------

@@ -8,9 +8,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.dashboard.lib.i18n import STRINGS
+from app.dashboard.lib.params import shown
 from app.dashboard.pages.roofline.state import view_from_search
 from app.dashboard.pages.training import callbacks as training_callbacks
 from app.dashboard.pages.training import layout as training_layout
+from app.dashboard.pages.training import params as training_params
 from app.dashboard.pages.training import state as training_state
 from app.dashboard.pages.training.figures import pct
 from app.main import create_app
@@ -77,7 +79,7 @@ def text(component) -> str:
 # ---- the link ----------------------------------------------------------------------------------
 def test_no_parameters_is_seed_000_with_full_recomputation():
     args, notices = training_state.parse_args((), ("h100-sxm5",))
-    assert args == training_state.TrainArgs() and notices == []
+    assert args == training_params.TrainArgs() and notices == []
     assert (args.params_b, args.gpus, args.seq, args.tokens, args.measured, args.recompute) == (
         7.0,
         8,
@@ -148,7 +150,7 @@ def test_the_first_accelerator_of_hw_and_every_knob():
 def test_a_hostile_value_is_ignored_with_a_notice(name, value):
     view = view_from_search(urlencode({"tab": "training", name: value}))
     args, notices = training_state.parse_args(view.lab_args, view.hardware)
-    assert args == training_state.TrainArgs()
+    assert args == training_params.TrainArgs()
     assert len(notices) == 1 and "Ignored URL parameter" in notices[0], notices
     assert len(notices[0]) < 300
     page = training_layout.page(view)  # renders with the notice, never raises
@@ -172,10 +174,68 @@ def test_step_and_tokens_per_second_both_keeps_the_step():
 def test_notices_in_chinese():
     view = view_from_search("tab=training&lang=zh&zero=9")
     _, notices = training_state.parse_args(view.lab_args, view.hardware, "zh")
-    assert notices == ["已忽略 URL 参数 zero=9：可选：0, 1, 2, 3"]
+    assert notices == ["已忽略 URL 参数 zero=9：应为以下之一：0, 1, 2, 3"]
 
 
-# ---- the controls go through the same parsers --------------------------------------------------------
+def test_a_large_step_in_tokens_is_read_whole():
+    # 2**40 tokens is 13 digits: the table's integer reads as many digits as its limit has
+    tokens = 8 * 4096 * (1 << 25)
+    view = view_from_search(f"tab=training&tokens={tokens}")
+    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    assert notices == [] and args.tokens == tokens
+
+
+# ---- the table -----------------------------------------------------------------------------------------
+def test_the_table_limits_are_the_engines():
+    from engine import training as engine
+
+    by_name = training_params.BY_NAME
+    assert (by_name["gpus"].kind.high, by_name["seq"].kind.high) == (engine.MAX_GPUS, engine.MAX_SEQUENCE)
+    assert by_name["tokens"].kind.high == engine.MAX_TOKENS_PER_STEP
+    assert (by_name["layers"].kind.high, by_name["heads"].kind.high) == (engine.MAX_LAYERS, engine.MAX_HEADS)
+    assert by_name["hdim"].kind.high == engine.MAX_HEAD_DIM and by_name["n"].kind.high * 1e9 == engine.MAX_PARAMS
+    assert (by_name["step"].kind.low, by_name["step"].kind.high) == (engine.MIN_STEP_TIME_S, engine.MAX_STEP_TIME_S)
+    assert (by_name["tok_s"].kind.low, by_name["tok_s"].kind.high) == (
+        engine.MIN_TOKENS_PER_S,
+        engine.MAX_TOKENS_PER_S,
+    )
+    assert by_name["busbw"].kind.high * 1e9 == engine.MAX_BUS_BANDWIDTH_BYTES_PER_S
+    assert by_name["mb"].kind.high == engine.MAX_SEQUENCES_PER_GPU
+
+
+def test_the_shared_rows_are_the_roofline_rows():
+    from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE
+
+    for name in ("hw", "model"):
+        mine, theirs = training_params.BY_NAME[name], ROOFLINE[name]
+        assert (mine.name, mine.field) == (theirs.name, theirs.field)
+    assert "hw" not in training_params.OWN  # the page's chrome writes it
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        urlencode(LINK),
+        "tab=training&hw=b200&model=llama-3-8b&tok_s=72000&opt=sgd_momentum&zero=3&recompute=selective"
+        "&dtype=fp16&busbw=50&mb=2",
+        "tab=training&n=0.5&layers=4&heads=8&hdim=64&gpus=1&seq=128&tokens=1024&step=0.25",
+    ],
+)
+def test_link_controls_link_round_trip(query):
+    """The link -> the controls' first values -> read back -> the same link."""
+    view = view_from_search(query)
+    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    assert notices == []
+    first = shown(training_params.PARAMS, args)
+    back, problems, refused = training_state.args_from_controls(first)
+    assert (back, problems, refused) == (args, [], [])
+    pairs = training_state.link_pairs(back)
+    given = [(k, v) for k, v in view.lab_args if k in training_params.OWN]
+    assert [p for p in pairs if p[0] in dict(given)] == given, pairs  # what the link said, as it said it
+    assert training_state.parse_args(tuple(pairs), view.hardware) == (args, [])
+
+
+# ---- the controls go through the same table ---------------------------------------------------------------
 def controls(**changes):
     values = {
         "train-hw": "h100-sxm5",
@@ -196,14 +256,19 @@ def controls(**changes):
         "train-busbw": None,
         "train-mb": None,
     } | changes
-    return [values[cid] for cid, _ in training_state.CONTROLS]
+    return {f"{cid}.value": value for cid, value in values.items()}
+
+
+def test_the_callback_reads_every_control_of_the_table():
+    keys = set(controls())
+    assert {f"{c}.{p}" for row in training_params.PARAMS for c, p in row.controls} == keys
 
 
 def test_controls_and_link_agree():
     view = view_from_search(urlencode(LINK))
     from_link, _ = training_state.parse_args(view.lab_args, view.hardware)
-    from_controls, problems = training_state.args_from_controls(*controls())
-    assert problems == [] and from_controls == from_link
+    from_controls, problems, refused = training_state.args_from_controls(controls())
+    assert problems == [] and refused == [] and from_controls == from_link
     figure = training_callbacks.outputs(from_controls, [], "en", "light", False)[3]
     assert figure == training_callbacks.outputs(from_link, [], "en", "light", False)[3]
 
@@ -211,30 +276,78 @@ def test_controls_and_link_agree():
 @pytest.mark.parametrize(
     "changes",
     [
-        {"train-gpus": None},
-        {"train-gpus": -1},
-        {"train-gpus": 2.5},
-        {"train-gpus": True},
-        {"train-gpus": {"a": 1}},
-        {"train-measured": float("nan")},
-        {"train-measured": float("inf")},
         {"train-zero": "4"},
+        {"train-zero": True},
         {"train-hw": "h999"},
         {"train-hw": ["h100-sxm5"]},
         {"train-model": 7},
         {"train-opt": None},
+        {"train-measure": "rate", "train-measured": float("nan")},
+        {"train-measure": "rate", "train-measured": None},
     ],
 )
-def test_a_hostile_callback_value_is_an_error_message(changes):
-    args, problems = training_state.args_from_controls(*controls(**changes))
+def test_a_hostile_choice_is_an_error_message(changes):
+    args, problems, _ = training_state.args_from_controls(controls(**changes))
     assert problems
     hidden, error, util, figure, mem_text, comm = training_callbacks.outputs(args, problems, "en", "light", False)
     assert error and util == [] and comm == [] and figure["data"] == []
+    assert all("None" not in p and "URL" not in p for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    "changes, name, still",
+    [
+        ({"train-gpus": None}, "gpus", "8"),
+        ({"train-gpus": -1}, "gpus", "8"),
+        ({"train-gpus": 2.5}, "gpus", "8"),
+        ({"train-gpus": True}, "gpus", "8"),
+        ({"train-gpus": {"a": 1}}, "gpus", "8"),
+        ({"train-layers": 0}, "layers", "32"),
+        ({"train-tokens": "12x"}, "tokens", "262,144"),
+        ({"train-measured": float("nan")}, "step", "3.64"),
+        ({"train-measured": float("inf")}, "step", "3.64"),
+        ({"train-measured": 0}, "step", "3.64"),
+        ({"train-mb": 0}, "mb", "none (unset)"),
+        ({"train-busbw": -1}, "busbw", "none (unset)"),
+    ],
+)
+def test_a_refused_box_is_told_in_its_own_words_and_the_default_shown(changes, name, still):
+    args, problems, refused = training_state.args_from_controls(controls(**changes))
+    assert problems == [] and len(refused) == 1, (problems, refused)
+    label = STRINGS[f"lab_train_{name}"]["en"]
+    assert refused[0].startswith(f"{label} must be "), refused
+    assert re.search(f"still show(ing|s) {re.escape(still)}\\.$", refused[0]), refused
+    typed = changes[f"train-{'measured' if name == 'step' else name}"]
+    assert ("(you typed" in refused[0]) == (typed is not None), refused  # the browser sends nothing it cannot use
+    assert "None" not in refused[0] and "URL" not in refused[0] and f"{name}=" not in refused[0]
+    hidden, error, util, figure, mem_text, comm = training_callbacks.outputs(args, [], "en", "light", False, refused)
+    assert text(error[0]) == refused[0] and util and figure["data"]  # the panels show the default's numbers
+
+
+def test_a_typed_zero_in_chinese():
+    _, _, refused = training_state.args_from_controls(controls(**{"train-layers": 0}), lang="zh")
+    assert refused == ["L，层数 须为 1–100,000（你输入了 0）；仍显示 32。"]
+    _, _, refused = training_state.args_from_controls(controls(**{"train-layers": 0}))
+    assert refused == ["L, layers must be 1–100,000 (you typed 0); still showing 32."]
+
+
+def test_an_empty_optional_box_is_unset_without_a_word():
+    args, problems, refused = training_state.args_from_controls(controls(**{"train-mb": "", "train-busbw": None}))
+    assert (args.micro_batch, args.busbw_gbs, problems, refused) == (None, None, [], [])
+
+
+def test_the_callback_returns_the_panels_and_the_link():
+    flags = {"lang": "en", "theme": "light", "hw": ["h100-sxm5", "b200"], "carry": [["batch", "128"]]}
+    out = training_callbacks.update_training(controls=controls(**{"train-zero": 1}), flags=flags)
+    assert out["error"] == [] and out["util"]
+    template = out["link"]["template"]
+    assert "zero=1" in template and "hw=h100-sxm5,b200" in template and "batch=128" in template
 
 
 def test_a_preset_hides_the_teaching_form_and_ignores_its_boxes():
-    args, problems = training_state.args_from_controls(*controls(**{"train-model": "llama-3-8b", "train-n": None}))
-    assert problems == [] and args.model == "llama-3-8b"
+    changes = {"train-model": "llama-3-8b", "train-n": None, "train-layers": 0}
+    args, problems, refused = training_state.args_from_controls(controls(**changes))
+    assert problems == [] and refused == [] and args.model == "llama-3-8b"
     assert training_callbacks.outputs(args, [], "en", "light", False)[0] is True
 
 
