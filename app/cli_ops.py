@@ -23,7 +23,7 @@ from engine.oplab import (
     lab,
     op_presets,
     parse_tile,
-    seed000_chart,
+    teaching_chart,
 )
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
@@ -111,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _chart(args: argparse.Namespace) -> int:
-    result = seed000_chart(_hardware(args), get_model(args.model), args.context)
+    result = teaching_chart(_hardware(args), get_model(args.model), args.context)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -4,8 +4,8 @@
   activation epilogue, fused into the GEMM (one kernel) or not (three kernels);
 - conv2d counted directly and through its im2col GEMM;
 - elementwise chains, fused (read once, write once) or not (each op through memory);
-- a launch overhead per kernel: a kernel's bound is max(compute, memory, overhead) (NVIDIA's CUDA Graphs guide:
-  §五), so a tiny op reports bound "overhead", the regime the two roofs alone hide.
+- a launch overhead per kernel: a kernel's bound is max(compute, memory, overhead) (NVIDIA's CUDA
+  Graphs guide), so a tiny op reports bound "overhead", the regime the two roofs alone hide.
 
 Counts come from engine/ops.py (`matmul`, `elementwise`), the functions the transformer's phases
 use, so a q_proj here and a q_proj in a decode step are the same numbers. Hardware-independent
@@ -145,7 +145,12 @@ class GemmSpec:
             for side in self.tile:
                 _int("tile", side, 1, MAX_TILE_DIM)
         if not isinstance(self.bias, bool) or not isinstance(self.fused_epilogue, bool):
-            raise EngineInputError("op.bias", "bias and fused_epilogue are true or false", code="op_flags")
+            raise EngineInputError(
+                "op.bias",
+                "bias and fused_epilogue are true or false",
+                code="op_flags",
+                params={"value": repr((self.bias, self.fused_epilogue))[:40]},
+            )
         if self.activation is not None and self.activation not in ACTIVATIONS:
             raise EngineInputError(
                 "op.activation",
@@ -358,8 +363,8 @@ def tile_view(spec: GemmSpec) -> dict | None:
     tk x tn, C block tm x tn; sides clamped to the GEMM), under two conventions:
 
     - c_read_modify_write: C is read and written back every step (accumulated in memory):
-      2 tm tn tk / (tm tk a + tk tn b + 2 tm tn c). Seed 003 §5.2's "128x128 块 ... 32 左右" in
-      fp16 is this one: 2 x 128^3 / (4 x 128^2 x 2) = 32.
+      2 tm tn tk / (tm tk a + tk tn b + 2 tm tn c). The common hand count's "about 32 for a
+      128x128 block" in fp16 is this one: 2 x 128^3 / (4 x 128^2 x 2) = 32.
     - read_once_write_once: C written once (NVIDIA's ideal count, NVIDIA matmul guide):
       2 tm tn tk / (tm tk a + tk tn b + tm tn c) = 128/3 ~ 42.7 for the same block.
 
@@ -425,8 +430,8 @@ def im2col_shape(spec: Conv2dSpec) -> dict:
 
 def conv2d_im2col(spec: Conv2dSpec) -> list[Op]:
     """Explicit im2col: a lowering kernel reads the input and writes the unrolled matrix
-    (no FLOPs), then `groups` GEMMs (ops.matmul) read it. Seed 003 §2.2: with im2col the
-    input is copied ~k^2 times, so the real intensity drops by about that factor."""
+    (no FLOPs), then `groups` GEMMs (ops.matmul) read it. With im2col the input is copied ~k^2
+    times (Chellapilla et al. 2006), so the real intensity drops by about that factor."""
     v = im2col_shape(spec)
     b = DTYPE_BYTES[spec.dtype]
     g = v["groups"]
@@ -472,7 +477,13 @@ def spec_kernels(spec: OpSpec) -> tuple[list[Op], dict[str, list[Op]]]:
         if spec.kernels == 1:  # one op: fused and unfused are the same kernel
             return chain_kernels(spec), {}
         return chain_kernels(spec), {("unfused" if spec.fused else "fused"): chain_kernels(spec, not spec.fused)}
-    raise EngineInputError("op.kind", f"{type(spec).__name__} is not an op", "gemm, conv2d, elementwise")
+    raise EngineInputError(
+        "op.kind",
+        f"{type(spec).__name__} is not an op",
+        "gemm, conv2d, elementwise",
+        code="op_kind",
+        params={"value": type(spec).__name__[:40], "allowed": "gemm, conv2d, elementwise"},
+    )
 
 
 # ---- placing kernels on an accelerator ---------------------------------------------------------
@@ -602,7 +613,8 @@ def decode_projections(model: ModelConfig, batch: int = 1) -> list[dict]:
     return out
 
 
-SEED_PRESETS: tuple[dict, ...] = (
+# The example shapes: one per lesson of the op lab (README "Labs" lists their numbers).
+EXAMPLE_PRESETS: tuple[dict, ...] = (
     {
         "id": "gemm-8192",
         "label": "GEMM 8192³ (I ≈ 2731, 1.11 ms compute vs 0.12 ms memory on H100)",
@@ -655,9 +667,9 @@ SEED_PRESETS: tuple[dict, ...] = (
 
 
 def op_presets(model: ModelConfig | None = None, batch: int = 1) -> list[dict]:
-    """One-click op specs: {id, label, op (an API `op` body), launch_overhead_s}, the seed shapes
-    first, then the decode projections of `model` at `batch` (ids `decode-<name>`)."""
-    presets = [{"launch_overhead_s": 0.0} | p for p in SEED_PRESETS]
+    """One-click op specs: {id, label, op (an API `op` body), launch_overhead_s}, the example
+    shapes first, then the decode projections of `model` at `batch` (ids `decode-<name>`)."""
+    presets = [{"launch_overhead_s": 0.0} | p for p in EXAMPLE_PRESETS]
     if model is not None:
         presets += [
             {
@@ -671,17 +683,17 @@ def op_presets(model: ModelConfig | None = None, batch: int = 1) -> list[dict]:
     return presets
 
 
-SEED000_ADD_ELEMENTS = 8192 * 8192  # the add's size does not move its intensity (1/6 in bf16)
+TEACHING_ADD_ELEMENTS = 8192 * 8192  # the add's size does not move its intensity (1/6 in bf16)
 
 
-def seed000_chart(hardware: list[Accelerator], model: ModelConfig, context_length: int = 128) -> dict:
-    """Seed 000's chart: the 8192³ GEMM, the elementwise add and a decode step of a 7B model at
-    batch 1 (a short cache, as the seed's weights-only count assumes) on each accelerator, in
-    the lab's result shape. The decode step is the transformer's own phase (engine/analysis)."""
+def teaching_chart(hardware: list[Accelerator], model: ModelConfig, context_length: int = 128) -> dict:
+    """The teaching chart: GEMM 8192³, an elementwise add and a 7B model's decode at batch 1
+    (a short cache, as the weights-only count of a decode step assumes; Pope et al. 2022) on
+    each accelerator, in the lab's result shape. The decode step is the transformer's own phase (engine/analysis)."""
     from .analysis import Roofs, Scenario, evaluate_phase, phase_ops  # analysis imports ops, not us
 
     gemm = lab(GemmSpec(8192, 8192, 8192), hardware)
-    add = lab(ElementwiseSpec((SEED000_ADD_ELEMENTS,), ("add",)), hardware)
+    add = lab(ElementwiseSpec((TEACHING_ADD_ELEMENTS,), ("add",)), hardware)
     scenario = Scenario(batch_size=1, context_length=context_length)
     decode_ops = phase_ops(model, scenario)[0]
     decode = []

@@ -13,7 +13,7 @@ from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.hierarchy import hierarchy_roofs
 from engine.model_catalog import get_model, load_model, model_ids, native_format, preset_records
-from engine.oplab import lab, op_presets, seed000_chart
+from engine.oplab import lab, op_presets, teaching_chart
 from engine.published import published_for
 from engine.request import attach_requests, request_arrays
 from engine.sweep import decode_sweep
@@ -160,7 +160,7 @@ def place_op(request: OpsRequest) -> JSONResponse:
     "/ops/presets",
     response_model=OpPresetList,
     responses=ERRORS,
-    summary="One-click ops: the seeds' shapes and a model's decode projections, as /ops bodies",
+    summary="One-click ops: the example shapes and a model's decode projections, as /ops bodies",
 )
 def op_preset_list(
     model: Annotated[str | None, Query(max_length=64, description="preset id: add its decode projections")] = None,
@@ -173,11 +173,11 @@ def op_preset_list(
     "/ops/chart",
     response_model=OpsChartResponse,
     responses=BODY_ERRORS,
-    summary="Seed 000's chart: the 8192³ GEMM, the elementwise add and a 7B decode step per accelerator",
+    summary="The teaching chart: GEMM 8192³, an elementwise add and a 7B model's decode at batch 1, per accelerator",
 )
 def ops_chart(request: OpsChartRequest) -> JSONResponse:
     hardware = resolve_hardware(request.hardware)
-    return JSONResponse(seed000_chart(hardware, get_model(request.model), request.context_length))
+    return JSONResponse(teaching_chart(hardware, get_model(request.model), request.context_length))
 
 
 @router.post(

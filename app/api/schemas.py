@@ -585,7 +585,7 @@ class OpPreset(BaseModel):
 
 
 class OpPresetList(BaseModel):
-    items: list[OpPreset] = Field(description="seed shapes, then the model's decode projections")
+    items: list[OpPreset] = Field(description="the example shapes, then the model's decode projections")
 
 
 class OpsChartRequest(_Request):
@@ -617,7 +617,7 @@ class ChartResult(BaseModel):
 class ChartPoint(BaseModel):
     id: str = Field(description="gemm-8192, add or decode")
     name: str = Field(description="label")
-    source: str = Field(description="the seed's figure")
+    source: str = Field(description="the formula behind the point's intensity")
     results: list[ChartResult] = Field(description="one per accelerator, in request order")
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
-from engine.oplab import Conv2dSpec, ElementwiseSpec, GemmSpec, lab, seed000_chart
+from engine.oplab import Conv2dSpec, ElementwiseSpec, GemmSpec, lab, teaching_chart
 from engine.what_if import parse_what_if
 
 H100 = get_accelerator("h100-sxm5")
@@ -57,7 +57,7 @@ def test_conv2d_depthwise(client):
     assert body["im2col"]["expansion"] == 9.0
 
 
-def test_elementwise_chain_seed003(client):
+def test_elementwise_chain_of_ten(client):
     body = ops(client, {"kind": "elementwise", "shape": [32, 2048, 4096], "ops": ["scale"], "count": 10}).json()
     r = body["results"][0]
     assert r["bytes"] == 10 * 2 * 32 * 2048 * 4096 * 2 and r["kernels"] == 10  # ~10.7 GB
@@ -102,7 +102,7 @@ def test_what_if_short_form_and_inline_object(client):
     assert r.status_code == 200, r.text
     h100, fast = r.json()["results"]
     assert fast["what_if"] is True and h100["what_if"] is False and fast["hardware_name"] == "fast (what-if)"
-    assert fast["time_s"] == h100["time_s"]  # a GEMV does not move when only FLOP/s double (seed 004 §9)
+    assert fast["time_s"] == h100["time_s"]  # a GEMV does not move when only FLOP/s double (memory-bound)
     big = ops(client, {"kind": "gemm", "m": 8192, "n": 8192, "k": 8192}, ["h100-sxm5", "fast:3.352:1978.8"]).json()
     assert big["results"][1]["time_s"] == pytest.approx(big["results"][0]["time_s"] / 2)
     inline = parse_what_if("fast:3.352:1978.8:80").model_dump()
@@ -266,17 +266,17 @@ def test_presets_are_valid_ops_bodies(client):
     assert cli_json("presets", "--model", "llama-3-8b", "--batch", "4") == r.json()
 
 
-def test_seed000_chart_over_http_equals_engine_and_cli(client):
+def test_teaching_chart_over_http_equals_engine_and_cli(client):
     hardware = ["h100-sxm5", "fast:3.352:1978.8:80"]
     r = client.post("/api/v1/ops/chart", json={"hardware": hardware})
     assert r.status_code == 200, r.text
     body = r.json()
-    expected = seed000_chart([H100, parse_what_if("fast:3.352:1978.8:80")], get_model("llama-2-7b"), 128)
+    expected = teaching_chart([H100, parse_what_if("fast:3.352:1978.8:80")], get_model("llama-2-7b"), 128)
     assert body == json.loads(json.dumps(expected))
     gemm, add, decode = body["points"]
     assert gemm["results"][0]["time_s"] == pytest.approx(1.11e-3, rel=5e-3)
     assert gemm["results"][1]["time_s"] == pytest.approx(gemm["results"][0]["time_s"] / 2)  # twice the FLOP/s
-    assert decode["results"][1]["time_s"] == decode["results"][0]["time_s"]  # decode does not move (seed 004 §9)
+    assert decode["results"][1]["time_s"] == decode["results"][0]["time_s"]  # decode does not move: memory-bound
     assert add["results"][0]["intensity"] == pytest.approx(1 / 6)
     assert cli_json("chart", *[a for hw in hardware for a in ("--hardware", hw)]) == body
     bad = client.post("/api/v1/ops/chart", json={"hardware": ["h100-sxm5"], "context_length": 0})

@@ -1,9 +1,11 @@
-"""The op lab against hand computations (seeds 000, 002, 003, 004) and the transformer's own ops."""
+"""The op lab against hand computations (the NVIDIA matmul guide's n/3, the common hand counts of a tile,
+a depthwise conv and an elementwise chain, Williams et al. 2009) and the transformer's own ops."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.dashboard.lib.i18n import CATALOGUES, reason
 from engine.analysis import Scenario, analyze_one
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
@@ -16,15 +18,16 @@ from engine.oplab import (
     lab,
     op_presets,
     parse_tile,
-    seed000_chart,
+    spec_kernels,
+    teaching_chart,
 )
 from engine.ops import ELEMENTWISE_KINDS
 from engine.transformer import Widths, decode_ops
 from engine.what_if import derive_what_if, parse_what_if, what_if_text
 
 H100 = get_accelerator("h100-sxm5")
-PEAK = 989.4e12  # H100 SXM5 dense bf16 (whitepaper V1.04 table 1; seed 000)
-VECTOR = 133.8e12  # non-tensor bf16 (seed 000: ridge 133.8/3.352 ~ 40)
+PEAK = 989.4e12  # H100 SXM5 dense bf16 (NVIDIA H100 whitepaper V1.04, table 1)
+VECTOR = 133.8e12  # non-tensor bf16 (same table: ridge 133.8/3.352 ~ 40)
 BW = 3.352e12
 
 
@@ -32,17 +35,17 @@ def one(spec, overhead=0.0, hw=H100):
     return lab(spec, [hw], overhead)["results"][0]
 
 
-def test_gemm_8192_seed000():
+def test_gemm_8192():
     r = one(GemmSpec(8192, 8192, 8192))
     assert r["flops"] == 2 * 8192**3 and r["bytes"] == 3 * 8192**2 * 2
-    assert r["intensity"] == pytest.approx(8192 / 3)  # n/3 = 2730.7 (seed 000: ~2731)
+    assert r["intensity"] == pytest.approx(8192 / 3)  # n/3 = 2730.7 (NVIDIA matmul guide)
     assert r["compute_time_s"] == pytest.approx(2 * 8192**3 / PEAK) == pytest.approx(1.11e-3, rel=5e-3)
     assert r["memory_time_s"] == pytest.approx(3 * 8192**2 * 2 / BW) == pytest.approx(0.12e-3, rel=5e-3)
     assert r["time_s"] == r["compute_time_s"] and r["bound"] == "compute" and r["unit"] == "tensor"
     assert r["attainable_flops_per_s"] == pytest.approx(PEAK)
 
 
-def test_gemm_4096_and_gemv_seed003():
+def test_gemm_4096_and_gemv():
     r = one(GemmSpec(4096, 4096, 4096))
     assert r["intensity"] == pytest.approx(4096 / 3) == pytest.approx(1365, rel=1e-3)
     assert r["time_s"] == pytest.approx(2 * 4096**3 / PEAK)  # 0.139 ms
@@ -55,7 +58,7 @@ def test_gemm_4096_and_gemv_seed003():
 def test_tile_view_both_conventions():
     view = lab(GemmSpec(4096, 4096, 4096, tile=parse_tile("128x128")), [H100])["tile"]
     assert (view["tile_m"], view["tile_n"], view["tile_k"]) == (128, 128, 128)
-    # C read and written every K step (seed 003 §5.2): 2*128^3 / ((128^2 + 128^2 + 2*128^2) * 2) = 32
+    # C read and written every K step (the common hand count): 2*128^3 / ((128^2 + 128^2 + 2*128^2) * 2) = 32
     assert view["c_read_modify_write"]["intensity"] == pytest.approx(32.0)
     # C written once: 128/3
     assert view["read_once_write_once"]["intensity"] == pytest.approx(128 / 3) == pytest.approx(42.7, rel=1e-3)
@@ -98,7 +101,7 @@ def test_depthwise_3x3_is_4_5_not_9():
     outputs = 32 * 56 * 56 * 256
     assert r["flops"] == 18 * outputs  # 3x3 multiply-adds per output, 2 FLOP each
     assert r["bytes"] == (outputs + 256 * 9 + outputs) * 2  # input once, weights, output once
-    assert r["intensity"] == pytest.approx(4.5, rel=1e-3)  # seed 003 §3.3 says ~9: wrong by 2x
+    assert r["intensity"] == pytest.approx(4.5, rel=1e-3)  # the common hand count says ~9: wrong by 2x
     assert r["unit"] == "vector" and r["bound"] == "memory"
     big = one(Conv2dSpec(1, 1024, 1024, 64, 64, 3, 1, 1, 64))
     assert 4.45 < big["intensity"] < 4.5
@@ -127,10 +130,12 @@ def test_regular_conv_im2col_gemm_view():
         Conv2dSpec(1, 2, 2, 4, 4, kernel=5)
 
 
-def test_ten_ops_unfused_vs_fused_seed003():
+def test_ten_ops_unfused_vs_fused():
     tensor = 32 * 2048 * 4096 * 2  # 512 MiB in bf16
     unfused = one(ElementwiseSpec((32, 2048, 4096), ("scale",), count=10))
-    assert unfused["bytes"] == 10 * 2 * tensor == pytest.approx(10.7e9, rel=5e-3)  # seed 003: ~10 GB
+    assert (
+        unfused["bytes"] == 10 * 2 * tensor == pytest.approx(10.7e9, rel=5e-3)
+    )  # ~10 GB: 10 reads + 10 writes of 0.54 GB
     assert unfused["kernels"] == 10 and unfused["ops"][0]["count"] == 10
     fused = unfused["alternatives"]["fused"]
     assert fused["bytes"] == 2 * tensor and unfused["bytes"] / fused["bytes"] == 10
@@ -181,14 +186,14 @@ def test_lab_projection_equals_the_transformer_op():
     assert moe["expert_up_proj"] == {"kind": "gemm", "m": 1, "n": 2048, "k": 7168} and "kv_a_proj" in moe
 
 
-def test_presets_run_and_name_the_seed_shapes():
+def test_presets_run_and_name_the_example_shapes():
     presets = {p["id"]: p for p in op_presets(get_model("llama-3-8b"))}
     assert {"gemm-8192", "gemm-4096", "gemv", "depthwise-3x3", "chain-10", "tiny-add", "decode-q_proj"} <= set(presets)
     assert presets["decode-lm_head"]["op"] == {"kind": "gemm", "m": 1, "n": 128256, "k": 4096}
 
 
-def test_seed000_chart_three_points():
-    chart = seed000_chart([H100, get_accelerator("a100-80gb-sxm")], get_model("llama-2-7b"))
+def test_teaching_chart_three_points():
+    chart = teaching_chart([H100, get_accelerator("a100-80gb-sxm")], get_model("llama-2-7b"))
     gemm, add, decode = chart["points"]
     assert [p["id"] for p in chart["points"]] == ["gemm-8192", "add", "decode"]
     assert gemm["results"][0]["intensity"] == pytest.approx(2731, rel=1e-3)
@@ -197,7 +202,7 @@ def test_seed000_chart_three_points():
     assert add["results"][0]["attainable_flops_per_s"] == pytest.approx(BW / 6)  # 0.56 TFLOP/s
     d = decode["results"][0]
     assert d["intensity"] == pytest.approx(1, rel=0.02) and d["bound"] == "memory"
-    # 6.74B params x 2 bytes / 3.352 TB/s = 4.0 ms (seed 000 rounds 7B to 1.4e10 bytes: 4.18 ms)
+    # 6.74B params x 2 bytes / 3.352 TB/s = 4.0 ms (a 7B rounded to 1.4e10 bytes gives 4.18 ms)
     assert d["time_s"] == pytest.approx(2 * 6.74e9 / BW, rel=0.02)
     assert [r["hardware_id"] for r in decode["results"]] == ["h100-sxm5", "a100-80gb-sxm"]
 
@@ -215,10 +220,22 @@ def test_spec_validation_names_the_field():
         (lambda: ElementwiseSpec((4,), ("add",) * 32, count=1000), "op.count"),
         (lambda: Conv2dSpec(1, 8, 8, 4, 4, stride=0), "op.stride"),
     ]
+    cases += [
+        (lambda: GemmSpec(1, 1, 1, bias="yes"), "op.bias"),
+        (lambda: GemmSpec(1, 1, 1, tile=(1, 2)), "op.tile"),
+        (lambda: Conv2dSpec(1, 8, 8, 6, 4, groups=4), "op.groups"),
+        (lambda: Conv2dSpec(1, 2, 2, 4, 4, kernel=5), "op.kernel"),
+        (lambda: ElementwiseSpec((4,), fused=1), "op.fused"),
+        (lambda: parse_tile("9x"), "op.tile"),
+        (lambda: spec_kernels("gemm"), "op.kind"),
+    ]
     for build, field in cases:
         with pytest.raises(EngineInputError) as info:
             build()
         assert info.value.field == field
+        # a code and its parameters: the page says it in each language (engine_<code> in both catalogues)
+        assert info.value.code and f"engine_{info.value.code}" in CATALOGUES["zh"], field
+        assert reason(info.value, "zh") != reason(info.value, "en")
 
 
 def test_what_if_parses_and_explains_errors():
@@ -259,13 +276,13 @@ def test_what_if_parses_and_explains_errors():
         assert "<bandwidth TB/s>" in str(info.value)
 
 
-def test_what_if_answers_seed_002_and_004():
-    # seed 002 self-test: 2 TB/s, 500 TFLOP/s -> ridge 250; 70B bf16 decode at batch 1 ~ 140 GB / 2 TB/s = 70 ms
+def test_what_if_answers_a_self_test_card_and_doubled_flops():
+    # a self-test card: 2 TB/s, 500 TFLOP/s -> ridge 250; 70B bf16 decode at batch 1 ~ 140 GB / 2 TB/s = 70 ms
     card = parse_what_if("self-test:2:500:192")
     assert card.ridge_points_by_dtype()["bf16"] == pytest.approx(250)
     r = analyze_one(get_model("llama-2-70b"), card, Scenario(batch_size=1, context_length=128))
     assert r["decode"]["time_s"] == pytest.approx(70e-3, rel=0.03)
-    # seed 004 §9: double the FLOP/s, keep the bandwidth: decode does not move, prefill nearly halves
+    # double the FLOP/s, keep the bandwidth: decode does not move, prefill nearly halves
     base = parse_what_if("base:3.352:989.4:80")
     double = parse_what_if("double:3.352:1978.8:80")
     model, scenario = get_model("llama-3-8b"), Scenario(batch_size=1, context_length=4096)

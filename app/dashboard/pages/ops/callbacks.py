@@ -1,8 +1,9 @@
 """The op lab's callbacks (`tab=ops`), module-level functions with keyword inputs: the
 controls -> every panel and the canonical link (assets/04-url.js writes it with
-replaceState); a typed what-if card -> the card list. The link or the controls are parsed by
-state.py and controls_state.py, the engine is called by compute.py, the figure and tables are
-built by figures.py and tables.py; a preset is a link to its query.
+replaceState); a typed what-if card -> the card list. The link and the controls are read
+through the parameter table (params.py, by state.py and controls_state.py), the engine is
+called by compute.py, the figure and tables are built by figures.py and tables.py; a preset
+is a link to its query.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from dash import Input, Output, State, html, no_update
 
 from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.i18n import reason, t
-from app.dashboard.pages.ops.controls_state import CONTROLS, from_controls
-from app.dashboard.pages.ops.layout import notice_text, panels
-from app.dashboard.pages.ops.state import INT_FIELDS, OpsState, lab_query
+from app.dashboard.pages.ops.controls_state import control_values, from_controls, previous_state, said
+from app.dashboard.pages.ops.layout import panels
+from app.dashboard.pages.ops.state import lab_query
 from app.dashboard.pages.roofline.state import MAX_HARDWARE, View
 from engine.errors import EngineInputError
 from engine.hardware import catalogue
@@ -28,7 +29,7 @@ PANEL_OUTPUTS = (
     ("lab-views-panel", "hidden"),
     ("lab-results", "children"),
     ("lab-details", "children"),
-    ("lab-seed-presets", "children"),
+    ("lab-example-presets", "children"),
     ("lab-decode-presets", "children"),
     ("lab-gemm-fields", "hidden"),
     ("lab-conv-fields", "hidden"),
@@ -51,24 +52,6 @@ def context_view(context: object) -> View:
     )
 
 
-def said(notice: tuple, state: OpsState, lang: str) -> str:
-    """What a control's refused value is told: a number box in its own words ("M must be
-    1–16,777,216 (you typed 0); still showing 8192"), anything else as the link's notice."""
-    name, value, _why = notice
-    if name not in INT_FIELDS:
-        return notice_text(notice, lang)
-    low, high = INT_FIELDS[name]
-    return t(
-        "box_invalid",
-        lang,
-        label=t(f"lab_ops_{name}", lang),
-        low=f"{low:,}",
-        high=f"{high:,}",
-        typed=value or "—",
-        shown=f"{getattr(state, name):,}",
-    )
-
-
 @CALLBACKS.server(
     output={
         "panels": {i: Output(i, prop) for i, prop in PANEL_OUTPUTS},
@@ -77,15 +60,21 @@ def said(notice: tuple, state: OpsState, lang: str) -> str:
         "link": Output("lab-link", "data"),
         "flags": Output("view-flags", "data", allow_duplicate=True),
     },
-    inputs={"controls": {name: Input(f"lab-{name}", "value") for name in CONTROLS}},
-    state={"context": State("lab-context", "data"), "flags": State("view-flags", "data")},
+    inputs={"controls": control_values()},
+    state={
+        "context": State("lab-context", "data"),
+        "flags": State("view-flags", "data"),
+        "link": State("lab-link", "data"),
+    },
 )
-def update(controls: dict, context: object, flags: object) -> dict:
-    """Controls -> every panel, the status line, the canonical link and the page's flags."""
+def update(controls: dict, context: object, flags: object, link: object = None) -> dict:
+    """Controls -> every panel, the status line, the canonical link and the page's flags. A
+    refused value keeps the view the page showed (`link`, its canonical link) and is said in
+    the control's own words."""
     view = context_view(context)
-    state, hardware, notices = from_controls(controls)
+    state, hardware, refusals = from_controls(controls, previous_state(link))
     p = panels(view, state, hardware)
-    status = [html.Div(said(notice, state, view.lang)) for notice in notices]
+    status = [html.Div(said(refusal, state, hardware, view.lang)) for refusal in refusals]
     link = lab_query(view, state, hardware)
     # render_page (shell.py) re-renders the page only for a query other than this one
     new_flags = (flags if isinstance(flags, dict) else {}) | {"query": link["template"]}

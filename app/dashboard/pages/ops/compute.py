@@ -1,8 +1,8 @@
 """The op lab's engine calls: a state and its accelerators -> the op's views as series.
 
-Every number comes from engine/oplab.py (`lab`, `seed000_chart`), the same functions behind
-`/api/v1/ops` and `llm-roofline ops`; the figure (lab_ops_figures.py) and the tables
-(lab_ops_tables.py) only format what `compute` returns.
+Every number comes from engine/oplab.py (`lab`, `teaching_chart`), the same functions behind
+`/api/v1/ops` and `llm-roofline ops`; the figure (figures.py) and the tables
+(tables.py) only format what `compute` returns.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from app.dashboard.pages.ops.figures import SERIES_ORDER
 from app.dashboard.pages.ops.state import OpsState, spec_of
 from engine.hardware import Accelerator, get_accelerator
 from engine.model_catalog import get_model
-from engine.oplab import lab, seed000_chart
+from engine.oplab import lab, teaching_chart
 from engine.what_if import parse_what_if
 
 
@@ -38,8 +38,8 @@ def compute(state: OpsState, hardware: tuple[str, ...]) -> dict:
     the engine's tile view, im2col shape, whether the conv is depthwise, and the accelerators
     (`hardware`'s catalogue cards, then the state's what-ifs)."""
     accs = accelerators(hardware, state.what_if)
-    if state.op == "seed000":
-        chart = seed000_chart(accs, get_model(state.model))
+    if state.op == "teaching":
+        chart = teaching_chart(accs, get_model(state.model))
         series = [
             {"id": p["id"], "label": p["name"], "source": p["source"], "primary": True, "results": p["results"]}
             for p in chart["points"]

@@ -1,6 +1,8 @@
 """The op lab's controls (`tab=ops`): the op, the accelerators and what-if cards, each op's
-fields (shown for that op only), fusion, the dtype and the launch overhead. Their values come
-from the parsed link (state.py); every change goes through controls_state.py."""
+fields (shown for that op only), fusion, the dtype and the launch overhead. Each control's id,
+first value and words come from its row in the parameter table (params.py: `values` is
+lib.params.shown of the state); every change is read back through the same table
+(controls_state.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ from dash import dcc, html
 from app.dashboard.components.fields import dropdown_labels
 from app.dashboard.components.what_if import what_if_picker
 from app.dashboard.lib.i18n import t
-from app.dashboard.pages.ops.state import ACTS, FIELDS_OF, INT_FIELDS, KINDS, MAX_OVERHEAD_US, OpsState
+from app.dashboard.lib.params import shown
+from app.dashboard.pages.ops.params import BY_NAME, KINDS, PARAMS, TEACHING, fields_of
+from app.dashboard.pages.ops.state import OpsState
 from app.dashboard.pages.roofline.state import View
 from engine.hardware import catalogue
-from engine.oplab import VALUE_DTYPES
+from engine.oplab import ACTIVATIONS, VALUE_DTYPES
 from engine.ops import ELEMENTWISE_KINDS
 
 
@@ -26,39 +30,46 @@ def _field(label: str, *children, field_id: str | None = None, hidden: bool = Fa
     )
 
 
-def _number(name: str, value: int | float, low: float, high: float, step: float = 1) -> dcc.Input:
-    return dcc.Input(
-        id=f"lab-{name}",
-        type="number",
-        value=value,
-        min=low,
-        max=high,
-        step=step,
-        debounce=0.4,
-        className="number-input",
-    )
+def _control(name: str, values: dict) -> tuple[str, object]:
+    """(component id, first value) of parameter `name`'s control."""
+    cid, prop = BY_NAME[name].controls[0]
+    return cid, values[f"{cid}.{prop}"]
 
 
-def _int_field(name: str, state: OpsState, lang: str) -> html.Div:
-    return _field(
-        t(f"lab_ops_{name}", lang), _number(name, getattr(state, name), *INT_FIELDS[name]), html_for=f"lab-{name}"
-    )
+def number(name: str, values: dict, lang: str) -> html.Div:
+    """A labelled number box. The page checks the value against the row's limits and says a
+    refused one in the box's words, with what was typed: the browser's own min/max would send
+    an out-of-range number as empty, and the reader would not see what they typed."""
+    cid, value = _control(name, values)
+    box = dcc.Input(id=cid, type="number", value=value, step="any", debounce=0.4, className="number-input")
+    return _field(t(BY_NAME[name].label, lang), box, html_for=cid)
 
 
-def what_if_field(state: OpsState, lang: str) -> html.Details:
+def _text(name: str, values: dict, **props) -> dcc.Input:
+    cid, value = _control(name, values)
+    return dcc.Input(id=cid, type="text", value=value, debounce=0.4, className="number-input", **props)
+
+
+def _box(name: str, values: dict, label: str) -> dcc.Checklist:
+    cid, value = _control(name, values)
+    return dcc.Checklist(id=cid, options=[{"label": label, "value": "on"}], value=value, className="toggle")
+
+
+def what_if_field(values: dict, lang: str) -> html.Details:
     """Invented accelerators (a scaled or invented card, e.g. `selftest:2:500`: ridge 250), typed
     in engine.what_if's short form and added to a list, each removable; drawn beside the
     catalogue cards."""
+    _, cards = _control("xhw", values)
     return html.Details(
         [
             html.Summary(t("what_if", lang)),
-            *what_if_picker("lab-", state.what_if, lang, "selftest:2:500"),
+            *what_if_picker("lab-", tuple(cards), lang, "selftest:2:500"),
             html.P(t("lab_ops_what_if_help", lang), className="help"),
             html.Div(id="lab-whatif-error", className="error", role="alert"),
         ],
         className="field lab-what-if",
         id="lab-what-if-field",
-        open=bool(state.what_if),
+        open=bool(cards),
     )
 
 
@@ -66,23 +77,19 @@ def _op_fields(fields: list, op_id: str, shown: bool) -> html.Div:
     return html.Div(fields, id=f"lab-{op_id}-fields", className="lab-fields", hidden=not shown)
 
 
-def gemm_fields(state: OpsState, lang: str) -> html.Div:
-    tile = dcc.Input(
-        id="lab-tile", type="text", value=state.tile, placeholder="128x128", debounce=0.4, className="number-input"
-    )
-    activations = [{"label": t("lab_ops_act_none", lang), "value": ""}] + [{"label": a, "value": a} for a in ACTS]
+def gemm_fields(state: OpsState, values: dict, lang: str) -> html.Div:
+    tile = _text("tile", values, placeholder="128x128")
+    cid, act = _control("act", values)
+    activations = [{"label": t("lab_ops_act_none", lang), "value": ""}] + [
+        {"label": a, "value": a} for a in ACTIVATIONS
+    ]
     epilogue = [
-        dcc.Checklist(
-            id="lab-bias",
-            options=[{"label": t("lab_ops_bias", lang), "value": "on"}],
-            value=["on"] if state.bias else [],
-            className="toggle",
-        ),
-        dcc.RadioItems(id="lab-act", options=activations, value=state.act, inline=True, className="toggle"),
+        _box("bias", values, t("lab_ops_bias", lang)),
+        dcc.RadioItems(id=cid, options=activations, value=act, inline=True, className="toggle"),
     ]
     return _op_fields(
         [
-            html.Div([_int_field(name, state, lang) for name in ("m", "n", "k")], className="lab-triple"),
+            html.Div([number(name, values, lang) for name in ("m", "n", "k")], className="lab-triple"),
             _field(
                 t("lab_ops_tile", lang),
                 tile,
@@ -96,72 +103,71 @@ def gemm_fields(state: OpsState, lang: str) -> html.Div:
     )
 
 
-def conv_fields(state: OpsState, lang: str) -> html.Div:
-    fields = [html.Div([_int_field(name, state, lang) for name in FIELDS_OF["conv2d"]], className="lab-triple")]
+def conv_fields(state: OpsState, values: dict, lang: str) -> html.Div:
+    fields = [html.Div([number(name, values, lang) for name in fields_of("conv2d")], className="lab-triple")]
     return _op_fields(fields, "conv", state.op == "conv2d")
 
 
-def elementwise_fields(state: OpsState, lang: str) -> html.Div:
-    shape = dcc.Input(
-        id="lab-shape", type="text", value=",".join(str(d) for d in state.shape), debounce=0.4, className="number-input"
-    )
-    ops = dcc.Dropdown(
-        id="lab-ops",
+def elementwise_fields(state: OpsState, values: dict, lang: str) -> html.Div:
+    cid, ops = _control("ops", values)
+    chain = dcc.Dropdown(
+        id=cid,
         options=[{"label": k, "value": k} for k in ELEMENTWISE_KINDS],
-        value=list(state.ops),
+        value=ops,
         multi=True,
         clearable=False,
         labels=dropdown_labels(lang),
     )
     return _op_fields(
         [
-            _field(t("lab_ops_shape", lang), shape, html_for="lab-shape"),
-            _field(t("lab_ops_ops", lang), ops),
-            _int_field("count", state, lang),
+            _field(t("lab_ops_shape", lang), _text("shape", values), html_for="lab-shape"),
+            _field(t("lab_ops_ops", lang), chain),
+            number("count", values, lang),
         ],
         "ew",
         state.op == "elementwise",
     )
 
 
-def execution_fields(state: OpsState, lang: str) -> list:
+def execution_fields(state: OpsState, values: dict, lang: str) -> list:
     """Fusion (GEMM epilogue, elementwise chain), the dtype and the launch overhead."""
-    fused = dcc.Checklist(
-        id="lab-fused",
-        options=[{"label": t("lab_ops_fused", lang), "value": "on"}],
-        value=["on"] if state.fused else [],
-        className="toggle",
+    cid, dtype = _control("dtype", values)
+    dtypes = dcc.Dropdown(
+        id=cid, options=[{"label": d, "value": d} for d in VALUE_DTYPES], value=dtype, clearable=False
     )
-    dtypes = [{"label": d, "value": d} for d in VALUE_DTYPES]
+    overhead = number("overhead_us", values, lang)
+    overhead.children.append(html.P(t("lab_ops_overhead_help", lang), className="help"))
     return [
         _field(
             t("lab_ops_fusion", lang),
-            fused,
+            _box("fused", values, t("lab_ops_fused", lang)),
             html.P(t("lab_ops_fused_help", lang), className="help"),
             field_id="lab-fused-field",
             hidden=state.op not in ("gemm", "elementwise"),
         ),
         html.Div(
-            [
-                _field(
-                    t("lab_ops_dtype", lang),
-                    dcc.Dropdown(id="lab-dtype", options=dtypes, value=state.dtype, clearable=False),
-                ),
-                _field(
-                    t("lab_ops_overhead", lang),
-                    _number("overhead", state.overhead_us, 0, MAX_OVERHEAD_US, 0.5),
-                    html.P(t("lab_ops_overhead_help", lang), className="help"),
-                    html_for="lab-overhead",
-                ),
-            ],
+            [_field(t("lab_ops_dtype", lang), dtypes), overhead],
             id="lab-dtype-field",
-            hidden=state.op == "seed000",
+            hidden=state.op == TEACHING,
         ),
     ]
 
 
+def model_field(state: OpsState, lang: str) -> html.Div:
+    """The model whose decode projections are offered (and the teaching chart's decode step)."""
+    row = BY_NAME["model"]
+    cid, value = _control("model", shown([row], state))
+    options = [{"label": m, "value": m} for m in row.kind.options]
+    return _field(
+        t(row.label, lang),
+        dcc.Dropdown(id=cid, options=options, value=value, clearable=False, labels=dropdown_labels(lang)),
+    )
+
+
 def controls(view: View, state: OpsState, hardware: tuple[str, ...]) -> html.Div:
     lang = view.lang
+    values = shown(PARAMS, state)
+    cid, op = _control("op", values)
     kinds = [{"label": t(f"lab_ops_kind_{k}", lang), "value": k} for k in KINDS]
     accelerators = dcc.Dropdown(
         id="lab-hardware",
@@ -173,15 +179,13 @@ def controls(view: View, state: OpsState, hardware: tuple[str, ...]) -> html.Div
     )
     return html.Div(
         [
-            _field(
-                t("lab_ops_op", lang), dcc.RadioItems(id="lab-op", options=kinds, value=state.op, className="lab-kinds")
-            ),
+            _field(t("lab_ops_op", lang), dcc.RadioItems(id=cid, options=kinds, value=op, className="lab-kinds")),
             _field(t("hardware", lang), accelerators),
-            what_if_field(state, lang),
-            gemm_fields(state, lang),
-            conv_fields(state, lang),
-            elementwise_fields(state, lang),
-            *execution_fields(state, lang),
+            what_if_field(values, lang),
+            gemm_fields(state, values, lang),
+            conv_fields(state, values, lang),
+            elementwise_fields(state, values, lang),
+            *execution_fields(state, values, lang),
         ],
         className="controls lab-controls",
         id="lab-controls",

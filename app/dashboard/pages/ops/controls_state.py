@@ -1,109 +1,129 @@
-"""The op lab's controls read back into its state: the same parser as a link (state.py's
-`parse_args`, which describes the link and its notices), so a typed value and a link agree.
-"""
+"""The op lab's controls read back into its state through the parameter table (params.py), the
+same kinds a link goes through, so a typed value and a link agree.
+
+`controls` is {"id.prop": value}, as the callback receives it (its keyword `controls`
+argument) or as a test writes it. A value the table refuses keeps the previous view's value
+(the link the page showed before) and is reported as a `Refusal`: the parameter, what was typed
+and why, said in the control's own words by `said`."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
-from app.dashboard.lib.params import Why
-from app.dashboard.pages.ops.state import Notice, OpsState, parse_args
-from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, MAX_HARDWARE
-from engine.hardware import catalogue
-from engine.oplab import (
-    MAX_CHAIN_OPS,
-)
+from dash import Input
 
-CONTROLS = (
-    "op",
-    "hardware",
-    "dtype",
-    "overhead",
-    "m",
-    "n",
-    "k",
-    "tile",
-    "bias",
-    "act",
-    "fused",
-    "batch",
-    "height",
-    "width",
-    "cin",
-    "cout",
-    "kernel",
-    "stride",
-    "padding",
-    "groups",
-    "shape",
-    "ops",
-    "count",
-    "model",
-    "what-if",
-)
+from app.dashboard.lib.i18n import reason, t
+from app.dashboard.lib.params import Float, Int, Invalid, Why, control_inputs, control_key
+from app.dashboard.pages.ops.params import BY_NAME, PARAMS, spec_of
+from app.dashboard.pages.ops.state import OpsState, consistent, parse_args
+from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
+from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, view_from_search
+
+HARDWARE = "lab-hardware.value"  # the catalogue cards: the page's `hw`, read by the View from a link
+MAX_TYPED_CHARS = 24
+Refusal = tuple[str, str, object]  # (parameter or engine field, what was typed, why: a Why or an engine error)
 
 
-BOXES = ("bias", "fused")  # one-box checklists
+def control_values() -> dict:
+    """Every control the table names, and the accelerators, as the callback's Inputs."""
+    return {**control_inputs(PARAMS, Input), HARDWARE: Input("lab-hardware", "value")}
 
 
-def _text(value: object) -> str | None:
-    """A control's value as the link writes it; None when no control could have sent it."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "nan"
-        return str(int(value)) if value == int(value) and abs(value) < 1e15 else repr(value)
-    if isinstance(value, str):
-        return value[:200]
-    return None
+def _typed(value: object) -> str:
+    """What a control sent, as the reader typed it ("" for nothing)."""
+    if value is None or isinstance(value, (list, dict, bool)):
+        return "" if value is None else str(value)[:40]
+    if isinstance(value, float) and math.isfinite(value) and value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)[:MAX_TYPED_CHARS]
 
 
-def from_controls(values: dict) -> tuple[OpsState, tuple[str, ...], list[Notice]]:
-    """The controls as the browser sends them (or as anyone can hand-make them) -> (state,
-    accelerators, notices), through `parse_args`: a link and a control accept the same."""
-    args: list[tuple[str, str]] = []
-    notices: list[Notice] = []
-    for name in CONTROLS:
-        value = values.get(name)
-        if name == "hardware":
-            continue
-        if name == "what-if":  # the list of short forms: each one its own `xhw`, as in the link
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                args += [("xhw", v[:200]) for v in value[: MAX_HARDWARE + 1]]
-            elif value is not None:
-                notices.append(("xhw", str(value)[:40], Why("what_if_list")))
-            continue
-        if name in BOXES:
-            args.append((name, "1" if isinstance(value, list) and value else "0"))
-        elif name == "ops":
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                args.append(("ops", ",".join(v[:40] for v in value[: MAX_CHAIN_OPS + 1])))
-            else:
-                notices.append(("ops", str(value)[:40], Why("op_list")))
-        else:
-            text = _text(value)
-            param = "overhead_us" if name == "overhead" else name
-            if text is None:
-                if not (name == "tile" and value is None):
-                    notices.append((param, "" if value is None else str(value)[:40], Why("empty_number")))
-            else:
-                args.append((param, text))
-    hardware = _hardware(values.get("hardware"), notices)
-    state, parsed = parse_args(args, hardware)
-    return state, hardware, notices + parsed
+def read_row(p, controls: dict) -> tuple[dict, list]:
+    """({field: value}, [(typed, why)]) of one row's control; {} when the control is absent."""
+    keys = [control_key(c) for c in p.controls]
+    if not keys or any(k not in controls for k in keys):
+        return {}, []
+    value = controls[keys[0]]
+    if hasattr(p.kind, "read_all"):
+        parsed, problems = p.kind.read_all(value)
+    else:
+        try:
+            parsed, problems = p.kind.read(value), []
+        except Invalid as exc:
+            parsed, problems = None, [(_typed(value), exc.why)]
+    return ({} if parsed is None else {p.field: parsed}), problems
 
 
-def _hardware(value: object, notices: list[Notice]) -> tuple[str, ...]:
-    known = catalogue()
+def hardware_of(value: object, refusals: list[Refusal]) -> tuple[str, ...]:
+    """The catalogue cards chosen (the roofline's `hw` kind): unknown ones and those past the
+    limit are named; none at all shows the defaults."""
     ids = [h for h in value if isinstance(h, str)] if isinstance(value, list) else []
-    good = tuple(dict.fromkeys(h for h in ids if h in known))
-    if len(good) > MAX_HARDWARE:
-        notices.append(("hw", ",".join(good[MAX_HARDWARE:])[:40], Why("max_accelerators", {"n": MAX_HARDWARE})))
-        good = good[:MAX_HARDWARE]
+    good, problems = ROOFLINE_PARAMS["hw"].kind.parse_all(",".join(h[:40] for h in ids[:64]))
+    refusals += [("hw", text[:40], why) for text, why in problems]
     if not good:
-        notices.append(("hw", ",".join(ids)[:40], Why("no_accelerator")))
-        good = DEFAULT_HARDWARE
+        refusals.append(("hw", "", Why("no_accelerator")))
+        return DEFAULT_HARDWARE
     return good
+
+
+def previous_state(link: object) -> OpsState:
+    """The view the page showed before this change: its canonical link (the `lab-link` store)."""
+    template = link.get("template") if isinstance(link, dict) else None
+    if not isinstance(template, str):
+        return OpsState()
+    return parse_args(view_from_search(template).lab_args)[0]
+
+
+def from_controls(controls: dict, previous: OpsState | None = None) -> tuple[OpsState, tuple[str, ...], list]:
+    """The controls' values -> (state, accelerators, refusals). A refused value keeps the
+    `previous` view's (the defaults without one); fields that disagree fall back to it too."""
+    controls = controls if isinstance(controls, dict) else {}
+    previous = previous or OpsState()
+    refusals: list[Refusal] = []
+    changes: dict[str, object] = {}
+    for p in PARAMS:
+        values, problems = read_row(p, controls)
+        changes.update(values)
+        refusals += [(p.name, typed, why) for typed, why in problems]
+    hardware = hardware_of(controls.get(HARDWARE), refusals)
+    state = replace(previous, **changes)
+
+    def bad(name: str, given: str, why: object) -> None:
+        refusals.append((name, given, why))
+
+    return consistent(state, hardware, bad, {}, previous), hardware, refusals
+
+
+def _shown(name: str, state: OpsState, hardware: tuple[str, ...]) -> str:
+    """The value the page still shows for a parameter, as its control writes it."""
+    if name == "hw":
+        return ", ".join(hardware)
+    p = BY_NAME[name]
+    value = p.value(state)
+    if isinstance(p.kind, Int):
+        return f"{value:,}"
+    if isinstance(p.kind, Float):
+        return f"{value:,g}"
+    if p.repeat:
+        return ", ".join(value) or "—"
+    return p.kind.write(value) or "—"
+
+
+def said(refusal: Refusal, state: OpsState, hardware: tuple[str, ...], lang: str) -> str:
+    """A refused control in its own words: "M must be 1–16,777,216 (you typed 0); still showing
+    8,192." for a number box, "<label>: <why> (you typed …); still showing …" for the others,
+    and the engine's reason with the view still shown for fields that disagree."""
+    name, typed, why = refusal
+    typed = typed or "—"
+    if name == "hw" or name in BY_NAME:
+        p = BY_NAME.get(name)
+        label = t("hardware" if p is None else p.label, lang)
+        shown = _shown(name, state, hardware)
+        if p is not None and isinstance(p.kind, (Int, Float)):
+            low, high = (f"{p.kind.low:,}", f"{p.kind.high:,}") if isinstance(p.kind, Int) else (
+                f"{p.kind.low:g}", f"{p.kind.high:,g}")  # fmt: skip
+            return t("box_invalid", lang, label=label, low=low, high=high, typed=typed, shown=shown)
+        return t("lab_ops_box_refused", lang, label=label, why=reason(why, lang), typed=typed, shown=shown)
+    spec = spec_of(state)
+    return t("lab_ops_fields_refused", lang, why=reason(why, lang), shown=spec.label if spec else state.op)

@@ -23,7 +23,7 @@ from engine.roofline import attainable_flops_per_s, ridge_point
 
 # (symbol, size) of the views of one op: the first view, the second; the teaching chart's three points
 SYMBOLS = {0: ("circle", 14), 1: ("diamond", 13), 2: ("square", 12)}
-SEED000_SYMBOLS = {"gemm-8192": ("square", 13), "add": ("triangle-up", 12), "decode": ("circle", 14)}
+TEACHING_SYMBOLS = {"gemm-8192": ("square", 13), "add": ("triangle-up", 12), "decode": ("circle", 14)}
 TILE_DASH = {"c_read_modify_write": "dot", "read_once_write_once": "dashdot"}
 # the views of one op, in the order the tables and the figure show them side by side
 SERIES_ORDER = {"unfused": 0, "fused": 1, "direct": 0, "im2col": 1, "gemm-unfused": 0, "gemm-fused": 1}
@@ -191,7 +191,7 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
             }
         )
     for j, s in enumerate(computed["series"]):
-        symbol, size = SEED000_SYMBOLS.get(s["id"]) or SYMBOLS[min(j, 2)]
+        symbol, size = TEACHING_SYMBOLS.get(s["id"]) or SYMBOLS[min(j, 2)]
         name = plotly_text(series_name(s, lang))
         short = plotly_text(short_name(s, lang))
         for i, r in enumerate(s["results"]):
@@ -224,5 +224,5 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
     layout = base_layout(lang, theme, False)
     layout["xaxis"] = _axis(t("x_axis", lang), x_range, 1.0, colors)
     layout["yaxis"] = _axis(t("y_axis", lang) + " (TFLOP/s)", y_range, 1e12, colors)
-    layout["uirevision"] = computed.get("name") or "seed000"
+    layout["uirevision"] = computed.get("name") or "teaching"
     return {"data": traces, "layout": layout}

@@ -1,10 +1,10 @@
 """The op lab (`tab=ops`): one kernel (GEMM, conv2d, elementwise chain) or the teaching chart
-(a GEMM, an add, a 7B decode; Williams et al. 2009) on
+(GEMM 8192³, an elementwise add and a 7B model's decode at batch 1; Williams et al. 2009) on
 the roofline of the selected accelerators, real or what-if, with launch overhead as the third
-regime. This module is the page and its callbacks, thin: the link or the controls are parsed
-by lab_ops_state.py, the engine is called by lab_ops_compute.py, and the figure and the tables
-are built by lab_ops_figures.py and lab_ops_tables.py. Every control change writes the
-canonical query back (replaceState in assets/06-lab-ops.js); a preset is a link to its query.
+regime. This module is the page, thin: the link is read through the parameter table
+(params.py, state.py), the engine is called by compute.py, and the figure and the tables are
+built by figures.py and tables.py. Every control change writes the canonical link back
+(callbacks.py, assets/04-url.js); a preset is a link to its query.
 """
 
 from __future__ import annotations
@@ -13,24 +13,23 @@ from dataclasses import replace
 
 from dash import dcc, html
 
-from app.dashboard.components.fields import dropdown_labels
 from app.dashboard.components.graph import GRAPH_CONFIG
 from app.dashboard.components.header import lab_shell
 from app.dashboard.lib.i18n import STRINGS, reason, t
 from app.dashboard.pages.links import carried
 from app.dashboard.pages.ops.compute import compute
-from app.dashboard.pages.ops.controls import _field, controls
+from app.dashboard.pages.ops.controls import controls, model_field
 from app.dashboard.pages.ops.figures import op_figure
+from app.dashboard.pages.ops.params import TEACHING
 from app.dashboard.pages.ops.state import OWN, OpsState, lab_query, parse_args, presets, state_from_preset
 from app.dashboard.pages.ops.tables import details, kernels_table, results_table, summary, views_table
 from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, View
-from engine.model_catalog import model_ids
 
 
 def preset_links(view: View, state: OpsState, hardware: tuple[str, ...]) -> tuple[list, list]:
     """(the example shapes + the teaching chart, the model's decode projections) as links."""
     lang = view.lang
-    seed, decode = [], []
+    examples, decode = [], []
     for p in presets(state.model):
         target = state_from_preset(p, state)
         key = f"lab_ops_preset_{p['id'].replace('-', '_')}"
@@ -43,24 +42,24 @@ def preset_links(view: View, state: OpsState, hardware: tuple[str, ...]) -> tupl
             className="lab-preset",
             title=p["label"],
         )
-        (decode if is_decode else seed).append(link)
-    chart = replace(OpsState(), op="seed000", model=state.model, what_if=state.what_if)
-    seed.append(
+        (decode if is_decode else examples).append(link)
+    chart = replace(OpsState(), op=TEACHING, model=state.model, what_if=state.what_if)
+    examples.append(
         dcc.Link(
-            t("lab_ops_preset_seed000", lang),
+            t("lab_ops_preset_teaching", lang),
             href="?" + lab_query(view, chart, hardware)["template"],
-            id="lab-preset-seed000",
+            id="lab-preset-teaching",
             className="lab-preset",
         )
     )
-    return seed, decode
+    return examples, decode
 
 
 def panels(view: View, state: OpsState, hardware: tuple[str, ...]) -> dict:
     """Everything the lab shows for a state, by component id (the page and the callback)."""
     lang = view.lang
     computed = compute(state, hardware)
-    seed, decode = preset_links(view, state, hardware)
+    examples, decode = preset_links(view, state, hardware)
     kernels = kernels_table(computed, lang)
     views = views_table(computed, lang)
     return {
@@ -70,13 +69,13 @@ def panels(view: View, state: OpsState, hardware: tuple[str, ...]) -> dict:
         "lab-views-panel": views is None,
         "lab-results": results_table(computed, lang),
         "lab-details": details(computed, lang) + ([html.H3(t("lab_ops_kernels", lang)), kernels] if kernels else []),
-        "lab-seed-presets": seed,
+        "lab-example-presets": examples,
         "lab-decode-presets": decode,
         "lab-gemm-fields": state.op != "gemm",
         "lab-conv-fields": state.op != "conv2d",
         "lab-ew-fields": state.op != "elementwise",
         "lab-fused-field": state.op not in ("gemm", "elementwise"),
-        "lab-dtype-field": state.op == "seed000",
+        "lab-dtype-field": state.op == TEACHING,
     }
 
 
@@ -124,17 +123,8 @@ def page(view: View) -> html.Div:
                 [
                     _section(
                         t("lab_ops_presets", lang),
-                        html.Div(p["lab-seed-presets"], id="lab-seed-presets", className="lab-presets"),
-                        _field(
-                            t("lab_ops_decode_of", lang),
-                            dcc.Dropdown(
-                                id="lab-model",
-                                options=[{"label": m, "value": m} for m in model_ids()],
-                                value=state.model,
-                                clearable=False,
-                                labels=dropdown_labels(lang),
-                            ),
-                        ),
+                        html.Div(p["lab-example-presets"], id="lab-example-presets", className="lab-presets"),
+                        model_field(state, lang),
                         html.Div(p["lab-decode-presets"], id="lab-decode-presets", className="lab-presets"),
                         section_id="lab-presets",
                     ),

@@ -1,4 +1,4 @@
-"""The op lab's tables and sentences: the engine's fields (lab_ops_compute.compute) formatted
+"""The op lab's tables and sentences: the engine's fields (compute.compute) formatted
 for the page, every number through app/units.py (no scientific notation on screen).
 
 `results_table`: every view on every accelerator (what-ifs included, by their "(what-if)"

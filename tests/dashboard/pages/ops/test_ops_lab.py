@@ -9,12 +9,14 @@ import pytest
 from dash import no_update
 
 from app.dashboard.lib.i18n import STRINGS, reason
+from app.dashboard.lib.params import shown
 from app.dashboard.pages.ops import callbacks as ops_callbacks
 from app.dashboard.pages.ops import layout as ops_layout
 from app.dashboard.pages.ops.callbacks import add_what_if, update
 from app.dashboard.pages.ops.compute import compute
-from app.dashboard.pages.ops.controls_state import CONTROLS, from_controls
-from app.dashboard.pages.ops.state import FIELDS_OF, OpsState, lab_query, parse_args, spec_of
+from app.dashboard.pages.ops.controls_state import control_values, from_controls
+from app.dashboard.pages.ops.params import PARAMS, fields_of
+from app.dashboard.pages.ops.state import OpsState, lab_query, parse_args, spec_of
 from app.dashboard.pages.ops.tables import results_table, views_table
 from app.dashboard.pages.roofline.state import View, view_from_search
 from app.dashboard.shell import page as any_page
@@ -83,7 +85,7 @@ def test_the_issue_link_is_parsed_and_written_back():
         "tab=ops&op=conv2d&batch=8&height=28&width=28&cin=64&cout=128&kernel=5&stride=2&padding=2&groups=1&dtype=fp16",
         "tab=ops&op=elementwise&shape=8,1024&ops=add,silu,rmsnorm&count=3&fused=1&dtype=fp32&overhead_us=2.5",
         "tab=ops&op=gemm&m=1&n=4096&k=4096&tile=128x256x64&bias=1&act=gelu&fused=1&dtype=fp8",
-        "tab=ops&op=seed000&model=llama-3-8b",
+        "tab=ops&op=teaching&model=llama-3-8b",
     ],
 )
 def test_canonical_query_round_trips(query):
@@ -93,6 +95,15 @@ def test_canonical_query_round_trips(query):
     again = view_from_search(lab_query(view, state, view.hardware)["template"])
     assert parse_args(again.lab_args) == (state, [])
     assert again.hardware == ("rtx-4090",)
+
+
+def test_links_written_before_the_rename_still_open_the_teaching_chart():
+    # `seed000` was the teaching chart's name in links written before it was renamed
+    for query in ("tab=ops&op=seed000", "tab=ops&preset=seed000"):
+        view = view_from_search(query + "&hw=h100-sxm5")
+        state, notices = parse_args(view.lab_args, view.hardware)
+        assert (state.op, notices) == ("teaching", [])
+        assert lab_query(view, state, view.hardware)["template"].startswith("tab=ops&op=teaching&model=llama-2-7b&")
 
 
 def test_preset_expands_then_fields_override():
@@ -107,7 +118,7 @@ def test_preset_expands_then_fields_override():
     )
     assert state_of("tab=ops&preset=tiny-add")[0].overhead_us == 5
     assert state_of("tab=ops&preset=gemm-bias-silu")[0].fused  # the engine's default: fused epilogue
-    assert state_of("tab=ops&preset=seed000")[0].op == "seed000"
+    assert state_of("tab=ops&preset=teaching")[0].op == "teaching"
     decode = state_of("tab=ops&model=llama-3-8b&preset=decode-k_proj")[0]
     assert (decode.m, decode.n, decode.k) == (1, 1024, 4096)  # 8 KV heads x 128
 
@@ -169,59 +180,91 @@ def test_fields_that_disagree_fall_back_with_the_engine_reason():
     assert state.dtype == "bf16" and notices
 
 
+def controls_of(state: OpsState, hardware=("h100-sxm5",)) -> dict:
+    """What the browser sends for a state: every control's value, keyed "id.prop"."""
+    return shown(PARAMS, state) | {"lab-hardware.value": list(hardware)}
+
+
 def test_controls_pass_the_same_checks_and_never_raise():
-    good = {
-        "op": "gemm",
-        "hardware": ["h100-sxm5"],
-        "dtype": "bf16",
-        "overhead": 0,
-        "m": 4096,
-        "n": 4096.0,
-        "k": 4096,
-        "tile": "",
-        "bias": [],
-        "act": "",
-        "fused": [],
-        "batch": 32,
-        "height": 56,
-        "width": 56,
-        "cin": 256,
-        "cout": 256,
-        "kernel": 3,
-        "stride": 1,
-        "padding": 1,
-        "groups": 1,
-        "shape": "32,2048,4096",
-        "ops": ["scale"],
-        "count": 10,
-        "model": "llama-2-7b",
-        "what-if": [],
-    }
-    state, hardware, notices = from_controls(good)
-    assert (state.m, state.n, hardware, notices) == (4096, 4096, ("h100-sxm5",), [])
+    good = controls_of(OpsState(m=4096, n=4096, k=4096)) | {"lab-n.value": 4096.0}
+    state, hardware, refusals = from_controls(good)
+    assert (state.m, state.n, hardware, refusals) == (4096, 4096, ("h100-sxm5",), [])
     for bad in (None, True, float("nan"), float("inf"), -5, 2.5, {"a": 1}, [1, 2], "x" * 10_000, 10**30):
         for name in good:
             state, hardware, _ = from_controls(good | {name: bad})
             spec_of(state)
             assert 1 <= len(hardware) <= 8
     ids = list(catalogue())[:10]
-    _, hardware, notices = from_controls(good | {"hardware": ids})
-    assert hardware == tuple(ids[:8]) and notices
+    _, hardware, refusals = from_controls(good | {"lab-hardware.value": ids})
+    assert hardware == tuple(ids[:8]) and refusals
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "tab=ops&op=conv2d&batch=8&height=28&width=28&cin=64&cout=128&kernel=5&stride=2&padding=2&dtype=fp16",
+        "tab=ops&op=elementwise&shape=8,1024&ops=add,silu&count=3&fused=1&dtype=fp32&overhead_us=2.5",
+        "tab=ops&op=gemm&m=1&n=4096&k=4096&tile=128x256x64&bias=1&act=gelu&fused=1&dtype=fp8&xhw=selftest:2:500",
+        "tab=ops&op=teaching&model=llama-3-8b",
+    ],
+)
+def test_the_controls_first_values_read_back_to_the_same_state(query):
+    state, notices = state_of(query)
+    assert notices == []
+    assert from_controls(controls_of(state)) == (state, ("h100-sxm5",), [])
+
+
+def test_every_field_of_the_state_is_one_row_of_the_table():
+    names = [p.name for p in PARAMS]
+    assert len(names) == len(set(names))
+    assert sorted(p.field for p in PARAMS) == sorted(f for f in OpsState.__dataclass_fields__)
+    # the engine's spec is built from the rows: the conv's own fields, in the link's names
+    assert fields_of("conv2d") == ("batch", "height", "width", "cin", "cout", "kernel", "stride", "padding", "groups")
+    spec = spec_of(state_of("tab=ops&preset=gemm-bias-silu&tile=64x64")[0])
+    assert (spec.m, spec.activation, spec.bias, spec.fused_epilogue, spec.tile) == (
+        8192,
+        "silu",
+        True,
+        True,
+        (64, 64, 64),
+    )
+
+
+def test_a_typed_value_is_refused_in_the_box_s_words_and_the_view_stays():
+    before = OpsState(m=4096)
+    link = {"template": lab_query(View(tab="ops"), before, ("h100-sxm5",))["template"]}
+    out = update(controls_of(before) | {"lab-m.value": 0}, {"lang": "en"}, {}, link)
+    assert text_of(out["status"]) == "M must be 1–16,777,216 (you typed 0); still showing 4,096."
+    assert "&m=4096&" in out["link"]["template"] and out["status_hidden"] is False
+    zh = update(controls_of(before) | {"lab-m.value": 0}, {"lang": "zh"}, {}, link)
+    assert text_of(zh["status"]) == "M 须为 1–16,777,216（你输入了 0）；仍显示 4,096。"
+    out = update(controls_of(before) | {"lab-overhead.value": -1, "lab-k.value": None}, {"lang": "en"}, {}, link)
+    said = text_of(out["status"])
+    assert "Launch overhead per kernel (µs) must be 0–10,000 (you typed -1); still showing 0." in said
+    assert "K must be 1–16,777,216 (you typed —); still showing 4,096." not in said  # K was 8,192
+    assert "K must be 1–16,777,216 (you typed —); still showing 8,192." in said
+    assert "None" not in said and "URL" not in said
+    out = update(controls_of(before) | {"lab-tile.value": "9x9x9x9"}, {"lang": "en"}, {}, link)
+    assert text_of(out["status"]).startswith("Tile view (MxN or MxNxK): a tile MxN or MxNxK with sides 1–4,096")
+    # fields that disagree: the engine's reason, and the previous conv stays
+    conv = OpsState(op="conv2d", cin=64, cout=64, groups=64)
+    link = {"template": lab_query(View(tab="ops"), conv, ("h100-sxm5",))["template"]}
+    out = update(controls_of(conv) | {"lab-groups.value": 3}, {"lang": "en"}, {}, link)
+    assert "must both be divisible by groups 3" in text_of(out["status"]) and "&groups=64&" in out["link"]["template"]
 
 
 def test_callback_answers_a_hand_made_request():
-    out = update({"op": "elementwise", "hardware": "h100-sxm5", "ops": "add"}, "junk", None)
+    controls = {"lab-op.value": "elementwise", "lab-hardware.value": "h100-sxm5", "lab-ops.value": "add"}
+    out = update(controls, "junk", None)
     assert set(out["panels"]) == {i for i, _ in ops_callbacks.PANEL_OUTPUTS}
     status, hidden, query, flags = out["status"], out["status_hidden"], out["link"]["template"], out["flags"]
     assert status and hidden is False  # what was ignored is said
     assert query.startswith("tab=ops&op=elementwise&") and flags == {"query": query}
+    assert update(controls, "junk", None, {"template": "m=<b>"})["link"]["template"] == query
 
 
 def test_callback_updates_the_page_flags_query():
-    values = dict.fromkeys(CONTROLS)
-    values |= {"op": "gemm", "hardware": ["rtx-4090"], "m": 1, "n": 4096, "k": 4096, "dtype": "bf16"}
-    values |= {"overhead": 0, "tile": "", "act": "", "model": "llama-2-7b", "shape": "4,4", "ops": ["add"]}
-    values |= {k: getattr(OpsState(), k) for k in FIELDS_OF["conv2d"]} | {"count": 1}
+    values = controls_of(OpsState(m=1, n=4096, k=4096), ("rtx-4090",))
     out = update(values, {"lang": "zh", "theme": "dark", "embed": False}, {"lang": "zh", "query": "old"})
     query, flags = out["link"]["template"], out["flags"]
     assert query == "tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&model=llama-2-7b&hw=rtx-4090&lang=zh&theme=dark"
@@ -232,7 +275,7 @@ def test_callback_updates_the_page_flags_query():
 # ---- the engine's numbers on screen ---------------------------------------------------------
 
 
-def test_seed000_gemm_on_h100_is_drawn_at_the_engine_intensity():
+def test_gemm_8192_on_h100_is_drawn_at_the_engine_intensity():
     state, _ = state_of("tab=ops&op=gemm&m=8192&n=8192&k=8192")
     computed = compute(state, ("h100-sxm5", "rtx-4090"))
     figure = ops_layout.panels(View(tab="ops", lang="en"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
@@ -302,9 +345,9 @@ def test_a_tiny_op_is_bound_by_launch_overhead():
     assert "overhead" in text_of(lab_page("tab=ops&op=elementwise&shape=32,128&ops=add&count=1&overhead_us=5"))
 
 
-def test_seed000_chart_has_three_points_per_accelerator():
-    page = lab_page("tab=ops&op=seed000&hw=h100-sxm5,rtx-4090")
-    state, _ = state_of("tab=ops&op=seed000")
+def test_teaching_chart_has_three_points_per_accelerator():
+    page = lab_page("tab=ops&op=teaching&hw=h100-sxm5,rtx-4090")
+    state, _ = state_of("tab=ops&op=teaching")
     figure = ops_layout.panels(View(tab="ops"), state, ("h100-sxm5", "rtx-4090"))["lab-graph"]
     assert set(points(figure)) == {
         f"op--{hw}--{p}" for hw in ("h100-sxm5", "rtx-4090") for p in ("gemm-8192", "add", "decode")
@@ -319,7 +362,7 @@ def test_decode_projections_of_the_model_are_preset_links():
     assert links["lab-preset-decode-q_proj"] == (
         "?tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&model=llama-3-8b&hw=h100-sxm5&lang=en&theme=light"
     )
-    assert "lab-preset-seed000" in links and "lab-preset-gemm-8192" in links
+    assert "lab-preset-teaching" in links and "lab-preset-gemm-8192" in links
 
 
 def _walk(component):
@@ -335,7 +378,7 @@ def test_no_scientific_notation_anywhere_on_the_page():
     for query in (
         "tab=ops&op=gemm&m=16777216&n=16777216&k=16777216&hw=h100-sxm5,b200",
         "tab=ops&op=elementwise&shape=1&ops=add&count=1&overhead_us=10000",
-        "tab=ops&op=seed000",
+        "tab=ops&op=teaching",
         "tab=ops&preset=depthwise-3x3",
     ):
         page = lab_page(query)
@@ -351,7 +394,7 @@ def test_every_model_preset_renders():
     from engine.model_catalog import model_ids
 
     for model in model_ids():
-        lab_page(f"tab=ops&op=seed000&model={model}&hw=h100-sxm5")
+        lab_page(f"tab=ops&op=teaching&model={model}&hw=h100-sxm5")
 
 
 def test_chinese_page_and_strings():
@@ -364,8 +407,8 @@ def test_chinese_page_and_strings():
 def test_every_callback_id_is_in_the_page_and_prefixed():
     page = ops_layout.page(View(tab="ops"))
     ids = ids_of(page)
-    for name in CONTROLS:
-        assert f"lab-{name}" in ids
+    for key in control_values():
+        assert key.split(".")[0] in ids
     for component_id, _ in ops_callbacks.PANEL_OUTPUTS:
         assert component_id in ids
     assert {"lab-status", "lab-link", "lab-url-sync", "lab-context", "view-flags"} <= ids
@@ -407,7 +450,7 @@ def test_a_what_if_link_draws_the_gemm_on_both_cards():
     assert dropdown.value == ["selftest:2:500"]
 
 
-@pytest.mark.parametrize("query", ["tab=ops&op=conv2d", "tab=ops&preset=chain-10", "tab=ops&op=seed000"])
+@pytest.mark.parametrize("query", ["tab=ops&op=conv2d", "tab=ops&preset=chain-10", "tab=ops&op=teaching"])
 def test_every_op_kind_takes_what_ifs(query):
     view = view_from_search(query + "&hw=h100-sxm5&xhw=selftest:2:500,fast:3.35:1979:80")
     state, notices = parse_args(view.lab_args, view.hardware)
@@ -476,15 +519,15 @@ def test_nine_cards_are_cut_to_eight_with_a_notice():
 
 
 def test_controls_carry_what_ifs_through_the_same_parser():
-    values = dict.fromkeys(CONTROLS) | {"op": "gemm", "hardware": ["h100-sxm5", "rtx-4090"], "m": 64}
-    state, hardware, notices = from_controls(values | {"what-if": ["selftest:2:500"]})
+    values = controls_of(OpsState(m=64), ("h100-sxm5", "rtx-4090"))
+    state, hardware, refusals = from_controls(values | {"lab-what-if.value": ["selftest:2:500"]})
     assert state.what_if == ("selftest:2:500",) and hardware == ("h100-sxm5", "rtx-4090")
-    state, _, notices = from_controls(values | {"what-if": [f"w{i}:1:100" for i in range(20)]})
-    assert len(state.what_if) == 6 and any("at most 8" in reason(why, "en") for _, _, why in notices)
+    state, _, refusals = from_controls(values | {"lab-what-if.value": [f"w{i}:1:100" for i in range(20)]})
+    assert len(state.what_if) == 6 and any("at most 8" in reason(why, "en") for _, _, why in refusals)
     for bad in ("selftest:2:500", [1], {"a": 1}, True, ["h100-sxm5:1:1"]):
-        state, _, notices = from_controls(values | {"what-if": bad})
-        assert state.what_if == () and notices
-    out = update(values | {"what-if": ["selftest:2:500"]}, {"lang": "en"}, {})
+        state, _, refusals = from_controls(values | {"lab-what-if.value": bad})
+        assert state.what_if == () and refusals
+    out = update(values | {"lab-what-if.value": ["selftest:2:500"]}, {"lang": "en"}, {})
     assert "&xhw=selftest:2:500&" in out["link"]["template"]
     assert "op--selftest--gemm" in points(out["panels"]["lab-graph"])
 
@@ -502,7 +545,7 @@ def test_the_add_control_names_the_format_and_keeps_the_limit():
     error = add_what_if("h100-sxm5:2:500", [], [], {"lang": "zh"})["error"]
     assert "是目录中的加速器 id" in error and "（格式：<名称>:" in error  # from the engine's code, in Chinese
     zh = text_of(ops_layout.page(View(tab="ops", lang="zh", lab_args=(("xhw", "x:abc:1"), ("m", "0")))))
-    assert "的带宽（TB/s） 'abc' 不是 [0.001, 1000] 之间的数" in zh and "不是 1..16777216 之间的整数" in zh
+    assert "的带宽（TB/s） 'abc' 不是 [0.001, 1000] 之间的数" in zh and "不是 1..16,777,216 之间的整数" in zh
     full = [f"w{i}:1:100" for i in range(5)]
     out = add_what_if("x:1:1", full, ["h100-sxm5", "h200-sxm", "rtx-4090"], {"lang": "zh"})
     assert out["error"] == STRINGS["what_if_limit"]["zh"].format(n=8)
