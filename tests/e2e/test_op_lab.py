@@ -146,12 +146,12 @@ def test_hostile_link_in_chinese_then_presets(page: Page, base_url: str):
     page.wait_for_function("() => location.search.includes('fused=0')", timeout=20000)
     expect(page.locator("#lab-fused input")).not_to_be_checked()
 
-    page.locator("#lab-preset-seed000").click()  # the teaching chart in one click
+    page.locator("#lab-preset-teaching").click()  # the teaching chart in one click
     wait_for_points(page, [f"op--h100-sxm5--{p}" for p in ("gemm-8192", "add", "decode")])
     points = drawn_points(page)
     assert points["op--h100-sxm5--gemm-8192"] == pytest.approx(8192 / 3)
     assert points["op--h100-sxm5--add"] == pytest.approx(1 / 6)
-    assert query(page)["op"] == "seed000" and query(page)["lang"] == "zh"
+    assert query(page)["op"] == "teaching" and query(page)["lang"] == "zh"
 
 
 def test_what_if_cards_from_a_link_and_the_control_survive_a_reload(page: Page, base_url: str):
@@ -202,3 +202,26 @@ def test_what_if_cards_from_a_link_and_the_control_survive_a_reload(page: Page, 
     page.wait_for_function("() => new URLSearchParams(location.search).getAll('xhw').length === 1", timeout=20000)
     assert what_ifs(page) == ["fast:3.35:1979:80"]
     expect(table.locator("tr[data-hw='selftest']")).to_have_count(0)
+
+
+def test_a_refused_box_says_so_in_its_words_and_the_view_stays(page: Page, base_url: str):
+    page.goto(f"{base_url}/?tab=ops&op=gemm&m=4096&n=4096&k=4096&hw=h100-sxm5")
+    wait_for_points(page, ["op--h100-sxm5--gemm"])
+    before = drawn_points(page)["op--h100-sxm5--gemm"]
+    page.fill("#lab-m", "0")
+    page.keyboard.press("Enter")
+    status = page.locator("#lab-status")
+    expect(status).to_have_text("M must be 1–16,777,216 (you typed 0); still showing 4,096.")
+    assert query(page)["m"] == "4096"  # the link keeps the view it shows
+    assert drawn_points(page)["op--h100-sxm5--gemm"] == pytest.approx(before)
+    page.fill("#lab-m", "1")  # a good value clears the sentence and moves the point
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search.includes('m=1&')", timeout=20000)
+    expect(status).to_be_hidden()
+
+
+def test_a_link_from_before_the_rename_opens_the_teaching_chart(page: Page, base_url: str):
+    page.goto(f"{base_url}/?tab=ops&op=seed000&hw=h100-sxm5")  # the teaching chart's name in older links
+    wait_for_points(page, [f"op--h100-sxm5--{p}" for p in ("gemm-8192", "add", "decode")])
+    expect(page.locator("#notices")).to_be_hidden()
+    expect(page.locator("#lab-op input[value='teaching']")).to_be_checked()
