@@ -130,6 +130,7 @@ def controls(a: TrainArgs, lang: str) -> html.Div:
             _radio("dtype", [(d, d) for d in TRAINING_DTYPES], first, lang),
             _number("busbw", first, lang),
             _number("mb", first, lang),
+            _number("gpn", first, lang),
         ],
         className="controls train-controls",
         id="train-controls",

@@ -3,9 +3,10 @@ the TrainArgs field it sets, its limits (engine/training.py's own) and the contr
 it. Parsing a link, the canonical link, the controls' first values and reading the controls
 back all come from this table (state.py); the rows' order is the canonical link's.
 
-Adding a parameter: a TrainArgs field and a row here, its control in layout.py (labelled
-`lab_train_<name>` in locales/, the words a refused value is told in too), a line in the
-README's training-lab section.
+Adding a parameter: a TrainArgs field and a row here (`scenario=` names the TrainingSetup
+field it feeds as is), its control in layout.py (labelled `lab_train_<name>` in locales/, the
+words a refused value is told in too), a line in the README's training-lab section. `gpn`
+was added that way.
 
 The shared parameters are the roofline table's rows (roofline/params.py SHARED), read and
 shown here by this lab's controls: `hw` is read with the page's chrome (the View) and its
@@ -24,6 +25,7 @@ from app.dashboard.pages.roofline.params import CHROME
 from engine.hardware import catalogue
 from engine.model_catalog import model_ids
 from engine.training import (
+    DEFAULT_GPUS_PER_NODE,
     MAX_BUS_BANDWIDTH_BYTES_PER_S,
     MAX_GPUS,
     MAX_HEAD_DIM,
@@ -69,6 +71,7 @@ class TrainArgs:
     dtype: str = "bf16"
     busbw_gbs: float | None = None  # measured busbw, GB/s; None: the link
     micro_batch: int | None = None  # None: every sequence of the GPU at once
+    gpus_per_node: int = DEFAULT_GPUS_PER_NODE  # GPUs one scale-up link joins (an HGX board: 8)
 
 
 class Accelerator:
@@ -137,9 +140,11 @@ PARAMS: tuple[Param, ...] = (
     Param("layers", "layers", Int(1, MAX_LAYERS), control=("train-layers", "value")),
     Param("heads", "heads", Int(1, MAX_HEADS), control=("train-heads", "value")),
     Param("hdim", "head_dim", Int(1, MAX_HEAD_DIM), control=("train-hdim", "value")),
-    Param("gpus", "gpus", Int(1, MAX_GPUS), control=("train-gpus", "value")),
-    Param("seq", "seq", Int(1, MAX_SEQUENCE), control=("train-seq", "value")),
-    Param("tokens", "tokens", Int(1, MAX_TOKENS_PER_STEP), control=("train-tokens", "value")),
+    Param("gpus", "gpus", Int(1, MAX_GPUS), control=("train-gpus", "value"), scenario="gpus"),
+    Param("seq", "seq", Int(1, MAX_SEQUENCE), control=("train-seq", "value"), scenario="sequence_length"),
+    Param(
+        "tokens", "tokens", Int(1, MAX_TOKENS_PER_STEP), control=("train-tokens", "value"), scenario="tokens_per_step"
+    ),
     Param(
         "step",
         ("measure", "measured"),
@@ -154,17 +159,27 @@ PARAMS: tuple[Param, ...] = (
         control=MEASURE,
         omit=lambda value: value[0] != "rate",
     ),
-    Param("opt", "optimizer", Choice(OPTIMIZERS), control=("train-opt", "value")),
-    Param("zero", "zero", Choice(ZERO_STAGES), control=("train-zero", "value")),
-    Param("recompute", "recompute", Choice(RECOMPUTE), control=("train-recompute", "value")),
-    Param("dtype", "dtype", Choice(TRAINING_DTYPES), control=("train-dtype", "value")),
+    Param("opt", "optimizer", Choice(OPTIMIZERS), control=("train-opt", "value"), scenario="optimizer"),
+    Param("zero", "zero", Choice(ZERO_STAGES), control=("train-zero", "value"), scenario="zero_stage"),
+    Param("recompute", "recompute", Choice(RECOMPUTE), control=("train-recompute", "value"), scenario="recompute"),
+    Param("dtype", "dtype", Choice(TRAINING_DTYPES), control=("train-dtype", "value"), scenario="dtype"),
     Param(
         "busbw",
         "busbw_gbs",
         Float(MIN_BUS_BANDWIDTH_BYTES_PER_S / 1e9, MAX_BUS_BANDWIDTH_BYTES_PER_S / 1e9),
         control=("train-busbw", "value"),
     ),
-    Param("mb", "micro_batch", Int(1, MAX_SEQUENCES_PER_GPU), control=("train-mb", "value")),
+    Param(
+        "mb", "micro_batch", Int(1, MAX_SEQUENCES_PER_GPU), control=("train-mb", "value"), scenario="micro_batch_size"
+    ),
+    Param(
+        "gpn",
+        "gpus_per_node",
+        Int(1, MAX_GPUS),
+        control=("train-gpn", "value"),
+        omit=lambda value: value == DEFAULT_GPUS_PER_NODE,
+        scenario="gpus_per_node",
+    ),
 )
 BY_NAME = {p.name: p for p in PARAMS}
 # The link's own rows: `hw` is the page's chrome, read and written with the View's.

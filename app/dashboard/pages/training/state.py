@@ -148,18 +148,12 @@ def model_spec(a: TrainArgs) -> object:
 
 
 def setup_fields(a: TrainArgs) -> dict:
-    """What POST /api/v1/training takes beside the model and hardware (SI units)."""
+    """What POST /api/v1/training takes beside the model and hardware (SI units): the table's
+    plain pass-throughs (`scenario=`), the measured rate and the busbw in bytes/s."""
     return {
-        "gpus": a.gpus,
-        "sequence_length": a.seq,
-        "tokens_per_step": a.tokens,
+        **{p.scenario: p.value(a) for p in PARAMS if p.scenario},
         "step_time_s": a.measured if a.measure == "step" else None,
         "tokens_per_s": a.measured if a.measure == "rate" else None,
-        "optimizer": a.optimizer,
-        "zero_stage": a.zero,
-        "recompute": a.recompute,
-        "dtype": a.dtype,
-        "micro_batch_size": a.micro_batch,
         "bus_bandwidth_bytes_per_s": None if a.busbw_gbs is None else a.busbw_gbs * 1e9,
     }
 

@@ -255,6 +255,7 @@ def controls(**changes):
         "train-dtype": "bf16",
         "train-busbw": None,
         "train-mb": None,
+        "train-gpn": 8,
     } | changes
     return {f"{cid}.value": value for cid, value in values.items()}
 
@@ -419,6 +420,18 @@ def test_one_gpu_has_no_allreduce_and_seventy_b_overflows():
     assert text(find(page, "train-comm")) == "One GPU: no gradient all-reduce."
     assert text(find(page, "train-verdict")).startswith("Does not fit")
     assert "No ZeRO stage, recomputation or micro-batch fits" in text(find(page, "train-fix"))
+
+
+def test_a_larger_node_joins_more_gpus_by_its_link():
+    # the parameter added by its table row alone: 16 GPUs on one 16-GPU scale-up domain need no busbw
+    assert "bus_bandwidth_bytes_per_s" in text(find(render(gpus="16", tokens=str(16 * 4096)), "train-error"))
+    page = render(gpus="16", tokens=str(16 * 4096), gpn="16")
+    assert text(find(page, "train-error")) == "" and "450 GB/s" in text(find(page, "train-comm-table"))
+    view = view_from_search(urlencode(LINK | {"gpn": "16"}))
+    args, _ = training_state.parse_args(view.lab_args, view.hardware)
+    assert training_state.setup_fields(args)["gpus_per_node"] == 16
+    assert ("gpn", "16") in training_state.link_pairs(args)
+    assert "gpn" not in dict(training_state.link_pairs(training_params.TrainArgs()))  # the default stays out
 
 
 def test_engine_refusals_are_shown_not_raised():
