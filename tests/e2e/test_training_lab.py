@@ -82,3 +82,31 @@ def test_chinese_overflow_and_hostile_parameter(page: Page, base_url):
     svg = memory_svg(page)
     assert (svg["bars"], svg["lines"]) == (4, 1), svg  # no change fits: this run alone
     assert svg["notes"] == ["容量 80 GiB"]
+
+
+def test_a_typed_value_the_lab_cannot_use_is_told_in_the_box_words(page: Page, base_url):
+    page.goto(base_url + SEED)
+    expect(page.locator("#train-util-table")).to_contain_text("51.0%")
+    # 0 layers: below the box's min, so the browser sends no value; the page keeps 32 and says so
+    page.fill("#train-layers", "0")
+    page.keyboard.press("Enter")
+    error = page.locator("#train-error")
+    expect(error).to_contain_text("L, layers must be 1–100,000")
+    expect(error).to_contain_text("still shows 32")
+    assert "None" not in error.inner_text() and "URL" not in error.inner_text()
+    expect(page.locator("#train-util-table")).to_contain_text("51.0%")  # the default's numbers, still drawn
+    # a parameter added by its table row: 16 GPUs on one 16-GPU link need no measured busbw
+    page.fill("#train-layers", "32")
+    page.keyboard.press("Enter")
+    expect(error).to_have_text("")
+    for box, value in (("train-tokens", str(16 * 4096)), ("train-gpus", "16")):
+        page.fill(f"#{box}", value)
+        page.keyboard.press("Enter")
+    expect(error).to_contain_text("bus_bandwidth")
+    page.fill("#train-gpn", "16")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search.includes('gpn=16') && location.search.includes('gpus=16')")
+    expect(error).to_have_text("")
+    expect(page.locator("#train-comm-table")).to_contain_text("450 GB/s")
+    page.reload()
+    expect(page.locator("#train-gpn")).to_have_value("16")
