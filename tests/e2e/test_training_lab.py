@@ -1,6 +1,7 @@
 """The training lab in Chromium: what the user sees (the four utilisation figures, the memory
 bars' SVG with the capacity line, the all-reduce), the address bar following a change and
-surviving a reload, Chinese, an overflow and a hostile parameter."""
+surviving a reload, Chinese, an overflow, a hostile parameter, a typed value the lab cannot use
+and a parameter added by its table row (gpn)."""
 
 from urllib.parse import parse_qs, urlsplit
 
@@ -8,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from .helpers import set_control
 
-SEED = (
+RUN_7B = (
     "/?tab=training&hw=h100-sxm5&model=teaching&n=7&layers=32&heads=32&hdim=128&gpus=8&seq=4096"
     "&tokens=262144&step=3.64&opt=adamw&zero=0&recompute=full"
 )
@@ -34,8 +35,8 @@ def memory_svg(page: Page) -> dict:
     return page.evaluate(SVG_JS)
 
 
-def test_seed_run_change_and_reload(page: Page, base_url):
-    page.goto(base_url + SEED)
+def test_a_7b_run_change_and_reload(page: Page, base_url):
+    page.goto(base_url + RUN_7B)
     table = page.locator("#train-util-table")
     expect(table).to_contain_text("38.2%")
     for figure in ("44.1%", "51.0%", "19.1%"):
@@ -85,7 +86,7 @@ def test_chinese_overflow_and_hostile_parameter(page: Page, base_url):
 
 
 def test_a_typed_value_the_lab_cannot_use_is_told_in_the_box_words(page: Page, base_url):
-    page.goto(base_url + SEED)
+    page.goto(base_url + RUN_7B)
     expect(page.locator("#train-util-table")).to_contain_text("51.0%")
     # 0 layers: below the box's min, so the browser sends no value; the page keeps 32 and says so
     page.fill("#train-layers", "0")

@@ -1,5 +1,5 @@
 """The training lab without a browser: the link's parameters (hostile ones too), and the numbers
-on the page against the engine's and POST /api/v1/training's for the issue's example request."""
+on the page against the engine's and POST /api/v1/training's for a 7B model's run."""
 
 import re
 from urllib.parse import urlencode
@@ -77,7 +77,7 @@ def text(component) -> str:
 
 
 # ---- the link ----------------------------------------------------------------------------------
-def test_no_parameters_is_seed_000_with_full_recomputation():
+def test_no_parameters_is_a_7b_model_with_full_recomputation():
     args, notices = training_state.parse_args((), ("h100-sxm5",))
     assert args == training_params.TrainArgs() and notices == []
     assert (args.params_b, args.gpus, args.seq, args.tokens, args.measured, args.recompute) == (
@@ -365,7 +365,7 @@ def test_utilisation_table_shows_the_api_numbers(api):
     assert text(find(render(), "train-spread")).startswith("One run, 4 numbers from 19.1% to 44.1%")
 
 
-def test_seed_000_spread_with_full_recomputation(api):
+def test_full_recomputation_spreads_from_19_to_51_percent(api):
     body = api_result(api, recompute="full")
     assert pct(body["hfu"]) == "51.0%"
     page = render(recompute="full")
