@@ -26,7 +26,16 @@ from dataclasses import replace
 from app.dashboard.lib.i18n import reason, t
 from app.dashboard.lib.params import Param, Why, control_key, read_controls, read_link, write_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
-from app.dashboard.pages.training.params import LINK, OWN, PARAMS, TEACHING, TEACHING_PARAMS, Measured, TrainArgs
+from app.dashboard.pages.training.params import (
+    LINK,
+    MEASURE,
+    OWN,
+    PARAMS,
+    TEACHING,
+    TEACHING_PARAMS,
+    Measured,
+    TrainArgs,
+)
 from app.units import plain
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
@@ -74,7 +83,7 @@ def _asked(p: Param, a: TrainArgs, controls: dict) -> bool:
     """Whether the page asks this row for a value: the teaching sizes only for the teaching
     form, the measured box only as the measure the radio names."""
     if isinstance(p.kind, Measured):
-        return controls.get("train-measure.value") == p.kind.measure
+        return controls.get(control_key(p.controls[0])) == p.kind.measure
     return in_link(p, a)
 
 
@@ -124,6 +133,8 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[TrainArgs, lis
     a = replace(TrainArgs(), **changes)
     problems: list[str] = []
     refused: list[str] = []
+    if controls.get(control_key(MEASURE[0])) not in {p.kind.measure for p in PARAMS if isinstance(p.kind, Measured)}:
+        problems.append(t("lab_train_invalid", lang, field=t("lab_train_measure", lang)))
     for p in PARAMS:
         if set(p.fields) <= set(changes) or not _asked(p, a, controls):
             continue

@@ -285,6 +285,7 @@ def test_controls_and_link_agree():
         {"train-opt": None},
         {"train-measure": "rate", "train-measured": float("nan")},
         {"train-measure": "rate", "train-measured": None},
+        {"train-measure": "minutes"},
     ],
 )
 def test_a_hostile_choice_is_an_error_message(changes):
