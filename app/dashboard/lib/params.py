@@ -189,7 +189,8 @@ class Param:
     link leaves it out when this is true of the value (a default, an unset option). moves:
     the browser moves it without the server (a slider), so the canonical link the server hands
     over holds a `{name}` slot for it. repeat: one `name=` per item (a list). scenario: the
-    engine Scenario's field it feeds unchanged, if any."""
+    field of the engine's input (the roofline's Scenario, the training lab's TrainingSetup) it
+    feeds unchanged, if any."""
 
     name: str
     field: str | tuple[str, ...]
@@ -198,7 +199,7 @@ class Param:
     omit: Callable[[object], bool] | None = None
     moves: bool = False
     repeat: bool = False
-    scenario: str | None = None  # the engine Scenario's field it feeds as is (views.scenario_of)
+    scenario: str | None = None  # the engine input's field it feeds as is (views.scenario_of, training setup_fields)
 
     @property
     def fields(self) -> tuple[str, ...]:
