@@ -46,8 +46,11 @@ from .training_schemas import TrainingRequest, TrainingResponse
 
 router = APIRouter(prefix="/api/v1", tags=["v1"])
 ERRORS = {
-    404: {"model": ErrorResponse, "description": "unknown id"},
-    422: {"model": ErrorResponse, "description": "invalid input: the field and what is allowed"},
+    404: {"model": ErrorResponse, "description": "unknown accelerator id"},
+    422: {
+        "model": ErrorResponse,
+        "description": "invalid input: the field and what is allowed; an unknown model names the nearest known ones",
+    },
 }
 BODY_ERRORS = ERRORS | {
     400: {"model": ErrorResponse, "description": "body is not valid JSON"},
@@ -249,7 +252,7 @@ def published(
     """Without filters every entry; with them the runs of that model and precision (and
     accelerators), and how many were left out and why (`left_out`, `note`)."""
     if model is not None:
-        get_model(model)  # an unknown id is a 404 naming the known ones, not "0 match"
+        get_model(model)  # an unknown model is a 422 naming the nearest known ones, not "0 match"
     for hardware_id in hardware or []:
         get_accelerator(hardware_id)
     return JSONResponse(published_for(model, weight_dtype, compute_dtype, hardware))

@@ -748,3 +748,6 @@ class ErrorResponse(BaseModel):
     detail: str = Field(description="a sentence saying what was wrong")
     errors: list[ErrorItem] = Field([], description="field by field")
     known_ids: list[str] | None = Field(None, description="the valid ids, for an unknown id")
+    nearest: list[str] | None = Field(
+        None, description="for an unknown model (422): the known names most like it, best first"
+    )

@@ -261,7 +261,7 @@ def test_presets_are_valid_ops_bodies(client):
     ).json()
     assert tiny_r["results"][0]["bound"] == "overhead"
     assert client.get("/api/v1/ops/presets").json()["items"][0]["id"] == "gemm-8192"
-    assert client.get("/api/v1/ops/presets", params={"model": "gpt-9"}).status_code == 404
+    assert client.get("/api/v1/ops/presets", params={"model": "gpt-9"}).status_code == 422
     assert client.get("/api/v1/ops/presets", params={"batch": 0}).status_code == 422
     assert cli_json("presets", "--model", "llama-3-8b", "--batch", "4") == r.json()
 
@@ -281,4 +281,4 @@ def test_teaching_chart_over_http_equals_engine_and_cli(client):
     assert cli_json("chart", *[a for hw in hardware for a in ("--hardware", hw)]) == body
     bad = client.post("/api/v1/ops/chart", json={"hardware": ["h100-sxm5"], "context_length": 0})
     assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "context_length"
-    assert client.post("/api/v1/ops/chart", json={"hardware": ["h100-sxm5"], "model": "nope"}).status_code == 404
+    assert client.post("/api/v1/ops/chart", json={"hardware": ["h100-sxm5"], "model": "nope"}).status_code == 422
