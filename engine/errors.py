@@ -56,6 +56,7 @@ def schema_error(origin: str, first: dict) -> EngineInputError:
     field = f"{origin}: {where}"
     kind, ctx = first.get("type", ""), first.get("ctx") or {}
     message = str(first.get("msg", "invalid"))
+    value = repr(first.get("input"))[:40]
     if kind == "missing":
         return EngineInputError(field, message, code="schema_missing")
     if kind == "extra_forbidden":
@@ -64,6 +65,5 @@ def schema_error(origin: str, first: dict) -> EngineInputError:
         key, sign = _BOUNDS[kind]
         limit = ctx[key]
         bound = f"{sign} {limit:g}" if isinstance(limit, float) else f"{sign} {limit}"
-        value = repr(first.get("input"))[:40]
         return EngineInputError(field, message, code="schema_bound", params={"value": value, "bound": bound})
-    return EngineInputError(field, message, code="schema_invalid", params={"detail": message[:200]})
+    return EngineInputError(field, message, code="schema_invalid", params={"value": value, "detail": message[:200]})
