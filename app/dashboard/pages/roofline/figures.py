@@ -241,7 +241,9 @@ def _figure_layout(
     # the scenario line wraps (a title never does by itself): the plot starts below its last line
     lines = subtitle.count("<br>") + 1
     top = max(40, 8 + lines * (layout["font"]["size"] + 4))
-    layout["margin"] = {**layout["margin"], "t": top, "b": max(150, 70 + line * rows)}
+    # the foot: the x axis's ticks and title (70 px), then the accelerators' rows; where they take
+    # more rows than this (a phone, an embed), Plotly pushes the plot up itself
+    layout["margin"] = {**layout["margin"], "t": top, "b": 70 + line * rows}
     items = key_items(kinds | {"ridge", "hollow"}, lang)
     layout["meta"] = {"key": items, "export": export_patch(layout, items, accelerators, present, colors["muted"])}
     if subtitle:  # the scenario, so a screenshot or an export says what it shows
@@ -271,11 +273,13 @@ def roofline_figure(
     subtitle: str = "",
     pinned: list[dict] | None = None,
     cache_roofs: dict[str, list[dict]] | None = None,
+    measured_on: str | None = None,
 ) -> dict:
     """Log-log roofline: per accelerator its memory slope, tensor roof, dashed vector roof and
     ridge, the decode batch trajectory, then the decode/prefill/attention/elementwise points;
-    measured roofs and points where there are some (`measured_points` and the measured decode
-    step belong to the first accelerator: the machine they were measured on).
+    measured roofs and points where there are some (the measured decode step belongs to the
+    first accelerator, `measured_points` to `measured_on`, default the first: the machine each
+    was measured on).
 
     `extent` ([x min, x max, y min, y max]) widens the axes to hold every point the sliders
     can reach (the grid's), so no point ever falls off the chart; `stop` records the
@@ -286,9 +290,10 @@ def roofline_figure(
     traces: list[dict] = []
     kinds: set[str] = set()
     xs, ys = list(extent[:2]) if extent else [], list(extent[2:]) if extent else []
+    on = measured_on if any(r["hardware_id"] == measured_on for r in results) else None
     for i, r in enumerate(results):
         hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i, theme)
-        first = i == 0
+        first, profiled = i == 0, hw == on or (on is None and i == 0)
         traces += _roof_traces(r, c, lang)
         caches = cache_roof_traces(r, (cache_roofs or {}).get(hw, []), c, lang)
         kinds |= {"cache"} if caches else set()
@@ -302,7 +307,7 @@ def roofline_figure(
             r["prefill"],
             lang,
             r.get("measured_decode") if first else None,
-            measured_points if first else None,
+            measured_points if profiled else None,
             r["memory"]["fits"],
         )
         for m in marks:
@@ -310,7 +315,7 @@ def roofline_figure(
             traces.append(_mark_trace(m, name, c, lang, False))
             xs.append(m.x)
             ys.append(m.y)
-        imported = imported_trace(measured_points or [], hw, name, c, lang) if first else None
+        imported = imported_trace(measured_points or [], hw, name, c, lang) if profiled else None
         if imported is not None:  # the imported rows with their own counts: one trace, drawn once
             kinds.add("measured")
             traces.append(imported)
