@@ -88,6 +88,13 @@ def _place(
     return points, skipped, roofs.source
 
 
+def measured_on(hardware: list[Accelerator], measurements: dict | None) -> int:
+    """The index of the accelerator a profile was measured on: the one its `on` names among
+    those drawn (a profile is of one machine), else the first."""
+    on = (measurements or {}).get("on")
+    return next((i for i, hw in enumerate(hardware) if hw.id == on), 0)
+
+
 @lru_cache(maxsize=1)
 def catalogue_fingerprint() -> str:
     """sha256 (first 16 hex digits) of every accelerator and model preset the numbers come
@@ -204,8 +211,9 @@ def dashboard_data(
 ) -> dict:
     """What the dashboard draws at one scenario: the analysis, each accelerator's decode
     trajectory from B = 1 to its largest batch that fits, a tokens/s-vs-batch sweep, the
-    throughput-interactivity curve and the KV-wall intensity; with a measured step or imported
-    measurements, those too (on the first accelerator); with output tokens, each result's
+    throughput-interactivity curve and the KV-wall intensity; with a measured step, that too (on
+    the first accelerator); with imported measurements, those on the accelerator they were
+    measured on (`measurements["on"]`, default the first); with output tokens, each result's
     `request` block (engine/request.py). The result is shared between callers: treat it as
     read-only."""
 
@@ -238,8 +246,8 @@ def dashboard_grid(
 ) -> dict:
     """The same numbers as `dashboard_data` at every slider stop (BATCH_STOPS x CONTEXT_STOPS):
     per accelerator the decode and prefill phases with their ops (engine.sweep.phase_grid, one
-    vectorised pass), the decode trajectory at each context stop, and on the first accelerator
-    the measured step and imported points placed at each stop. The scenario's own batch and
+    vectorised pass), the decode trajectory at each context stop, the measured step on the first
+    accelerator and the imported points on theirs (`measured_on`) at each stop. The scenario's own batch and
     context do not matter here, so one grid serves every slider position."""
     base = replace(scenario, batch_size=1, context_length=CONTEXT_STOPS[0])
 
@@ -310,15 +318,15 @@ def _dashboard_data(
         throughput[hw.id] = decode_sweep(model, hw, scenario, batch_sizes=throughput_batches)
     wall = decode_sweep(model, hardware[0], scenario, batch_sizes=[MAX_BATCH])["intensity"][0]
     ends = {hw_id: float(s["intensity"][-1]) for hw_id, s in trajectories.items()}
-    points = None
+    points, on = None, measured_on(hardware, measurements)
     if measurements:
         points, _, _ = _place(
             measurements["format"],
             measurements["content"],
             measurements.get("steps", 1),
-            hardware[0],
+            hardware[on],
             scenario,
-            analysis["results"][0]["decode"]["ops"],
+            analysis["results"][on]["decode"]["ops"],
         )
     # what one request waits for its first token when it arrives alone (batch 1), beside the
     # whole batch's prefill bound (`prefill.time_s`)
@@ -334,6 +342,7 @@ def _dashboard_data(
         "trajectory_end": ends,
         "kv_wall_intensity": float(wall),
         "measured_points": points,
+        "measured_on": hardware[on].id,  # the accelerator the imported points are placed on
     }
 
 
@@ -368,15 +377,17 @@ def _dashboard_grid(
     # their op family (one point per family, a handful) move with the sliders, so only they are
     # placed at each of the 154 stops (a 10,000-row import once made 1.5 million points here).
     moving = [r for r in records if r.flops is None or r.bytes is None]
-    roofs = Roofs.of(first, base.compute_dtype, base)
+    on = hardware[measured_on(hardware, measurements)]  # the profile's machine; the measured step: the first
+    roofs = Roofs.of(on, base.compute_dtype, base)
     resolved = resolve_model(model, base)
     for i, (b, c) in enumerate(zip(batch, context, strict=True)):
-        decode = phase_at(phases[first.id]["decode"], i)
         if measured_step_time_s is not None:
+            decode = phase_at(phases[first.id]["decode"], i)
             at = replace(base, batch_size=int(b), context_length=int(c))
             measured_decode.append(measured_decode_at(resolved, first, at, decode, measured_step_time_s))
         if moving:
-            measured_points.append(place(moving, roofs.by_unit, roofs.bandwidth_bytes_per_s, decode["ops"])[0])
+            ops = phase_at(phases[on.id]["decode"], i)["ops"]
+            measured_points.append(place(moving, roofs.by_unit, roofs.bandwidth_bytes_per_s, ops)[0])
     return {
         "batch_size": batch,
         "context_length": context,
@@ -385,6 +396,7 @@ def _dashboard_grid(
         "measured_decode": measured_decode or None,
         # per stop, the imported points that follow the model (`predicted`); the rest are fixed
         "measured_points": measured_points or None,
+        "measured_on": on.id,
     }
 
 

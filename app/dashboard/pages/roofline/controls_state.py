@@ -50,4 +50,6 @@ def measurement_spec(value: object) -> dict | None:
         steps = Int(1, MAX_MEASURED_STEPS).read(value.get("steps"))
     except Invalid:
         steps = 1
-    return {"format": value["format"], "content": value["content"], "steps": steps}
+    spec = {"format": value["format"], "content": value["content"], "steps": steps}
+    on = value.get("on")  # the accelerator it was measured on; one not drawn means the first
+    return {**spec, "on": on} if isinstance(on, str) and 0 < len(on) <= 64 else spec

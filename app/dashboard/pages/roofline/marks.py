@@ -243,13 +243,13 @@ def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
     batch = grid["batch_size"]
     stops, uids = [], None
     xs, ys = [], []
+    on = grid.get("measured_on") or hardware_ids[0]  # the profile's machine (service.measured_on)
     for i in range(len(batch)):
         marks: list[Mark] = []
         for n, hw in enumerate(hardware_ids):
             phases = grid["phases"][hw]
-            first = n == 0
-            md = grid["measured_decode"][i] if first and grid["measured_decode"] else None
-            mp = grid["measured_points"][i] if first and grid["measured_points"] else None
+            md = grid["measured_decode"][i] if n == 0 and grid["measured_decode"] else None
+            mp = grid["measured_points"][i] if hw == on and grid["measured_points"] else None
             marks += gpu_marks(
                 hw,
                 phase_at(phases["decode"], i),
