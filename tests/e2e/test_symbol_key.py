@@ -107,3 +107,20 @@ def test_html_snapshot_explains_its_marks(page: Page, base_url):
                              return r.left >= g.left - 1 && r.right <= g.right + 1; }); }"""
     )
     assert inside
+
+
+def test_the_charts_camera_downloads_the_image_with_the_key(page: Page, base_url):
+    """Plotly's camera button would draw the chart as shown (its key is HTML beside it): it
+    hands over to the header's PNG, 1200 x 750 with the key in the legend, named alike."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _open(page, f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    with page.expect_download() as header:
+        page.locator("#export-png").click()
+    page.locator("#roofline-graph").hover()
+    with page.expect_download() as camera:
+        page.locator("#roofline-graph .modebar-btn[data-title='Download plot as a PNG']").click()
+    assert camera.value.suggested_filename == header.value.suggested_filename
+    with open(camera.value.path(), "rb") as f:
+        head = f.read(24)
+    assert head.startswith(b"\x89PNG")
+    assert (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")) == (1200, 750)
