@@ -65,9 +65,11 @@ def page_view(flags: object) -> View:
 
 def link_of(view: View, a: TrainArgs) -> dict:
     """The lab's link data: the chosen accelerator first, the others the link brought after it
-    (they travel to the other tabs), the lab's own parameters, what it carries."""
+    (they travel to the other tabs), the lab's own parameters, what it carries. The controls
+    move the link: nothing to re-render (dcc.Location is not told, or the page would be drawn
+    again from the link and a refused box's sentence would vanish with the box's value)."""
     hardware = (a.hardware, *(h for h in view.hardware if h != a.hardware))
-    return lab_link(View(**{**view.__dict__, "hardware": hardware}), link_pairs(a), view.carry)
+    return {**lab_link(View(**{**view.__dict__, "hardware": hardware}), link_pairs(a), view.carry), "notify": False}
 
 
 @CALLBACKS.server(
