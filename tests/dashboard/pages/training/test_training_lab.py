@@ -344,6 +344,7 @@ def test_the_callback_returns_the_panels_and_the_link():
     assert out["error"] == [] and out["util"]
     template = out["link"]["template"]
     assert "zero=1" in template and "hw=h100-sxm5,b200" in template and "batch=128" in template
+    assert out["link"]["notify"] is False  # the address bar follows; the page is not drawn again
 
 
 def test_a_preset_hides_the_teaching_form_and_ignores_its_boxes():
