@@ -1,8 +1,9 @@
 """Memory-hierarchy roofs: the HBM roof plus each sourced on-chip cache roof (L2, Infinity Cache).
 
-Seed 004's bandwidth cliff: a working set that fits in a cache is served at that cache's
-bandwidth, several times HBM's; past the cache's capacity it falls back to HBM. Seed 003 §6.2:
-"L2 命中率是被严重低估的变量" (the L2 hit rate is an underrated variable). Each extra roof is a
+The bandwidth cliff of the cache-aware roofline (Ilic et al. 2014): a working set that fits in
+a cache is served at that cache's bandwidth, several times HBM's; past the cache's capacity it
+falls back to HBM, and the L2 hit rate moves an op's real intensity (NVIDIA matmul guide: L2
+reuse of the A and B panels). Each extra roof is a
 slanted line B_level x I under the same compute ceilings; an op can be placed against a level
 only when its working set (the bytes it touches) fits in that level's capacity.
 

@@ -2,8 +2,9 @@
 `<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]`
 (the dashboard's `xhw=` URL parameter, README "Labs").
 
-Seed 004 §9 asks what changes when a vendor doubles a GPU's TFLOP/s but keeps its HBM
-bandwidth; a self-test card is 2 TB/s, 500 TFLOP/s (ridge 250, 70B decode ~70 ms).
+What changes when a vendor doubles a GPU's TFLOP/s but keeps its HBM bandwidth? On the
+roofline only compute-bound work speeds up (Williams et al. 2009); a self-test card is 2 TB/s,
+500 TFLOP/s (ridge 250, 70B decode ~70 ms).
 The result is an ordinary `Accelerator`, validated by the catalogue's schema, marked with the
 vendor "what-if". Units are the ones a datasheet prints: TB/s = 1e12 bytes/s, TFLOP/s = 1e12
 FLOP/s (dense bf16), and memory "GB" as the vendors mean it for HBM: GiB (80 GB = 80 x 2^30
