@@ -3,8 +3,8 @@
 The profiling order NVIDIA's Nsight tools suggest: find the kernels that cost the most time
 (Nsight Systems), compute how far each is from its roof, and only take the ones far from it to
 Nsight Compute. Ranking by the gap alone is wrong: a 10 µs kernel 50x from its roof can save
-at most 10 µs, a 10 ms GEMM 1.5x from its roof 3.3 ms. So rows are ranked by **recoverable time**, the time the kernel would save on its
-roof:
+at most 10 µs, a 10 ms GEMM 1.5x from its roof 3.3 ms. So rows are ranked by **recoverable
+time**, the time the kernel would save on its roof:
 
     recoverable = measured time - roof time = time x (1 - 1/gap)
     share of the profile = time share x (1 - 1/gap)
