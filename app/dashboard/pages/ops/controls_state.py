@@ -19,6 +19,7 @@ from app.dashboard.pages.ops.params import BY_NAME, PARAMS, spec_of
 from app.dashboard.pages.ops.state import OpsState, consistent, parse_args
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, view_from_search
+from engine.errors import EngineInputError
 
 HARDWARE = "lab-hardware.value"  # the catalogue cards: the page's `hw`, read by the View from a link
 MAX_TYPED_CHARS = 24
@@ -126,4 +127,18 @@ def said(refusal: Refusal, state: OpsState, hardware: tuple[str, ...], lang: str
             return t("box_invalid", lang, label=label, low=low, high=high, typed=typed, shown=shown)
         return t("lab_ops_box_refused", lang, label=label, why=reason(why, lang), typed=typed, shown=shown)
     spec = spec_of(state)
+    why = _in_box_words(why, state.op, lang)
     return t("lab_ops_fields_refused", lang, why=reason(why, lang), shown=spec.label if spec else state.op)
+
+
+def _in_box_words(error: object, op: str, lang: str) -> object:
+    """An engine error about the op's fields, naming the box ("Groups") instead of the API's
+    field ("op.groups"); other reasons as they are."""
+    if not isinstance(error, EngineInputError) or not error.code:
+        return error
+    rows = [p for p in PARAMS if f"op.{p.engine.get(op)}" == error.field]
+    if not rows:
+        return error
+    label = t(rows[0].label, lang)
+    params = {k: v for k, v in error.params.items() if k != "field"}
+    return EngineInputError(label, str(error), code=error.code, params=params)

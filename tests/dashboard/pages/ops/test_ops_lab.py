@@ -250,7 +250,11 @@ def test_a_typed_value_is_refused_in_the_box_s_words_and_the_view_stays():
     conv = OpsState(op="conv2d", cin=64, cout=64, groups=64)
     link = {"template": lab_query(View(tab="ops"), conv, ("h100-sxm5",))["template"]}
     out = update(controls_of(conv) | {"lab-groups.value": 3}, {"lang": "en"}, {}, link)
-    assert "must both be divisible by groups 3" in text_of(out["status"]) and "&groups=64&" in out["link"]["template"]
+    said = text_of(out["status"])
+    assert said.startswith("These values do not go together: Groups: in_channels 64 and out_channels 64 must both")
+    assert "op.groups" not in said and "&groups=64&" in out["link"]["template"]
+    zh = text_of(update(controls_of(conv) | {"lab-groups.value": 3}, {"lang": "zh"}, {}, link)["status"])
+    assert zh.startswith("这些取值不能同时成立：分组：") and "整除" in zh
 
 
 def test_callback_answers_a_hand_made_request():
