@@ -55,9 +55,10 @@ def test_every_symbol_key_item_inside_the_card(page: Page, base_url, size, query
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
-def test_eight_accelerators_leave_the_plot_sixty_percent_and_an_explained_key(page: Page, base_url, theme):
-    page.set_viewport_size({"width": 1400, "height": 900})
-    _open(page, f"{base_url}/?hw={EIGHT}&lang=zh&theme={theme}")
+@pytest.mark.parametrize("size", [(1400, 900, ""), (390, 844, ""), (1920, 1080, "&present=1")])
+def test_eight_accelerators_leave_the_plot_sixty_percent_and_an_explained_key(page: Page, base_url, theme, size):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    _open(page, f"{base_url}/?hw={EIGHT}&lang=zh&theme={theme}{size[2]}")
     plot, chart = page.evaluate(ROOM_JS)
     assert plot >= 0.6 * chart, (plot, chart)
     key = page.evaluate(KEY_JS)
