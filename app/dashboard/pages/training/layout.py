@@ -14,7 +14,7 @@ from app.dashboard.lib.params import Int, shown
 from app.dashboard.pages.links import carried
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.training.callbacks import link_of, outputs
-from app.dashboard.pages.training.params import BY_NAME, OWN, PARAMS, TEACHING, TrainArgs
+from app.dashboard.pages.training.params import BY_NAME, OWN, PARAMS, TEACHING, TrainArgs, current_names
 from app.dashboard.pages.training.state import parse_args
 from app.units import count
 from engine.hardware import catalogue
@@ -90,7 +90,7 @@ def measured_field(first: dict, lang: str) -> html.Div:
                 type="number",
                 value=first["train-measured.value"],
                 min=0,
-                max=max(BY_NAME["step"].kind.high, BY_NAME["tok_s"].kind.high),
+                max=max(BY_NAME["step_s"].kind.high, BY_NAME["tok_s"].kind.high),
                 step="any",
                 debounce=0.6,
                 className="number-input",
@@ -143,7 +143,7 @@ def _panel(title: str, children: list, panel_id: str) -> html.Section:
 
 def page(view: View) -> html.Div:
     lang = view.lang
-    view = replace(view, carry=carried(view.lab_args, OWN))
+    view = replace(view, carry=carried(current_names(view.lab_args), OWN))
     args, notices = parse_args(view.lab_args, view.hardware, lang)
     hidden, error, util, figure, mem_text, comm = outputs(args, [], lang, view.theme, view.present)
     link = link_of(view, args)

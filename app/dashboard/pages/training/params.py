@@ -96,7 +96,7 @@ class Accelerator:
 
 @dataclass(frozen=True)
 class Measured:
-    """`step=` (s) or `tok_s=` (tokens/s, whole job): what was measured and its value. The
+    """`step_s=` (s) or `tok_s=` (tokens/s, whole job): what was measured and its value. The
     `train-measure` radio says which of the two the `train-measured` box holds; the row whose
     measure it is not reads nothing."""
 
@@ -126,6 +126,16 @@ class Measured:
         return value
 
 
+# Links written before the measured step's name carried its unit read `step=` (s). The roofline
+# reads its own `step=` in ms, so the old name is renamed before anything reads a training link:
+# a tab switch never hands a training step to the roofline as a 1,000x shorter one.
+LEGACY_NAMES = {"step": "step_s"}
+
+
+def current_names(lab_args: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    return tuple((LEGACY_NAMES.get(name, name), value) for name, value in lab_args)
+
+
 def shared(name: str, **changes: object) -> Param:
     """A parameter every tab carries: the roofline table's row, with this lab's kind and control."""
     return replace(ROOFLINE_PARAMS[name], **changes)
@@ -146,7 +156,7 @@ PARAMS: tuple[Param, ...] = (
         "tokens", "tokens", Int(1, MAX_TOKENS_PER_STEP), control=("train-tokens", "value"), scenario="tokens_per_step"
     ),
     Param(
-        "step",
+        "step_s",
         ("measure", "measured"),
         Measured("step", Float(MIN_STEP_TIME_S, MAX_STEP_TIME_S)),
         control=MEASURE,

@@ -35,6 +35,7 @@ from app.dashboard.pages.training.params import (
     TEACHING_PARAMS,
     Measured,
     TrainArgs,
+    current_names,
 )
 from app.units import plain
 from engine.errors import EngineInputError
@@ -64,11 +65,11 @@ def parse_args(lab_args: tuple[tuple[str, str], ...], hardware: tuple[str, ...],
     def bad(name: str, value: str, why: object) -> None:
         notices.append(t("notice_ignored", lang, name=name[:40], value=value[:40], why=reason(why, lang)))
 
-    args = dict(lab_args)
+    args = dict(current_names(lab_args))
     for name, value in args.items():
         if name not in OWN and name not in ROOFLINE_PARAMS:  # the roofline's travel through (pages/links.py)
             bad(name, value, Why("unknown_parameter"))
-    if "step" in args and "tok_s" in args:
+    if "step_s" in args and "tok_s" in args:
         bad("tok_s", args.pop("tok_s"), Why("train_step_and_rate"))
     changes = read_link(LINK, args, bad)
     if hardware:

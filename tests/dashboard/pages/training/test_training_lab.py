@@ -31,7 +31,7 @@ LINK = {
     "gpus": "8",
     "seq": "4096",
     "tokens": "262144",
-    "step": "3.64",
+    "step_s": "3.64",
     "opt": "adamw",
     "zero": "0",
     "recompute": "none",
@@ -126,11 +126,11 @@ def test_the_first_accelerator_of_hw_and_every_knob():
         ("gpus", "9" * 40),
         ("seq", "4096.5"),
         ("tokens", ""),
-        ("step", "nan"),
-        ("step", "inf"),
-        ("step", "-3.64"),
-        ("step", "1e400"),
-        ("step", "0"),
+        ("step_s", "nan"),
+        ("step_s", "inf"),
+        ("step_s", "-3.64"),
+        ("step_s", "1e400"),
+        ("step_s", "0"),
         ("tok_s", "0x10"),
         ("zero", "4"),
         ("zero", "True"),
@@ -165,7 +165,7 @@ def test_many_bad_parameters_give_a_bounded_list():
 
 
 def test_step_and_tokens_per_second_both_keeps_the_step():
-    view = view_from_search("tab=training&step=2&tok_s=1000")
+    view = view_from_search("tab=training&step_s=2&tok_s=1000")
     args, notices = training_state.parse_args(view.lab_args, view.hardware)
     assert (args.measure, args.measured) == ("step", 2.0)
     assert len(notices) == 1 and "tok_s" in notices[0]
@@ -194,7 +194,7 @@ def test_the_table_limits_are_the_engines():
     assert by_name["tokens"].kind.high == engine.MAX_TOKENS_PER_STEP
     assert (by_name["layers"].kind.high, by_name["heads"].kind.high) == (engine.MAX_LAYERS, engine.MAX_HEADS)
     assert by_name["hdim"].kind.high == engine.MAX_HEAD_DIM and by_name["n"].kind.high * 1e9 == engine.MAX_PARAMS
-    assert (by_name["step"].kind.low, by_name["step"].kind.high) == (engine.MIN_STEP_TIME_S, engine.MAX_STEP_TIME_S)
+    assert (by_name["step_s"].kind.low, by_name["step_s"].kind.high) == (engine.MIN_STEP_TIME_S, engine.MAX_STEP_TIME_S)
     assert (by_name["tok_s"].kind.low, by_name["tok_s"].kind.high) == (
         engine.MIN_TOKENS_PER_S,
         engine.MAX_TOKENS_PER_S,
@@ -218,7 +218,7 @@ def test_the_shared_rows_are_the_roofline_rows():
         urlencode(LINK),
         "tab=training&hw=b200&model=llama-3-8b&tok_s=72000&opt=sgd_momentum&zero=3&recompute=selective"
         "&dtype=fp16&busbw=50&mb=2",
-        "tab=training&n=0.5&layers=4&heads=8&hdim=64&gpus=1&seq=128&tokens=1024&step=0.25",
+        "tab=training&n=0.5&layers=4&heads=8&hdim=64&gpus=1&seq=128&tokens=1024&step_s=0.25",
     ],
 )
 def test_link_controls_link_round_trip(query):
@@ -306,9 +306,9 @@ def test_a_hostile_choice_is_an_error_message(changes):
         ({"train-gpus": {"a": 1}}, "gpus", "8"),
         ({"train-layers": 0}, "layers", "32"),
         ({"train-tokens": "12x"}, "tokens", "262,144"),
-        ({"train-measured": float("nan")}, "step", "3.64"),
-        ({"train-measured": float("inf")}, "step", "3.64"),
-        ({"train-measured": 0}, "step", "3.64"),
+        ({"train-measured": float("nan")}, "step_s", "3.64"),
+        ({"train-measured": float("inf")}, "step_s", "3.64"),
+        ({"train-measured": 0}, "step_s", "3.64"),
         ({"train-mb": 0}, "mb", "none (unset)"),
         ({"train-busbw": -1}, "busbw", "none (unset)"),
     ],
@@ -319,7 +319,7 @@ def test_a_refused_box_is_told_in_its_own_words_and_the_default_shown(changes, n
     label = STRINGS[f"lab_train_{name}"]["en"]
     assert refused[0].startswith(f"{label} must be "), refused
     assert re.search(f"still show(ing|s) {re.escape(still)}\\.$", refused[0]), refused
-    typed = changes[f"train-{'measured' if name == 'step' else name}"]
+    typed = changes[f"train-{'measured' if name == 'step_s' else name}"]
     assert ("(you typed" in refused[0]) == (typed is not None), refused  # the browser sends nothing it cannot use
     assert "None" not in refused[0] and "URL" not in refused[0] and f"{name}=" not in refused[0]
     hidden, error, util, figure, mem_text, comm = training_callbacks.outputs(args, [], "en", "light", False, refused)
@@ -474,3 +474,15 @@ def test_every_lab_string_has_both_languages():
     assert len(keys) > 50
     for key in keys:
         assert STRINGS[key].get("en") and STRINGS[key].get("zh"), key
+
+
+def test_an_older_links_step_is_the_training_step_and_never_the_rooflines():
+    """`step=` in a training link written before `step_s=` is seconds of training; the roofline's
+    `step=` is a decode step in ms, so a tab switch must not hand it over (it would read 3.64 s
+    as 3.64 ms)."""
+    page = training_layout.page(view_from_search("tab=training&hw=h100-sxm5&step=3.64"))
+    link = find(page, "train-link").data
+    assert "step_s=3.64" in link["template"] and "&step=" not in link["template"]
+    assert all("step" not in tab_link for tab_link in link["tabs"].values()), link["tabs"]
+    args, notices = training_state.parse_args((("step", "3.64"),), ("h100-sxm5",))
+    assert (args.measure, args.measured, notices) == ("step", 3.64, [])
