@@ -106,15 +106,20 @@ class Choice:
     options: tuple
     box: str | None = None  # checklist: ticked -> options[0], unticked -> options[1]
     code: str = "one_of"  # "unknown_model": a list too long to print
+    # the known names most like a refused one (engine.model_catalog.nearest_model_names), said
+    # instead of a list too long to print
+    nearest: Callable[[str], list[str]] | None = None
 
-    def _refuse(self) -> Invalid:
+    def _refuse(self, given: object = "") -> Invalid:
+        if self.nearest is not None:
+            return Invalid(self.code, nearest=", ".join(self.nearest(str(given)[:120])))
         return Invalid(self.code, allowed=", ".join(str(o) for o in self.options))
 
     def parse(self, text: str):
         for option in self.options:
             if text == str(option):
                 return option
-        raise self._refuse()
+        raise self._refuse(text)
 
     def write(self, value) -> str:
         return str(value)
@@ -125,12 +130,20 @@ class Choice:
         for option in self.options:  # the option itself: a control's 1.0 is the link's 1
             if not isinstance(value, bool) and type(value) in (int, float, str) and value == option:
                 return option
-        raise self._refuse()
+        raise self._refuse(value)
 
     def show(self, value) -> object:
         if self.box is not None:
             return [self.box] if value == self.options[0] else []
         return value
+
+
+def model_choice(options: tuple) -> Choice:
+    """A model among `options` (catalogue ids and a page's own entries); a refused name is
+    answered with the known names nearest to it, as the API's 422 does."""
+    from engine.model_catalog import nearest_model_names
+
+    return Choice(options, code="unknown_model", nearest=nearest_model_names)
 
 
 @dataclass(frozen=True)

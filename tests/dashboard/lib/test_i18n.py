@@ -20,8 +20,9 @@ ALLOWED_LATIN = {"bf16", "fp16", "fp8", "int8", "int4", "fp4", "nominal", "measu
 
 
 def untranslated(text: str) -> set[str]:
-    """English words left in a reason; quoted values ('a:b:c') and ids with digits (int4) aside."""
-    text = re.sub(r"'[^']*'", "", text)
+    """English words left in a reason; quoted values ('a:b:c'), ids with digits (int4) and
+    Hugging Face repo ids (MiniMaxAI/MiniMax-M2) aside."""
+    text = re.sub(r"'[^']*'|[\w.-]+/[\w.-]+", "", text)
     return {
         w for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]*", text) if w not in ALLOWED_LATIN and not re.search(r"\d", w)
     }

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 
-from app.dashboard.lib.params import Choice, Flag, Float, Int, Invalid, Param, Why
+from app.dashboard.lib.params import Choice, Flag, Float, Int, Invalid, Param, Why, model_choice
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, WhatIfs
 from engine.errors import EngineInputError
@@ -282,7 +282,7 @@ PARAMS: tuple[OpParam, ...] = (
         label="lab_ops_overhead",
     ),
     # the decode projections' and the teaching chart's model: a catalogue model (no custom config)
-    shared("model", ("lab-model", "value"), "lab_ops_decode_of", kind=Choice(model_ids(), code="unknown_model")),
+    shared("model", ("lab-model", "value"), "lab_ops_decode_of", kind=model_choice(model_ids())),
     shared("xhw", ("lab-what-if", "value"), "what_if", kind=WhatIfCards()),
 )
 BY_NAME = {p.name: p for p in PARAMS}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl
 
-from app.dashboard.lib.params import Choice, Flag, Float, Int, Invalid, Key, Param, Why
+from app.dashboard.lib.params import Choice, Flag, Float, Int, Invalid, Key, Param, Why, model_choice
 from app.dashboard.pages.roofline.config_link import decode_config
 from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_BLOCK, MAX_CONTEXT
 from engine.errors import EngineInputError
@@ -198,7 +198,7 @@ def _at_default(default):
 PARAMS: tuple[Param, ...] = (
     Param("tab", "tab", Choice(TABS), omit=_at_default("roofline")),
     Param("hw", "hardware", Accelerators(), control=("hardware", "value")),
-    Param("model", "model", Choice((*model_ids(), "custom"), code="unknown_model"), control=("model", "value")),
+    Param("model", "model", model_choice((*model_ids(), "custom")), control=("model", "value")),
     Param("cfg", "custom_token", ConfigToken(), control=("custom-model", "data")),
     Param("batch", "batch", Key(Int(1, MAX_BATCH), "batch"), control=("settled", "data"), moves=True),
     Param("ctx", "context", Key(Int(1, MAX_CONTEXT), "ctx"), control=("settled", "data"), moves=True),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, PRECISIONS, WhatIfs
-from engine.model_catalog import preset_id_or_none
+from engine.model_catalog import nearest_model_names, preset_id_or_none
 from engine.serving.scenario import BACKENDS, DEFAULT_MEMORY_UTILIZATION, MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS
 from engine.serving_userfit import LIMITS, UserFit
 
@@ -65,7 +65,7 @@ class Model:
 
     def parse(self, text: str) -> str:
         if len(text) > 120 or preset_id_or_none(text) is None:
-            raise Invalid("unknown_model")
+            raise Invalid("unknown_model", nearest=", ".join(nearest_model_names(text[:120])))
         return text
 
     def write(self, value: str) -> str:
@@ -73,7 +73,7 @@ class Model:
 
     def read(self, value: object) -> str:
         if not isinstance(value, str):
-            raise Invalid("unknown_model")
+            raise Invalid("unknown_model", nearest=", ".join(nearest_model_names("")))
         return self.parse(value)
 
     def show(self, value: str) -> str:

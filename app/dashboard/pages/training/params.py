@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param
+from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param, model_choice
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import CHROME
 from engine.hardware import catalogue
@@ -145,7 +145,7 @@ MEASURE = (("train-measure", "value"), ("train-measured", "value"))
 
 PARAMS: tuple[Param, ...] = (
     shared("hw", kind=Accelerator(), control=("train-hw", "value")),
-    shared("model", kind=Choice((TEACHING, *model_ids()), code="unknown_model"), control=("train-model", "value")),
+    shared("model", kind=model_choice((TEACHING, *model_ids())), control=("train-model", "value")),
     Param("n", "params_b", Float(0, MAX_PARAMS / 1e9, open_low=True), control=("train-n", "value")),
     Param("layers", "layers", Int(1, MAX_LAYERS), control=("train-layers", "value")),
     Param("heads", "heads", Int(1, MAX_HEADS), control=("train-heads", "value")),

@@ -44,3 +44,21 @@ def test_the_controls_first_values_read_back_to_the_same_view():
     compared = [f for f in View.__dataclass_fields__ if f not in ("notices", "query", "kv_heads")]
     assert {f: getattr(back, f) for f in compared} == {f: getattr(view, f) for f in compared}
     assert replace(back, query="") == replace(view_from_search(to_query(back)), query="", notices=())
+
+
+def test_an_unknown_model_in_any_pages_link_names_the_nearest_known_ones():
+    from app.dashboard.lib.i18n import reason
+    from app.dashboard.pages.ops.state import parse_args as ops_args
+    from app.dashboard.pages.serving.state import parse_args as serving_args
+    from app.dashboard.pages.training.state import parse_args as training_args
+
+    ((name, value, why),) = view_from_search("model=llama3-8b").notices
+    assert (name, value) == ("model", "llama3-8b")
+    assert reason(why, "en").startswith("unknown model; the nearest known: llama-3-8b, llama-3.1-8b, ")
+    assert reason(why, "zh").startswith("未知的模型；最接近的已知模型：llama-3-8b, llama-3.1-8b")
+    _, notices = training_args((("model", "llama3-8b"),), ("h100-sxm5",))
+    assert "the nearest known: llama-3-8b" in notices[0]
+    _, ops_notices = ops_args((("model", "llama3-8b"),))
+    assert "llama-3-8b" in reason(ops_notices[0][2], "en")
+    _, serving_notices = serving_args(view_from_search("tab=serving&model=meta-llama/Llama-3.1-8b-instructt"))
+    assert "the nearest known: meta-llama/Llama-3.1-8B-Instruct" in serving_notices[0], serving_notices
