@@ -36,7 +36,7 @@ SHOTS = (  # (file, query, width, height, full page)
         1000,
         False,
     ),
-    ("screenshot-op-lab.png", "tab=ops&op=seed000&hw=h100-sxm5,rtx-4090", 1600, 1000, False),
+    ("screenshot-op-lab.png", "tab=ops&op=teaching&hw=h100-sxm5,rtx-4090", 1600, 1000, False),
     ("screenshot-training.png", "tab=training&hw=h100-sxm5", 1600, 1000, False),
 )
 
