@@ -8,17 +8,15 @@ is a link to its query.
 
 from __future__ import annotations
 
-from dash import Input, Output, State, html, no_update
+from dash import Input, Output, State, html
 
+from app.dashboard.components.what_if import added_what_if
 from app.dashboard.lib.callbacks import Callbacks
-from app.dashboard.lib.i18n import reason, t
 from app.dashboard.pages.ops.controls_state import control_values, from_controls, previous_state, said
 from app.dashboard.pages.ops.layout import panels
 from app.dashboard.pages.ops.state import lab_query
-from app.dashboard.pages.roofline.state import MAX_HARDWARE, View
-from engine.errors import EngineInputError
+from app.dashboard.pages.roofline.state import View
 from engine.hardware import catalogue
-from engine.what_if import parse_what_if
 
 CALLBACKS = Callbacks()
 
@@ -107,20 +105,9 @@ def add_what_if(text: object, current: object, hardware: object, context: object
     replace the old). A bad one is refused with the engine's message, which names the format;
     the list never passes MAX_HARDWARE with the catalogue cards. The list's change then runs
     `update`, which checks it again."""
-    lang = context_view(context).lang
-    current = [w for w in current if isinstance(w, str)] if isinstance(current, list) else []
-    text = text.strip() if isinstance(text, str) else ""
-    refused = {"options": no_update, "value": no_update, "text": no_update}
-    try:
-        parse_what_if(text)
-    except EngineInputError as exc:
-        return {**refused, "error": reason(exc, lang)}
-    chosen = list(({w.split(":", 1)[0]: w for w in current} | {text.split(":", 1)[0]: text}).values())
     known = catalogue()
     taken = len({h for h in hardware if isinstance(h, str) and h in known}) if isinstance(hardware, list) else 0
-    if taken + len(chosen) > MAX_HARDWARE:
-        return {**refused, "error": t("what_if_limit", lang, n=MAX_HARDWARE)}
-    return {"options": [{"label": w, "value": w} for w in chosen], "value": chosen, "text": "", "error": ""}
+    return added_what_if(text, current, taken, context_view(context).lang)
 
 
 # the address bar: the server's canonical link (assets/04-url.js)

@@ -15,10 +15,11 @@ from dataclasses import replace
 
 from dash import Input, Output, State, no_update
 
+from app.dashboard.components.what_if import added_what_if
 from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.i18n import reason, t
 from app.dashboard.pages.roofline.controls_state import view_from_controls, view_inputs, view_states
-from app.dashboard.pages.roofline.params import MAX_HARDWARE, TABS
+from app.dashboard.pages.roofline.params import TABS
 from app.dashboard.pages.roofline.state import View, export_template, pin_query, shared_query, to_query, view_model
 from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import OPS_KEYS, ops_body, sorted_by
@@ -27,7 +28,7 @@ from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_opti
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import native_format, native_precision
-from engine.what_if import derive_what_if, parse_what_if
+from engine.what_if import derive_what_if
 
 CALLBACKS = Callbacks()
 FLAGS = State("view-flags", "data")
@@ -172,22 +173,13 @@ def model_choices(model: object, custom: object, tp: object, precision: object, 
 def add_what_if(add, derive, text, base, flops_scale, bandwidth_scale, current, hardware, flags, trigger=None) -> dict:
     """A typed short form, or a catalogue card scaled (engine.what_if), added to the list;
     a bad one is named with the format, and the list never passes the accelerator limit."""
-    current = [w for w in current if isinstance(w, str)] if isinstance(current, list) else []
-    refused = {"options": no_update, "value": no_update, "text": no_update}
-    try:
-        if trigger == "whatif-derive":
+    if trigger == "whatif-derive":
+        try:
             text = derive_what_if(get_accelerator(str(base)), flops_scale or 0.0, bandwidth_scale or 0.0)
-        text = text.strip() if isinstance(text, str) else ""
-        parse_what_if(text)
-    except EngineInputError as exc:
-        return {**refused, "error": reason(exc, _lang(flags))}
-    names = {w.split(":", 1)[0]: w for w in current}
-    names[text.split(":", 1)[0]] = text  # the same name again: the new numbers replace the old
-    chosen = list(names.values())
+        except EngineInputError as exc:
+            return {"options": no_update, "value": no_update, "text": no_update, "error": reason(exc, _lang(flags))}
     taken = len(hardware) if isinstance(hardware, list) else 0
-    if taken + len(chosen) > MAX_HARDWARE:
-        return {**refused, "error": t("what_if_limit", _lang(flags), n=MAX_HARDWARE)}
-    return {"options": [{"label": w, "value": w} for w in chosen], "value": chosen, "text": "", "error": ""}
+    return added_what_if(text, current, taken, _lang(flags))
 
 
 @CALLBACKS.server(

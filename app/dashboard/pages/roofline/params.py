@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl
 
+from app.dashboard.components.what_if import MAX_HARDWARE
 from app.dashboard.lib.params import Choice, Flag, Float, Int, Invalid, Key, Param, Why, model_choice
 from app.dashboard.pages.roofline.config_link import decode_config
 from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_BLOCK, MAX_CONTEXT
@@ -20,8 +21,6 @@ from engine.request import MAX_GPU_HOUR_PRICE
 from engine.serving.scenario import MAX_CONCURRENCY
 from engine.what_if import parse_what_if
 
-# The figure's palette and legend hold 8 accelerators, what-if cards included.
-MAX_HARDWARE = 8
 MAX_KV_HEADS = 1 << 16
 # Dashboard precision choices -> (weight dtype, compute dtype). "int4" is weight-only (W4A16).
 PRECISIONS: dict[str, tuple[str, str]] = {

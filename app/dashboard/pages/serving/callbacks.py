@@ -9,8 +9,8 @@ from dataclasses import replace
 from dash import Input, Output, State, dcc, html, no_update
 
 from app.dashboard.components.plot_style import message_figure
+from app.dashboard.components.what_if import added_what_if
 from app.dashboard.lib.callbacks import Callbacks
-from app.dashboard.lib.i18n import t
 from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.params import control_inputs, write_link
 from app.dashboard.pages.roofline.state import View
@@ -19,14 +19,13 @@ from app.dashboard.pages.serving.exports import serving_csv, serving_html, servi
 from app.dashboard.pages.serving.figures import throughput_figure
 from app.dashboard.pages.serving.insight import fit_parameters_sentence, fit_sentence, insight
 from app.dashboard.pages.serving.latency import latency_figure
-from app.dashboard.pages.serving.params import BY_NAME, MAX_HARDWARE, PARAMS, FitError, ServingArgs
+from app.dashboard.pages.serving.params import BY_NAME, PARAMS, FitError, ServingArgs
 from app.dashboard.pages.serving.provenance import provenance
 from app.dashboard.pages.serving.runs import RunsError, decode_upload, fit_runs, parse_runs
 from app.dashboard.pages.serving.state import accelerator_ids, accelerator_specs, args_from_controls, link_of
 from app.dashboard.pages.serving.table import accelerator_table
 from app.dashboard.pages.serving.words import w, why
 from engine.errors import EngineInputError
-from engine.what_if import parse_what_if
 
 CALLBACKS = Callbacks()
 FLAGS = State("srv-flags", "data")
@@ -198,19 +197,8 @@ def fit_my_runs(run, clear, upload, text, target, controls, flags, trigger=None)
 def add_what_if(add, submit, text, current, hardware, flags) -> dict:
     """A typed short form added to the cards (the same name again replaces it), refused with
     the engine's message when it is not one; never past MAX_HARDWARE with the catalogue's."""
-    lang = page_view(flags).lang
-    current = [x for x in current if isinstance(x, str)] if isinstance(current, list) else []
-    text = text.strip() if isinstance(text, str) else ""
-    refused = {"options": no_update, "value": no_update, "text": no_update}
-    try:
-        parse_what_if(text)
-    except EngineInputError as exc:
-        return {**refused, "error": why(exc, lang)}
-    chosen = list(({x.split(":", 1)[0]: x for x in current} | {text.split(":", 1)[0]: text}).values())
     taken = len(hardware) if isinstance(hardware, list) else 0
-    if taken + len(chosen) > MAX_HARDWARE:
-        return {**refused, "error": t("what_if_limit", lang, n=MAX_HARDWARE)}
-    return {"options": [{"label": x, "value": x} for x in chosen], "value": chosen, "text": "", "error": ""}
+    return added_what_if(text, current, taken, page_view(flags).lang)
 
 
 @CALLBACKS.server(
