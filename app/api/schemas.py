@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 
+from app.api.fields import ComputeDtype, Dtype, KvDtype, MemoryUtilization, WeightDtype
 from engine.analysis import DEFAULT_MEMORY_UTILIZATION, MAX_BATCH, MAX_BLOCK, MAX_CONTEXT, Scenario
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator
@@ -27,10 +28,8 @@ from engine.oplab import (
     parse_tile,
 )
 from engine.ops import ELEMENTWISE_KINDS
-from engine.precision import DTYPES
 from engine.published import PublishedEntry
 
-Dtype = Literal[DTYPES]  # type: ignore[valid-type]
 ElementwiseName = Literal[tuple(ELEMENTWISE_KINDS)]  # type: ignore[valid-type]
 HardwareSpec = Annotated[str, Field(max_length=64, description="accelerator id")] | Accelerator
 MAX_SWEEP_POINTS = 4096
@@ -67,9 +66,9 @@ class ScenarioFields(_Request):
         4096, ge=1, le=MAX_CONTEXT, description="tokens per sequence: cached (decode) or prompt (prefill)"
     )
     num_kv_heads: int | None = Field(None, ge=1, le=65536, description="override KV heads; must divide query heads")
-    weight_dtype: Dtype = Field("bf16", description="storage format of the weights")
-    kv_dtype: Dtype = Field("bf16", description="storage format of the KV cache")
-    compute_dtype: Dtype = Field("bf16", description="format of the matrix math (selects the tensor roof)")
+    weight_dtype: WeightDtype = "bf16"
+    kv_dtype: KvDtype = "bf16"
+    compute_dtype: ComputeDtype = "bf16"
     flash_attention: bool = Field(True, description="fused attention: scores never go to memory")
     causal: bool = Field(True, description="count prefill attention with the causal mask")
     tensor_parallel: TensorParallel = Field(
@@ -90,15 +89,7 @@ class ScenarioFields(_Request):
     compute_efficiency: float = Field(
         1.0, ge=0.01, le=1.0, allow_inf_nan=False, description="achievable fraction of peak FLOP/s"
     )
-    memory_utilization: float = Field(
-        DEFAULT_MEMORY_UTILIZATION,
-        gt=0,
-        le=1.0,
-        allow_inf_nan=False,
-        description="fraction of each accelerator's memory the server may fill "
-        "(0 < x <= 1; default 0.9, vLLM's gpu_memory_utilization default; 1.0 = the whole card): "
-        "fits, max batch, max context and min TP use capacity x this",
-    )
+    memory_utilization: MemoryUtilization = DEFAULT_MEMORY_UTILIZATION
 
     def scenario(self) -> Scenario:
         return Scenario(
@@ -160,9 +151,9 @@ class MeasurementsRequest(_Request):
     steps: int = Field(1, ge=1, le=100000, description="decode steps the profile covers (times are divided)")
     batch_size: int = Field(1, ge=1, le=MAX_BATCH, description="the measured scenario's batch")
     context_length: int = Field(4096, ge=1, le=MAX_CONTEXT, description="the measured scenario's context")
-    weight_dtype: Dtype = Field("bf16", description="storage format of the weights")
-    kv_dtype: Dtype = Field("bf16", description="storage format of the KV cache")
-    compute_dtype: Dtype = Field("bf16", description="format of the matrix math")
+    weight_dtype: WeightDtype = "bf16"
+    kv_dtype: KvDtype = "bf16"
+    compute_dtype: ComputeDtype = "bf16"
     tensor_parallel: TensorParallel = Field(1, description="tensor-parallel degree of the measured run")
     roofs: Literal["nominal", "measured"] = Field("nominal", description="roofs to measure the gap against")
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.precision import DTYPES
+from app.api.fields import ComputeDtype, KvDtype, MemoryUtilization, WeightDtype
 from engine.serving.curve import DEFAULT_CONCURRENCIES, MAX_CURVE_POINTS
 from engine.serving.scenario import (
     DEFAULT_MEMORY_UTILIZATION,
@@ -16,7 +16,6 @@ from engine.serving.scenario import (
     ServingScenario,
 )
 
-Dtype = Literal[DTYPES]  # type: ignore[valid-type]
 Backend = Literal["trtllm", "vllm", "sglang"]
 
 
@@ -39,17 +38,10 @@ class ServingFields(BaseModel):
     )
     moe_tensor_parallel: int = Field(1, ge=1, le=MAX_GPUS, description="MoE experts' width split (MoE models)")
     expert_parallel: int = Field(1, ge=1, le=MAX_GPUS, description="MoE experts split whole (MoE models)")
-    weight_dtype: Dtype = Field("bf16", description="storage format of the weights")
-    compute_dtype: Dtype = Field("bf16", description="format of the matrix math (selects the tensor roof)")
-    kv_dtype: Dtype = Field("bf16", description="storage format of the KV cache")
-    memory_utilization: float = Field(
-        DEFAULT_MEMORY_UTILIZATION,
-        gt=0,
-        le=1.0,
-        allow_inf_nan=False,
-        description="fraction of each GPU's memory the server may fill (default 0.9: vLLM's "
-        "gpu_memory_utilization default)",
-    )
+    weight_dtype: WeightDtype = "bf16"
+    compute_dtype: ComputeDtype = "bf16"
+    kv_dtype: KvDtype = "bf16"
+    memory_utilization: MemoryUtilization = DEFAULT_MEMORY_UTILIZATION
 
     def scenario(self, concurrency: int = 1) -> ServingScenario:
         return ServingScenario(
