@@ -108,8 +108,8 @@ def _symbols(page: Page) -> dict:
 
 def test_imported_kernels_their_own_symbol_labelled_controls_and_which_card(page: Page, base_url, tmp_path):
     """Imported kernels are a +, not the ridge's x, and the symbol line says so; the profile's
-    format and steps boxes have labels; with two accelerators a notice says the profile is
-    drawn on the first only, and why."""
+    format and steps boxes have labels; with two accelerators a notice says which one the profile
+    is drawn on (the first, until another is chosen under "Measured on"), and why."""
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
     wait_for_figure(page)
@@ -128,7 +128,7 @@ def test_imported_kernels_their_own_symbol_labelled_controls_and_which_card(page
     assert symbols["measured--h100-sxm5--imported"] not in (ridge, "x-thin-open", "x")
     expect(page.locator(LEGEND_TITLE)).to_contain_text("+ imported kernel")
     expect(page.locator("#efficiency-notice")).to_contain_text(
-        "Imported measurements are drawn on H100 SXM5 80GB only: a profile is of one machine"
+        "Imported measurements are drawn on H100 SXM5 80GB, the accelerator chosen under “Measured on”"
     )
 
 

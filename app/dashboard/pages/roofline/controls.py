@@ -18,6 +18,7 @@ from app.dashboard.pages.roofline.widgets import (
     PRECISION_LABELS,
     kv_controls,
     log_slider,
+    measured_on_field,
     model_label,
     pin_controls,
     tp_options,
@@ -187,6 +188,7 @@ def measurement_details(view: View, values: dict) -> html.Details:
                 ],
                 className="field-pair",
             ),
+            measured_on_field(view),  # a profile is of one machine: which of those drawn
             upload,
             html.Div(id="measurements-status", className="help", role="status"),
         ],

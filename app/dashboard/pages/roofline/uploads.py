@@ -18,6 +18,7 @@ from app.dashboard.pages.roofline.exports import ops_csv, snapshot_html
 from app.dashboard.pages.roofline.rows import ops_rows
 from app.dashboard.pages.roofline.state import export_name, hardware_specs
 from app.dashboard.pages.roofline.views import provenance, roofline, subtitle, view_data
+from app.dashboard.pages.roofline.widgets import measured_on_options
 from app.units import count
 from engine.errors import EngineInputError
 from engine.measurement import FORMATS, parse_measurements
@@ -74,31 +75,112 @@ def load_custom(apply: object, upload: object, pasted: object, flags: object, tr
     return {"custom": {"config": config, "token": token}, "error": html.Span(message, className="status-ok")}
 
 
+def measured_on_choice(hardware: object, what_if: object, wanted: object) -> tuple[list[dict], str | None]:
+    """The "measured on" options for the accelerators chosen, and the one to show: `wanted`
+    while it is still among them, else the first."""
+    specs = [*(hardware if isinstance(hardware, list) else []), *(what_if if isinstance(what_if, list) else [])]
+    options = measured_on_options(specs)
+    ids = [o["value"] for o in options]
+    return options, wanted if wanted in ids else (ids[0] if ids else None)
+
+
+def named_card(records: list, options: list[dict]) -> tuple[str | None, str | None]:
+    """(the accelerator drawn that the file names, the name as the file writes it): our own CSV
+    and JSON carry a `hardware` column (engine.measurement). A file naming several machines
+    names none."""
+    named = {r.hardware.strip() for r in records if getattr(r, "hardware", None)}
+    if len(named) != 1:
+        return None, None
+    name = named.pop()
+    match = next((o["value"] for o in options if name.lower() in (o["value"].lower(), str(o["label"]).lower())), None)
+    return match, name
+
+
+def _follow_accelerators(hardware, what_if, on, current, previous) -> dict:
+    """The accelerators changed: the choice follows them (an accelerator picked after the first
+    while it stays; the first, the default, stays the first) and a loaded profile moves with it."""
+    was_first = isinstance(previous, list) and previous and isinstance(previous[0], dict) and previous[0].get("value")
+    options, chosen = measured_on_choice(hardware, what_if, None if on == was_first else on)
+    loaded = isinstance(current, dict) and current.get("format")
+    return {
+        "measurements": {**current, "on": chosen} if loaded and current.get("on") != chosen else no_update,
+        "status": no_update,
+        "on_options": options,
+        "on": chosen if chosen != on else no_update,
+    }
+
+
 @CALLBACKS.server(
-    output={"measurements": Output("measurements", "data"), "status": Output("measurements-status", "children")},
-    inputs={"upload": Input("measurements-upload", "contents"), "steps": Input("measurements-steps", "value")},
-    state={"fmt": State("measurements-format", "value"), "current": State("measurements", "data"), "flags": FLAGS},
+    output={
+        "measurements": Output("measurements", "data"),
+        "status": Output("measurements-status", "children"),
+        "on_options": Output("measurements-on", "options"),
+        "on": Output("measurements-on", "value"),
+    },
+    inputs={
+        "upload": Input("measurements-upload", "contents"),
+        "steps": Input("measurements-steps", "value"),
+        "on": Input("measurements-on", "value"),
+        "hardware": Input("hardware", "value"),
+        "what_if": Input("what-if", "value"),
+    },
+    state={
+        "fmt": State("measurements-format", "value"),
+        "current": State("measurements", "data"),
+        "previous": State("measurements-on", "options"),
+        "flags": FLAGS,
+    },
 )
-def load_measurements(upload: object, steps: object, fmt: object, current: object, flags: object, trigger=None) -> dict:
+def load_measurements(
+    upload: object,
+    steps: object,
+    on: object,
+    hardware: object,
+    what_if: object,
+    fmt: object,
+    current: object,
+    flags: object,
+    previous: object = None,
+    trigger=None,
+) -> dict:
+    """An uploaded profile, parsed and kept with its steps and the accelerator it was measured
+    on: the one the file names where it is drawn, else the one chosen beside the import."""
     lang = _lang(flags)
+    unchanged = {"on_options": no_update, "on": no_update}
+    if trigger in ("hardware", "what-if"):
+        return _follow_accelerators(hardware, what_if, on, current, previous)
+    kept = isinstance(current, dict) and current.get("format")
+    if trigger == "measurements-on":
+        chosen = measured_on_choice(hardware, what_if, on)[1]
+        update = {**current, "on": chosen} if kept and chosen == on and current.get("on") != on else no_update
+        return {"measurements": update, "status": no_update, **unchanged}
     ok = isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= MAX_MEASURED_STEPS
     steps = steps if ok else 1
     if trigger == "measurements-steps":
-        kept = isinstance(current, dict) and current.get("format")
-        return {"measurements": {**current, "steps": steps} if kept else no_update, "status": no_update}
+        return {"measurements": {**current, "steps": steps} if kept else no_update, "status": no_update, **unchanged}
     if fmt not in FORMATS:
         return {
             "measurements": no_update,
             "status": html.Span(f"format: one of {', '.join(FORMATS)}", className="error"),
+            **unchanged,
         }
     try:
         text = upload_text(upload)
         records = parse_measurements(fmt, text, steps)  # validated whole before it is kept
     except ValueError as exc:
-        return {"measurements": {}, "status": html.Span(reason(exc, lang), className="error")}
+        return {"measurements": {}, "status": html.Span(reason(exc, lang), className="error"), **unchanged}
+    options, chosen = measured_on_choice(hardware, what_if, on)
+    match, name = named_card(records, options)
+    status = [t("measurements_loaded", lang, n=len(records))]
+    if name:  # the file says where it was measured: drawn there, or said why not
+        label = next((str(o["label"]) for o in options if o["value"] == match), name)
+        status.append(t("measured_on_named", lang, hw=label) if match else t("measured_on_other", lang, named=name))
+    on_card = match or chosen
     return {
-        "measurements": {"format": fmt, "content": text, "steps": steps},
-        "status": t("measurements_loaded", lang, n=len(records)),
+        "measurements": {"format": fmt, "content": text, "steps": steps, "on": on_card},
+        "status": " ".join(status),
+        "on_options": no_update,
+        "on": on_card if on_card != on else no_update,
     }
 
 

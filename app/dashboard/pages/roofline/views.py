@@ -150,6 +150,7 @@ def roofline(view: View) -> tuple[dict, dict | None]:
         subtitle(view, view.batch, view.context),
         pinned_results(view),
         cache_roofs(view),
+        data["measured_on"],
     )
     figure["data"] += serving_estimate.view_traces(view, data["analysis"]["results"])
     return figure, grid
@@ -270,8 +271,10 @@ def panels(view: View) -> dict:
             notices.append(t("dtype_fallback", lang, hw=r["hardware_name"], want=compute_dtype, got=r["tensor_dtype"]))
     if view.measured_roofs:  # a catalogue card has no calibration: say why nothing moved
         notices += [t("no_measured_roofs", lang, hw=r["hardware_name"]) for r in results if r["roofs"] != "measured"]
-    if data["measured_points"] and len(results) > 1:  # a profile is of one machine: say which
-        notices.append(t("imported_first_only", lang, hw=results[0]["hardware_name"]))
+    # a profile is of one machine: the one chosen as "measured on" (service.measured_on); say which
+    profiled = next((r for r in results if r["hardware_id"] == data["measured_on"]), results[0])
+    if data["measured_points"] and len(results) > 1:
+        notices.append(t("imported_on", lang, hw=profiled["hardware_name"]))
     # a measured step belongs to the first accelerator (the one it was measured on)
     notices += [f"{results[0]['hardware_name']}: {w}" for w in results[0].get("warnings", [])]
     sentences = insight_sentences(
@@ -290,7 +293,7 @@ def panels(view: View) -> dict:
     pinned = pinned_results(view)
     if pinned:
         sentences.append(pin_sentence(scenario_changes(pinned_view(view), view), pinned[0], results[0], lang))
-    triage = triage_rows(view, data["measured_points"])
+    triage = triage_rows(view, data["measured_points"], data["measured_on"])
     return {
         "insight": [html.P(s) for s in sentences],
         "memory-graph": memory_figure(results, lang, view.theme, view.present),
@@ -303,17 +306,18 @@ def panels(view: View) -> dict:
         "reality-note": published_note(view),
         "pin-compare": compare_panel(pinned, results, lang),
         "compare-panel": not pinned,
-        "triage": triage_table(triage, results[0]["hardware_name"], lang) if triage else [],
+        "triage": triage_table(triage, profiled["hardware_name"], lang) if triage else [],
         "triage-panel": not triage,
     }
 
 
-def triage_rows(view: View, measured_points: list[dict] | None) -> list[dict]:
-    """Imported measurements ranked by recoverable time (engine/triage.py), on the first card."""
+def triage_rows(view: View, measured_points: list[dict] | None, measured_on: str | None = None) -> list[dict]:
+    """Imported measurements ranked by recoverable time (engine/triage.py), on the card they
+    were measured on (default the first)."""
     if not measured_points:
         return []
-    first = resolve_hardware(hardware_specs(view)[:1])[0]
-    return triage_for(measured_points, first, scenario_of(view))
+    cards = resolve_hardware(hardware_specs(view))
+    return triage_for(measured_points, next((c for c in cards if c.id == measured_on), cards[0]), scenario_of(view))
 
 
 TRIAGE_COLUMNS = ("rank", "name", "time", "share", "roof", "gap", "recoverable", "regime", "check")

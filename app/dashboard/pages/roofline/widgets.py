@@ -1,5 +1,6 @@
 """The roofline's composite controls: the log2 sliders with their boxes, the KV-heads slider,
-the TP choices, the model labels, the what-if card maker and the pin."""
+the TP choices, the model labels, the what-if card maker, the pin and the accelerator a profile
+was measured on."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from dash import dcc, html
 from app.dashboard.components.fields import dropdown_labels, field
 from app.dashboard.components.what_if import what_if_picker
 from app.dashboard.lib.i18n import t
-from app.dashboard.pages.roofline.state import View, pinned_view
+from app.dashboard.pages.roofline.state import View, hardware_specs, pinned_view
 from app.dashboard.pages.roofline.views import subtitle
+from app.service import resolve_hardware
 from app.units import count
+from engine.errors import EngineInputError
 from engine.model_catalog import get_model, native_format
 
 BATCH_SLIDER = (0, 10)  # log2: 1 .. 1024
@@ -179,3 +182,29 @@ def pin_controls(view: View) -> html.Div:
 def pin_label(view: View) -> str:
     pinned = pinned_view(view)
     return t("pinned_as", view.lang, scenario=subtitle(pinned, pinned.batch, pinned.context)) if pinned else ""
+
+
+def measured_on_options(specs: object) -> list[dict]:
+    """The accelerators drawn, by name (catalogue ids and what-if short forms, as the page holds
+    them): the choice of the one a profile was measured on."""
+    specs = [s for s in specs if isinstance(s, str)] if isinstance(specs, list) else []
+    try:
+        cards = resolve_hardware(specs) if specs else []
+    except EngineInputError:  # a box a hand-made request filled: nothing to choose from
+        return []
+    return [{"label": card.name, "value": card.id} for card in cards]
+
+
+def measured_on_field(view: View) -> html.Div:
+    """The "measured on" choice: which of the accelerators drawn an imported profile is read
+    against (default the first; uploads.load_measurements keeps it among those chosen)."""
+    options = measured_on_options(hardware_specs(view))
+    dropdown = dcc.Dropdown(
+        id="measurements-on",
+        options=options,
+        value=options[0]["value"] if options else None,
+        clearable=False,
+        searchable=False,
+        labels=dropdown_labels(view.lang),
+    )
+    return field(t("measured_on", view.lang), dropdown, html_for="measurements-on")
