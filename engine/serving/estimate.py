@@ -28,15 +28,17 @@ from ..model import ModelConfig
 from .calibration import Calibration, load_calibration
 from .capacity import capacity
 from .scenario import ServingScenario, shard_degree
-from .step import ATTN_DECODE, ATTN_PREFILL, EXPERT, StepCost, serving_steps
+from .step import ATTN_DECODE, ATTN_PREFILL, DEQUANT, EXPERT, StepCost, serving_steps
 
 
 def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict):
     """A step at the calibrated roofs. Arrays broadcast: ops on the last axis, parameters per
-    row (the fit evaluates every measured row at once with this same function)."""
+    row (the fit evaluates every measured row at once with this same function). A DEQUANT op
+    holds one vector operation per weight element converted: dequant_ops_per_weight of them."""
     attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
     eta_m = np.where(attention, p["attention_efficiency"][..., None], p["bandwidth_efficiency"][..., None])
     eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
+    eta_c = np.where(category == DEQUANT, 1.0 / p["dequant_ops_per_weight"][..., None], eta_c)
     mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
     fixed = p["step_overhead_s"] + layers * p["layer_overhead_s"]

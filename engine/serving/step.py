@@ -18,7 +18,8 @@ merged in; each op's time is monotone in its FLOPs and bytes, so M - D >= 0 term
 Op counts come from engine.transformer on the tensor-parallel shard; routed experts are counted
 over the whole instance's tokens and split moe_tensor_parallel x expert_parallel ways. Each op
 is kept as (compute s, memory s) at the ideal roofs with a category and a weight, so the bound
-(roofs as they are) and the estimate (calibrated roofs) come from one count.
+(roofs as they are) and the estimate (calibrated roofs) come from one count. Weight-only
+quantised GEMMs add a DEQUANT op (the conversion of their weights, estimate only).
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ from ..analysis import Roofs
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from ..ops import Op, linear
-from ..transformer import STREAM_BYTES, Widths, _mlp_block, decode_ops, prefill_ops
+from ..transformer import STREAM_BYTES, Widths, _mlp_block, decode_ops, experts_touched, prefill_ops
 from .scenario import ServingScenario, shard_degree
 
 # Op categories: the estimate scales each one with its own achieved fraction.
-DENSE, EXPERT, ATTN_DECODE, ATTN_PREFILL = 0, 1, 2, 3
-CATEGORIES = ("dense", "expert", "attention_decode", "attention_prefill")
+DENSE, EXPERT, ATTN_DECODE, ATTN_PREFILL, DEQUANT = 0, 1, 2, 3, 4
+CATEGORIES = ("dense", "expert", "attention_decode", "attention_prefill", "dequant")
 _EXPERT_OPS = ("expert_gate_proj", "expert_up_proj", "expert_down_proj")
 _LOGIT_OPS = ("lm_head", "logits_softmax")
 
@@ -59,8 +60,10 @@ class StepCost:
     layers: int  # transformer layers (each pays a fixed cost in the estimate)
 
     def at_roofs_s(self) -> float:
-        """The bound: ops back to back, each at its roof, plus the link time."""
-        return float((self.weight * np.maximum(self.compute_s, self.memory_s)).sum()) + self.link_s
+        """The bound: ops back to back, each at its roof, plus the link time. A weight-only
+        GEMM's conversion of its weights (DEQUANT) is left out: an ideal kernel could hide it."""
+        counted = self.weight * (self.category != DEQUANT)
+        return float((counted * np.maximum(self.compute_s, self.memory_s)).sum()) + self.link_s
 
 
 def _op_times(ops, roofs: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -104,6 +107,8 @@ class _Template:
     link_est_s_per_token: float
     messages: int
     exchanges: int
+    weight_elements: float  # dense and LM-head weights a weight-only GEMM converts (0: none)
+    vector_flops_per_s: float
 
 
 @lru_cache(maxsize=512)
@@ -114,16 +119,42 @@ def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, 
     prompt_att = [op for op in prefill_ops(shard, 1, shape.input_tokens, w) if op.name.startswith("attention")]
     link_s, messages, exchanges = _communication(model, shape, link, 1.0, scale_out=False)
     link_est_s = _communication(model, shape, link, 1.0, scale_out=True)[0]
+    dense, lm_head = _affine(lambda t: _dense_ops(shard, w, t), roofs), _affine(lambda r: _lm_head(shard, w, r), roofs)
+    # Weights read at zero tokens (memory s x bytes/s), in elements, when they need converting.
+    elements = (dense[1].sum() + lm_head[1].sum()) * roofs[2] / w.weight if weight_only(w) else 0.0
     return _Template(
-        _affine(lambda t: _dense_ops(shard, w, t), roofs),
-        _affine(lambda r: _lm_head(shard, w, r), roofs),
+        dense,
+        lm_head,
         _op_times(decode_att, roofs),
         _op_times(prompt_att, roofs),
         link_s,
         link_est_s,
         messages,
         exchanges,
+        float(elements),
+        roofs[1],
     )
+
+
+# Weight-only quantisation (W4A16: int4 or fp4 weights, 16-bit activations) converts every
+# weight to the activations' type inside the GEMM's main loop, on the CUDA cores, before the
+# tensor cores multiply it (Frantar et al., "MARLIN: Mixed-Precision Auto-Regressive Parallel
+# Inference on Large Language Models", 2024, §3; Lin et al., "QServe", MLSys 2025, §3: the
+# conversion's CUDA-core work is the W4A16 kernels' main overhead on Ampere and Hopper). A
+# kernel converts a weight tile once per block of rows it multiplies: Marlin takes at most
+# 4 x 16 = 64 rows per pass over the weights (its thread_m_blocks <= 4) and makes more passes
+# for more rows. The estimate charges dequant_ops_per_weight vector operations per element per
+# pass (engine.serving.calibration); the bound charges none.
+DEQUANT_ROWS_PER_PASS = 64
+
+
+def weight_only(w: Widths) -> bool:
+    """Weights stored narrower than the GEMM's input (int4/fp4 weights, bf16 activations)."""
+    return w.weight < w.gemm_in
+
+
+def dequant_passes(rows: float) -> float:
+    return max(1.0, rows / DEQUANT_ROWS_PER_PASS)
 
 
 def _expert_ops(model: ModelConfig, sc: ServingScenario, instance_tokens: float) -> list[Op]:
@@ -138,6 +169,22 @@ def _expert_ops(model: ModelConfig, sc: ServingScenario, instance_tokens: float)
             if op.name in _EXPERT_OPS:
                 out.append(Op(op.name, op.unit, op.flops * count / split, op.bytes * count / split))
     return out
+
+
+def _expert_elements(model: ModelConfig, sc: ServingScenario, instance_tokens: float) -> float:
+    """Routed-expert weight elements one GPU converts in a step: each expert touched (uniform
+    routing, as _expert_ops) once per pass over its share of the token-expert pairs."""
+    split = sc.moe_tensor_parallel * sc.expert_parallel
+    total = 0.0
+    for layer, count in model.layer_groups:
+        mlp = layer.mlp
+        if not mlp.is_moe or instance_tokens <= 0:
+            continue
+        hit = experts_touched(mlp.num_experts, mlp.experts_per_token, instance_tokens)
+        per_expert = (3 if mlp.gated else 2) * mlp.intermediate_size * model.hidden_size
+        rows = instance_tokens * mlp.experts_per_token / hit
+        total += hit * per_expert * dequant_passes(rows) * count / split
+    return total
 
 
 # Past the scale-up domain (an 8-GPU HGX board), GPUs meet over the scale-out network: one
@@ -232,6 +279,9 @@ def _part(
     experts = _expert_ops(model, sc, running + prompt)
     if experts:
         add(EXPERT, *_op_times(experts, roofs))
+    if t.weight_elements:
+        elements = t.weight_elements * dequant_passes(tokens) + _expert_elements(model, sc, running + prompt)
+        add(DEQUANT, np.array([elements / t.vector_flops_per_s]), np.zeros(1))
     if decode_b > 0:
         add(ATTN_DECODE, decode_b * t.attention_per_request[0], decode_b * t.attention_per_request[1])
     if prompt:
@@ -279,14 +329,11 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     w = (running - 1) / sc.output_tokens
     decode = _part(model, roofs, sc, t, running, b, 0)
     merged = _part(model, roofs, sc, t, running, b, sc.input_tokens)
-    tpot = (
-        _combine([decode, merged], [1.0 - w, w], t, model.num_layers)
-        if w > 0
-        else _combine([decode], [1.0], t, model.num_layers)
-    )
+    n = model.num_layers
+    tpot = _combine([decode, merged], [1.0 - w, w], t, n) if w > 0 else _combine([decode], [1.0], t, n)
     chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
     prefill, chunk = _prompt_steps(model, roofs, link_key, shape, chunk_tokens)
-    return ServingSteps(tpot, _combine([decode], [1.0], t, model.num_layers), prefill, w, chunk, wave_steps)
+    return ServingSteps(tpot, _combine([decode], [1.0], t, n), prefill, w, chunk, wave_steps)
 
 
 @lru_cache(maxsize=512)
@@ -300,7 +347,8 @@ def _prompt_steps(
     alone = _part(model, roofs, shape, t, 0, 0.0, shape.input_tokens)
     others = (shape.attention_data_parallel - 1) * chunk_tokens
     chunk = _part(model, roofs, shape, t, others, 0.0, chunk_tokens, chunk_tokens / shape.input_tokens)
-    return _combine([alone], [1.0], t, model.num_layers), _combine([chunk], [1.0], t, model.num_layers)
+    n = model.num_layers
+    return _combine([alone], [1.0], t, n), _combine([chunk], [1.0], t, n)
 
 
 # Tokens one scheduler step may carry (prompt chunks plus decodes), each backend's default on

@@ -152,3 +152,33 @@ def test_a_wave_of_prompts_is_prefilled_in_steps_of_the_backends_token_budget():
     # a longer wave waits longer: the estimate's TTFT grows with the prompts ahead
     short, long = (answer(concurrency=64, input_tokens=n, **LLAMA_70B_FP8) for n in (1024, 8192))
     assert long["estimate"]["ttft_s"] > 4 * short["estimate"]["ttft_s"]
+
+
+def test_weight_only_int4_converts_its_weights_in_the_estimate_not_in_the_bound():
+    import numpy as np
+
+    from engine.serving.calibration import load_calibration
+    from engine.serving.estimate import calibrated_step_s
+    from engine.serving.step import DEQUANT, serving_steps
+
+    model, hw = get_model("llama-3.1-8b"), get_accelerator("h100-sxm5")
+    int4 = ServingScenario(concurrency=1, input_tokens=1000, output_tokens=2000, weight_dtype="int4",
+                           compute_dtype="bf16", kv_dtype="bf16")  # fmt: skip
+    tpot = serving_steps(model, hw, int4, 1).tpot
+    # one token: one pass over every weight but the embedding table (a gather), each element
+    # one vector operation at the bf16 CUDA-core roof, 133.8 TFLOP/s (hardware/h100-sxm5.yaml)
+    elements = 8_030_261_248 - 128_256 * 4096
+    assert tpot.compute_s[tpot.category == DEQUANT].sum() == pytest.approx(elements / 133.8e12, rel=0.01)
+    # the bound reads the 4-bit weights at the datasheet bandwidth and converts nothing
+    r = serving_estimate(model, hw, int4)
+    assert r["bound"]["tpot_s"] == pytest.approx((elements * 0.5 + 131_072 * 2000) / 3.352e12, rel=0.01)
+    # the estimate pays dequant_ops_per_weight operations per element: doubling it adds that once more
+    p = {k: np.asarray(v, dtype=float) for k, v in load_calibration().parameters(None, hw.id)[0].items()}
+    args = (tpot.category, tpot.weight, tpot.compute_s, tpot.memory_s, tpot.link_est_s, tpot.messages,
+            tpot.exchanges, tpot.layers)  # fmt: skip
+    twice = dict(p, dequant_ops_per_weight=2 * p["dequant_ops_per_weight"])
+    added = calibrated_step_s(*args, twice) - calibrated_step_s(*args, p)
+    assert added == pytest.approx(float(p["dequant_ops_per_weight"]) * elements / 133.8e12, rel=0.01)
+    # weights as wide as the GEMM's input (fp8 x fp8) convert nothing
+    fp8 = ServingScenario(concurrency=1, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")
+    assert not (serving_steps(model, hw, fp8, 1).tpot.category == DEQUANT).any()
