@@ -167,7 +167,7 @@ def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np
 
     tpot = step("tpot")
     wave = f["wave_steps"][idx] * step("chunk")
-    return tpot, ttft_estimate_s(step("prefill"), tpot, f["queue"][idx], wave, p)
+    return tpot, ttft_estimate_s(step("prefill"), tpot, f["queue"][idx], wave, p, f["running"][idx])
 
 
 def _pseudo(est: np.ndarray, meas: np.ndarray) -> np.ndarray:

@@ -46,10 +46,12 @@ def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, e
     return ops + link_s / p["link_efficiency"] + latency + fixed
 
 
-def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict):
+def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0):
     """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
-    steps its chunks share); plus, for the share ttft_burst_share of requests that arrive in a
+    steps its chunks share), when other requests run beside it (a lone request, running 1,
+    finds the server idle: a closed-loop client sends its next request after the last one
+    ended); plus, for the share ttft_burst_share of requests that arrive in a
     wave (a closed-loop benchmark starts its C clients together and equal output lengths keep
     them in step), the wave's prefill ahead of them: wave_s = the mean number of full-budget
     prefill steps a request of the wave waits x one such step (engine.serving.step.wave_chunks);
@@ -57,7 +59,7 @@ def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict):
     return (
         p["ttft_prefill_factor"] * prefill_s
         + p["ttft_burst_share"] * wave_s
-        + (p["ttft_wait_steps"] + queue_steps) * tpot_s
+        + (p["ttft_wait_steps"] * np.minimum(np.asarray(running, dtype=float) - 1.0, 1.0) + queue_steps) * tpot_s
     )
 
 
@@ -127,7 +129,7 @@ def serving_estimate(
     est_prefill = p["ttft_prefill_factor"] * est_prefill_step
     bound_wait = queue * bound_tpot
     est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, p)
-    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p)
+    est_ttft = float(ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b))
     est_wait = est_ttft - est_prefill
     bound_ttft = bound_prefill + bound_wait
     ranges = cal.ranges(backend_used if backend_used != "any" else None, family)

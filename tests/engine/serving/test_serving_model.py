@@ -182,3 +182,16 @@ def test_weight_only_int4_converts_its_weights_in_the_estimate_not_in_the_bound(
     # weights as wide as the GEMM's input (fp8 x fp8) convert nothing
     fp8 = ServingScenario(concurrency=1, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")
     assert not (serving_steps(model, hw, fp8, 1).tpot.category == DEQUANT).any()
+
+
+def test_a_lone_request_waits_for_no_other_step():
+    # At concurrency 1 the server is idle when the request comes (its client sent it after the
+    # last one ended): TTFT is its prefill x ttft_prefill_factor and the wave term (one prompt,
+    # its own prefill step), no ttft_wait_steps.
+    r = answer(concurrency=1, **LLAMA_70B_FP8)
+    p = r["calibration"]["parameters"]
+    ttft = r["breakdown"]["ttft"]["estimate"]
+    step = ttft["prefill_s"] / p["ttft_prefill_factor"]
+    assert ttft["wait_s"] == pytest.approx(p["ttft_burst_share"] * step, rel=1e-9)
+    two = answer(concurrency=2, **LLAMA_70B_FP8)
+    assert two["breakdown"]["ttft"]["estimate"]["wait_s"] > p["ttft_wait_steps"] * two["estimate"]["tpot_s"]
