@@ -51,6 +51,7 @@ START = {
     "alltoall_latency_s": 2e-5,
     "step_overhead_s": 1e-3,
     "layer_overhead_s": 1e-5,
+    "request_overhead_s": 1e-5,
     # Only Kimi-K2.5's int4 runs convert weights; from a start of 4 the first step overshoots
     # the limit and, clipped, has no gradient to come back: start at the order they need.
     "dequant_ops_per_weight": 16.0,
@@ -90,6 +91,7 @@ def _pad(steps: list, n: int) -> dict:
     out["messages"] = np.array([s.messages for s in steps], dtype=float)
     out["exchanges"] = np.array([s.exchanges for s in steps], dtype=float)
     out["layers"] = np.array([s.layers for s in steps], dtype=float)
+    out["requests"] = np.array([s.requests for s in steps], dtype=float)
     return out
 
 
@@ -162,7 +164,7 @@ def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np
         a = f[which]
         return calibrated_step_s(
             a["category"][idx], a["weight"][idx], a["compute_s"][idx], a["memory_s"][idx],
-            a["link_s"][idx], a["messages"][idx], a["exchanges"][idx], a["layers"][idx], p,
+            a["link_s"][idx], a["messages"][idx], a["exchanges"][idx], a["layers"][idx], p, a["requests"][idx],
         )  # fmt: skip
 
     tpot = step("tpot")

@@ -31,6 +31,7 @@ PARAMETERS: dict[str, tuple[str, float, float]] = {
     "alltoall_latency_s": ("fixed cost of one expert-parallel dispatch or combine", 1e-7, 1e-3),
     "step_overhead_s": ("fixed cost of one step (scheduler, sampling, launches)", 1e-6, 0.05),
     "layer_overhead_s": ("fixed cost of one layer in a step (kernel launches, synchronisation)", 1e-8, 1e-3),
+    "request_overhead_s": ("scheduler cost of one running request in a step (inputs, sampling, output)", 1e-8, 1e-3),
     "dequant_ops_per_weight": ("vector operations a weight-only GEMM spends converting one weight element", 0.25, 48.0),
     "ttft_prefill_factor": ("TTFT prefill time over one prompt's calibrated prefill", 1.0, 20.0),
     "ttft_wait_steps": ("steps a new prompt waits and spans besides its prefill", 0.0, 200.0),

@@ -31,17 +31,23 @@ from .scenario import ServingScenario, shard_degree
 from .step import ATTN_DECODE, ATTN_PREFILL, DEQUANT, EXPERT, StepCost, serving_steps
 
 
-def calibrated_step_s(category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict):
+def calibrated_step_s(
+    category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict, requests=0.0
+):
     """A step at the calibrated roofs. Arrays broadcast: ops on the last axis, parameters per
     row (the fit evaluates every measured row at once with this same function). A DEQUANT op
-    holds one vector operation per weight element converted: dequant_ops_per_weight of them."""
+    holds one vector operation per weight element converted: dequant_ops_per_weight of them.
+    Besides the GPU's work, the scheduler's CPU spends request_overhead_s on each request of
+    the step (building its inputs, sampling, detokenising and streaming its token: the
+    per-request CPU costs Vidur models as functions of the batch size, Agrawal et al., "Vidur",
+    MLSys 2024, §4), plus fixed costs per step and per layer."""
     attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
     eta_m = np.where(attention, p["attention_efficiency"][..., None], p["bandwidth_efficiency"][..., None])
     eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
     eta_c = np.where(category == DEQUANT, 1.0 / p["dequant_ops_per_weight"][..., None], eta_c)
     mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
-    fixed = p["step_overhead_s"] + layers * p["layer_overhead_s"]
+    fixed = p["step_overhead_s"] + layers * p["layer_overhead_s"] + requests * p["request_overhead_s"]
     latency = messages * p["collective_latency_s"] + exchanges * p["alltoall_latency_s"]
     return ops + link_s / p["link_efficiency"] + latency + fixed
 
@@ -76,6 +82,7 @@ def _estimate_step_s(step: StepCost, p: dict) -> float:
             step.exchanges,
             step.layers,
             arrays,
+            step.requests,
         )
     )
 
@@ -119,9 +126,10 @@ def serving_estimate(
         + step.exchanges * p["alltoall_latency_s"]
     )
     bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
-    p0 = dict(p, step_overhead_s=0.0, layer_overhead_s=0.0, collective_latency_s=0.0, alltoall_latency_s=0.0)
+    p0 = dict(p, step_overhead_s=0.0, layer_overhead_s=0.0, request_overhead_s=0.0, collective_latency_s=0.0,
+              alltoall_latency_s=0.0)  # fmt: skip
     est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_est_s / p["link_efficiency"]
-    overhead = p["step_overhead_s"] + step.layers * p["layer_overhead_s"]
+    overhead = p["step_overhead_s"] + step.layers * p["layer_overhead_s"] + step.requests * p["request_overhead_s"]
     est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)
     bound_prefill = prefill.at_roofs_s()
     queue = queue_steps(sc, b)

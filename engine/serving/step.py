@@ -19,7 +19,8 @@ Op counts come from engine.transformer on the tensor-parallel shard; routed expe
 over the whole instance's tokens and split moe_tensor_parallel x expert_parallel ways. Each op
 is kept as (compute s, memory s) at the ideal roofs with a category and a weight, so the bound
 (roofs as they are) and the estimate (calibrated roofs) come from one count. Weight-only
-quantised GEMMs add a DEQUANT op (the conversion of their weights, estimate only).
+quantised GEMMs add a DEQUANT op (the conversion of their weights, estimate only), and each
+step records how many requests its busiest rank schedules (a CPU cost each, estimate only).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class StepCost:
     messages: int  # all-reduces in the step (each pays a latency in the estimate)
     exchanges: int  # expert-parallel dispatches and combines (each pays a latency in the estimate)
     layers: int  # transformer layers (each pays a fixed cost in the estimate)
+    requests: float = 0.0  # requests the busiest rank's scheduler handles in the step (estimate: a cost each)
 
     def at_roofs_s(self) -> float:
         """The bound: ops back to back, each at its roof, plus the link time. A weight-only
@@ -290,7 +292,7 @@ def _part(
     return np.concatenate(cats), np.concatenate(comps), np.concatenate(mems), link
 
 
-def _combine(parts: list, weights: list[float], t: _Template, layers: int) -> StepCost:
+def _combine(parts: list, weights: list[float], t: _Template, layers: int, requests: float) -> StepCost:
     return StepCost(
         np.concatenate([p[0] for p in parts]),
         np.concatenate([np.full(len(p[0]), w) for p, w in zip(parts, weights, strict=True)]),
@@ -301,6 +303,7 @@ def _combine(parts: list, weights: list[float], t: _Template, layers: int) -> St
         t.messages,
         t.exchanges,
         layers,
+        requests,
     )
 
 
@@ -330,10 +333,10 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     decode = _part(model, roofs, sc, t, running, b, 0)
     merged = _part(model, roofs, sc, t, running, b, sc.input_tokens)
     n = model.num_layers
-    tpot = _combine([decode, merged], [1.0 - w, w], t, n) if w > 0 else _combine([decode], [1.0], t, n)
+    tpot = _combine([decode, merged], [1.0 - w, w], t, n, b) if w > 0 else _combine([decode], [1.0], t, n, b)
     chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
     prefill, chunk = _prompt_steps(model, roofs, link_key, shape, chunk_tokens)
-    return ServingSteps(tpot, _combine([decode], [1.0], t, n), prefill, w, chunk, wave_steps)
+    return ServingSteps(tpot, _combine([decode], [1.0], t, n, b), prefill, w, chunk, wave_steps)
 
 
 @lru_cache(maxsize=512)
@@ -347,8 +350,8 @@ def _prompt_steps(
     alone = _part(model, roofs, shape, t, 0, 0.0, shape.input_tokens)
     others = (shape.attention_data_parallel - 1) * chunk_tokens
     chunk = _part(model, roofs, shape, t, others, 0.0, chunk_tokens, chunk_tokens / shape.input_tokens)
-    n = model.num_layers
-    return _combine([alone], [1.0], t, n), _combine([chunk], [1.0], t, n)
+    n, prompts = model.num_layers, chunk_tokens / shape.input_tokens
+    return _combine([alone], [1.0], t, n, 1.0), _combine([chunk], [1.0], t, n, prompts)
 
 
 # Tokens one scheduler step may carry (prompt chunks plus decodes), each backend's default on

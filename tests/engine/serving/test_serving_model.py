@@ -195,3 +195,20 @@ def test_a_lone_request_waits_for_no_other_step():
     assert ttft["wait_s"] == pytest.approx(p["ttft_burst_share"] * step, rel=1e-9)
     two = answer(concurrency=2, **LLAMA_70B_FP8)
     assert two["breakdown"]["ttft"]["estimate"]["wait_s"] > p["ttft_wait_steps"] * two["estimate"]["tpot_s"]
+
+
+def test_a_scheduler_pays_for_each_running_request():
+    # Under attention DP the busiest rank's scheduler handles ceil(running / ranks) requests:
+    # 100 requests on 8 ranks -> 13 each; the estimate's fixed part is per step, per layer
+    # and per request (its inputs, sampling, output).
+    from engine.serving.step import serving_steps
+
+    kw = dict(concurrency=100, tensor_parallel=1, attention_data_parallel=8, moe_tensor_parallel=1,
+              expert_parallel=8, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")  # fmt: skip
+    r = answer("deepseek-r1", "b200", **kw)
+    steps = serving_steps(get_model("deepseek-r1"), get_accelerator("b200"), ServingScenario(**kw), r["running_batch"])
+    assert r["running_batch"] == 100 and steps.tpot.requests == 13
+    p = r["calibration"]["parameters"]
+    fixed = p["step_overhead_s"] + 61 * p["layer_overhead_s"] + 13 * p["request_overhead_s"]
+    assert r["breakdown"]["tpot"]["estimate"]["overhead_s"] == pytest.approx(fixed, rel=1e-12)
+    assert r["breakdown"]["tpot"]["bound"]["overhead_s"] == 0.0  # the bound has no CPU
