@@ -234,10 +234,11 @@ def _figure_layout(
     # they never climb onto the axis title in a short embed), about three to a row (two in
     # presentation mode's larger font). What each symbol is: the key, HTML under the chart on the
     # page, the legend's title in an export (symbol_key.py); "hollow" always, as a slider can move
-    # any point past what fits without a server round trip. No gap between the accelerators'
-    # groups: Plotly's default 10 px a row took eight accelerators' plot under 60% of the chart.
-    layout["legend"] = {"orientation": "h", "yref": "container", "y": 0.01, "yanchor": "bottom", "x": 0}
-    layout["legend"]["tracegroupgap"] = 0
+    # any point past what fits without a server round trip. The entries from the figure's left
+    # edge, a size under the axes' text and no gap between the accelerators' groups (Plotly's
+    # default 10 px a row): eight accelerators take 4 rows, not 5, in an 800x500 embed.
+    layout["legend"] = {"orientation": "h", "yref": "container", "y": 0.01, "yanchor": "bottom", "x": 0.01}
+    layout["legend"] |= {"xref": "container", "tracegroupgap": 0, "font": {"size": layout["font"]["size"] - 2}}
     rows = math.ceil(accelerators / (2 if present else 3))
     line = layout["font"]["size"] + 9
     # the scenario line wraps (a title never does by itself): the plot starts below its last line
