@@ -1,5 +1,6 @@
 """Screenshots of what a person touches first (docs/trust-*.png), from a live server in
-Debian's Chromium: eight accelerators in both themes, presentation mode, a phone, the memory
+Debian's Chromium: eight accelerators in both themes, presentation mode, a phone (the page and
+the chart with its symbol key), an 800x500 embed of eight accelerators, the memory
 chart with the card's capacity and the usable share, the published runs of one scenario.
 
     .venv/bin/python scripts/trust_screenshots.py [output folder, default docs/]
@@ -27,6 +28,8 @@ SHOTS = (  # (file, query, width, height, element to clip to or None)
     ("trust-8-accelerators-dark.png", f"hw={EIGHT}&theme=dark", 1400, 900, None),
     ("trust-present.png", "hw=h100-sxm5,h200-sxm,mi300x&present=1", 1920, 1080, None),
     ("trust-phone.png", f"hw={EIGHT}", 390, 844, None),
+    ("trust-phone-chart.png", f"hw={EIGHT}", 390, 844, ".figure"),  # the chart with its symbol key
+    ("trust-embed-8.png", f"embed=1&hw={EIGHT}&model=llama-3-70b&batch=16", 800, 500, None),
     (
         "trust-memory-usable.png",
         "hw=h200-sxm,h100-sxm5&model=llama-3-70b&batch=1&ctx=1024&tp=1",
