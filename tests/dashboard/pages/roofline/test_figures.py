@@ -305,7 +305,7 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
     point = traces["measured--h200-sxm-calibrated--imported"]
     assert point["x"][0] == pytest.approx(1.2e11 / 3.8e9) and "of the roof" in hover_text(point)
     assert "my_gemv" in hover_text(point)
-    # measurements belong to the first accelerator only
+    # the measured step belongs to the first accelerator only (imported rows too, unless "measured on" names another)
     assert "measured--h100-sxm5--decode" not in traces and "roof--h100-sxm5--memory-measured" not in traces
     text = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "MBU" in text and "MFU" in text
