@@ -131,7 +131,7 @@ def features(rows: list[dict]) -> dict:
     }
 
 
-# ---- parameters: theta = [global(9), backend(3 x 9), family(2 x 9)] in log space ------------
+# ---- parameters: theta = [global(NP), backend(3 x NP), family(2 x NP)] in log space ---------
 NP = len(PARAMETER_NAMES)
 N_THETA = NP * (1 + len(BACKENDS) + len(FAMILIES))
 

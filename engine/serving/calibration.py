@@ -4,8 +4,9 @@ Each parameter p of a (backend, accelerator family) pair is global x backend fac
 factor (an additive model in log p), so a pair the measurements never saw (a backend on a new
 family) still gets both its backend's and its family's effect; a request with no backend gets
 the family's "any backend" set. Parameters are physical: achieved fractions of the memory,
-tensor and link roofs, a load-imbalance factor on the routed experts, a fixed cost per step and
-per collective, and two TTFT shape factors. None of them looks up a measured run.
+tensor and link roofs, a load-imbalance factor on the routed experts, fixed costs per step,
+layer, scheduled request and collective, the vector operations a weight-only GEMM spends per
+weight it converts, and three TTFT shape factors. None of them looks up a measured run.
 
 The file is written by scripts/fit_serving.py from published/serving/ and read here.
 """
