@@ -76,7 +76,7 @@ def update_roofline(controls: dict, trigger: object = None) -> dict:
 
 
 OPS_OUTPUTS = {
-    "ops": Output("ops-tbody", "children"),
+    "ops": Output("ops-tbody-cells", "data"),
     "ops_title": Output("ops-title", "children"),
     "ops_options": Output("ops-gpu", "options"),
     "ops_gpu": Output("ops-gpu", "value"),
@@ -201,7 +201,7 @@ def pin_scenario(pin: object, unpin: object, controls: dict, trigger: object = N
 
 
 @CALLBACKS.server(
-    output={"body": Output("ops-tbody", "children"), "sort": Output("ops-sort", "data")},
+    output={"body": Output("ops-tbody-cells", "data"), "sort": Output("ops-sort", "data")},
     inputs={"clicks": {key: Input(f"ops-sort-{key}", "n_clicks") for key in OPS_KEYS}},
     state={"rows": State("ops-rows", "data"), "sort": State("ops-sort", "data"), "flags": FLAGS},
 )

@@ -58,6 +58,17 @@ CALLBACKS.client(
     cs, "rootClass", Output("app-root", "className"), Input("theme", "value"), Input("present", "value"), FLAGS
 )
 CALLBACKS.client(cs, "customPanel", Output("custom-panel", "hidden"), Input("model", "value"))
+# the ops table's rows, drawn from the server's text (components/table.drawn_table), and the
+# column they are ordered by on its header (aria-sort)
+CALLBACKS.client(
+    "tables",
+    "fill",
+    Output("ops-tbody", "className"),
+    Input("ops-tbody-cells", "data"),
+    Input("ops-sort", "data"),
+    State("ops-tbody", "id"),
+    prevent_initial_call=False,
+)
 CALLBACKS.client(cs, "unticked", Output("reality-panel", "hidden"), Input("published", "value"))
 CALLBACKS.client(cs, "changeLang", Output("lang", "className"), Input("lang", "value"), FLAGS)
 CALLBACKS.client(cs, "copyLink", Output("copy-status", "children"), Input("copy-link", "n_clicks"), FLAGS)

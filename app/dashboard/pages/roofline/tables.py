@@ -34,8 +34,9 @@ def reality_columns(lang: str) -> list:
     return [(k, t("col_bound_value" if k == "bound" else f"col_{k}", lang), None) for k in REALITY_KEYS]
 
 
-def ops_body(rows: list[dict], sort: dict | None, lang: str) -> list:
-    return table.body(ops_columns(lang), rows if isinstance(rows, list) else [], sort)
+def ops_body(rows: list[dict], sort: dict | None, lang: str) -> list[list[str]]:
+    """The ops table's cells as shown (the browser draws the rows: table.drawn_table)."""
+    return table.cells(ops_columns(lang), rows if isinstance(rows, list) else [], sort)
 
 
 def sorted_by(sort: object, key: str) -> dict:
@@ -82,7 +83,7 @@ def ops_table_panel(lang: str, ops: tuple) -> html.Section:
         html.Div(title, id="ops-title", className="help"),
         dcc.Store(id="ops-rows", data=rows),
         dcc.Store(id="ops-sort", data={}),
-        table.table("ops-table", ops_columns(lang), rows, "ops-tbody", sort_prefix="ops-sort"),
+        *table.drawn_table("ops-table", ops_columns(lang), rows, "ops-tbody", sort_prefix="ops-sort"),
         downloads,
         dcc.Download(id="download-ops"),
         panel_id="ops-panel",
