@@ -30,8 +30,12 @@ def plotly_names(results: list[dict] | None) -> list[dict]:
 
 
 def _display_width(text: str) -> int:
-    """Columns `text` takes: a wide (CJK) character counts two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    """Columns `text` takes: a wide (CJK) character counts two. (ASCII at once: the slider grid
+    wraps a scenario line for each of its ~150 stops.)"""
+    if text.isascii():
+        return len(text)
+    # no wide character lies below U+1100 (Hangul Jamo): the rest is checked one by one
+    return len(text) + sum(1 for ch in text if ch >= "\u1100" and unicodedata.east_asian_width(ch) in "WF")
 
 
 def wrapped_plotly_text(text: str, width: int = 56, sep: str = " · ") -> str:
