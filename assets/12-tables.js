@@ -15,11 +15,16 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     tables: {
-      // sort: {key, desc} as the server ordered the cells; the headers say it (aria-sort)
-      fill: function (cells, sort, bodyId) {
+      fill: function (cells, bodyId) {
+        const body = document.getElementById(bodyId);
+        if (body && Array.isArray(cells)) body.replaceChildren.apply(body, cells.map(row));
+        return window.dash_clientside.no_update;
+      },
+      // a sortable table: sort is {key, desc}, the order the server gave the cells; its headers say it
+      fillSorted: function (cells, sort, bodyId) {
+        window.dash_clientside.tables.fill(cells, bodyId);
         const body = document.getElementById(bodyId);
         if (!body) return window.dash_clientside.no_update;
-        if (Array.isArray(cells)) body.replaceChildren.apply(body, cells.map(row));
         const key = sort && sort.key;
         body.closest("table").querySelectorAll("th[aria-sort]").forEach(function (th) {
           const button = th.querySelector("button");

@@ -87,13 +87,13 @@ def table(table_id: str, columns: list[Column], rows: list[dict], body_id: str, 
     )
 
 
-def drawn_table(table_id: str, columns: list[Column], rows: list[dict], body_id: str, sort_prefix: str | None = None):
-    """A long table whose body the browser draws from the text in the store `<body_id>-cells`
-    (assets/12-tables.js; a callback replaces the store, not the rows). Dash's renderer revisits
+def drawn_table(table_id: str, columns: list[Column], body_cells: list, body_id: str, sort_prefix: str | None = None):
+    """A table whose body the browser draws from `body_cells` (`cells`: text only) kept in the
+    store `<body_id>-cells` (assets/12-tables.js; a callback replaces the store, not the rows). Dash's renderer revisits
     every component it holds on each update: as one component per cell, the ops table's ~200
     cells cost ~16 ms of every slider step (CPU profile, 24 steps: renderer 1.25 s, 0.84 s
     without them). Text only: the browser sets each cell's textContent."""
     return (
         html.Table([head(columns, sort_prefix), html.Tbody(id=body_id)], id=table_id, className="data-table"),
-        dcc.Store(id=f"{body_id}-cells", data=cells(columns, rows)),
+        dcc.Store(id=f"{body_id}-cells", data=body_cells),
     )

@@ -58,15 +58,23 @@ CALLBACKS.client(
     cs, "rootClass", Output("app-root", "className"), Input("theme", "value"), Input("present", "value"), FLAGS
 )
 CALLBACKS.client(cs, "customPanel", Output("custom-panel", "hidden"), Input("model", "value"))
-# the ops table's rows, drawn from the server's text (components/table.drawn_table), and the
-# column they are ordered by on its header (aria-sort)
+# the ops table's and the GPU comparison's rows, drawn from the server's text
+# (components/table.drawn_table); the ops table's header says the column they are ordered by
 CALLBACKS.client(
     "tables",
-    "fill",
+    "fillSorted",
     Output("ops-tbody", "className"),
     Input("ops-tbody-cells", "data"),
     Input("ops-sort", "data"),
     State("ops-tbody", "id"),
+    prevent_initial_call=False,
+)
+CALLBACKS.client(
+    "tables",
+    "fill",
+    Output("comparison-body", "className"),
+    Input("comparison-body-cells", "data"),
+    State("comparison-body", "id"),
     prevent_initial_call=False,
 )
 CALLBACKS.client(cs, "unticked", Output("reality-panel", "hidden"), Input("published", "value"))

@@ -85,7 +85,7 @@ def header(view: View) -> html.Header:
 
 def side(view: View, shown: dict) -> html.Aside:
     lang = view.lang
-    comparison = comparison_table(shown["comparison-body"], lang)
+    comparison = comparison_table(shown["comparison-body-cells"], lang)
     return html.Aside(
         [
             panel(
@@ -106,7 +106,7 @@ def side(view: View, shown: dict) -> html.Aside:
             ),
             panel(
                 t("comparison", lang),
-                comparison,
+                *comparison,
                 html.P(t("comparison_help", lang), className="help"),
                 panel_id="comparison-panel",
             ),

@@ -83,7 +83,7 @@ def ops_table_panel(lang: str, ops: tuple) -> html.Section:
         html.Div(title, id="ops-title", className="help"),
         dcc.Store(id="ops-rows", data=rows),
         dcc.Store(id="ops-sort", data={}),
-        *table.drawn_table("ops-table", ops_columns(lang), rows, "ops-tbody", sort_prefix="ops-sort"),
+        *table.drawn_table("ops-table", ops_columns(lang), ops_body(rows, {}, lang), "ops-tbody", "ops-sort"),
         downloads,
         dcc.Download(id="download-ops"),
         panel_id="ops-panel",
@@ -95,8 +95,9 @@ def _framed(table_id: str, columns: list, body_rows: list, body_id: str) -> html
     return html.Table([table.head(columns), html.Tbody(body_rows, id=body_id)], id=table_id, className="data-table")
 
 
-def comparison_table(body_rows: list, lang: str) -> html.Table:
-    return _framed("comparison-table", comparison_columns(lang), body_rows, "comparison-body")
+def comparison_table(cells: list, lang: str) -> tuple:
+    """The GPU comparison (the table and its cells' store), its rows drawn by the browser."""
+    return table.drawn_table("comparison-table", comparison_columns(lang), cells, "comparison-body")
 
 
 def reality_panel(view, body_rows: list, note: list | None = None) -> html.Section:
