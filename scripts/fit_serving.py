@@ -44,6 +44,7 @@ TPOT_PARAMS = tuple(n for n in PARAMETER_NAMES if n not in TTFT_PARAMS)
 START = {
     "bandwidth_efficiency": 0.7,
     "compute_efficiency": 0.5,
+    "expert_compute_efficiency": 0.3,
     "attention_efficiency": 0.5,
     "moe_imbalance": 1.3,
     "link_efficiency": 0.5,

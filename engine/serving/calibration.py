@@ -4,9 +4,10 @@ Each parameter p of a (backend, accelerator family) pair is global x backend fac
 factor (an additive model in log p), so a pair the measurements never saw (a backend on a new
 family) still gets both its backend's and its family's effect; a request with no backend gets
 the family's "any backend" set. Parameters are physical: achieved fractions of the memory,
-tensor and link roofs, a load-imbalance factor on the routed experts, fixed costs per step,
-layer, scheduled request and collective, the vector operations a weight-only GEMM spends per
-weight it converts, and three TTFT shape factors. None of them looks up a measured run.
+tensor and link roofs (the routed experts' grouped GEMMs apart from the dense ones), a
+load-imbalance factor on the routed experts, fixed costs per step, layer, scheduled request and
+collective, the vector operations a weight-only GEMM spends per weight it converts, and three
+TTFT shape factors. None of them looks up a measured run.
 
 The file is written by scripts/fit_serving.py from published/serving/ and read here.
 """
@@ -25,6 +26,7 @@ CALIBRATION_PATH = Path(__file__).resolve().parent.parent / "calibration" / "ser
 PARAMETERS: dict[str, tuple[str, float, float]] = {
     "bandwidth_efficiency": ("achieved fraction of memory bandwidth on weights and activations", 0.05, 1.0),
     "compute_efficiency": ("achieved fraction of the tensor roof on GEMMs", 0.02, 1.0),
+    "expert_compute_efficiency": ("achieved fraction of the tensor roof in the routed experts' grouped GEMMs", 0.01, 1.0),
     "attention_efficiency": ("achieved fraction of both roofs in the attention kernels", 0.02, 1.0),
     "moe_imbalance": ("busiest GPU's routed-expert work over the mean (>= 1)", 1.0, 8.0),
     "link_efficiency": ("achieved fraction of the scale-up link bandwidth", 0.02, 1.0),

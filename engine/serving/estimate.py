@@ -40,10 +40,14 @@ def calibrated_step_s(
     Besides the GPU's work, the scheduler's CPU spends request_overhead_s on each request of
     the step (building its inputs, sampling, detokenising and streaming its token: the
     per-request CPU costs Vidur models as functions of the batch size, Agrawal et al., "Vidur",
-    MLSys 2024, §4), plus fixed costs per step and per layer."""
+    MLSys 2024, §4), plus fixed costs per step and per layer. Routed experts run as grouped
+    GEMMs, one small matrix product per expert over the few rows routed to it, in one launch:
+    they reach a smaller share of the tensor roof than a dense GEMM of the same FLOPs (Gale et
+    al., "MegaBlocks", MLSys 2023, §3), so they get their own expert_compute_efficiency."""
     attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
     eta_m = np.where(attention, p["attention_efficiency"][..., None], p["bandwidth_efficiency"][..., None])
     eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
+    eta_c = np.where(category == EXPERT, p["expert_compute_efficiency"][..., None], eta_c)
     eta_c = np.where(category == DEQUANT, 1.0 / p["dequant_ops_per_weight"][..., None], eta_c)
     mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
