@@ -50,6 +50,7 @@ START = {
     "link_efficiency": 0.5,
     "collective_latency_s": 1e-5,
     "alltoall_latency_s": 2e-5,
+    "scale_out_latency_s": 2e-5,
     "step_overhead_s": 1e-3,
     "layer_overhead_s": 1e-5,
     "request_overhead_s": 1e-5,
@@ -93,6 +94,7 @@ def _pad(steps: list, n: int) -> dict:
     out["exchanges"] = np.array([s.exchanges for s in steps], dtype=float)
     out["layers"] = np.array([s.layers for s in steps], dtype=float)
     out["requests"] = np.array([s.requests for s in steps], dtype=float)
+    out["scale_out"] = np.array([s.scale_out_messages for s in steps], dtype=float)
     return out
 
 
@@ -165,7 +167,8 @@ def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np
         a = f[which]
         return calibrated_step_s(
             a["category"][idx], a["weight"][idx], a["compute_s"][idx], a["memory_s"][idx],
-            a["link_s"][idx], a["messages"][idx], a["exchanges"][idx], a["layers"][idx], p, a["requests"][idx],
+            a["link_s"][idx], a["messages"][idx], a["exchanges"][idx], a["layers"][idx], p,
+            a["requests"][idx], a["scale_out"][idx],
         )  # fmt: skip
 
     tpot = step("tpot")

@@ -26,11 +26,12 @@ CALIBRATION_PATH = Path(__file__).resolve().parent.parent / "calibration" / "ser
 PARAMETERS: dict[str, tuple[str, float, float]] = {
     "bandwidth_efficiency": ("achieved fraction of memory bandwidth on weights and activations", 0.05, 1.0),
     "compute_efficiency": ("achieved fraction of the tensor roof on GEMMs", 0.02, 1.0),
-    "expert_compute_efficiency": ("achieved fraction of the tensor roof in the routed experts' grouped GEMMs", 0.01, 1.0),
+    "expert_compute_efficiency": ("achieved fraction of the tensor roof in routed-expert grouped GEMMs", 0.01, 1.0),
     "attention_efficiency": ("achieved fraction of both roofs in the attention kernels", 0.02, 1.0),
     "moe_imbalance": ("busiest GPU's routed-expert work over the mean (>= 1)", 1.0, 8.0),
     "link_efficiency": ("achieved fraction of the scale-up link bandwidth", 0.02, 1.0),
     "collective_latency_s": ("fixed cost of one all-reduce (launch, hops, synchronisation)", 1e-7, 2e-4),
+    "scale_out_latency_s": ("extra fixed cost of an all-reduce whose group spans nodes (network hops)", 1e-7, 1e-3),
     "alltoall_latency_s": ("fixed cost of one expert-parallel dispatch or combine", 1e-7, 1e-3),
     "step_overhead_s": ("fixed cost of one step (scheduler, sampling, launches)", 1e-6, 0.05),
     "layer_overhead_s": ("fixed cost of one layer in a step (kernel launches, synchronisation)", 1e-8, 1e-3),

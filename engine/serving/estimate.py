@@ -32,7 +32,7 @@ from .step import ATTN_DECODE, ATTN_PREFILL, DEQUANT, EXPERT, StepCost, serving_
 
 
 def calibrated_step_s(
-    category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict, requests=0.0
+    category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict, requests=0.0, scale_out=0.0
 ):
     """A step at the calibrated roofs. Arrays broadcast: ops on the last axis, parameters per
     row (the fit evaluates every measured row at once with this same function). A DEQUANT op
@@ -43,7 +43,10 @@ def calibrated_step_s(
     MLSys 2024, §4), plus fixed costs per step and per layer. Routed experts run as grouped
     GEMMs, one small matrix product per expert over the few rows routed to it, in one launch:
     they reach a smaller share of the tensor roof than a dense GEMM of the same FLOPs (Gale et
-    al., "MegaBlocks", MLSys 2023, §3), so they get their own expert_compute_efficiency."""
+    al., "MegaBlocks", MLSys 2023, §3), so they get their own expert_compute_efficiency. Each of
+    the `scale_out` all-reduces whose tensor-parallel group spans nodes also pays
+    scale_out_latency_s, the network's hops (InfiniBand between DGX nodes) on top of
+    collective_latency_s."""
     attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
     eta_m = np.where(attention, p["attention_efficiency"][..., None], p["bandwidth_efficiency"][..., None])
     eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
@@ -53,6 +56,7 @@ def calibrated_step_s(
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
     fixed = p["step_overhead_s"] + layers * p["layer_overhead_s"] + requests * p["request_overhead_s"]
     latency = messages * p["collective_latency_s"] + exchanges * p["alltoall_latency_s"]
+    latency = latency + scale_out * p["scale_out_latency_s"]
     return ops + link_s / p["link_efficiency"] + latency + fixed
 
 
@@ -87,6 +91,7 @@ def _estimate_step_s(step: StepCost, p: dict) -> float:
             step.layers,
             arrays,
             step.requests,
+            step.scale_out_messages,
         )
     )
 
@@ -128,10 +133,11 @@ def serving_estimate(
         step.link_est_s / p["link_efficiency"]
         + step.messages * p["collective_latency_s"]
         + step.exchanges * p["alltoall_latency_s"]
+        + step.scale_out_messages * p["scale_out_latency_s"]
     )
     bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
     p0 = dict(p, step_overhead_s=0.0, layer_overhead_s=0.0, request_overhead_s=0.0, collective_latency_s=0.0,
-              alltoall_latency_s=0.0)  # fmt: skip
+              alltoall_latency_s=0.0, scale_out_latency_s=0.0)  # fmt: skip
     est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_est_s / p["link_efficiency"]
     overhead = p["step_overhead_s"] + step.layers * p["layer_overhead_s"] + step.requests * p["request_overhead_s"]
     est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)

@@ -60,6 +60,7 @@ class StepCost:
     exchanges: int  # expert-parallel dispatches and combines (each pays a latency in the estimate)
     layers: int  # transformer layers (each pays a fixed cost in the estimate)
     requests: float = 0.0  # requests the busiest rank's scheduler handles in the step (estimate: a cost each)
+    scale_out_messages: int = 0  # all-reduces whose group spans scale-up domains (estimate: a network latency each)
 
     def at_roofs_s(self) -> float:
         """The bound: ops back to back, each at its roof, plus the link time. A weight-only
@@ -109,6 +110,7 @@ class _Template:
     link_est_s_per_token: float
     messages: int
     exchanges: int
+    scale_out_messages: int
     weight_elements: float  # dense and LM-head weights a weight-only GEMM converts (0: none)
     vector_flops_per_s: float
 
@@ -121,6 +123,10 @@ def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, 
     prompt_att = [op for op in prefill_ops(shard, 1, shape.input_tokens, w) if op.name.startswith("attention")]
     link_s, messages, exchanges = _communication(model, shape, link, 1.0, scale_out=False)
     link_est_s = _communication(model, shape, link, 1.0, scale_out=True)[0]
+    # A tensor-parallel group wider than the scale-up domain all-reduces across nodes: each of
+    # its all-reduces also pays the network's latency (the estimate's scale_out_latency_s).
+    domain = link[1] if link else shape.gpus
+    scale_out_messages = messages if shape.tensor_parallel > domain else 0
     dense, lm_head = _affine(lambda t: _dense_ops(shard, w, t), roofs), _affine(lambda r: _lm_head(shard, w, r), roofs)
     # Weights read at zero tokens (memory s x bytes/s), in elements, when they need converting.
     elements = (dense[1].sum() + lm_head[1].sum()) * roofs[2] / w.weight if weight_only(w) else 0.0
@@ -133,6 +139,7 @@ def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, 
         link_est_s,
         messages,
         exchanges,
+        scale_out_messages,
         float(elements),
         roofs[1],
     )
@@ -304,6 +311,7 @@ def _combine(parts: list, weights: list[float], t: _Template, layers: int, reque
         t.exchanges,
         layers,
         requests,
+        t.scale_out_messages,
     )
 
 
