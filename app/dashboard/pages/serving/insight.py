@@ -3,7 +3,8 @@
   bound (the chunked prefill's share is at least PREFILL_BOUND_SHARE of the estimated step,
   Sarathi-Serve's stall: Agrawal et al., OSDI 2024), else decode-bound;
 - what the estimate adds to the bound, part by part (the calibration's achieved fractions on
-  decode and prefill, communication, the fixed overhead per step);
+  decode and prefill, with the routed experts' own compute fraction for a MoE model,
+  communication, the fixed overhead per step);
 - how far the nearest shipped measured run is from both.
 """
 
@@ -17,6 +18,7 @@ from app.dashboard.pages.serving.figures import signed_pct
 from app.dashboard.pages.serving.params import FitError
 from app.dashboard.pages.serving.words import w, why
 from app.units import plain
+from engine.model_catalog import get_model
 from engine.serving_userfit import UserFit
 
 PREFILL_BOUND_SHARE = 1 / 3
@@ -57,7 +59,7 @@ def adds_sentence(acc: AcceleratorServing, lang: str) -> str:
     b, e = c["breakdown"]["tpot"]["bound"], c["breakdown"]["tpot"]["estimate"]
     cal = c["calibration"]
     return w(
-        "srv_adds",
+        "srv_adds_moe" if get_model(c["model"]).is_moe else "srv_adds",
         lang,
         est=_ms(e["total_s"]),
         bound=_ms(b["total_s"]),
@@ -71,6 +73,7 @@ def adds_sentence(acc: AcceleratorServing, lang: str) -> str:
         o=_ms(e["overhead_s"]),
         bw=f"{cal['parameters']['bandwidth_efficiency'] * 100:.0f}%",
         fl=f"{cal['parameters']['compute_efficiency'] * 100:.0f}%",
+        xfl=f"{cal['parameters']['expert_compute_efficiency'] * 100:.0f}%",
         cal=cal["id"],
         backend=cal["backend"],
         family=cal["family"],
