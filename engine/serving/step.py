@@ -215,12 +215,19 @@ def _allreduce_s(size_bytes: float, n: int, domain: int, link: float) -> float:
     return size_bytes * 2 * (domain - 1) / domain / link + size_bytes / domain * 2 * (m - 1) / m / SCALE_OUT_BYTES_PER_S
 
 
-def _alltoall_s(size_bytes: float, g: int, domain: int, link: float) -> float:
-    """Each GPU sends size_bytes spread evenly over g GPUs: (d-1)/g of it over the scale-up
-    link, (g-d)/g across domains over the scale-out network; both directions at once."""
+def _alltoall_s(token_bytes: float, tokens: float, k: int, g: int, domain: int, link: float) -> float:
+    """Dispatch and combine of `tokens` tokens, each routed to k of the experts spread evenly
+    over g GPUs. A token goes once to each GPU holding any of its experts (DeepEP's dispatch
+    layout, is_token_in_rank), and across nodes once to each other node holding any (DeepEP's
+    internode kernels send it over RDMA to one GPU there, which forwards it over NVLink;
+    deepseek-ai/DeepEP README). With uniform routing that is (d-1)(1 - (1 - 1/g)^k) copies over
+    the scale-up link to the other d-1 GPUs of the sender's domain and (m-1)(1 - (1 - 1/m)^k)
+    over the scale-out network to the other m = g / d domains; both directions at once."""
     d = min(domain, g)
-    inside = size_bytes * (d - 1) / g / link
-    return max(inside, size_bytes * (g - d) / g / SCALE_OUT_BYTES_PER_S)
+    m = g / d
+    inside = (d - 1) * (1.0 - (1.0 - 1.0 / g) ** k) * tokens * token_bytes / link
+    outside = (m - 1) * (1.0 - (1.0 - 1.0 / m) ** k) * tokens * token_bytes / SCALE_OUT_BYTES_PER_S
+    return max(inside, outside)
 
 
 def _communication(
@@ -231,9 +238,10 @@ def _communication(
     - Tensor parallelism: all-reduces of the rank's tokens' hidden states in 16-bit, two per
       layer (Megatron-LM §3; one per layer under attention DP, where the MoE output returns by
       the combine).
-    - Expert parallelism with attention DP: each MoE layer sends every token to its k experts
-      and back (dispatch in the compute dtype, combine in 16-bit), (G-1)/G of them to other GPUs
-      (DeepSeek-V3 technical report §3.2.2; DeepEP's dispatch/combine kernels).
+    - Expert parallelism with attention DP: each MoE layer sends every token to the GPUs
+      holding its k experts and back (dispatch in the compute dtype, combine in 16-bit), once
+      per GPU and once per other node (DeepSeek-V3 technical report §3.2.2; DeepEP's
+      dispatch/combine kernels; see _alltoall_s).
     """
     if sc.gpus == 1 or link is None:
         return 0.0, 0, 0
@@ -251,8 +259,8 @@ def _communication(
     if moe_layers and sc.attention_data_parallel > 1:
         g = sc.moe_tensor_parallel * sc.expert_parallel
         k = max(layer.mlp.experts_per_token for layer, _ in model.layer_groups)
-        per_token = k * h * (min(sc.widths.gemm_in, STREAM_BYTES) + STREAM_BYTES)
-        total += moe_layers * _alltoall_s(rank_tokens * per_token, g, domain, bandwidth)
+        token_bytes = h * (min(sc.widths.gemm_in, STREAM_BYTES) + STREAM_BYTES)
+        total += moe_layers * _alltoall_s(token_bytes, rank_tokens, k, g, domain, bandwidth)
         exchanges += 2 * moe_layers
     return total, messages, exchanges
 

@@ -120,3 +120,33 @@ def test_sparse_attention_glm5_reads_at_most_top_k():
     # far less than reading the latent of every added token in every layer
     assert dt < 0.5 * model.num_layers * latent * extra_tokens / B200_BW
     assert dt > 0
+
+
+def test_expert_dispatch_sends_a_token_once_per_gpu_and_once_per_other_node():
+    """DeepSeek-R1 (k = 8 of 256 experts, hidden 7,168) under attention DP with its experts over
+    g GPUs: a token goes once to each GPU holding any of its experts and once to each other node
+    holding any (DeepEP). Uniform routing: over 8 GPUs of one board, 7 x (1 - (7/8)^8) = 4.595
+    copies, not 8 x 7/8 = 7; over 16 GPUs on two boards, 7 x (1 - (15/16)^8) = 2.823 copies on
+    NVLink and 1 - (1/2)^8 = 0.996 over the 50 GB/s NIC, which sets the pace. Each copy is
+    7,168 x (1 byte fp8 dispatch + 2 bytes combine)."""
+    from engine.serving.step import SCALE_OUT_BYTES_PER_S, _alltoall_s
+
+    token = 7168 * 3
+    nvlink = 900e9
+    one_board = 7 * (1 - (7 / 8) ** 8)
+    assert one_board == pytest.approx(4.595, abs=1e-3)
+    assert _alltoall_s(token, 100, 8, 8, 8, nvlink) == pytest.approx(one_board * 100 * token / nvlink)
+    across = 1 - 0.5**8
+    assert across == pytest.approx(0.996, abs=1e-3)
+    assert 7 * (1 - (15 / 16) ** 8) * token / nvlink < across * token / SCALE_OUT_BYTES_PER_S
+    assert _alltoall_s(token, 100, 8, 16, 8, nvlink) == pytest.approx(across * 100 * token / SCALE_OUT_BYTES_PER_S)
+    # A lone request's decode step sends its one token per MoE layer (58 of DeepSeek-R1's 61)
+    # at the link the card's file gives.
+    b200 = get_accelerator("b200")
+    kw = dict(concurrency=1, attention_data_parallel=8, expert_parallel=8, weight_dtype="fp8",
+              compute_dtype="fp8", kv_dtype="fp8")  # fmt: skip
+    r = serving_estimate(get_model("deepseek-r1"), b200, ServingScenario(**kw))
+    per_direction = b200.link_bandwidth()[1]
+    assert r["breakdown"]["tpot"]["bound"]["communication_s"] == pytest.approx(
+        58 * one_board * 1 * token / per_direction, rel=1e-6
+    )
