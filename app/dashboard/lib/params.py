@@ -138,12 +138,31 @@ class Choice:
         return value
 
 
+@dataclass(frozen=True)
+class ModelChoice(Choice):
+    """A model among `options` named as the API takes it: a preset id, or a Hugging Face repo
+    id or quantised release the catalogue resolves to one (engine.model_catalog's
+    resolve_model_id: meta-llama/Llama-3.1-8B -> llama-3.1-8b), read as that preset, which the
+    canonical link then writes; a refused name is answered with the known names nearest to it."""
+
+    def parse(self, text: str):
+        from engine.model_catalog import preset_id_or_none
+
+        try:
+            return super().parse(text)
+        except Invalid:
+            preset = preset_id_or_none(text)
+            if preset in self.options:
+                return preset
+            raise
+
+
 def model_choice(options: tuple) -> Choice:
-    """A model among `options` (catalogue ids and a page's own entries); a refused name is
-    answered with the known names nearest to it, as the API's 422 does."""
+    """A model among `options` (catalogue ids and a page's own entries), by any of its names; a
+    refused name is answered with the known names nearest to it, as the API's 422 does."""
     from engine.model_catalog import nearest_model_names
 
-    return Choice(options, code="unknown_model", nearest=nearest_model_names)
+    return ModelChoice(options, code="unknown_model", nearest=nearest_model_names)
 
 
 @dataclass(frozen=True)

@@ -62,3 +62,22 @@ def test_an_unknown_model_in_any_pages_link_names_the_nearest_known_ones():
     assert "llama-3-8b" in reason(ops_notices[0][2], "en")
     _, serving_notices = serving_args(view_from_search("tab=serving&model=meta-llama/Llama-3.1-8b-instructt"))
     assert "the nearest known: meta-llama/Llama-3.1-8B-Instruct" in serving_notices[0], serving_notices
+
+
+def test_every_page_reads_a_hugging_face_id_as_its_preset_and_links_the_preset():
+    """The API takes Hugging Face repo ids; so does every page's link: read as the preset they
+    resolve to, not refused with themselves as "the nearest known"."""
+    from app.dashboard.pages.ops.state import parse_args as ops_args
+    from app.dashboard.pages.training.state import parse_args as training_args
+
+    view = view_from_search("hw=b200&model=deepseek-ai/DeepSeek-R1")
+    assert view.model == "deepseek-r1" and not view.notices
+    assert "model=deepseek-r1" in to_query(view)
+    assert view_from_search("model=nvidia/DeepSeek-R1-NVFP4").model == "deepseek-r1"  # a quantised release
+    assert view_from_search("model=META-LLAMA/Llama-3.1-8B").model == "llama-3.1-8b"  # any case
+    args, notices = training_args((("model", "meta-llama/Llama-3.1-8B"),), ("h100-sxm5",))
+    assert args.model == "llama-3.1-8b" and not notices
+    args, notices = ops_args((("model", "Qwen/Qwen3-235B-A22B-FP8"),))
+    assert args.model == "qwen3-235b-a22b" and not notices
+    ((name, value, _),) = view_from_search("model=deepseek-ai/DeepSeek-R2").notices  # still refused
+    assert (name, value) == ("model", "deepseek-ai/DeepSeek-R2")
