@@ -3,6 +3,7 @@
     python scripts/fit_serving.py            # writes engine/calibration/serving.yaml
     python scripts/fit_serving.py --check    # exit 1 if the file differs from a fresh fit
     python scripts/fit_serving.py --out F    # write elsewhere
+    python scripts/fit_serving.py --held-out # print the held-out error table, write nothing
 
 Every row is mapped to a scenario as published/serving/README.md says, turned into the
 bound's parts by the engine (engine.serving.step), and the calibration parameters p are fitted
@@ -259,7 +260,7 @@ def _r(x: float, digits: int = 4) -> float:
 
 def held_out(f: dict, key) -> tuple[dict, np.ndarray, np.ndarray]:
     """Refit without each group (a model, a GPU) and predict it: the error on unseen ones."""
-    labels = np.array([key(r) for r in f["rows"]])
+    labels = np.array([str(key(r)) for r in f["rows"]])
     tpot, ttft = np.empty(len(labels)), np.empty(len(labels))
     table = {}
     for label in sorted(set(labels)):
@@ -342,12 +343,43 @@ def calibration(csv_path: Path) -> dict:
     }
 
 
+# The held-out splits the README reports: the file keeps the first two (they also give the ranges).
+HELD_OUT = {
+    "each model": lambda r: r.model,
+    "each GPU": lambda r: r.hardware,
+    "each (model, GPU, backend) group": lambda r: (r.model, r.hardware, r.backend),
+    "each (backend, GPU) pair": lambda r: (r.backend, r.hardware),
+}
+
+
+def held_out_table(csv_path: Path) -> str:
+    """Median and p90 TPOT and median TTFT error, in sample and under each held-out split, as a
+    Markdown table (the README's)."""
+    f = features(read_rows(csv_path))
+    idx = np.arange(len(f["rows"]))
+    tpot, ttft = predict(fit(f, idx), f, idx)
+    rows = [("in sample", {"tpot": _errors(tpot, f["measured_tpot"]), "ttft": _errors(ttft, f["measured_ttft"])})]
+    for name, key in HELD_OUT.items():
+        report, _, _ = held_out(f, key)
+        rows.append((f"{name} ({len(report['by_held_out'])} refits)", report["overall"]))
+    lines = ["| held out | TPOT median | TPOT p90 | TTFT median |", "|---|---:|---:|---:|"]
+    for name, e in rows:
+        tpot_e, ttft_e = e["tpot"], e["ttft"]
+        cells = (tpot_e["median_abs_error"], tpot_e["p90_abs_error"], ttft_e["median_abs_error"])
+        lines.append(f"| {name} | " + " | ".join(f"{c:.1%}" for c in cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(TRAINING_CSV), help="measured runs (CSV, aiconfigurator columns)")
     ap.add_argument("--out", default=str(CALIBRATION_PATH), help="calibration file to write")
     ap.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
+    ap.add_argument("--held-out", action="store_true", help="print the held-out error table; write nothing")
     args = ap.parse_args(argv)
+    if args.held_out:
+        print(held_out_table(Path(args.data)))
+        return 0
     text = "# Written by scripts/fit_serving.py; do not edit by hand (rerun the script).\n" + yaml.safe_dump(
         calibration(Path(args.data)), sort_keys=False, width=110
     )
