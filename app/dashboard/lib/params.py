@@ -16,6 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+# How much of a refused control's value a page quotes back: a typed number, a list of choices.
+MAX_TYPED_CHARS = 24
+MAX_LISTED_CHARS = 40
+
 
 @dataclass(frozen=True)
 class Why:
@@ -270,17 +274,27 @@ class Param:
         values = value if len(self.fields) > 1 else (value,)
         return dict(zip(self.fields, values, strict=True)), problems
 
-    def read(self, controls: dict) -> dict:
-        """{field: value} from the controls' values, {} when a control sends what none can."""
+    def read(self, controls: dict) -> tuple[dict, list[tuple[str | None, Why]]]:
+        """({field: value}, [(what was typed, why)]) from the controls' values, as `parse` from a
+        link: a refused value sets nothing (the default stays) and is quoted (`typed_text`); a
+        kind that keeps part of a list names each refused item. A control the callback did not
+        send is neither."""
         keys = [control_key(c) for c in self.controls]
         if not keys or any(k not in controls for k in keys):
-            return {}
-        try:
-            value = self.kind.read(*(controls[k] for k in keys))
-        except Invalid:
-            return {}
+            return {}, []
+        sent = [controls[k] for k in keys]
+        if hasattr(self.kind, "read_all"):
+            value, problems = self.kind.read_all(*sent)
+            if value is None:
+                return {}, problems
+        else:
+            try:
+                value, problems = self.kind.read(*sent), []
+            except Invalid as exc:
+                # the last control is the one typed into (a measured box after the radio naming its measure)
+                return {}, [(typed_text(sent[-1]), exc.why)]
         values = value if len(self.fields) > 1 else (value,)
-        return dict(zip(self.fields, values, strict=True))
+        return dict(zip(self.fields, values, strict=True)), problems
 
     def show(self, state: object) -> dict[str, object]:
         """{"id.prop": value} for its controls (nothing when the layout builds them itself)."""
@@ -315,13 +329,33 @@ def read_link(params: Iterable[Param], args: dict[str, str], bad: Callable[[str,
     return changes
 
 
-def read_controls(params: Iterable[Param], controls: dict) -> dict:
+def read_controls(
+    params: Iterable[Param], controls: dict, bad: Callable[[str, str | None, Why], None] | None = None
+) -> dict:
     """The controls' values ({"id.prop": value}, as the browser sends them or as a test writes
-    them) -> {field: value}; a value no control can send is dropped (the default stays)."""
+    them) -> {field: value}; a refused one is dropped (the default stays) and told to
+    `bad(name, typed, why)`, as `read_link` tells a link's. Whether and how a refusal is said is
+    the page's: an optional box sent empty (typed None) may simply be unset."""
     changes: dict[str, object] = {}
     for p in params:
-        changes.update(p.read(controls))
+        values, problems = p.read(controls)
+        changes.update(values)
+        for typed, why in problems:
+            if bad is not None:
+                bad(p.name, typed, why)
     return changes
+
+
+def typed_text(value: object) -> str | None:
+    """What a control sent, quoted as the reader typed it (5, not 5.0); None when there is
+    nothing to quote: an empty box, or a number outside the box's min and max, which the
+    browser sends as null."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    # a list (the op lab's chain of ops) is quoted further than a typed number
+    return str(value)[: MAX_LISTED_CHARS if isinstance(value, (list, dict, bool)) else MAX_TYPED_CHARS]
 
 
 def control_key(control: tuple[str, str]) -> str:

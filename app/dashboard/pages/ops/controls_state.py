@@ -8,13 +8,12 @@ and why, said in the control's own words by `said`."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from dash import Input
 
 from app.dashboard.lib.i18n import reason, t
-from app.dashboard.lib.params import Float, Int, Invalid, Why, control_inputs, control_key
+from app.dashboard.lib.params import Float, Int, Why, control_inputs, read_controls
 from app.dashboard.pages.ops.params import BY_NAME, PARAMS, spec_of
 from app.dashboard.pages.ops.state import OpsState, consistent, parse_args
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
@@ -22,38 +21,13 @@ from app.dashboard.pages.roofline.state import DEFAULT_HARDWARE, view_from_searc
 from engine.errors import EngineInputError
 
 HARDWARE = "lab-hardware.value"  # the catalogue cards: the page's `hw`, read by the View from a link
-MAX_TYPED_CHARS = 24
-Refusal = tuple[str, str, object]  # (parameter or engine field, what was typed, why: a Why or an engine error)
+# (parameter or engine field, what was typed (None: nothing to quote), why: a Why or an engine error)
+Refusal = tuple[str, str | None, object]
 
 
 def control_values() -> dict:
     """Every control the table names, and the accelerators, as the callback's Inputs."""
     return {**control_inputs(PARAMS, Input), HARDWARE: Input("lab-hardware", "value")}
-
-
-def _typed(value: object) -> str:
-    """What a control sent, as the reader typed it ("" for nothing)."""
-    if value is None or isinstance(value, (list, dict, bool)):
-        return "" if value is None else str(value)[:40]
-    if isinstance(value, float) and math.isfinite(value) and value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return str(value)[:MAX_TYPED_CHARS]
-
-
-def read_row(p, controls: dict) -> tuple[dict, list]:
-    """({field: value}, [(typed, why)]) of one row's control; {} when the control is absent."""
-    keys = [control_key(c) for c in p.controls]
-    if not keys or any(k not in controls for k in keys):
-        return {}, []
-    value = controls[keys[0]]
-    if hasattr(p.kind, "read_all"):
-        parsed, problems = p.kind.read_all(value)
-    else:
-        try:
-            parsed, problems = p.kind.read(value), []
-        except Invalid as exc:
-            parsed, problems = None, [(_typed(value), exc.why)]
-    return ({} if parsed is None else {p.field: parsed}), problems
 
 
 def hardware_of(value: object, refusals: list[Refusal]) -> tuple[str, ...]:
@@ -82,17 +56,13 @@ def from_controls(controls: dict, previous: OpsState | None = None) -> tuple[Ops
     controls = controls if isinstance(controls, dict) else {}
     previous = previous or OpsState()
     refusals: list[Refusal] = []
-    changes: dict[str, object] = {}
-    for p in PARAMS:
-        values, problems = read_row(p, controls)
-        changes.update(values)
-        refusals += [(p.name, typed, why) for typed, why in problems]
-    hardware = hardware_of(controls.get(HARDWARE), refusals)
-    state = replace(previous, **changes)
 
-    def bad(name: str, given: str, why: object) -> None:
+    def bad(name: str, given: str | None, why: object) -> None:
         refusals.append((name, given, why))
 
+    changes = read_controls(PARAMS, controls, bad)
+    hardware = hardware_of(controls.get(HARDWARE), refusals)
+    state = replace(previous, **changes)
     return consistent(state, hardware, bad, {}, previous), hardware, refusals
 
 

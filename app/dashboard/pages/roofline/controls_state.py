@@ -10,9 +10,9 @@ from dataclasses import replace
 
 from dash import Input, State
 
-from app.dashboard.lib.params import Int, Invalid, control_inputs, read_controls
+from app.dashboard.lib.params import Int, Invalid, Why, control_inputs, read_controls
 from app.dashboard.pages.roofline.params import PARAMS
-from app.dashboard.pages.roofline.refused import refused_controls
+from app.dashboard.pages.roofline.refused import refused_boxes
 from app.dashboard.pages.roofline.state import View, consistent
 
 MAX_MEASURED_STEPS = 100_000  # decode steps one uploaded profile may cover
@@ -33,8 +33,9 @@ def view_states() -> dict:
 def view_from_controls(controls: dict | None = None) -> View:
     """The controls' values -> a valid View (what no control can send falls back to the default)."""
     controls = controls if isinstance(controls, dict) else {}
-    refused = refused_controls(PARAMS, controls, REQUIRED_BOXES)
-    view = replace(View(), **read_controls(PARAMS, controls), refused=refused)
+    refusals: list[tuple[str, str | None, Why]] = []
+    changes = read_controls(PARAMS, controls, lambda *refusal: refusals.append(refusal))
+    view = replace(View(), **changes, refused=refused_boxes(refusals, REQUIRED_BOXES))
     flags = controls.get("view-flags.data")
     flags = flags if isinstance(flags, dict) else {}
     view = replace(

@@ -5,7 +5,8 @@ default, and without a sentence the reader sees red digits and numbers that did 
 from __future__ import annotations
 
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.params import Invalid, Param, control_key
+from app.dashboard.lib.params import Why
+from app.dashboard.pages.roofline.params import BY_NAME, PARAMS
 from app.units import plain
 
 # The number boxes' parameters and the words that label them on the page.
@@ -18,33 +19,21 @@ BOX_LABELS = {
     "step": "measured_step",
     "block": "kv_block",
 }
-MAX_TYPED_CHARS = 24
 
 
-def refused_controls(
-    params: tuple[Param, ...], controls: dict, required: frozenset[str] = frozenset()
+def refused_boxes(
+    refusals: list[tuple[str, str | None, Why]], required: frozenset[str] = frozenset()
 ) -> tuple[tuple[str, str | None, dict], ...]:
-    """(parameter name, what was typed, the refusal's {low, high}) for each number box whose value
-    the table refuses. The browser sends an out-of-range number (below the box's min, above its
-    max) as null: for a `required` parameter (one that has no "unset") that is a refusal whose
-    typed text is unknown (None); for an optional one an empty box simply unsets it."""
-    refused = []
-    for p in params:
-        if p.name not in BOX_LABELS or len(p.controls) != 1:
-            continue
-        key = control_key(p.controls[0])
-        value = controls.get(key)
-        if value is None:
-            if p.name in required and key in controls:
-                limits = {"low": f"{p.kind.low:g}", "high": f"{p.kind.high:,g}", "open": False}
-                refused.append((p.name, None, limits))
-            continue
-        try:
-            p.kind.read(value)
-        except Invalid as exc:
-            limits = dict(exc.why.params) | {"open": bool(getattr(p.kind, "open_low", False))}
-            refused.append((p.name, str(value)[:MAX_TYPED_CHARS], limits))
-    return tuple(refused)
+    """(parameter name, what was typed, the refusal's {low, high, open}) for each number box
+    among the controls' refusals ((name, typed, why), as read_controls tells them). The
+    browser sends an out-of-range number (below the box's min, above its max) as null: for a
+    `required` parameter (one that has no "unset") that is a refusal whose typed text is
+    unknown (None); for an optional one an empty box simply unsets it."""
+    return tuple(
+        (name, typed, dict(why.params) | {"open": bool(getattr(BY_NAME[name].kind, "open_low", False))})
+        for name, typed, why in refusals
+        if name in BOX_LABELS and (typed is not None or name in required)
+    )
 
 
 def refused_sentences(refused, shown: dict[str, object], lang: str) -> list[str]:
@@ -70,6 +59,4 @@ def refused_sentences(refused, shown: dict[str, object], lang: str) -> list[str]
 
 def view_refusals(view, lang: str) -> list[str]:
     """The sentences for a view read from the controls (View.refused), against what it shows."""
-    from app.dashboard.pages.roofline.params import PARAMS  # the table imports nothing of ours
-
     return refused_sentences(view.refused, {p.name: p.value(view) for p in PARAMS}, lang) if view.refused else []

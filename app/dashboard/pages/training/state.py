@@ -43,7 +43,6 @@ from engine.hardware import get_accelerator
 from engine.training import TrainingSetup, memory_bill, training_lab, training_model
 
 MAX_NOTICES = 8
-MAX_TYPED_CHARS = 24
 
 
 # ---- the link ----------------------------------------------------------------------------------------
@@ -95,15 +94,6 @@ def _limit(x: float) -> str:
     return f"{x:.12f}".rstrip("0") if abs(x) < 1 else f"{x:,g}"
 
 
-def _typed(value: object) -> str | None:
-    """What was typed, as the box shows it; None when the browser sent nothing it could use."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return str(value)[:MAX_TYPED_CHARS]
-
-
 def _shown(value: object, lang: str) -> str:
     if value is None:
         return t("box_unset", lang)
@@ -130,16 +120,17 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[TrainArgs, lis
     A number box whose value cannot be used keeps the default and says so (a refusal); an
     optional one left empty is unset. A choice no control offers, or a measured rate that
     cannot be used (no default rate to fall back on), is a problem: nothing is computed."""
-    changes = read_controls(PARAMS, controls)
+    typed_of: dict[str, str | None] = {}  # each refused row's typed text, as the table quotes it
+    changes = read_controls(PARAMS, controls, lambda name, typed, _why: typed_of.setdefault(name, typed))
     a = replace(TrainArgs(), **changes)
     problems: list[str] = []
     refused: list[str] = []
     if controls.get(control_key(MEASURE[0])) not in {p.kind.measure for p in PARAMS if isinstance(p.kind, Measured)}:
         problems.append(t("lab_train_invalid", lang, field=t("lab_train_measure", lang)))
-    for p in PARAMS:
+    for p in PARAMS:  # the rows asked for that got no value: refused, or not sent at all (None)
         if set(p.fields) <= set(changes) or not _asked(p, a, controls):
             continue
-        typed = _typed(controls.get(control_key(p.controls[-1])))
+        typed = typed_of.get(p.name)
         if not hasattr(p.kind, "high"):  # a choice
             problems.append(t("lab_train_invalid", lang, field=t(f"lab_train_{p.name}", lang)))
         elif typed is None and p.value(TrainArgs()) is None:
