@@ -92,7 +92,9 @@ class Float:
         return self._check(x)
 
     def write(self, value: float) -> str:
-        return f"{value:g}"
+        # 15 significant digits: every number typed in decimal comes back as typed (":g" keeps
+        # 6, so a 1,000,001 ms step came back from its own link as 1e+06)
+        return f"{value:.15g}"
 
     def read(self, value: object) -> float:
         if not _plain(value):

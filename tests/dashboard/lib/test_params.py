@@ -66,3 +66,12 @@ def test_a_measured_box_is_quoted_not_the_radio_that_names_its_measure():
 def test_a_list_kind_keeps_its_good_items_and_names_each_refused_one():
     values, problems = OPS_PARAMS["xhw"].read({"lab-what-if.value": ["fast:3.35:1979:80", "slow:abc"]})
     assert values == {"what_if": ("fast:3.35:1979:80",)} and [typed for typed, _ in problems] == ["slow:abc"]
+
+
+def test_a_number_comes_back_from_its_own_link_as_typed():
+    """The canonical link writes a number so it reads back the same (a 1,000,001 ms step once
+    came back as 1e+06 = 1,000,000 ms)."""
+    kind = Float(0, 3.6e6, open_low=True)
+    for typed in (1_000_001.0, 0.85, 123456.789, 3.6e6, 1e-9):
+        assert kind.parse(kind.write(typed)) == typed
+    assert kind.write(0.85) == "0.85" and kind.write(1_000_001.0) == "1000001"
