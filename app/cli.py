@@ -235,9 +235,13 @@ def _measurements(args: argparse.Namespace) -> int:
         with open(args.file, encoding="utf-8") as f:
             content = f.read(256 * 1024 + 1)
     except (OSError, UnicodeDecodeError) as exc:
-        raise EngineInputError("file", f"cannot read {args.file}: {exc}") from None
+        raise EngineInputError(
+            "file", f"cannot read {args.file}: {exc}", code="file_open", params={"detail": str(exc)}
+        ) from None
     if len(content) > 256 * 1024:
-        raise EngineInputError("file", f"{args.file} is larger than 256 KiB")
+        raise EngineInputError(
+            "file", f"{args.file} is larger than 256 KiB", code="file_size", params={"n": 256 * 1024}
+        )
     scenario = Scenario(
         batch_size=args.batch,
         context_length=args.context,
@@ -282,7 +286,11 @@ def _training(args: argparse.Namespace) -> int:
     teaching = (args.num_params, args.num_layers, args.num_heads, args.head_dim)
     if args.model is None:
         if None in teaching:
-            raise EngineInputError("model", "give --model, or --num-params --num-layers --num-heads --head-dim")
+            raise EngineInputError(
+                "model",
+                "give --model, or --num-params --num-layers --num-heads --head-dim",
+                code="training_model_or_form",
+            )
         spec = dict(zip(("num_params", "num_layers", "num_heads", "head_dim"), teaching, strict=True))
     else:
         spec = _model_spec(args.model)

@@ -43,7 +43,13 @@ def _overhead_s(args: argparse.Namespace) -> float:
 def _shape(text: str) -> tuple[int, ...]:
     parts = text.replace("x", ",").split(",")
     if not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
-        raise EngineInputError("op.shape", f"{text!r} is not a shape", "comma-separated sizes, e.g. 32,2048,4096")
+        raise EngineInputError(
+            "op.shape",
+            f"{text!r} is not a shape",
+            "comma-separated sizes, e.g. 32,2048,4096",
+            code="op_shape_text",
+            params={"value": text},
+        )
     return tuple(int(p) for p in parts)
 
 

@@ -120,7 +120,9 @@ def _validate(args: argparse.Namespace) -> int:
     try:
         rows = read_rows(args.data)
     except (OSError, UnicodeDecodeError) as exc:
-        raise EngineInputError("--data", f"cannot read {args.data}: {exc}") from None
+        raise EngineInputError(
+            "--data", f"cannot read {args.data}: {exc}", code="file_open", params={"detail": str(exc)}
+        ) from None
     report = validate_rows(rows)
     if args.json:
         print(json.dumps(report, indent=2))

@@ -18,7 +18,7 @@ from engine.errors import EngineInputError
 from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.docs import add_docs
-from .api.errors import engine_error_response
+from .api.errors import engine_error_response, json_safe
 from .api.routes import health_router, router
 from .api.serving_routes import serving_router
 from .config import Settings, get_settings
@@ -55,7 +55,14 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
         message = err["msg"]
         if err.get("type") == "literal_error" and "expected" in err.get("ctx", {}):
             message = f"must be one of {err['ctx']['expected']}"
-        errors.append({"field": _field(tuple(err["loc"])), "message": message})
+        errors.append(
+            {
+                "field": _field(tuple(err["loc"])),
+                "message": message,
+                "code": err.get("type"),  # pydantic's error type: missing, greater_than_equal, ...
+                "params": json_safe(err.get("ctx")),
+            }
+        )
     detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
     return JSONResponse({"detail": detail, "errors": errors}, status_code=422)
 

@@ -32,7 +32,13 @@ def resolve_hardware(specs: list, field: str = "hardware") -> list[Accelerator]:
     """Ids from the catalogue, what-if short forms (`fast:3.35:1979:80`) or inline accelerator
     objects (validated like a YAML file). Errors name `field[i]` (the CLI: `--hardware[i]`)."""
     if not isinstance(specs, list) or not 1 <= len(specs) <= MAX_HARDWARE:
-        raise EngineInputError(field, f"give 1 to {MAX_HARDWARE} accelerators", ", ".join(sorted(catalogue())))
+        raise EngineInputError(
+            field,
+            f"give 1 to {MAX_HARDWARE} accelerators",
+            ", ".join(sorted(catalogue())),
+            code="hardware_count",
+            params={"n": MAX_HARDWARE, "allowed": ", ".join(sorted(catalogue()))},
+        )
     out = []
     for i, spec in enumerate(specs):
         if isinstance(spec, Accelerator):

@@ -4,6 +4,10 @@
   `nearest` (the known names most like it, best first) and `known_ids` (every preset id);
 - an unknown accelerator: 404 with `known_ids` (the catalogue is the resource that lacks it);
 - any other bad input: 422 naming the field.
+
+Each item of `errors` also carries the error's `code` and `params`, the same the dashboard
+renders in its languages (`engine_<code>` in app/dashboard/lib/locales): a client can say it in
+its own words, or key on it, without parsing English.
 """
 
 from __future__ import annotations
@@ -15,10 +19,25 @@ from engine.model_catalog import UnknownModelError
 
 
 def engine_error_response(exc: EngineInputError) -> JSONResponse:
-    body: dict = {"detail": str(exc), "errors": [{"field": exc.field, "message": str(exc)}]}
+    item = {"field": exc.field, "message": str(exc), "code": exc.code, "params": json_safe(exc.params)}
+    body: dict = {"detail": str(exc), "errors": [item]}
     if not isinstance(exc, UnknownIdError):
         return JSONResponse(body, status_code=422)
     body["known_ids"] = exc.known
     if isinstance(exc, UnknownModelError):
         return JSONResponse(body | {"nearest": exc.nearest}, status_code=422)
     return JSONResponse(body, status_code=404)
+
+
+def json_safe(params: dict | None) -> dict:
+    """An error's parameters as JSON: numbers, text, booleans and lists of them as they are,
+    anything else (an exception pydantic keeps in `ctx`) as its text."""
+
+    def plain(value: object) -> object:
+        if value is None or isinstance(value, bool | int | float | str):
+            return value
+        if isinstance(value, list | tuple):
+            return [plain(v) for v in value]
+        return str(value)
+
+    return {str(k): plain(v) for k, v in (params or {}).items()}

@@ -215,10 +215,14 @@ def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> di
     """One request per batch size: the throughput-interactivity curve (README "One request")."""
     if request.output_tokens is None:
         if request.gpu_hour_price is not None:
-            raise EngineInputError("gpu_hour_price", "a price needs output_tokens (cost is per output token)")
+            raise EngineInputError(
+                "gpu_hour_price", "a price needs output_tokens (cost is per output token)", code="price_needs_output"
+            )
         return None
     if request.batch_sizes is None:
-        raise EngineInputError("output_tokens", "a request per point needs batch_sizes, not context_lengths")
+        raise EngineInputError(
+            "output_tokens", "a request per point needs batch_sizes, not context_lengths", code="request_needs_batches"
+        )
     a = request_arrays(model, hw, scenario, request.output_tokens, request.batch_sizes, request.gpu_hour_price)
     cost = a["cost_per_million_output_tokens"]
     keys = (

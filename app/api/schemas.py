@@ -264,9 +264,13 @@ class ElementwiseOp(_Request):
 
     def spec(self) -> ElementwiseSpec:
         if (self.elements is None) == (self.shape is None):
-            raise EngineInputError("op.shape", "give either `elements` (a flat count) or `shape`, not both")
+            raise EngineInputError(
+                "op.shape", "give either `elements` (a flat count) or `shape`, not both", code="op_elements_or_shape"
+            )
         if self.name is not None and self.ops is not None:
-            raise EngineInputError("op.ops", "give either `name` (one op) or `ops` (a list), not both")
+            raise EngineInputError(
+                "op.ops", "give either `name` (one op) or `ops` (a list), not both", code="op_name_or_ops"
+            )
         shape = (self.elements,) if self.shape is None else tuple(self.shape)
         ops = (self.name,) if self.name is not None else tuple(self.ops or (DEFAULT_CHAIN_OP,))
         return ElementwiseSpec(shape, ops, self.count, self.fused, self.dtype)
@@ -733,6 +737,13 @@ class Health(BaseModel):
 class ErrorItem(BaseModel):
     field: str = Field(description="the offending field (dotted path)")
     message: str = Field(description="what was wrong and what is allowed")
+    code: str | None = Field(
+        None,
+        description="a stable code for the error: the engine's (the dashboard words it as engine_<code> in "
+        "each language) or, for a request the schema refuses, pydantic's error type (missing, "
+        "greater_than_equal, literal_error, ...)",
+    )
+    params: dict = Field({}, description="the values the message names (field, value, limits), keyed as in it")
 
 
 class ErrorResponse(BaseModel):

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from app.dashboard.lib.i18n import t
 from engine.analysis import Scenario, analyze_one
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, preset_records
@@ -111,6 +112,28 @@ def test_engine_errors_are_422_with_field(client):
     assert r.json()["detail"].startswith("num_kv_heads: 3 must divide the 32 query heads")
     r = client.post("/api/v1/analyze", json=ANALYZE | {"model": {"model_type": "llama", "hidden_size": 4096}})
     assert r.status_code == 422 and "config.num_hidden_layers: missing required field" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("patch", "code", "params"),
+    [
+        ({"batch_size": 0}, "greater_than_equal", {"ge": 1}),
+        ({"kv_dtype": "fp3"}, "literal_error", None),
+        ({"num_kv_heads": 3}, "kv_divides", None),
+        ({"hardware": []}, "too_short", {"min_length": 1}),
+    ],
+)
+def test_each_error_carries_its_code_and_params(client, patch, code, params):
+    """A client keys on the code, not the English: a schema error has pydantic's type and ctx;
+    an engine error its own code, whose catalogue message in English is the answer's words."""
+    item = client.post("/api/v1/analyze", json=ANALYZE | patch).json()["errors"][0]
+    assert item["code"] == code
+    if params is not None:
+        assert params.items() <= item["params"].items()
+    if code == "kv_divides":
+        words = {lang: t(f"engine_{code}", lang, **item["params"], format="") for lang in ("en", "zh")}
+        head = item["message"].split(" (allowed")[0]  # the engine writes its list in brackets
+        assert words["en"].startswith(head) and words["zh"] != words["en"]
 
 
 def test_non_finite_numbers_rejected(client):

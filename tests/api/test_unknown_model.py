@@ -39,7 +39,10 @@ def test_an_unknown_model_is_a_422_naming_the_nearest_known_ones(client, method,
     r = ask(client, method, path, body, "llama3-8b")
     assert r.status_code == 422, r.text
     answer = r.json()
-    assert answer["errors"] == [{"field": "model", "message": answer["detail"]}]
+    params = {"field": "model", "value": "llama3-8b", "nearest": ", ".join(answer["nearest"])}
+    assert answer["errors"] == [
+        {"field": "model", "message": answer["detail"], "code": "unknown_model", "params": params}
+    ]
     assert answer["nearest"][0] == "llama-3-8b" and len(answer["nearest"]) == 5
     assert answer["detail"] == f"unknown model id 'llama3-8b'; nearest known: {', '.join(answer['nearest'])}"
     assert set(answer["known_ids"]) == set(model_ids())

@@ -1,6 +1,7 @@
-"""Every input error the engine builds carries a code the dashboard renders in each language.
+"""Every input error the engine and the app build carries a code the dashboard renders in each
+language, and the API hands to its clients (app/api/errors.py).
 
-Walks engine/ with `ast`: each call of EngineInputError, UnknownIdError or UnknownModelError
+Walks engine/ and app/ with `ast`: each call of EngineInputError, UnknownIdError or UnknownModelError
 must pass `code=`; a literal code must have its `engine_<code>` message in the English and the
 Chinese catalogue, and where the call's params are a literal dict, they must fill every field
 that message names. Internal ValueErrors (a pydantic validator's) are not user input errors and
@@ -14,7 +15,8 @@ import pytest
 
 from app.dashboard.lib.i18n import CATALOGUES
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine"
+ROOT = Path(__file__).resolve().parents[2]
+ENGINE = ROOT / "engine"
 ERROR_TYPES = {"EngineInputError", "UnknownIdError", "UnknownModelError"}
 # params every error fills itself (engine/errors.py, engine/model_catalog.py) or the renderer adds
 # (app/dashboard/lib/i18n.py: `format`, the what-if form)
@@ -23,7 +25,7 @@ IMPLICIT = {
     "UnknownIdError": {"field", "format", "value"},
     "UnknownModelError": {"field", "format", "value", "nearest"},
 }
-SOURCES = sorted(p for p in ENGINE.rglob("*.py"))
+SOURCES = sorted([*ENGINE.rglob("*.py"), *(ROOT / "app").rglob("*.py")])
 
 
 def _name(func: ast.expr) -> str | None:
@@ -51,7 +53,7 @@ def fields(text: str) -> set[str]:
 
 def problems(path: Path) -> list[str]:
     found = []
-    where = path.relative_to(ENGINE.parent)
+    where = path.relative_to(ROOT)
     for line, kind, keywords, spread in error_calls(path):
         code = keywords.get("code")
         if code is None:
@@ -84,6 +86,6 @@ def test_the_walk_finds_the_errors_it_checks():
     assert len([c for p in SOURCES for c in error_calls(p)]) >= 150
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ENGINE)))
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_engine_error_has_a_code_its_catalogue_message_and_the_params_it_names(path):
     assert not problems(path), "\n".join(problems(path))

@@ -31,7 +31,10 @@ def decode_config(token: str) -> dict:
     """`cfg=` token -> validated config.json (EngineInputError on anything else)."""
     if len(token) > MAX_CONFIG_TOKEN_CHARS:
         raise EngineInputError(
-            "cfg", f"a config link of {len(token):,} characters is over the {MAX_CONFIG_TOKEN_CHARS:,}-character limit"
+            "cfg",
+            f"a config link of {len(token):,} characters is over the {MAX_CONFIG_TOKEN_CHARS:,}-character limit",
+            code="cfg_too_long",
+            params={"n": f"{len(token):,}", "max": f"{MAX_CONFIG_TOKEN_CHARS:,}"},
         )
     try:
         packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -39,8 +42,8 @@ def decode_config(token: str) -> dict:
         raw = inflater.decompress(packed, MAX_CONFIG_BYTES + 1)  # a deflate bomb stops here
         config = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_CONFIG_BYTES else None
     except (binascii.Error, ValueError, zlib.error, RecursionError, UnicodeDecodeError):
-        raise EngineInputError("cfg", "not a config link made by this app") from None
+        raise EngineInputError("cfg", "not a config link made by this app", code="cfg_not_ours") from None
     if not isinstance(config, dict):
-        raise EngineInputError("cfg", "not a config link made by this app")
+        raise EngineInputError("cfg", "not a config link made by this app", code="cfg_not_ours")
     load_model(config)  # validates: EngineInputError names the field
     return config
