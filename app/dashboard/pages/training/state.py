@@ -125,7 +125,9 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[TrainArgs, lis
     a = replace(TrainArgs(), **changes)
     problems: list[str] = []
     refused: list[str] = []
-    if controls.get(control_key(MEASURE[0])) not in {p.kind.measure for p in PARAMS if isinstance(p.kind, Measured)}:
+    # a tuple, not a set: a hand-made request may send a list, which cannot be hashed
+    measures = tuple(p.kind.measure for p in PARAMS if isinstance(p.kind, Measured))
+    if controls.get(control_key(MEASURE[0])) not in measures:
         problems.append(t("lab_train_invalid", lang, field=t("lab_train_measure", lang)))
     for p in PARAMS:  # the rows asked for that got no value: refused, or not sent at all (None)
         if set(p.fields) <= set(changes) or not _asked(p, a, controls):

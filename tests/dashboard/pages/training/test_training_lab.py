@@ -286,6 +286,8 @@ def test_controls_and_link_agree():
         {"train-measure": "rate", "train-measured": float("nan")},
         {"train-measure": "rate", "train-measured": None},
         {"train-measure": "minutes"},
+        {"train-measure": ["step"]},
+        {"train-measure": {"step": 1}},
     ],
 )
 def test_a_hostile_choice_is_an_error_message(changes):
