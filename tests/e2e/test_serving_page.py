@@ -83,6 +83,24 @@ def test_issue_link_draws_the_three_and_the_bound_holds(page: Page, base_url):
     assert chosen["x"][0] == next(x for c, x in zip(bound["c"], bound["x"], strict=True) if c == 128)
 
 
+def test_a_typed_concurrency_out_of_range_says_so_and_the_numbers_stay(page: Page, base_url):
+    """0 in the concurrency box: the box's own words above charts still computed at the value
+    the page keeps, and the address bar keeps that value too."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + ISSUE + "&conc=96")
+    before = figure(page)["serving--h200-sxm--chosen"]
+    page.fill("#srv-conc", "0")
+    page.keyboard.press("Enter")
+    error = page.locator("#srv-error")
+    expect(error).to_contain_text("Concurrency (requests in flight) must be 1–65,536")
+    expect(error).to_contain_text("64")  # the default the page computes with instead
+    page.wait_for_function("() => location.search.includes('conc=64')")
+    after = figure(page)
+    assert after["_drawn"] == after["_visible"] > 0
+    assert after["serving--h200-sxm--chosen"]["x"] != before["x"]  # moved to concurrency 64
+    expect(page.locator("#srv-tables")).to_contain_text("concurrency 64")
+
+
 def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_url, context):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(base_url + ISSUE + "&xhw=" + SLOW)

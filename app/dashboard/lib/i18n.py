@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from app.units import plain
+
 LANGS = ("en", "zh")
 DASHBOARD = Path(__file__).resolve().parent.parent
 # The shared catalogue first, then each page's, in a fixed order.
@@ -67,3 +69,19 @@ def t(key: str, lang: str, **values: object) -> str:
     entry = STRINGS[key]
     text = entry.get(lang) or entry["en"]
     return text.format(**values) if values else text
+
+
+def shown_value(value: object, lang: str) -> str:
+    """The value a page uses instead of a refused one, as the reader would write it: 4,096; 0.9;
+    "unset" for an optional one left empty."""
+    if value is None:
+        return t("box_unset", lang)
+    return plain(value) if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def box_sentence(label: str, limits: dict, typed: str | None, shown: str, lang: str, open_low: bool = False) -> str:
+    """A number box's refused value in its own words: "Concurrency must be 1–4,096 (you typed
+    0); still showing 64." (`limits`: the refusal's low and high, as its Why says them). typed
+    None: the browser sent no number (one outside the box's min and max), so none is quoted."""
+    key = "box_refused" if typed is None else "box_invalid_open" if open_low else "box_invalid"
+    return t(key, lang, label=label, low=limits.get("low", ""), high=limits.get("high", ""), typed=typed, shown=shown)

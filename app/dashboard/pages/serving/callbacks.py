@@ -68,9 +68,12 @@ def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict,
     return top, latency_figure(shown, a.concurrency, lang, theme, present), accs
 
 
-def outputs(a: ServingArgs, problems: list[str], lang: str, theme: str, present: bool) -> tuple:
+def outputs(
+    a: ServingArgs, problems: list[str], lang: str, theme: str, present: bool, refused: list[str] = ()
+) -> tuple:
     """(error, throughput figure, latency figure, tables, insight, provenance): the first
-    render and every callback show the same thing for the same inputs."""
+    render and every callback show the same thing for the same inputs. A problem blocks the
+    numbers; a refused box's sentence stands above numbers computed with the value it names."""
     if problems:
         return [html.P(p) for p in problems], message_figure("—"), message_figure("—"), [], [], []
     top, bottom, accs = figures(a, lang, theme, present)
@@ -78,7 +81,7 @@ def outputs(a: ServingArgs, problems: list[str], lang: str, theme: str, present:
     prov = provenance(a, lang)
     caption = [html.Span(prov["scenario"]), html.Br(), html.Span(prov["calibration"]), html.Br()]
     caption.append(html.Span(prov["measured_source"]))
-    return [], top, bottom, tables, insight(accs, a.concurrency, a.fit_error, lang), caption
+    return [html.P(r) for r in refused], top, bottom, tables, insight(accs, a.concurrency, a.fit_error, lang), caption
 
 
 @CALLBACKS.server(
@@ -106,8 +109,8 @@ def outputs(a: ServingArgs, problems: list[str], lang: str, theme: str, present:
 )
 def update_serving(controls: dict, flags: object) -> dict:
     view = page_view(flags)
-    a, problems = args_from_controls(controls, view.lang)
-    shown = outputs(a, problems, view.lang, view.theme, view.present)
+    a, problems, refused = args_from_controls(controls, view.lang)
+    shown = outputs(a, problems, view.lang, view.theme, view.present, refused)
     targets = [{"label": x, "value": x} for x in accelerator_ids(a)]
     return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, a), "targets": targets}
 
@@ -126,9 +129,9 @@ def _runs_message(error: RunsError, lang: str) -> list:
 
 def fit_from_text(text: object, target: object, controls: dict, lang: str) -> tuple[dict | None, list]:
     """({fit, fiterr, fithw} or None, status): the whole paste is fitted or nothing is."""
-    a, problems = args_from_controls(controls, lang)
-    if problems:
-        return None, [html.P(p) for p in problems]
+    a, problems, refused = args_from_controls(controls, lang)
+    if problems or refused:  # a fit to a scenario the reader did not ask for would mislead
+        return None, [html.P(p) for p in problems + refused]
     specs = dict(zip(accelerator_ids(a), accelerator_specs(a), strict=True))
     target = target if target in specs else next(iter(specs), None)
     if target is None:
@@ -216,7 +219,7 @@ def add_what_if(add, submit, text, current, hardware, flags) -> dict:
 )
 def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
     view = page_view(flags)
-    a, problems = args_from_controls(controls, view.lang)
+    a, problems, _ = args_from_controls(controls, view.lang)  # a refused box: the numbers on screen
     if problems or trigger not in ("srv-export-csv", "srv-export-json", "srv-export-html"):
         return {"file": no_update}
     prov = provenance(a, view.lang)

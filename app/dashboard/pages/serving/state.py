@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.dashboard.lib.params import Why, read_controls, read_link, write_link
+from app.dashboard.lib.i18n import box_sentence, shown_value
+from app.dashboard.lib.params import Float, Int, Why, read_controls, read_link, write_link
 from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import Accelerators, pairs_of
@@ -87,24 +88,37 @@ def parse_args(view: View) -> tuple[ServingArgs, list[str]]:
     return a, notices
 
 
-def args_from_controls(controls: dict, lang: str = "en") -> tuple[ServingArgs, list[str]]:
-    """(ServingArgs, problems) from the controls ({"id.prop": value}), through the table's
-    readers: a value no control could send keeps the default and is named."""
-    problems: list[str] = []
-    changes = read_controls(PARAMS, controls)
-    for p in PARAMS:
-        if p.name in ("price", "fit", "fiterr", "fithw", "xhw", "adp", "ep"):
-            continue  # optional, or filled in by the page itself
-        if not set(p.fields) <= set(changes):
-            problems.append(w("srv_invalid", lang, field=w(f"srv_field_{p.name}", lang)))
+# Parameters the controls may leave without a value: an empty price box unsets the price; the
+# fit's store and the what-if list are filled in by the page itself; attention DP and expert
+# parallelism default to 1.
+MAY_BE_UNSENT = ("price", "fit", "fiterr", "fithw", "xhw", "adp", "ep")
+
+
+def args_from_controls(controls: dict, lang: str = "en") -> tuple[ServingArgs, list[str], list[str]]:
+    """(ServingArgs, problems, refusals) from the controls ({"id.prop": value}), through the
+    table's readers. A number box whose value cannot be used keeps the default and says so in
+    its own words (a refusal: the page still computes); an empty price box unsets the price; a
+    choice no control offers is a problem: nothing is computed."""
+    refused_of: dict[str, tuple[str | None, Why]] = {}
+    changes = read_controls(PARAMS, controls, lambda name, typed, reason: refused_of.setdefault(name, (typed, reason)))
     if controls.get("srv-price.value") in (None, ""):
         changes["gpu_hour_price"] = None
-    hardware = Accelerators().read(controls.get("srv-hw.value") or [])
-    changes["hardware"] = hardware
+    changes["hardware"] = Accelerators().read(controls.get("srv-hw.value") or [])
     a = replace(ServingArgs(), **changes)
+    problems: list[str] = []
+    refused: list[str] = []
+    for p in PARAMS:
+        if set(p.fields) <= set(changes):
+            continue
+        if p.name in refused_of and isinstance(p.kind, Int | Float):
+            typed, reason = refused_of[p.name]
+            label, shown = w(f"srv_field_{p.name}", lang), shown_value(p.value(a), lang)
+            refused.append(box_sentence(label, reason.params, typed, shown, lang, getattr(p.kind, "open_low", False)))
+        elif p.name not in MAY_BE_UNSENT:
+            problems.append(w("srv_invalid", lang, field=w(f"srv_field_{p.name}", lang)))
     if not accelerator_ids(a):
         problems.append(w("srv_no_accelerator", lang))
-    return consistent(a, lambda name, value, reason: problems.append(why(reason, lang))), problems
+    return consistent(a, lambda name, value, reason: problems.append(why(reason, lang))), problems, refused
 
 
 def link_of(view: View, a: ServingArgs) -> dict:

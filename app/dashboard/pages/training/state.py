@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.dashboard.lib.i18n import reason, t
+from app.dashboard.lib.i18n import box_sentence, reason, shown_value, t
 from app.dashboard.lib.params import Param, Why, control_key, read_controls, read_link, write_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.training.params import (
@@ -37,7 +37,6 @@ from app.dashboard.pages.training.params import (
     TrainArgs,
     current_names,
 )
-from app.units import plain
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.training import TrainingSetup, memory_bill, training_lab, training_model
@@ -94,12 +93,6 @@ def _limit(x: float) -> str:
     return f"{x:.12f}".rstrip("0") if abs(x) < 1 else f"{x:,g}"
 
 
-def _shown(value: object, lang: str) -> str:
-    if value is None:
-        return t("box_unset", lang)
-    return plain(value) if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
-
-
 def refusal(p: Param, typed: str | None, a: TrainArgs, lang: str) -> str:
     """A number box's refused value in its own words: "L, layers must be 1–100,000 (you typed
     0); still showing 32" (the value the page uses instead). A measured rate has no default
@@ -108,9 +101,8 @@ def refusal(p: Param, typed: str | None, a: TrainArgs, lang: str) -> str:
     if isinstance(p.kind, Measured) and p.kind.measure != a.measure:
         return t("lab_train_no_rate", lang, **words, typed=typed or "—")
     open_low = getattr(getattr(p.kind, "number", p.kind), "open_low", False)
-    key = "box_refused" if typed is None else "box_invalid_open" if open_low else "box_invalid"
-    shown = _shown(a.measured if isinstance(p.kind, Measured) else p.value(a), lang)
-    return t(key, lang, **words, typed=typed, shown=shown)
+    shown = shown_value(a.measured if isinstance(p.kind, Measured) else p.value(a), lang)
+    return box_sentence(words["label"], words, typed, shown, lang, open_low)
 
 
 def args_from_controls(controls: dict, lang: str = "en") -> tuple[TrainArgs, list[str], list[str]]:

@@ -74,7 +74,7 @@ def test_five_runs_on_a_slow_what_if_fit_lower_error_and_travel_in_the_link():
         status
     )
     # the link's numbers alone redraw the fitted curve: a copied link shows the same fit
-    a, problems = args_from_controls(controls_of(PAGE) | {"srv-fit.data": store})
+    a, problems, _ = args_from_controls(controls_of(PAGE) | {"srv-fit.data": store})
     assert problems == [] and a.fit is not None
     (acc,) = compute(a)
     assert acc.fitted is not None and all("fitted" in p for p in acc.points)

@@ -3,8 +3,10 @@ bad values named and dropped, the fit's numbers carried whole or not at all."""
 
 from app.dashboard.lib.params import shown, write_link
 from app.dashboard.pages.roofline.state import View
+from app.dashboard.pages.serving.callbacks import outputs
 from app.dashboard.pages.serving.params import PARAMS, ServingArgs
 from app.dashboard.pages.serving.state import args_from_controls, fit_target, link_of, parse_args
+from engine.serving.scenario import MAX_CONCURRENCY
 from engine.serving_userfit import UserFit
 
 
@@ -78,17 +80,40 @@ def test_a_fit_out_of_its_limits_is_refused():
 def test_controls_round_trip_through_the_table():
     a, _ = parse_args(view_of(DONE_WHEN + "&conc=96&price=3&fit=1.2,0.5,0.8,12&fiterr=5,30,3,20,9"))
     controls = shown(PARAMS, a) | {"srv-hw.value": list(a.hardware), "srv-fit.data": dict(write_link(PARAMS[11:14], a))}
-    back, problems = args_from_controls(controls)
-    assert problems == [] and back == a
+    back, problems, refused = args_from_controls(controls)
+    assert problems == [] and refused == [] and back == a
 
 
-def test_a_control_no_one_could_send_is_named():
+def test_a_refused_box_keeps_the_default_and_says_so_in_its_own_words():
     a, _ = parse_args(view_of(DONE_WHEN))
     controls = shown(PARAMS, a) | {"srv-hw.value": ["h200-sxm"], "srv-conc.value": -3}
-    back, problems = args_from_controls(controls)
-    assert back.concurrency == ServingArgs().concurrency and len(problems) == 1
-    _, problems = args_from_controls(shown(PARAMS, a) | {"srv-hw.value": []})
+    back, problems, refused = args_from_controls(controls)
+    default = ServingArgs().concurrency
+    assert back.concurrency == default and problems == []
+    assert refused == [
+        f"Concurrency (requests in flight) must be 1–{MAX_CONCURRENCY:,} (you typed -3); still showing {default}."
+    ]
+    # the browser sends a number outside the box's min and max as null: nothing to quote
+    _, problems, refused = args_from_controls(controls | {"srv-conc.value": 8, "srv-memutil.value": None}, "zh")
+    assert problems == [] and len(refused) == 1 and "显存利用率" in refused[0] and "0.9" in refused[0]
+    assert "you typed" not in refused[0]
+
+
+def test_a_choice_no_control_offers_blocks_the_numbers():
+    a, _ = parse_args(view_of(DONE_WHEN))
+    _, problems, _ = args_from_controls(shown(PARAMS, a) | {"srv-hw.value": []})
     assert problems
+    _, problems, refused = args_from_controls(shown(PARAMS, a) | {"srv-hw.value": ["h200-sxm"], "srv-prec.value": 7})
+    assert refused == [] and len(problems) == 1 and "nothing is computed" in problems[0]
+
+
+def test_a_refused_box_stands_above_numbers_computed_with_the_value_it_names():
+    a, _ = parse_args(view_of(DONE_WHEN))
+    controls = shown(PARAMS, a) | {"srv-hw.value": ["h200-sxm"], "srv-conc.value": 0}
+    back, problems, refused = args_from_controls(controls)
+    error, top, bottom, tables, words, caption = outputs(back, problems, "en", "light", False, refused)
+    assert [p.children for p in error] == refused and "(you typed 0)" in refused[0]
+    assert top["data"] and bottom["data"] and tables
 
 
 def test_the_page_link_carries_its_own_parameters_and_the_tabs():
