@@ -39,8 +39,8 @@ def preset_records() -> dict[str, dict]:
 # Suffixes of quantised releases (Hugging Face naming of NVIDIA ModelOpt, Qwen, RedHatAI/Neural
 # Magic, AutoAWQ and AutoGPTQ checkpoints); the shapes are the base model's.
 _QUANT_SUFFIX = re.compile(
-    r"(-(fp8|fp8-dynamic|fp8-block|fp8-static|nvfp4|fp4|mxfp4|w4a16|w8a8|w4a8|int4|int8|awq|gptq|gptq-int4|"
-    r"gptq-int8|quantized\.w4a16|quantized\.w8a8))+$"
+    r"(-(fp8|fp8-dynamic|fp8-block|fp8-static|pertensor|per-tensor|nvfp4|fp4|mxfp4|w4a16|w8a8|w4a8|int4|int8|awq|"
+    r"gptq|gptq-int4|gptq-int8|quantized\.w4a16|quantized\.w8a8))+$"
 )
 NEAREST_COUNT = 5
 

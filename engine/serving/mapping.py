@@ -22,14 +22,21 @@ HARDWARE_OF_SYSTEM = {
     "gb200": "gb200",
     "gb300": "gb300",
 }
-# gemm_quant_mode -> (weights, compute)
+# gemm_quant_mode -> (weights, compute): the data README's mapping, plus the other names of
+# aiconfigurator's GEMMQuantMode (sdk/common.py: bfloat16, fp8_static, fp8_ootb, int8_wo, sq =
+# SmoothQuant's int8 weights and activations), so a file that uses them is answered too
 PRECISION_OF_QUANT = {
     "fp8": ("fp8", "fp8"),
     "fp8_block": ("fp8", "fp8"),
+    "fp8_static": ("fp8", "fp8"),
+    "fp8_ootb": ("fp8", "fp8"),
     "nvfp4": ("fp4", "fp4"),
     "w4a16_mxfp4": ("fp4", "bf16"),
     "int4_wo": ("int4", "bf16"),
+    "int8_wo": ("int8", "bf16"),
+    "sq": ("int8", "int8"),
     "float16": ("bf16", "bf16"),
+    "bfloat16": ("bf16", "bf16"),
     "": ("bf16", "bf16"),
 }
 PUBLISHED_DIR = Path(__file__).resolve().parent.parent.parent / "published" / "serving"

@@ -26,6 +26,7 @@ MEASURED_SET = [
     ("meta-llama/Llama-3.1-70B", "llama-3.1-70b"),
     ("Qwen/Qwen3-32B", "qwen3-32b"),
     ("Qwen/Qwen3-32B-FP8", "qwen3-32b"),
+    ("Qwen/Qwen3-32B-FP8-Static-PerTensor", "qwen3-32b"),
     ("nvidia/Qwen3-32B-NVFP4", "qwen3-32b"),
     ("nvidia/Qwen3-32B-FP4", "qwen3-32b"),
     ("Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"),

@@ -212,3 +212,19 @@ def test_a_scheduler_pays_for_each_running_request():
     fixed = p["step_overhead_s"] + 61 * p["layer_overhead_s"] + 13 * p["request_overhead_s"]
     assert r["breakdown"]["tpot"]["estimate"]["overhead_s"] == pytest.approx(fixed, rel=1e-12)
     assert r["breakdown"]["tpot"]["bound"]["overhead_s"] == 0.0  # the bound has no CPU
+
+
+@pytest.mark.parametrize(
+    "quant, weights, compute, kv",
+    [("bfloat16", "bf16", "bf16", "bf16"), ("fp8_static", "fp8", "fp8", "fp8"), ("int8_wo", "int8", "bf16", "fp8"),
+     ("sq", "int8", "int8", "fp8"), ("nvfp4", "fp4", "fp4", "fp8")],
+)  # fmt: skip
+def test_every_gemm_quant_mode_of_the_measuring_tool_maps(quant, weights, compute, kv):
+    """aiconfigurator's GEMMQuantMode names beyond the split's map to a precision; an unknown one
+    is refused naming the column."""
+    row = read_rows(TRAINING_CSV)[0] | {"gemm_quant_mode": quant}
+    sc = row_scenario(row).scenario
+    assert (sc.weight_dtype, sc.compute_dtype, sc.kv_dtype) == (weights, compute, kv)
+    with pytest.raises(EngineInputError) as refused:
+        row_scenario(row | {"gemm_quant_mode": "fp3"})
+    assert refused.value.field == "gemm_quant_mode" and refused.value.code == "map_quant"
