@@ -73,12 +73,13 @@ def row_scenario(row: dict) -> MeasuredRow:
         )
     quant = (row.get("gemm_quant_mode") or "").strip()
     if quant not in PRECISION_OF_QUANT:
+        allowed = ", ".join(repr(name) for name in PRECISION_OF_QUANT)  # quoted: '' is one of them
         raise EngineInputError(
             "gemm_quant_mode",
             f"{quant!r} is not mapped",
-            ", ".join(PRECISION_OF_QUANT),
+            allowed,
             code="map_quant",
-            params={"value": repr(quant)[:80], "allowed": ", ".join(PRECISION_OF_QUANT)},
+            params={"value": repr(quant)[:80], "allowed": allowed},
         )
     weight, compute = PRECISION_OF_QUANT[quant]
     kv = "fp8" if weight not in ("bf16", "fp16") else "bf16"

@@ -19,6 +19,9 @@ from urllib.parse import quote
 # How much of a refused control's value a page quotes back: a typed number, a list of choices.
 MAX_TYPED_CHARS = 24
 MAX_LISTED_CHARS = 40
+# The longest number a link may hold: what Float.write makes of any float (17 significant
+# digits, a sign, a point and a 3-digit exponent: 24 characters) and no more.
+MAX_NUMBER_CHARS = 24
 
 
 @dataclass(frozen=True)
@@ -86,15 +89,16 @@ class Float:
 
     def parse(self, text: str) -> float:
         try:
-            x = float(text) if len(text) <= 20 else math.nan
+            x = float(text) if len(text) <= MAX_NUMBER_CHARS else math.nan
         except ValueError:
             x = math.nan
         return self._check(x)
 
     def write(self, value: float) -> str:
-        # 15 significant digits: every number typed in decimal comes back as typed (":g" keeps
-        # 6, so a 1,000,001 ms step came back from its own link as 1e+06)
-        return f"{value:.15g}"
+        # the shortest text that reads back as the same float (repr), "5" rather than "5.0":
+        # ":g" kept 6 digits, so a 1,000,001 ms step came back from its own link as 1e+06
+        text = repr(float(value))
+        return text[:-2] if text.endswith(".0") else text
 
     def read(self, value: object) -> float:
         if not _plain(value):

@@ -72,6 +72,6 @@ def test_a_number_comes_back_from_its_own_link_as_typed():
     """The canonical link writes a number so it reads back the same (a 1,000,001 ms step once
     came back as 1e+06 = 1,000,000 ms)."""
     kind = Float(0, 3.6e6, open_low=True)
-    for typed in (1_000_001.0, 0.85, 123456.789, 3.6e6, 1e-9):
+    for typed in (1_000_001.0, 0.85, 123456.789, 3.6e6, 1e-9, 9.19188115486849e-278, 2.2250738585072014e-308):
         assert kind.parse(kind.write(typed)) == typed
     assert kind.write(0.85) == "0.85" and kind.write(1_000_001.0) == "1000001"
