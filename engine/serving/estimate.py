@@ -77,8 +77,13 @@ def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0
     )
 
 
-def _estimate_step_s(step: StepCost, p: dict) -> float:
-    arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
+def _as_arrays(p: dict) -> dict:
+    """The parameters as 0-d arrays, the form calibrated_step_s broadcasts (made once per answer:
+    a curve asks for four steps at each of its points)."""
+    return {k: np.asarray(v, dtype=float) for k, v in p.items()}
+
+
+def _estimate_step_s(step: StepCost, arrays: dict) -> float:
     return float(
         calibrated_step_s(
             step.category,
@@ -128,7 +133,8 @@ def serving_estimate(
     steps = serving_steps(model, hw, sc, b)
     step, decode_only, prefill = steps.tpot, steps.decode, steps.prefill
     bound_tpot = step.at_roofs_s()
-    est_tpot = _estimate_step_s(step, p)
+    arrays = _as_arrays(p)
+    est_tpot = _estimate_step_s(step, arrays)
     link_est = (
         step.link_est_s / p["link_efficiency"]
         + step.messages * p["collective_latency_s"]
@@ -136,17 +142,18 @@ def serving_estimate(
         + step.scale_out_messages * p["scale_out_latency_s"]
     )
     bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
-    p0 = dict(p, step_overhead_s=0.0, layer_overhead_s=0.0, request_overhead_s=0.0, collective_latency_s=0.0,
-              alltoall_latency_s=0.0, scale_out_latency_s=0.0)  # fmt: skip
+    fixed_costs = ("step_overhead_s", "layer_overhead_s", "request_overhead_s", "collective_latency_s",
+                   "alltoall_latency_s", "scale_out_latency_s")  # fmt: skip
+    p0 = dict(arrays, **dict.fromkeys(fixed_costs, np.asarray(0.0)))
     est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_est_s / p["link_efficiency"]
     overhead = p["step_overhead_s"] + step.layers * p["layer_overhead_s"] + step.requests * p["request_overhead_s"]
     est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)
     bound_prefill = prefill.at_roofs_s()
     queue = queue_steps(sc, b)
-    est_prefill_step = _estimate_step_s(prefill, p)
+    est_prefill_step = _estimate_step_s(prefill, arrays)
     est_prefill = p["ttft_prefill_factor"] * est_prefill_step
     bound_wait = queue * bound_tpot
-    est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, p)
+    est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, arrays)
     est_ttft = float(ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b))
     est_wait = est_ttft - est_prefill
     bound_ttft = bound_prefill + bound_wait
