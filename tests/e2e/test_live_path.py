@@ -236,7 +236,10 @@ def test_invalid_box_values_are_flagged_and_never_computed(page: Page, base_url,
     page.fill(f"#{box}", bad)
     page.keyboard.press("Enter")
     expect(page.locator(f"#{box}")).to_have_attribute("aria-invalid", "true")
-    error = page.locator("#batch-error" if box.startswith("batch") else "#context-error")
+    error_id = "#batch-error" if box.startswith("batch") else "#context-error"
+    error = page.locator(error_id)
+    colour = "(s) => getComputedStyle(document.querySelector(s)).color"  # the digits as red as the words
+    assert page.evaluate(colour, f"#{box}") == page.evaluate(colour, error_id)
     expect(error).to_contain_text("65,536" if box.startswith("batch") else "16,777,216")
     expect(error).to_contain_text(f"(you typed {bad})")  # the box's own words
     expect(error).to_contain_text("still showing " + ("32" if box.startswith("batch") else "4096"))

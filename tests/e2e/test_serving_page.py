@@ -94,6 +94,9 @@ def test_a_typed_concurrency_out_of_range_says_so_and_the_numbers_stay(page: Pag
     error = page.locator("#srv-error")
     expect(error).to_contain_text("Concurrency (requests in flight) must be 1–65,536")
     expect(error).to_contain_text("64")  # the default the page computes with instead
+    # the refused digits read in the sentence's danger colour
+    colour = "(s) => getComputedStyle(document.querySelector(s)).color"
+    assert page.evaluate(colour, "#srv-conc") == page.evaluate(colour, "#srv-error")
     page.wait_for_function("() => location.search.includes('conc=64')")
     after = figure(page)
     assert after["_drawn"] == after["_visible"] > 0
