@@ -4,7 +4,7 @@ default, and without a sentence the reader sees red digits and numbers that did 
 
 from __future__ import annotations
 
-from app.dashboard.lib.i18n import t
+from app.dashboard.lib.i18n import box_sentence, t
 from app.dashboard.lib.params import Why
 from app.dashboard.pages.roofline.params import BY_NAME, PARAMS
 from app.units import plain
@@ -42,18 +42,9 @@ def refused_sentences(refused, shown: dict[str, object], lang: str) -> list[str]
     out = []
     for name, typed, limits in refused:
         value = shown.get(name)
+        # the roofline writes an integer as the box shows it (4096, not 4,096)
         still = t("box_unset", lang) if value is None else plain(value) if isinstance(value, float) else str(value)
-        out.append(
-            t(
-                "box_refused" if typed is None else "box_invalid_open" if limits.get("open") else "box_invalid",
-                lang,
-                label=t(BOX_LABELS[name], lang),
-                low=limits.get("low", ""),
-                high=limits.get("high", ""),
-                typed=typed,
-                shown=still,
-            )
-        )
+        out.append(box_sentence(t(BOX_LABELS[name], lang), limits, typed, still, lang, bool(limits.get("open"))))
     return out
 
 
