@@ -54,10 +54,19 @@ def calibrated_step_s(
     eta_c = np.where(category == DEQUANT, 1.0 / p["dequant_ops_per_weight"][..., None], eta_c)
     mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
-    fixed = p["step_overhead_s"] + layers * p["layer_overhead_s"] + requests * p["request_overhead_s"]
+    return ops + link_time_s(link_s, messages, exchanges, scale_out, p) + fixed_time_s(layers, requests, p)
+
+
+def link_time_s(link_s, messages, exchanges, scale_out, p: dict):
+    """The step's communication at the calibrated link: its bytes at link_efficiency plus a
+    latency per all-reduce, per expert dispatch or combine and per cross-node all-reduce."""
     latency = messages * p["collective_latency_s"] + exchanges * p["alltoall_latency_s"]
-    latency = latency + scale_out * p["scale_out_latency_s"]
-    return ops + link_s / p["link_efficiency"] + latency + fixed
+    return link_s / p["link_efficiency"] + latency + scale_out * p["scale_out_latency_s"]
+
+
+def fixed_time_s(layers, requests, p: dict):
+    """The step's fixed costs: per step, per layer and per scheduled request."""
+    return p["step_overhead_s"] + layers * p["layer_overhead_s"] + requests * p["request_overhead_s"]
 
 
 def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0):
@@ -135,18 +144,16 @@ def serving_estimate(
     bound_tpot = step.at_roofs_s()
     arrays = _as_arrays(p)
     est_tpot = _estimate_step_s(step, arrays)
-    link_est = (
-        step.link_est_s / p["link_efficiency"]
-        + step.messages * p["collective_latency_s"]
-        + step.exchanges * p["alltoall_latency_s"]
-        + step.scale_out_messages * p["scale_out_latency_s"]
-    )
+    link_est = link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)
     bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
-    fixed_costs = ("step_overhead_s", "layer_overhead_s", "request_overhead_s", "collective_latency_s",
-                   "alltoall_latency_s", "scale_out_latency_s")  # fmt: skip
-    p0 = dict(arrays, **dict.fromkeys(fixed_costs, np.asarray(0.0)))
-    est_decode = _estimate_step_s(decode_only, p0) - decode_only.link_est_s / p["link_efficiency"]
-    overhead = p["step_overhead_s"] + step.layers * p["layer_overhead_s"] + step.requests * p["request_overhead_s"]
+    # the decode step's operators alone: its link and fixed costs are their own parts
+    d = decode_only
+    est_decode = (
+        _estimate_step_s(d, arrays)
+        - link_time_s(d.link_est_s, d.messages, d.exchanges, d.scale_out_messages, p)
+        - fixed_time_s(d.layers, d.requests, p)
+    )
+    overhead = fixed_time_s(step.layers, step.requests, p)
     est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)
     bound_prefill = prefill.at_roofs_s()
     queue = queue_steps(sc, b)
