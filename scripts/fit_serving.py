@@ -88,13 +88,14 @@ def _pad(steps: list, n: int) -> dict:
     out = {k: np.zeros((len(steps), n)) for k in ("category", "weight", "compute_s", "memory_s")}
     for i, s in enumerate(steps):
         m = len(s.category)
-        for k in out:
-            out[k][i, :m] = getattr(s, k)
-    out["link_s"] = np.array([s.link_est_s for s in steps])
+        out["category"][i, :m] = s.category
+        for k in ("weight", "compute_s", "memory_s"):
+            out[k][i, :m] = getattr(s, k)[0]
+    out["link_s"] = np.array([s.link_est_s[0] for s in steps])
     out["messages"] = np.array([s.messages for s in steps], dtype=float)
     out["exchanges"] = np.array([s.exchanges for s in steps], dtype=float)
     out["layers"] = np.array([s.layers for s in steps], dtype=float)
-    out["requests"] = np.array([s.requests for s in steps], dtype=float)
+    out["requests"] = np.array([s.requests[0] for s in steps], dtype=float)
     out["scale_out"] = np.array([s.scale_out_messages for s in steps], dtype=float)
     return out
 
@@ -112,11 +113,11 @@ def features(rows: list[dict]) -> dict:
             skipped.append((row.get("id", ""), str(exc)))
             continue
         steps = serving_steps(model, hw, m.scenario, cap.running_batch)
-        kept.append((m, cap.running_batch, queue_steps(m.scenario, cap.running_batch), steps.tpot.at_roofs_s()))
+        kept.append((m, cap.running_batch, queue_steps(m.scenario, cap.running_batch), steps.tpot.at_roofs_s()[0]))
         tpot_steps.append(steps.tpot)
         prefill_steps.append(steps.prefill)
         chunk_steps.append(steps.chunk)
-        wave_steps.append(steps.wave_steps)
+        wave_steps.append(steps.wave_steps[0])
     width = max(len(s.category) for s in tpot_steps + prefill_steps + chunk_steps)
     return {
         "rows": [k[0] for k in kept],

@@ -9,7 +9,7 @@ from ..errors import EngineInputError
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from .calibration import Calibration, load_calibration
-from .estimate import ensure_finite, serving_estimate
+from .estimate import answer_at, ensure_finite, serving_arrays
 from .scenario import MAX_CONCURRENCY, ServingScenario
 
 MAX_CURVE_POINTS = 256
@@ -33,8 +33,7 @@ def serving_curve(
             params={"n": MAX_CURVE_POINTS},
         )
     cal = calibration or load_calibration()
-    points = []
-    for c in sorted(set(concurrencies)):
+    for c in concurrencies:
         if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CONCURRENCY:
             raise EngineInputError(
                 "concurrencies",
@@ -42,7 +41,11 @@ def serving_curve(
                 code="int_range",
                 params={"value": repr(c)[:40], "low": 1, "high": MAX_CONCURRENCY},
             )
-        r = serving_estimate(model, hw, replace(sc, concurrency=c), cal, check_finite=False)
+    asked = sorted(set(concurrencies))
+    a = serving_arrays(model, hw, sc, asked, cal)  # every point in one numpy pass
+    points = []
+    for i, c in enumerate(asked):
+        r = answer_at(a, i, model, hw, replace(sc, concurrency=c))
         ensure_finite([r["bound"], r["estimate"]])
         points.append(
             {

@@ -48,7 +48,7 @@ class ServingScenario:
     weight_dtype: str = "bf16"
     compute_dtype: str = "bf16"
     kv_dtype: str = "bf16"
-    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
+    memory_utilization: float | None = None  # the backend's own knob; None: its default (capacity.memory_rule)
     backend: str | None = None
 
     def __post_init__(self) -> None:
@@ -69,7 +69,7 @@ class ServingScenario:
         check_dtype(self.compute_dtype, "compute_dtype")
         check_dtype(self.kv_dtype, "kv_dtype")
         u = self.memory_utilization
-        if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0:
+        if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0):
             raise EngineInputError(
                 "memory_utilization",
                 f"{u!r} is not a fraction in (0, 1]",

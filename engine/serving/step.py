@@ -25,7 +25,6 @@ step records how many requests its busiest rank schedules (a CPU cost each, esti
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -47,34 +46,55 @@ _LOGIT_OPS = ("lm_head", "logits_softmax")
 
 @dataclass(frozen=True)
 class StepCost:
-    """One GPU's step at the ideal roofs: per-op compute and memory seconds with category and
-    weight, and the step's communication over the scale-up link."""
+    """One GPU's step at the ideal roofs, for R running batches at once (one row each): per-op
+    compute and memory seconds with category and weight, and the step's communication over the
+    scale-up link. Ops lie on the last axis, rows on the first; a single scenario is R = 1."""
 
-    category: np.ndarray  # int codes, see CATEGORIES
-    weight: np.ndarray  # how many times the op counts in the step (see the module docstring)
-    compute_s: np.ndarray
-    memory_s: np.ndarray
-    link_s: float  # TP all-reduces and EP dispatch/combine at the scale-up link (the bound's)
-    link_est_s: float  # the same with the part past the scale-up domain on the scale-out NIC
+    category: np.ndarray  # (K,) int codes, see CATEGORIES
+    weight: np.ndarray  # (R, K) how many times the op counts in the step (module docstring)
+    compute_s: np.ndarray  # (R, K)
+    memory_s: np.ndarray  # (R, K)
+    link_s: np.ndarray  # (R,) TP all-reduces and EP dispatch/combine at the scale-up link (the bound's)
+    link_est_s: np.ndarray  # (R,) the same with the part past the scale-up domain on the scale-out NIC
     messages: int  # all-reduces in the step (each pays a latency in the estimate)
     exchanges: int  # expert-parallel dispatches and combines (each pays a latency in the estimate)
     layers: int  # transformer layers (each pays a fixed cost in the estimate)
-    requests: float = 0.0  # requests the busiest rank's scheduler handles in the step (estimate: a cost each)
-    scale_out_messages: int = 0  # all-reduces whose group spans scale-up domains (estimate: a network latency each)
+    requests: np.ndarray  # (R,) requests the busiest rank's scheduler handles (estimate: a cost each)
+    scale_out_messages: int = 0  # all-reduces whose group spans scale-up domains (estimate: a latency each)
 
-    def at_roofs_s(self) -> float:
+    def at_roofs_s(self) -> np.ndarray:
         """The bound: ops back to back, each at its roof, plus the link time. A weight-only
         GEMM's conversion of its weights (DEQUANT) is left out: an ideal kernel could hide it."""
         counted = self.weight * (self.category != DEQUANT)
-        return float((counted * np.maximum(self.compute_s, self.memory_s)).sum()) + self.link_s
+        return (counted * np.maximum(self.compute_s, self.memory_s)).sum(axis=-1) + self.link_s
+
+    def row(self, i: int) -> StepCost:
+        """Row i alone (R = 1): what the fit stacks scenario by scenario."""
+        return StepCost(
+            self.category,
+            self.weight[i : i + 1],
+            self.compute_s[i : i + 1],
+            self.memory_s[i : i + 1],
+            self.link_s[i : i + 1],
+            self.link_est_s[i : i + 1],
+            self.messages,
+            self.exchanges,
+            self.layers,
+            self.requests[i : i + 1],
+            self.scale_out_messages,
+        )
 
 
 def _op_times(ops, roofs: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """(compute s, memory s) of each op under (tensor FLOP/s, vector FLOP/s, bytes/s)."""
+    """(compute s, memory s) of each op under (tensor FLOP/s, vector FLOP/s, bytes/s), ops on the
+    last axis (an op's FLOPs and bytes may be arrays over rows: they broadcast)."""
     units, bw = {"tensor": roofs[0], "vector": roofs[1]}, roofs[2]
+    compute = [np.asarray(op.flops / units[op.unit], dtype=float) for op in ops]
+    memory = [np.asarray(op.bytes / bw, dtype=float) for op in ops]
+    shape = np.broadcast_shapes(*(c.shape for c in compute), *(m.shape for m in memory))
     return (
-        np.array([op.flops / units[op.unit] for op in ops], dtype=float),
-        np.array([op.bytes / bw for op in ops], dtype=float),
+        np.stack([np.broadcast_to(c, shape) for c in compute], axis=-1),
+        np.stack([np.broadcast_to(m, shape) for m in memory], axis=-1),
     )
 
 
@@ -113,6 +133,7 @@ class _Template:
     scale_out_messages: int
     weight_elements: float  # dense and LM-head weights a weight-only GEMM converts (0: none)
     vector_flops_per_s: float
+    alone: StepCost | None = None  # one prompt prefilled alone (TTFT): built with the template
 
 
 @lru_cache(maxsize=512)
@@ -130,7 +151,7 @@ def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, 
     dense, lm_head = _affine(lambda t: _dense_ops(shard, w, t), roofs), _affine(lambda r: _lm_head(shard, w, r), roofs)
     # Weights read at zero tokens (memory s x bytes/s), in elements, when they need converting.
     elements = (dense[1].sum() + lm_head[1].sum()) * roofs[2] / w.weight if weight_only(w) else 0.0
-    return _Template(
+    t = _Template(
         dense,
         lm_head,
         _op_times(decode_att, roofs),
@@ -143,6 +164,8 @@ def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, 
         float(elements),
         roofs[1],
     )
+    alone = _part(model, roofs, shape, t, 0.0, 0.0, float(shape.input_tokens))
+    return replace(t, alone=_combine([alone], [1.0], t, model.num_layers, 1.0))
 
 
 # Weight-only quantisation (W4A16: int4 or fp4 weights, 16-bit activations) converts every
@@ -162,8 +185,8 @@ def weight_only(w: Widths) -> bool:
     return w.weight < w.gemm_in
 
 
-def dequant_passes(rows: float) -> float:
-    return max(1.0, rows / DEQUANT_ROWS_PER_PASS)
+def dequant_passes(rows):
+    return np.maximum(1.0, np.asarray(rows, dtype=float) / DEQUANT_ROWS_PER_PASS)
 
 
 def _expert_ops(model: ModelConfig, sc: ServingScenario, instance_tokens: float) -> list[Op]:
@@ -180,19 +203,20 @@ def _expert_ops(model: ModelConfig, sc: ServingScenario, instance_tokens: float)
     return out
 
 
-def _expert_elements(model: ModelConfig, sc: ServingScenario, instance_tokens: float) -> float:
+def _expert_elements(model: ModelConfig, sc: ServingScenario, instance_tokens) -> np.ndarray:
     """Routed-expert weight elements one GPU converts in a step: each expert touched (uniform
     routing, as _expert_ops) once per pass over its share of the token-expert pairs."""
     split = sc.moe_tensor_parallel * sc.expert_parallel
-    total = 0.0
+    tokens = np.asarray(instance_tokens, dtype=float)
+    total = np.zeros_like(tokens)
     for layer, count in model.layer_groups:
         mlp = layer.mlp
-        if not mlp.is_moe or instance_tokens <= 0:
+        if not mlp.is_moe:
             continue
-        hit = experts_touched(mlp.num_experts, mlp.experts_per_token, instance_tokens)
+        hit = experts_touched(mlp.num_experts, mlp.experts_per_token, tokens)
         per_expert = (3 if mlp.gated else 2) * mlp.intermediate_size * model.hidden_size
-        rows = instance_tokens * mlp.experts_per_token / hit
-        total += hit * per_expert * dequant_passes(rows) * count / split
+        rows = tokens * mlp.experts_per_token / np.where(hit > 0, hit, 1.0)
+        total = total + np.where(tokens > 0, hit * per_expert * dequant_passes(rows) * count / split, 0.0)
     return total
 
 
@@ -270,104 +294,104 @@ def _part(
     roofs: tuple,
     sc: ServingScenario,
     t: _Template,
-    running: float,
-    decode_b: float,
-    prompt: float,
-    prompts: float = 1.0,
+    running,
+    decode_b,
+    prompt,
+    prompts=1.0,
 ):
-    """The busiest rank's step with decode_b decode tokens and (prompt > 0) `prompt` prompt
-    tokens merged in, carrying `prompts` whole prompts' causal attention (a chunk of the
-    prompts' tokens carries that share of their attention). Under attention DP the ranks meet
-    at every MoE layer, so a prompt on any rank holds up the step for all: the experts see all
-    `running` tokens of the other ranks plus this rank's."""
+    """The busiest rank's step with decode_b decode tokens and `prompt` prompt tokens merged in
+    (0: none), carrying `prompts` whole prompts' causal attention (a chunk of the prompts'
+    tokens carries that share of their attention). Under attention DP the ranks meet at every
+    MoE layer, so a prompt on any rank holds up the step for all: the experts see all `running`
+    tokens of the other ranks plus this rank's. Arguments are arrays over rows (or scalars);
+    every op is present in every row, at zero where a row has none of it, so rows share one op
+    layout."""
+    running, decode_b, prompt = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (running, decode_b, prompt))
+    prompts = np.where(prompt > 0, np.asarray(prompts, dtype=float), 0.0)
     tokens = decode_b + prompt
     cats, comps, mems = [], [], []
 
     def add(category: int, compute: np.ndarray, memory: np.ndarray) -> None:
-        cats.append(np.full(len(compute), category, dtype=np.int8))
-        comps.append(compute)
-        mems.append(memory)
+        cats.append(np.full(compute.shape[-1], category, dtype=np.int8))
+        comps.append(np.broadcast_to(compute, (len(tokens), compute.shape[-1])))
+        mems.append(np.broadcast_to(memory, (len(tokens), memory.shape[-1])))
 
+    col = tokens[:, None]
     c0, m0, dc, dm = t.dense
-    add(DENSE, c0 + tokens * dc, m0 + tokens * dm)
+    add(DENSE, c0 + col * dc, m0 + col * dm)
     c0, m0, dc, dm = t.lm_head
-    rows = decode_b + (1 if prompt else 0)
+    rows = (decode_b + (prompt > 0))[:, None]
     add(DENSE, c0 + rows * dc, m0 + rows * dm)
     experts = _expert_ops(model, sc, running + prompt)
     if experts:
         add(EXPERT, *_op_times(experts, roofs))
     if t.weight_elements:
         elements = t.weight_elements * dequant_passes(tokens) + _expert_elements(model, sc, running + prompt)
-        add(DEQUANT, np.array([elements / t.vector_flops_per_s]), np.zeros(1))
-    if decode_b > 0:
-        add(ATTN_DECODE, decode_b * t.attention_per_request[0], decode_b * t.attention_per_request[1])
-    if prompt:
-        add(ATTN_PREFILL, prompts * t.prompt_attention[0], prompts * t.prompt_attention[1])
+        add(DEQUANT, (elements / t.vector_flops_per_s)[:, None], np.zeros((len(tokens), 1)))
+    add(ATTN_DECODE, decode_b[:, None] * t.attention_per_request[0], decode_b[:, None] * t.attention_per_request[1])
+    add(ATTN_PREFILL, prompts[:, None] * t.prompt_attention[0], prompts[:, None] * t.prompt_attention[1])
     link = (t.link_s_per_token * tokens, t.link_est_s_per_token * tokens)
-    return np.concatenate(cats), np.concatenate(comps), np.concatenate(mems), link
+    return np.concatenate(cats), np.concatenate(comps, axis=-1), np.concatenate(mems, axis=-1), link
 
 
-def _combine(parts: list, weights: list[float], t: _Template, layers: int, requests: float) -> StepCost:
+def _combine(parts: list, weights: list, t: _Template, layers: int, requests) -> StepCost:
+    """Parts side by side (ops concatenated), each counted `weight` times (an array over rows or
+    a scalar): the step's time is linear in the weights, never in the merged ops."""
+    rows = len(parts[0][1])
+    ws = [np.broadcast_to(np.asarray(w, dtype=float), (rows,)) for w in weights]
     return StepCost(
         np.concatenate([p[0] for p in parts]),
-        np.concatenate([np.full(len(p[0]), w) for p, w in zip(parts, weights, strict=True)]),
-        np.concatenate([p[1] for p in parts]),
-        np.concatenate([p[2] for p in parts]),
-        float(sum(p[3][0] * w for p, w in zip(parts, weights, strict=True))),
-        float(sum(p[3][1] * w for p, w in zip(parts, weights, strict=True))),
+        np.concatenate([np.repeat(w[:, None], len(p[0]), axis=1) for p, w in zip(parts, ws, strict=True)], axis=1),
+        np.concatenate([p[1] for p in parts], axis=1),
+        np.concatenate([p[2] for p in parts], axis=1),
+        sum(p[3][0] * w for p, w in zip(parts, ws, strict=True)),
+        sum(p[3][1] * w for p, w in zip(parts, ws, strict=True)),
         t.messages,
         t.exchanges,
         layers,
-        requests,
+        np.broadcast_to(np.asarray(requests, dtype=float), (rows,)),
         t.scale_out_messages,
     )
 
 
 @dataclass(frozen=True)
 class ServingSteps:
-    """The three steps the serving answer needs, at the ideal roofs."""
+    """The steps the serving answer needs, at the ideal roofs, one row per running batch."""
 
     tpot: StepCost  # a steady-state decode step with its share of others' prompts
     decode: StepCost  # the same step without prompts (breakdown)
     prefill: StepCost  # one prompt alone (TTFT)
-    prompts_per_step: float
+    prompts_per_step: np.ndarray
     chunk: StepCost  # one step of a wave's prefill: a full token budget of prompts (TTFT)
-    wave_steps: float  # mean number of such steps a request of the wave waits (TTFT)
+    wave_steps: np.ndarray  # mean number of such steps a request of the wave waits (TTFT)
 
 
-def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, running: int) -> ServingSteps:
-    r = Roofs.of(hw, sc.compute_dtype)
+def _roofs_and_link(hw: Accelerator, compute_dtype: str) -> tuple[tuple, tuple | None]:
+    r = Roofs.of(hw, compute_dtype)
     roofs = (r.tensor_flops_per_s, r.vector_flops_per_s, r.bandwidth_bytes_per_s)
     link = hw.link_bandwidth()
     domain = getattr(hw, "scale_up_domain_size", None) or 8
+    return roofs, None if link is None else (link[1], domain)
+
+
+def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, running) -> ServingSteps:
+    """The steps of the scenario at each running batch in `running` (an int or an array)."""
+    roofs, link_key = _roofs_and_link(hw, sc.compute_dtype)
     shape = replace(sc, concurrency=1, backend=None, memory_utilization=1.0)
-    link_key = None if link is None else (link[1], domain)
     t = _template(model, roofs, link_key, shape)
+    running = np.atleast_1d(np.asarray(running, dtype=float))
     # The busiest attention-DP rank sets the pace: ceil(running / ranks) requests.
-    b = float(math.ceil(running / sc.attention_data_parallel))
+    b = np.ceil(running / sc.attention_data_parallel)
     w = (running - 1) / sc.output_tokens
-    decode = _part(model, roofs, sc, t, running, b, 0)
-    merged = _part(model, roofs, sc, t, running, b, sc.input_tokens)
+    decode = _part(model, roofs, sc, t, running, b, 0.0)
+    merged = _part(model, roofs, sc, t, running, b, float(sc.input_tokens))
     n = model.num_layers
-    tpot = _combine([decode, merged], [1.0 - w, w], t, n, b) if w > 0 else _combine([decode], [1.0], t, n, b)
+    tpot = _combine([decode, merged], [1.0 - w, w], t, n, b)
     chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
-    prefill, chunk = _prompt_steps(model, roofs, link_key, shape, chunk_tokens)
-    return ServingSteps(tpot, _combine([decode], [1.0], t, n, b), prefill, w, chunk, wave_steps)
-
-
-@lru_cache(maxsize=512)
-def _prompt_steps(
-    model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, shape: ServingScenario, chunk_tokens: float
-) -> tuple[StepCost, StepCost]:
-    """One prompt alone, and one full-budget step of a wave's prompts (all ranks prefilling, so
-    the experts see every rank's chunk). Neither depends on the running batch once the wave
-    fills the budget, so a concurrency sweep builds them once."""
-    t = _template(model, roofs, link, shape)
-    alone = _part(model, roofs, shape, t, 0, 0.0, shape.input_tokens)
     others = (shape.attention_data_parallel - 1) * chunk_tokens
-    chunk = _part(model, roofs, shape, t, others, 0.0, chunk_tokens, chunk_tokens / shape.input_tokens)
-    n, prompts = model.num_layers, chunk_tokens / shape.input_tokens
-    return _combine([alone], [1.0], t, n, 1.0), _combine([chunk], [1.0], t, n, prompts)
+    chunk_part = _part(model, roofs, shape, t, others, 0.0, chunk_tokens, chunk_tokens / shape.input_tokens)
+    chunk = _combine([chunk_part], [1.0], t, n, chunk_tokens / shape.input_tokens)
+    return ServingSteps(tpot, _combine([decode], [1.0], t, n, b), t.alone, w, chunk, wave_steps)
 
 
 # Tokens one scheduler step may carry (prompt chunks plus decodes), each backend's default on
@@ -388,7 +412,7 @@ def step_token_budget(backend: str | None, memory_bytes: float) -> int:
     return STEP_TOKEN_BUDGET
 
 
-def wave_chunks(sc: ServingScenario, running: int, budget: int = STEP_TOKEN_BUDGET) -> tuple[float, float]:
+def wave_chunks(sc: ServingScenario, running, budget: int = STEP_TOKEN_BUDGET) -> tuple[np.ndarray, np.ndarray]:
     """(tokens per prefill step, mean steps a request of a wave waits for its first token).
 
     A closed-loop benchmark starts its C clients together, and with every request of equal
@@ -397,6 +421,6 @@ def wave_chunks(sc: ServingScenario, running: int, budget: int = STEP_TOKEN_BUDG
     Agrawal et al., "Sarathi-Serve", OSDI 2024). The k-th prompt (k = 1..n) gets its first
     token after k x input / budget steps, at least one, so the wave's mean is
     max(1, (n + 1) / 2 x input / budget) steps of min(budget, n x input) tokens each."""
-    n = math.ceil(running / sc.attention_data_parallel)
-    tokens = float(min(budget, n * sc.input_tokens))
-    return tokens, max(1.0, (n + 1) / 2.0 * sc.input_tokens / tokens)
+    n = np.ceil(np.asarray(running, dtype=float) / sc.attention_data_parallel)
+    tokens = np.minimum(float(budget), n * sc.input_tokens)
+    return tokens, np.maximum(1.0, (n + 1) / 2.0 * sc.input_tokens / tokens)
