@@ -19,6 +19,7 @@ from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.docs import add_docs
 from .api.errors import engine_error_response, json_safe
+from .api.plan_routes import plan_router
 from .api.routes import health_router, router
 from .api.serving_routes import serving_router
 from .config import Settings, get_settings
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     api.include_router(health_router)
     api.include_router(router)
     api.include_router(serving_router)
+    api.include_router(plan_router)
 
     # Unknown paths under /api/ answer JSON 404, never the dashboard's HTML (registered before
     # the Dash catch-all mount).
@@ -106,7 +108,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         allowed = sorted(
             {
                 m
-                for route in (*router.routes, *serving_router.routes)
+                for route in (*router.routes, *serving_router.routes, *plan_router.routes)
                 if isinstance(route, APIRoute) and route.path_regex.match("/api/" + path)
                 for m in route.methods
             }

@@ -136,6 +136,14 @@ def preset_record(name: str) -> dict:
     return preset_records()[resolve_model_id(name)]
 
 
+def hf_repo(model_id: str) -> str:
+    """The Hugging Face repo a preset is served from (its first `hf_repo`); a custom model's id."""
+    try:
+        return _first_repo(preset_record(model_id).get("hf_repo", "")) or model_id
+    except UnknownIdError:
+        return model_id
+
+
 def get_model(name: str) -> ModelConfig:
     """The preset a preset id or Hugging Face repo id names (see `resolve_model_id`); its id is
     the preset id."""

@@ -9,6 +9,7 @@ from engine.hardware import get_accelerator
 from engine.model_catalog import load_model
 from engine.serving import serving_estimate
 from engine.serving.curve import serving_curve
+from engine.serving.disagg import disaggregated_estimate
 
 from .schemas import ErrorResponse
 from .serving_schemas import ServingCurveRequest, ServingCurveResponse, ServingRequest, ServingResponse
@@ -29,10 +30,13 @@ ERRORS = {
     "/serving",
     response_model=ServingResponse,
     responses=ERRORS,
-    summary="One serving instance at a concurrency: running batch, TTFT, TPOT, throughput (bound and estimate)",
+    summary="One serving instance, or a disaggregated deployment, at a concurrency: running batch, TTFT, TPOT, "
+    "throughput (bound and estimate)",
 )
 def serving(request: ServingRequest) -> JSONResponse:
     model, hw = load_model(request.model), get_accelerator(request.hardware)
+    if request.disaggregated is not None:
+        return JSONResponse(disaggregated_estimate(model, hw, request.disagg_scenario()))
     return JSONResponse(serving_estimate(model, hw, request.scenario(request.concurrency)))
 
 

@@ -20,6 +20,7 @@ from ..hardware import Accelerator
 from ..memory import activation_bytes_per_sequence, kv_bytes_per_sequence
 from ..model import ModelConfig
 from .scenario import ServingScenario, shard_degree
+from .speculative import draft_memory
 
 GIB = 2**30
 
@@ -94,7 +95,13 @@ def sglang_mem_fraction_static(hw: Accelerator, sc: ServingScenario) -> float:
         reserved += graph_bs * sc.attention_data_parallel * (3 + (1.5 if graph_bs > 300 else 0))
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
-    return round((gpu_mib - reserved) / gpu_mib, 3)
+    # Wide attention DP reserves more than the card has (72 ranks: 160 GiB): SGLang's DeepSeek
+    # recipes then set it by hand, 0.75-0.85 (its DeepSeek V3 benchmark on 8 x H200 with
+    # --enable-dp-attention: --mem-fraction-static 0.8); the default never goes below that.
+    return max(round((gpu_mib - reserved) / gpu_mib, 3), SGLANG_DP_ATTENTION_FRACTION)
+
+
+SGLANG_DP_ATTENTION_FRACTION = 0.8
 
 
 def memory_rule(hw: Accelerator, sc: ServingScenario, weights: float, act: float) -> tuple[float, float, str]:
@@ -124,6 +131,9 @@ def capacity(model: ModelConfig, hw: Accelerator, sc: ServingScenario) -> Capaci
     w = sc.widths
     weights = weights_bytes_per_gpu(model, sc)
     kv = float(kv_bytes_per_sequence(shard, sc.mean_context, w.kv))
+    if sc.speculative is not None:  # the draft's weights and cache (engine.serving.speculative)
+        draft_weights, draft_kv = draft_memory(model, sc)
+        weights, kv = weights + draft_weights, kv + draft_kv
     act = activation_bytes_per_sequence(shard)
     room, per_request_extra, rule = memory_rule(hw, sc, weights, act)
     per_rank = math.floor(room / (kv + per_request_extra)) if room > 0 else 0

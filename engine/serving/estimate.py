@@ -20,6 +20,7 @@ parts with engine/calibration/serving.yaml (engine.serving.calibration).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -32,7 +33,19 @@ from .step import ATTN_DECODE, ATTN_PREFILL, DEQUANT, EXPERT, StepCost, serving_
 
 
 def calibrated_step_s(
-    category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict, requests=0.0, scale_out=0.0
+    category,
+    weight,
+    compute_s,
+    memory_s,
+    link_s,
+    messages,
+    exchanges,
+    layers,
+    p: dict,
+    requests=0.0,
+    scale_out=0.0,
+    expert_factor=1.0,
+    split_whole=False,
 ):
     """A step at the calibrated roofs. Arrays broadcast: ops on the last axis, parameters per
     row (the fit evaluates every measured row at once with this same function). A DEQUANT op
@@ -46,13 +59,17 @@ def calibrated_step_s(
     al., "MegaBlocks", MLSys 2023, §3), so they get their own expert_compute_efficiency. Each of
     the `scale_out` all-reduces whose tensor-parallel group spans nodes also pays
     scale_out_latency_s, the network's hops (InfiniBand between DGX nodes) on top of
-    collective_latency_s."""
+    collective_latency_s. Routed experts split whole over GPUs (expert parallelism) wait for
+    the busiest GPU: expert_factor, its share under uniform routing over the mean
+    (engine.serving.step.expert_parallel_imbalance), times moe_imbalance, the routing's skew
+    beyond uniform (fitted); sliced experts (moe_tensor_parallel) give every GPU the mean."""
     attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
     eta_m = np.where(attention, p["attention_efficiency"][..., None], p["bandwidth_efficiency"][..., None])
     eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
     eta_c = np.where(category == EXPERT, p["expert_compute_efficiency"][..., None], eta_c)
     eta_c = np.where(category == DEQUANT, 1.0 / p["dequant_ops_per_weight"][..., None], eta_c)
-    mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
+    skew = np.where(split_whole, p["moe_imbalance"], 1.0)
+    mult = np.where(category == EXPERT, expert_factor * np.asarray(skew)[..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
     return ops + link_time_s(link_s, messages, exchanges, scale_out, p) + fixed_time_s(layers, requests, p)
 
@@ -105,6 +122,8 @@ def _estimate_step_s(step: StepCost, arrays: dict) -> np.ndarray:
         arrays,
         step.requests,
         step.scale_out_messages,
+        1.0 if step.expert_factor is None else step.expert_factor,
+        step.experts_split_whole,
     )
 
 
@@ -138,24 +157,32 @@ def serving_arrays(
     p, backend_used, family = cal.parameters(sc.backend, hw.id)
     steps = serving_steps(model, hw, sc, b)
     step, decode_only, prefill = steps.tpot, steps.decode, steps.prefill
-    bound_tpot = step.at_roofs_s()
+    # tokens per sequence per step: 1, or E(a) under speculative decoding (the bound at the best
+    # acceptance of the range, the estimate at its middle)
+    spec = sc.speculative
+    e_bound, e_est = (1.0, 1.0) if spec is None else (
+        float(spec.tokens_per_step(spec.acceptance_high)), float(spec.tokens_per_step(spec.acceptance))
+    )  # fmt: skip
+    bound_tpot = step.at_roofs_s() / e_bound
     arrays = _as_arrays(p)
-    est_tpot = _estimate_step_s(step, arrays)
-    link_est = link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)
+    est_step = _estimate_step_s(step, arrays)
+    est_tpot = est_step / e_est
+    link_est = link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p) / e_est
     # the decode step's operators alone: its link and fixed costs are their own parts
     d = decode_only
     est_decode = (
         _estimate_step_s(d, arrays)
         - link_time_s(d.link_est_s, d.messages, d.exchanges, d.scale_out_messages, p)
         - fixed_time_s(d.layers, d.requests, p)
-    )
-    overhead = fixed_time_s(step.layers, step.requests, p)
+    ) / e_est
+    overhead = fixed_time_s(step.layers, step.requests, p) / e_est
     bound_prefill = float(prefill.at_roofs_s()[0])
     queue = (conc - b) * sc.output_tokens / b
     est_prefill_step = float(_estimate_step_s(prefill, arrays)[0])
     est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, arrays)
     est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b)
-    ranges = cal.ranges(backend_used if backend_used != "any" else None, family)
+    plain = bound_tpot if spec is None else serving_steps(model, hw, replace(sc, speculative=None), b).tpot.at_roofs_s()
+    range_kind = cal.range_kind(model.id, hw.id)
     return {
         "concurrency": conc,
         "capacity": cap,
@@ -166,15 +193,18 @@ def serving_arrays(
         "bound_tpot_s": bound_tpot,
         "bound_ttft_s": bound_prefill + queue * bound_tpot,
         "bound_prefill_s": bound_prefill,
-        "bound_decode_s": decode_only.at_roofs_s() - decode_only.link_s,
-        "bound_link_s": step.link_s,
+        "bound_decode_s": (decode_only.at_roofs_s() - decode_only.link_s) / e_bound,
+        "bound_link_s": step.link_s / e_bound,
+        "bound_tpot_s_without_speculation": plain,
+        "estimate_step_s": est_step,
         "estimate_tpot_s": est_tpot,
         "estimate_ttft_s": est_ttft,
         "estimate_prefill_s": p["ttft_prefill_factor"] * est_prefill_step,
         "estimate_decode_s": est_decode,
         "estimate_link_s": link_est,
         "estimate_overhead_s": overhead,
-        "ranges": ranges,
+        "ranges": cal.ranges(range_kind),
+        "range_kind": range_kind,
         "parameters": p,
         "backend_used": backend_used,
         "family": family,
@@ -211,9 +241,19 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
         est_tpot, float(a["estimate_decode_s"][i]), float(a["estimate_link_s"][i]), float(a["estimate_overhead_s"][i])
     )
     ranges = a["ranges"]
+    spec = sc.speculative
+    tpot_range = _range(est_tpot, bound_tpot, ranges["tpot"])
+    if spec is not None:  # the range spans the acceptance range too
+        step = float(a["estimate_step_s"][i])
+        fast, slow = (
+            step / float(spec.tokens_per_step(spec.acceptance_high)),
+            step / float(spec.tokens_per_step(spec.acceptance_low)),
+        )
+        tpot_range = [max(fast * ranges["tpot"][0], bound_tpot), max(slow * ranges["tpot"][1], bound_tpot)]
     estimate = _rates(sc.gpus, b, est_tpot, est_ttft) | {
-        "tpot_s_range": _range(est_tpot, bound_tpot, ranges["tpot"]),
+        "tpot_s_range": tpot_range,
         "ttft_s_range": _range(est_ttft, bound_ttft, ranges["ttft"]),
+        "range_kind": a["range_kind"],
     }
     queued = c - b
     return {
@@ -243,6 +283,22 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
             "parameters": p,
         },
         "warnings": _warnings(model, sc, hw, cal, a["family"], cap.reason_at(c) if queued else None),
+        "speculative": None if spec is None else _speculative(spec, float(a["bound_tpot_s_without_speculation"][i])),
+    }
+
+
+def _speculative(spec, plain_bound_s: float) -> dict:
+    return {
+        "method": spec.method,
+        "draft_tokens": spec.draft_tokens,
+        "acceptance_rate": [spec.acceptance_low, spec.acceptance_high],
+        "tokens_per_step": {
+            "low": float(spec.tokens_per_step(spec.acceptance_low)),
+            "estimate": float(spec.tokens_per_step(spec.acceptance)),
+            "high": float(spec.tokens_per_step(spec.acceptance_high)),
+        },
+        # measured runs are checked against this one: no run without speculation beats it
+        "bound_tpot_s_without_speculation": plain_bound_s,
     }
 
 
