@@ -1,6 +1,7 @@
 """The worst legal requests, measured (a benchmark, not a test).
 
-    .venv/bin/python scripts/bench_hostile.py [--rss N] [--load SECONDS] [--only api|dash]
+    .venv/bin/python scripts/bench_hostile.py [--rss N] [--load SECONDS] [--custom-models N]
+        [--only api|dash|custom-models]
 
 Starts `llm-roofline serve` on a free loopback port (one worker) and reports:
 
@@ -8,11 +9,15 @@ Starts `llm-roofline serve` on a free loopback port (one worker) and reports:
    three times with distinct values (so no cache answers it), the slowest and the median wall
    time in ms, and the median CPU time the server spent on it (the figure that does not grow
    when other processes share the machine's cores);
-2. /healthz p50 and max, sampled every 50 ms, while 8 clients loop on the worst request;
-3. the server's RSS before and after N (default 1,000) distinct worst-case requests.
+2. /healthz p50, p95 and max, sampled every 50 ms, while 8 clients loop on the worst request
+   (`healthz_under_load` takes any (method, path, body(i)) request: a new flood is one call);
+3. the server's RSS before and after N (default 1,000) distinct worst-case requests;
+4. the server's RSS over N (default 5,000) POST /api/v1/serving with distinct custom models,
+   each a 4-layer Llama whose `_name_or_path` is 250 KB (issue "Hardening, fourth round", 1).
 
-Targets (issue "Hardening, third round"): every request < 1 s, /healthz < 100 ms, RSS growth
-< 100 MB. Figures depend on the machine: the README quotes them with the machine's core count.
+Targets (issues "Hardening, third round" and "fourth round"): every request < 1 s, /healthz
+< 100 ms, RSS growth < 100 MB. Figures depend on the machine: the README quotes them with the
+machine's core count.
 """
 
 from __future__ import annotations
@@ -47,6 +52,15 @@ def deep_config(i: int) -> dict:
         "num_hidden_layers": layers,
         "sliding_window": 4096,
         "layer_types": ["sliding_attention" if k % 2 else "full_attention" for k in range(layers)],
+    }
+
+
+def long_named_config(i: int) -> dict:
+    """A 4-layer Llama (hidden 1,024) whose `_name_or_path` is 250 KB, distinct per i."""
+    return dict(preset_records()["llama-3-8b"]["config"]) | {
+        "_name_or_path": f"{i:08d}" + "n" * 250_000,
+        "hidden_size": 1024,
+        "num_hidden_layers": 4,
     }
 
 
@@ -171,7 +185,7 @@ def healthz_under_load(base: str, name: str, request: tuple, seconds: float) -> 
     samples.sort()
     print(
         f"/healthz while 8 clients loop on {name}: p50 {samples[len(samples) // 2]:.1f} ms, "
-        f"max {samples[-1]:.1f} ms ({len(samples)} samples)"
+        f"p95 {samples[int(len(samples) * 0.95)]:.1f} ms, max {samples[-1]:.1f} ms ({len(samples)} samples)"
     )
 
 
@@ -195,14 +209,37 @@ def rss_growth(client: httpx.Client, pid: int, requests: dict, count: int) -> No
     )
 
 
+def custom_model_rss(client: httpx.Client, pid: int, count: int) -> None:
+    """RSS over `count` POST /api/v1/serving with distinct long-named custom models."""
+    send(client, "POST", "/api/v1/serving", {"model": "llama-3-8b", "hardware": "h100-sxm5"})  # warm
+    before = rss_mb(pid)
+    status: dict[int, int] = {}
+    for k in range(count):
+        body = {"model": long_named_config(k), "hardware": "h100-sxm5", "concurrency": 8}
+        code = send(client, "POST", "/api/v1/serving", body)[0]
+        status[code] = status.get(code, 0) + 1
+        if (k + 1) % 1000 == 0:
+            print(f"  {k + 1} custom models: RSS {rss_mb(pid):.0f} MB")
+    after = rss_mb(pid)
+    print(
+        f"RSS before {before:.0f} MB, after {count} distinct custom models with 250 KB names {after:.0f} MB "
+        f"(+{after - before:.0f} MB; statuses {status})"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rss", type=int, default=1000, help="distinct worst-case requests for the RSS figure")
     parser.add_argument("--load", type=float, default=20.0, help="seconds of 8-client load for /healthz")
-    parser.add_argument("--only", choices=("api", "dash"), default=None)
+    parser.add_argument("--custom-models", type=int, default=5000, help="distinct custom models for their RSS")
+    parser.add_argument("--only", choices=("api", "dash", "custom-models"), default=None)
     args = parser.parse_args()
     with live_server() as (proc, base), httpx.Client(base_url=base, timeout=120) as client:
         send(client, "POST", "/api/v1/analyze", {"model": "llama-3-8b", "hardware": ["h100-sxm5"]})  # warm
+        if args.only in (None, "custom-models") and args.custom_models > 0:
+            custom_model_rss(client, proc.pid, args.custom_models)
+        if args.only == "custom-models":
+            return 0
         requests, heaviest = {}, []
         if args.only != "dash":
             requests |= API

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 import numpy as np
 
 from ..analysis import Roofs
+from ..cache import byte_lru_cache
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from ..ops import Op, linear
@@ -115,7 +115,13 @@ class _Template:
     vector_flops_per_s: float
 
 
-@lru_cache(maxsize=512)
+# The step caches' budget: an entry is ~3 KB (a template's arrays, a step pair), a model is
+# counted once however many entries hold it, so thousands of scenarios fit and no user's model
+# outlives its share of the budget (engine/cache.py).
+STEP_CACHE_BYTES = 16 * 1024 * 1024
+
+
+@byte_lru_cache(STEP_CACHE_BYTES)
 def _template(model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, shape: ServingScenario) -> _Template:
     shard = model.shard(shard_degree(model.num_heads, shape.tensor_parallel))
     w = shape.widths
@@ -355,7 +361,7 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     return ServingSteps(tpot, _combine([decode], [1.0], t, n, b), prefill, w, chunk, wave_steps)
 
 
-@lru_cache(maxsize=512)
+@byte_lru_cache(STEP_CACHE_BYTES)
 def _prompt_steps(
     model: ModelConfig, roofs: tuple, link: tuple[float, int] | None, shape: ServingScenario, chunk_tokens: float
 ) -> tuple[StepCost, StepCost]:
