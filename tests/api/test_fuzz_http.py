@@ -264,3 +264,22 @@ def test_markup_in_any_user_string_is_answered_as_json(client, path, i, leaf, te
     assert r.status_code in (200, 404, 422), (leaf, r.status_code, r.text[:300])
     assert r.headers["content-type"].startswith("application/json") and r.headers["x-content-type-options"] == "nosniff"
     strict_json(r.text)
+
+
+# ---- issue 34: model ids with a decoration, curves in any order ------------------------------
+
+decorated_id = st.builds(
+    lambda name, before, after: before + name + after,
+    st.sampled_from(["llama-3-8b", "meta-llama/Llama-3.1-70B", "Qwen/Qwen3-32B-FP8", "deepseek-ai/DeepSeek-R1"]),
+    st.sampled_from(["", " ", "\t", "\u202e", "\u2066", "\x00"]),
+    st.sampled_from(["\n", " ", "\u202e", "-FP8-FP8", "-NVFP4-NVFP4", "-FP8-FP8-FP8-FP8", "\u200f"]),
+)
+
+
+@FUZZ
+@given(decorated_id)
+def test_a_decorated_model_id_is_refused_and_echoed_escaped(client, name):
+    r = post(client, "/api/v1/serving", {"model": name, "hardware": "h100-sxm5"})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unknown_model", r.text[:300]
+    echoed = json.dumps(r.json(), ensure_ascii=False)
+    assert not any(c in echoed for c in "\n\t\x00\u202e\u2066\u200f"), echoed[:300]
