@@ -1,7 +1,7 @@
 """The worst legal requests, measured (a benchmark, not a test).
 
     .venv/bin/python scripts/bench_hostile.py [--rss N] [--load SECONDS] [--custom-models N]
-        [--only api|dash|custom-models]
+        [--validate-rows N ...] [--only api|dash|custom-models|validate]
 
 Starts `llm-roofline serve` on a free loopback port (one worker) and reports:
 
@@ -13,7 +13,10 @@ Starts `llm-roofline serve` on a free loopback port (one worker) and reports:
    (`healthz_under_load` takes any (method, path, body(i)) request: a new flood is one call);
 3. the server's RSS before and after N (default 1,000) distinct worst-case requests;
 4. the server's RSS over N (default 5,000) POST /api/v1/serving with distinct custom models,
-   each a 4-layer Llama whose `_name_or_path` is 250 KB (issue "Hardening, fourth round", 1).
+   each a 4-layer Llama whose `_name_or_path` is 250 KB (issue "Hardening, fourth round", 1);
+5. `llm-roofline validate serving` on files of the shipped runs repeated to 1M rows (refused by
+   its stated size limit) and to its row limit (streamed): wall time, peak RSS and exit status
+   (`--validate-rows 0` skips it; `--only validate` runs it alone, without a server).
 
 Targets (issues "Hardening, third round" and "fourth round"): every request < 1 s, /healthz
 < 100 ms, RSS growth < 100 MB. Figures depend on the machine: the README quotes them with the
@@ -23,10 +26,13 @@ machine's core count.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +44,7 @@ from live_server import live_server
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.measurement import MAX_RECORDS  # noqa: E402
 from engine.model_catalog import preset_records  # noqa: E402
+from engine.serving.mapping import MAX_ROWS, TRAINING_CSV  # noqa: E402
 
 EIGHT = ["h100-sxm5", "h200-sxm", "b200", "mi300x", "rtx-4090", "l4", "a100-80gb-sxm", "tpu-v5e"]
 SIXTEEN = EIGHT * 2
@@ -227,13 +234,63 @@ def custom_model_rss(client: httpx.Client, pid: int, count: int) -> None:
     )
 
 
+def repeated_runs(path: str, rows: int) -> int:
+    """The shipped runs repeated to `rows` rows (ids made distinct); returns the file's bytes."""
+    with open(TRAINING_CSV, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        columns, shipped = reader.fieldnames, list(reader)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, columns)
+        writer.writeheader()
+        for k in range(rows):
+            row = shipped[k % len(shipped)]
+            writer.writerow(row | {"id": f"{row['id']}-{k}"})
+    return os.path.getsize(path)
+
+
+def validate_at_scale(counts: list[int]) -> None:
+    """`llm-roofline validate serving --json` on each file: wall time, the process's peak RSS
+    (wait4's ru_maxrss) and its exit status with the last line it wrote to stderr."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for rows in counts:
+            path = os.path.join(tmp, f"runs-{rows}.csv")
+            size = repeated_runs(path, rows)
+            start = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "app.cli", "validate", "serving", "--data", path, "--json"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            last = ""
+            for line in proc.stderr:
+                last = line.strip()
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            print(
+                f"validate serving, {rows:,} rows ({size / 1e6:.0f} MB): {time.perf_counter() - start:.1f} s, "
+                f"peak RSS {usage.ru_maxrss / 1024:.0f} MB, exit {proc.returncode}" + (f" ({last})" if last else "")
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rss", type=int, default=1000, help="distinct worst-case requests for the RSS figure")
     parser.add_argument("--load", type=float, default=20.0, help="seconds of 8-client load for /healthz")
     parser.add_argument("--custom-models", type=int, default=5000, help="distinct custom models for their RSS")
-    parser.add_argument("--only", choices=("api", "dash", "custom-models"), default=None)
+    parser.add_argument(
+        "--validate-rows",
+        type=int,
+        nargs="*",
+        default=[1_000_000, MAX_ROWS],
+        help="row counts of the validate serving files (none: skip)",
+    )
+    parser.add_argument("--only", choices=("api", "dash", "custom-models", "validate"), default=None)
     args = parser.parse_args()
+    if args.only in (None, "validate") and args.validate_rows:
+        validate_at_scale(args.validate_rows)
+    if args.only == "validate":
+        return 0
     with live_server() as (proc, base), httpx.Client(base_url=base, timeout=120) as client:
         send(client, "POST", "/api/v1/analyze", {"model": "llama-3-8b", "hardware": ["h100-sxm5"]})  # warm
         if args.only in (None, "custom-models") and args.custom_models > 0:

@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 
-from engine.errors import EngineInputError
-from engine.serving.mapping import TRAINING_CSV, read_rows
-from engine.serving.validate import validate_rows
+from engine.serving.mapping import MAX_FILE_BYTES, MAX_ROWS, TRAINING_CSV, stream_rows
+from engine.serving.validate import MAX_LISTED, validate_rows
+
+from ..units import plural
+from .common import print_json
 
 
 def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers action)
     v = sub.add_parser("validate", help="score the serving estimate against measured runs")
     vs = v.add_subparsers(dest="what", required=True)
-    vv = vs.add_parser("serving", help="median and p90 error of TPOT and TTFT: overall, by backend, GPU, model")
-    vv.add_argument("--data", default=str(TRAINING_CSV), help="CSV with aiconfigurator's columns")
+    vv = vs.add_parser(
+        "serving",
+        help="median and p90 error of TPOT and TTFT: overall, by backend, GPU, model",
+        description="Score the serving estimate and the bound against measured runs. Each row that cannot be "
+        "mapped or answered is named on stderr (line, field, why) and skipped; the exit status is then 2, "
+        "as it is when the file is refused.",
+    )
+    vv.add_argument(
+        "--data",
+        default=str(TRAINING_CSV),
+        help=f"CSV with aiconfigurator's columns: a regular file of at most {MAX_FILE_BYTES // 2**20} MiB and "
+        f"{MAX_ROWS:,} lines after the header, read as a stream",
+    )
     vv.add_argument("--json", action="store_true", help="print the report as JSON")
     vv.set_defaults(func=_validate)
 
@@ -23,17 +36,21 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
+def _say_skipped(entry: dict) -> None:
+    named = f" ({entry['id']})" if entry["id"] else ""
+    print(f"llm-roofline: line {entry['line']}{named}: {entry['reason']}; row skipped", file=sys.stderr)
+
+
 def _validate(args: argparse.Namespace) -> int:
-    try:
-        rows = read_rows(args.data)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EngineInputError(
-            "--data", f"cannot read {args.data}: {exc}", code="file_open", params={"detail": str(exc)}
-        ) from None
-    report = validate_rows(rows)
+    report = validate_rows(stream_rows(args.data), on_skip=_say_skipped)
+    status = 0
+    if report["unanswered_count"]:
+        skipped = report["unanswered_count"]
+        print(f"llm-roofline: error: --data: {plural(skipped, 'row')} skipped (named above)", file=sys.stderr)
+        status = 2
     if args.json:
-        print(json.dumps(report, indent=2))
-        return 0
+        print_json(report)
+        return status
     print(f"{report['answered']} of {report['rows']} rows answered; calibration {report['calibration']}")
     head = f"{'':<34}{'rows':>6}{'TPOT med':>10}{'TPOT p90':>10}{'TTFT med':>10}{'TTFT p90':>10}"
     print(head + f"{'in range':>10}{'bound TPOT med':>16}{'bound>meas':>11}")
@@ -51,4 +68,7 @@ def _validate(args: argparse.Namespace) -> int:
             )
     for f in report["bound_above_measured_tpot"]:
         print(f"warning: {f['id']}: {f['warning']}")
-    return 0
+    more = report["bound_above_measured_tpot_count"] - len(report["bound_above_measured_tpot"])
+    if more:
+        print(f"warning: and {plural(more, 'more run')} below the bound (the first {MAX_LISTED:,} are listed)")
+    return status
