@@ -32,7 +32,13 @@ class ServingFields(BaseModel):
     )
     input_tokens: int = Field(1024, ge=1, le=MAX_TOKENS, description="prompt tokens per request")
     output_tokens: int = Field(1024, ge=1, le=MAX_TOKENS, description="generated tokens per request")
-    tensor_parallel: int = Field(1, ge=1, le=MAX_GPUS, description="attention's tensor-parallel degree")
+    tensor_parallel: int = Field(
+        1,
+        ge=1,
+        le=MAX_GPUS,
+        description="attention's tensor-parallel degree: at most the accelerator's scale-up (NVLink) domain, "
+        "8 on a card without one; past it a 422 names the domain's size",
+    )
     attention_data_parallel: int = Field(
         1, ge=1, le=MAX_GPUS, description="attention data-parallel ranks, each with its own requests and KV cache"
     )
@@ -69,7 +75,8 @@ class ServingCurveRequest(ServingFields):
         list(DEFAULT_CONCURRENCIES),
         min_length=1,
         max_length=MAX_CURVE_POINTS,
-        description=f"concurrency of each point (1 to {MAX_CURVE_POINTS} points)",
+        description=f"concurrency of each point (1 to {MAX_CURVE_POINTS} points); the points come back in this "
+        "order, a repeated concurrency answered again",
     )
 
 
@@ -124,4 +131,6 @@ class ServingCurveResponse(BaseModel):
     hardware: str = Field(description="accelerator id the curve is for")
     gpus: int = Field(description="GPUs of the instance: tensor_parallel x attention_data_parallel")
     calibration: str = Field(description="id of the serving calibration the estimates used")
-    points: list[CurvePoint] = Field(description="one point per requested concurrency, in the order asked")
+    points: list[CurvePoint] = Field(
+        description="one point per requested concurrency, in the order asked (a repeated one answered again)"
+    )

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 
-from engine.hardware import get_accelerator
-from engine.model_catalog import load_model
 from engine.precision import DTYPES
 from engine.serving import DEFAULT_MEMORY_UTILIZATION, ServingScenario, serving_estimate
 from engine.serving.curve import serving_curve
+
+from ..service import serving_inputs
+from .common import print_json
 
 
 def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers action)
@@ -21,7 +21,9 @@ def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers actio
     s.add_argument("--curve", type=int, nargs="+", metavar="C", help="a concurrency sweep instead: C1 C2 ...")
     s.add_argument("--input-tokens", type=int, default=1024)
     s.add_argument("--output-tokens", type=int, default=1024)
-    s.add_argument("--tp", type=int, default=1, help="tensor parallel (attention)")
+    s.add_argument(
+        "--tp", type=int, default=1, help="tensor parallel (attention), at most the accelerator's scale-up domain"
+    )
     s.add_argument("--attention-dp", type=int, default=1, help="attention data-parallel ranks")
     s.add_argument("--moe-tp", type=int, default=1, help="MoE tensor parallel")
     s.add_argument("--ep", type=int, default=1, help="expert parallel")
@@ -56,11 +58,11 @@ def _scenario(args: argparse.Namespace, concurrency: int) -> ServingScenario:
 
 
 def _serving(args: argparse.Namespace) -> int:
-    model, hw = load_model(args.model), get_accelerator(args.hardware)
+    model, hw = serving_inputs(args.model, args.hardware, args.tp, "--tp")
     if args.curve:
         result = serving_curve(model, hw, _scenario(args, 1), args.curve)
         if args.json:
-            print(json.dumps(result, indent=2))
+            print_json(result)
             return 0
         print(f"{result['model']} on {result['gpus']} x {result['hardware']} (calibration {result['calibration']})")
         print(f"{'C':>6} {'run':>6} {'queue':>6} {'TPOT bound ms':>14} {'TPOT est ms':>12} {'tok/s/GPU est':>14}")
@@ -72,7 +74,7 @@ def _serving(args: argparse.Namespace) -> int:
         return 0
     result = serving_estimate(model, hw, _scenario(args, args.concurrency))
     if args.json:
-        print(json.dumps(result, indent=2))
+        print_json(result)
         return 0
     _print_answer(result)
     return 0

@@ -23,7 +23,8 @@ def serving_curve(
     concurrencies: tuple[int, ...] | list[int] = DEFAULT_CONCURRENCIES,
     calibration: Calibration | None = None,
 ) -> dict:
-    """One point per concurrency (the scenario's own concurrency is ignored)."""
+    """One point per concurrency, in the order asked, a repeated concurrency answered again
+    where it was asked (and computed once); the scenario's own concurrency is ignored."""
     if not 1 <= len(concurrencies) <= MAX_CURVE_POINTS:
         raise EngineInputError(
             "concurrencies",
@@ -33,8 +34,8 @@ def serving_curve(
             params={"n": MAX_CURVE_POINTS},
         )
     cal = calibration or load_calibration()
-    points = []
-    for c in sorted(set(concurrencies)):
+    answered: dict[int, dict] = {}
+    for c in concurrencies:
         if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CONCURRENCY:
             raise EngineInputError(
                 "concurrencies",
@@ -42,15 +43,16 @@ def serving_curve(
                 code="int_range",
                 params={"value": repr(c)[:40], "low": 1, "high": MAX_CONCURRENCY},
             )
+        if c in answered:
+            continue
         r = serving_estimate(model, hw, replace(sc, concurrency=c), cal, check_finite=False)
         ensure_finite([r["bound"], r["estimate"]])
-        points.append(
-            {
-                "concurrency": c,
-                "running_batch": r["running_batch"],
-                "queued": r["queued"],
-                "bound": r["bound"],
-                "estimate": r["estimate"],
-            }
-        )
+        answered[c] = {
+            "concurrency": c,
+            "running_batch": r["running_batch"],
+            "queued": r["queued"],
+            "bound": r["bound"],
+            "estimate": r["estimate"],
+        }
+    points = [answered[c] for c in concurrencies]
     return {"model": model.id, "hardware": hw.id, "gpus": sc.gpus, "calibration": cal.id, "points": points}

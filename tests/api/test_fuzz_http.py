@@ -283,3 +283,12 @@ def test_a_decorated_model_id_is_refused_and_echoed_escaped(client, name):
     assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unknown_model", r.text[:300]
     echoed = json.dumps(r.json(), ensure_ascii=False)
     assert not any(c in echoed for c in "\n\t\x00\u202e\u2066\u200f"), echoed[:300]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from([1, 2, 8, 64, 300]), min_size=1, max_size=6))
+def test_curve_points_come_back_in_the_order_asked(client, concurrencies):
+    body = {"model": "llama-3-8b", "hardware": "h100-sxm5", "concurrencies": concurrencies}
+    r = post(client, "/api/v1/serving/curve", body)
+    assert r.status_code == 200, r.text[:300]
+    assert [p["concurrency"] for p in r.json()["points"]] == concurrencies

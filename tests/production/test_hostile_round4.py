@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from engine.cache import approx_size
+from engine.hardware import catalogue
 from engine.model_catalog import preset_records
 from engine.serving.mapping import MAX_FILE_BYTES, MAX_ROWS, TRAINING_CSV
 
@@ -167,6 +168,42 @@ def test_validate_keeps_numbers_not_answers_per_row():
 
 
 # ---- 5. curve order, layouts beyond the board, bidi characters, lax ids --------------------------
+
+
+def test_a_curve_answers_in_the_order_asked(client):
+    r = client.post("/api/v1/serving/curve", json=SERVING | {"concurrencies": [64, 8, 8, 1]})
+    assert r.status_code == 200, r.text
+    points = r.json()["points"]
+    assert [p["concurrency"] for p in points] == [64, 8, 8, 1]
+    assert points[1] == points[2]
+    for p in points:
+        one = client.post("/api/v1/serving", json=SERVING | {"concurrency": p["concurrency"]}).json()
+        assert p["estimate"] == one["estimate"] and p["bound"] == one["bound"]
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    assert "in the order asked" in schema["ServingCurveResponse"]["properties"]["points"]["description"]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/serving", "/api/v1/serving/curve"])
+@pytest.mark.parametrize("tp", [16, 72, 1024])
+def test_tensor_parallel_past_the_scale_up_domain_is_refused_as_the_page_refuses_it(client, path, tp):
+    """TP 72 on an L4 and TP 1,024 on any card were answered; the serving page refused them.
+    One rule (Accelerator.check_tensor_parallel) for every accelerator of the catalogue."""
+    for hw in catalogue().values():
+        r = client.post(path, json=SERVING | {"hardware": hw.id, "tensor_parallel": tp})
+        if tp <= hw.max_tensor_parallel:
+            assert r.status_code != 422 or r.json()["errors"][0]["code"] not in ("tp_domain", "tp_no_domain")
+            continue
+        error = r.json()["errors"][0]
+        assert r.status_code == 422 and error["field"] == "tensor_parallel", r.text
+        size = hw.scale_up_domain_size if error["code"] == "tp_domain" else 8
+        assert error["code"] in ("tp_domain", "tp_no_domain") and f" {size} " in error["message"]
+
+
+def test_the_cli_refuses_the_same_layouts():
+    done = cli("serving", "--model", "llama-3-8b", "--hardware", "l4", "--tp", "72")
+    assert done.returncode == 2 and done.stderr.startswith("llm-roofline: error: --tp: 72 is too many GPUs for l4")
+    done = cli("serving", "--model", "llama-3-8b", "--hardware", "h200-sxm", "--tp", "16", "--curve", "1", "8")
+    assert done.returncode == 2 and "scale-up domain joins 8 accelerators" in done.stderr
 
 
 BIDI = "llama\u202e-3-8b\u2066"
