@@ -191,8 +191,8 @@ def _open_regular(path: str | Path):
     then checked on the open descriptor, so nothing can be swapped in between."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        detail = exc.strerror or str(exc)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        detail = getattr(exc, "strerror", None) or str(exc)
         raise _refuse(path, f"cannot open: {detail}", "file_open", {"detail": detail}) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):

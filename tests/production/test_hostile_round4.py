@@ -132,6 +132,15 @@ def test_validate_reads_only_regular_files(tmp_path, kind):
     assert "Traceback" not in done.stderr and not done.stdout
 
 
+def test_a_path_with_a_nul_is_refused_by_name():
+    from engine.errors import EngineInputError
+    from engine.serving.mapping import stream_rows
+
+    with pytest.raises(EngineInputError) as refused:
+        next(stream_rows("runs\x00.csv"))
+    assert refused.value.field == "--data" and "\\u0000" in str(refused.value)
+
+
 def test_validate_refuses_a_file_past_its_size_or_row_limit_before_answering_a_row(tmp_path):
     big = tmp_path / "big.csv"
     with open(big, "wb") as f:
