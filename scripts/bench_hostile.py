@@ -125,6 +125,12 @@ API: dict[str, tuple[str, str, Callable[[int], dict | None]]] = {
                    "hardware": "h100-sxm5", "gpus": 8, "sequence_length": 1, "tokens_per_step": 8 * 720720,
                    "step_time_s": 1e-6, "bus_bandwidth_bytes_per_s": 1e6},
     ),
+    "POST /api/v1/serving/curve (256 points)": (
+        "POST",
+        "/api/v1/serving/curve",
+        lambda i: {"model": deep_config(i), "hardware": "b200", "tensor_parallel": 8, "input_tokens": 8192,
+                   "output_tokens": 1024, "concurrencies": list(range(1, 257))},
+    ),
     "GET /api/v1/published-measurements": ("GET", "/api/v1/published-measurements", lambda i: None),
     "GET /api/v1/ops/presets": ("GET", "/api/v1/ops/presets?model=deepseek-v3&batch=65536", lambda i: None),
     "GET /api/v1/hardware": ("GET", "/api/v1/hardware", lambda i: None),
@@ -300,7 +306,7 @@ def main() -> int:
         requests, heaviest = {}, []
         if args.only != "dash":
             requests |= API
-            heaviest.append("POST /api/v1/sweep")
+            heaviest += ["POST /api/v1/sweep", "POST /api/v1/serving/curve (256 points)"]
         if args.only != "api":
             import bench_hostile_dash as dash  # the Dash layout's and callbacks' worst requests
 
