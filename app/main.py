@@ -14,7 +14,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 
 import engine
-from engine.errors import EngineInputError
+from engine.errors import EngineInputError, visible
 from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.docs import add_docs
@@ -53,7 +53,7 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
         return JSONResponse({"detail": message, "errors": [{"field": "body", "message": message}]}, status_code=400)
     errors = []
     for err in exc.errors():
-        message = err["msg"]
+        message = visible(err["msg"])
         if err.get("type") == "literal_error" and "expected" in err.get("ctx", {}):
             message = f"must be one of {err['ctx']['expected']}"
         errors.append(
@@ -115,11 +115,11 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         )
         if allowed:  # a real endpoint, wrong method
             return JSONResponse(
-                {"detail": f"method {request.method} not allowed on {request.url.path}"},
+                {"detail": f"method {request.method} not allowed on {visible(request.url.path)}"},
                 status_code=405,
                 headers={"allow": ", ".join(allowed)},
             )
-        return JSONResponse({"detail": f"no API endpoint /api/{path}"}, status_code=404)
+        return JSONResponse({"detail": f"no API endpoint /api/{visible(path)}"}, status_code=404)
 
     script_hashes: list[str] = []
     if with_dashboard:

@@ -46,7 +46,7 @@ from fit_features import (  # noqa: E402
     predict,
 )
 
-from engine.serving.calibration import CALIBRATION_PATH, PARAMETER_NAMES  # noqa: E402
+from engine.serving.calibration import CALIBRATION_PATH, PARAMETER_NAMES, PARAMETERS  # noqa: E402
 from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, resolve_model  # noqa: E402
 
 VERSION = 2
@@ -159,8 +159,7 @@ def levenberg_marquardt(theta, f, idx, target: str, ridge, iterations: int = 80)
         improved = False
         while lam < 1e8:
             delta = np.linalg.solve(jtj + lam * np.diag(np.diag(jtj) + 1e-9), -jtr)
-            trial = theta.copy()
-            trial[free] += delta
+            trial = _within_bounds(theta.copy(), free, delta)
             trial_res = _residuals(trial, f, idx, target, ridge)
             trial_cost = float(trial_res @ trial_res)
             if trial_cost < cost:
@@ -169,6 +168,18 @@ def levenberg_marquardt(theta, f, idx, target: str, ridge, iterations: int = 80)
             lam *= 4
         if not improved or previous - cost < 1e-7 * previous:
             break
+    return theta
+
+
+LOG_BOUNDS = np.log([[PARAMETERS[n][1] for n in PARAMETER_NAMES], [PARAMETERS[n][2] for n in PARAMETER_NAMES]])
+
+
+def _within_bounds(theta: np.ndarray, free: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """theta after the step, its global terms kept inside each parameter's physical limits: a
+    step past a limit would land where the clipped parameter has no gradient, and the fit would
+    stay there (as a first TTFT step once left kv_link_efficiency at 5e-6)."""
+    theta[free] += delta
+    theta[:NP] = np.clip(theta[:NP], LOG_BOUNDS[0], LOG_BOUNDS[1])
     return theta
 
 

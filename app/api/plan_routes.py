@@ -60,9 +60,9 @@ class PlanBody(BaseModel):
 
 
 class PlanResponse(BaseModel):
-    model: str
-    hardware: list[str]
-    gpus: int
+    model: str = Field(description="model id searched (the preset a Hugging Face id resolved to)")
+    hardware: list[str] = Field(description="accelerator ids searched")
+    gpus: int = Field(description="the GPU budget")
     candidates: dict[str, int] = Field(description="evaluated, dropped_memory (do not fit), meeting_target")
     seconds: float = Field(description="the search's own time")
     frontier: dict[str, list[dict[str, Any]]] = Field(
@@ -70,9 +70,9 @@ class PlanResponse(BaseModel):
     )
     best: dict[str, Any] | None = Field(description="the best candidate with its launch commands, or null")
     reason: dict[str, Any] | None = Field(description="why there is no best: the nearest targets met")
-    top: list[dict[str, Any]]
-    verdict: dict[str, Any]
-    calibration: str
+    top: list[dict[str, Any]] = Field(description="the best N meeting the target, each with launch commands")
+    verdict: dict[str, Any] = Field(description="one line from the answer's fields, and the other mode's ratio")
+    calibration: str = Field(description="id of the serving calibration the estimates used")
 
 
 @plan_router.post(

@@ -37,7 +37,13 @@ class ServingFields(BaseModel):
     )
     input_tokens: int = Field(1024, ge=1, le=MAX_TOKENS, description="prompt tokens per request")
     output_tokens: int = Field(1024, ge=1, le=MAX_TOKENS, description="generated tokens per request")
-    tensor_parallel: int = Field(1, ge=1, le=MAX_GPUS, description="attention's tensor-parallel degree")
+    tensor_parallel: int = Field(
+        1,
+        ge=1,
+        le=MAX_GPUS,
+        description="attention's tensor-parallel degree: at most the accelerator's scale-up (NVLink) domain, "
+        "8 on a card without one; past it a 422 names the domain's size",
+    )
     attention_data_parallel: int = Field(
         1, ge=1, le=MAX_GPUS, description="attention data-parallel ranks, each with its own requests and KV cache"
     )
@@ -105,9 +111,11 @@ class DecodeFields(WorkerFields):
 class KvLinkFields(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    bandwidth_gb_s: float = Field(gt=0, le=100_000, allow_inf_nan=False, description="per GPU per direction, GB/s")
+    bandwidth_gb_s: float = Field(
+        ge=0.001, le=100_000, allow_inf_nan=False, description="per GPU per direction, GB/s (0.001 to 100,000)"
+    )
     latency_us: float | None = Field(
-        None, gt=0, le=1e6, allow_inf_nan=False, description="per transfer, µs; null: the calibrated latency"
+        None, ge=0.001, le=1e6, allow_inf_nan=False, description="per transfer, µs (0.001 to 1e6); null: calibrated"
     )
 
 
@@ -160,7 +168,8 @@ class ServingCurveRequest(ServingFields):
         list(DEFAULT_CONCURRENCIES),
         min_length=1,
         max_length=MAX_CURVE_POINTS,
-        description=f"concurrency of each point (1 to {MAX_CURVE_POINTS} points)",
+        description=f"concurrency of each point (1 to {MAX_CURVE_POINTS} points); the points come back in this "
+        "order, a repeated concurrency answered again",
     )
 
 
@@ -226,4 +235,6 @@ class ServingCurveResponse(BaseModel):
     hardware: str = Field(description="accelerator id the curve is for")
     gpus: int = Field(description="GPUs of the instance: tensor_parallel x attention_data_parallel")
     calibration: str = Field(description="id of the serving calibration the estimates used")
-    points: list[CurvePoint] = Field(description="one point per requested concurrency, in the order asked")
+    points: list[CurvePoint] = Field(
+        description="one point per requested concurrency, in the order asked (a repeated one answered again)"
+    )

@@ -91,7 +91,10 @@ def plan(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, cali
     started = time.perf_counter()
     req.check()
     if not 1 <= len(hardware) <= MAX_HARDWARE:
-        raise EngineInputError("hardware", f"{len(hardware)} accelerators", f"1 to {MAX_HARDWARE}", code="list_length")
+        raise EngineInputError(
+            "hardware", f"{len(hardware)} accelerators", f"1 to {MAX_HARDWARE}", code="list_length",
+            params={"n": MAX_HARDWARE},
+        )  # fmt: skip
     ids = {hw.id for hw in hardware}
     for hw_id, price in req.gpu_hour_price.items():
         if hw_id not in ids:

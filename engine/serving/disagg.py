@@ -241,6 +241,8 @@ def disagg_arrays(
     cal = calibration or load_calibration()
     p, backend_used, family = cal.parameters(ds.base.backend, decode_hw.id)
     p_prefill = cal.parameters(ds.base.backend, prefill_hw.id)[0]
+    if ds.kv_link.latency_s is not None:  # a latency the user gives replaces the calibrated one
+        p = p | {"kv_transfer_latency_s": float(ds.kv_link.latency_s)}
     arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
     prefill_arrays = {k: np.asarray(v, dtype=float) for k, v in p_prefill.items()}
     d = sides(model, prefill_hw, decode_hw, ds)

@@ -195,14 +195,14 @@ class KvLink:
     latency_s: float | None = None
 
     def check(self) -> None:
-        for name, high in (("bandwidth_bytes_per_s", 1e14), ("latency_s", 1.0)):
+        for name, low, high in (("bandwidth_bytes_per_s", 1e6, 1e14), ("latency_s", 1e-9, 1.0)):
             v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= high):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not low <= v <= high):
                 raise EngineInputError(
                     f"kv_link.{name}",
-                    f"{v!r} is not a number in (0, {high:g}]",
+                    f"{v!r} is not a number in [{low:g}, {high:g}]",
                     code="number_range",
-                    params={"value": repr(v)[:40], "low": 0, "high": high},
+                    params={"value": repr(v)[:40], "low": low, "high": high},
                 )
 
 

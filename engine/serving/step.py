@@ -26,11 +26,11 @@ step records how many requests its busiest rank schedules (a CPU cost each, esti
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 import numpy as np
 
 from ..analysis import Roofs
+from ..cache import byte_lru_cache
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from ..ops import Op, linear
@@ -143,7 +143,13 @@ class _Template:
     alone: StepCost | None = None  # one prompt prefilled alone (TTFT): built with the template
 
 
-@lru_cache(maxsize=512)
+# The step cache's budget: an entry is a few KB (a template's arrays and its lone prompt's
+# step), a model is counted once however many entries hold it, so thousands of scenarios fit and
+# no user's model outlives its share of the budget (engine/cache.py).
+STEP_CACHE_BYTES = 16 * 1024 * 1024
+
+
+@byte_lru_cache(STEP_CACHE_BYTES)
 def _template(
     model: ModelConfig, roofs: tuple, link: tuple[float, int, float] | None, shape: ServingScenario
 ) -> _Template:

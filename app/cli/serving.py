@@ -1,21 +1,18 @@
-"""`llm-roofline serving ...` and `llm-roofline validate serving --data FILE.csv`."""
+"""`llm-roofline serving ...`: a serving instance at a concurrency, or a concurrency sweep (bound, estimate)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 
-from engine.errors import EngineInputError
-from engine.hardware import get_accelerator
-from engine.model_catalog import load_model
 from engine.precision import DTYPES
 from engine.serving import DEFAULT_MEMORY_UTILIZATION, ServingScenario, serving_estimate
 from engine.serving.curve import serving_curve
-from engine.serving.mapping import TRAINING_CSV, read_rows
-from engine.serving.validate import validate_rows
+
+from ..service import serving_inputs
+from .common import print_json
 
 
-def add_serving_parser(sub) -> None:
+def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers action)
     s = sub.add_parser("serving", help="a serving instance at a concurrency: TTFT, TPOT, throughput (bound, estimate)")
     s.add_argument("--model", required=True, help="preset id or Hugging Face repo id")
     s.add_argument("--hardware", required=True, help="accelerator id")
@@ -24,7 +21,9 @@ def add_serving_parser(sub) -> None:
     s.add_argument("--curve", type=int, nargs="+", metavar="C", help="a concurrency sweep instead: C1 C2 ...")
     s.add_argument("--input-tokens", type=int, default=1024)
     s.add_argument("--output-tokens", type=int, default=1024)
-    s.add_argument("--tp", type=int, default=1, help="tensor parallel (attention)")
+    s.add_argument(
+        "--tp", type=int, default=1, help="tensor parallel (attention), at most the accelerator's scale-up domain"
+    )
     s.add_argument("--attention-dp", type=int, default=1, help="attention data-parallel ranks")
     s.add_argument("--moe-tp", type=int, default=1, help="MoE tensor parallel")
     s.add_argument("--ep", type=int, default=1, help="expert parallel")
@@ -39,13 +38,6 @@ def add_serving_parser(sub) -> None:
     )
     s.add_argument("--json", action="store_true", help="print the full answer as JSON")
     s.set_defaults(func=_serving)
-
-    v = sub.add_parser("validate", help="score the serving estimate against measured runs")
-    vs = v.add_subparsers(dest="what", required=True)
-    vv = vs.add_parser("serving", help="median and p90 error of TPOT and TTFT: overall, by backend, GPU, model")
-    vv.add_argument("--data", default=str(TRAINING_CSV), help="CSV with aiconfigurator's columns")
-    vv.add_argument("--json", action="store_true", help="print the report as JSON")
-    vv.set_defaults(func=_validate)
 
 
 def _scenario(args: argparse.Namespace, concurrency: int) -> ServingScenario:
@@ -66,11 +58,11 @@ def _scenario(args: argparse.Namespace, concurrency: int) -> ServingScenario:
 
 
 def _serving(args: argparse.Namespace) -> int:
-    model, hw = load_model(args.model), get_accelerator(args.hardware)
+    model, hw = serving_inputs(args.model, args.hardware, args.tp, "--tp")
     if args.curve:
         result = serving_curve(model, hw, _scenario(args, 1), args.curve)
         if args.json:
-            print(json.dumps(result, indent=2))
+            print_json(result)
             return 0
         print(f"{result['model']} on {result['gpus']} x {result['hardware']} (calibration {result['calibration']})")
         print(f"{'C':>6} {'run':>6} {'queue':>6} {'TPOT bound ms':>14} {'TPOT est ms':>12} {'tok/s/GPU est':>14}")
@@ -82,7 +74,7 @@ def _serving(args: argparse.Namespace) -> int:
         return 0
     result = serving_estimate(model, hw, _scenario(args, args.concurrency))
     if args.json:
-        print(json.dumps(result, indent=2))
+        print_json(result)
         return 0
     _print_answer(result)
     return 0
@@ -110,38 +102,3 @@ def _print_answer(r: dict) -> None:
         print(f"  {part[:-2].replace('_', ' '):<24}{bound_ms:>12.3f}{est_ms:>12.3f}")
     for w in r["warnings"]:
         print(f"warning: {w}")
-
-
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
-
-
-def _validate(args: argparse.Namespace) -> int:
-    try:
-        rows = read_rows(args.data)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EngineInputError(
-            "--data", f"cannot read {args.data}: {exc}", code="file_open", params={"detail": str(exc)}
-        ) from None
-    report = validate_rows(rows)
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return 0
-    print(f"{report['answered']} of {report['rows']} rows answered; calibration {report['calibration']}")
-    head = f"{'':<34}{'rows':>6}{'TPOT med':>10}{'TPOT p90':>10}{'TTFT med':>10}{'TTFT p90':>10}"
-    print(head + f"{'in range':>10}{'bound TPOT med':>16}{'bound>meas':>11}")
-    sections = [("overall", {"overall": report["overall"]})]
-    sections += [(k, report[k]) for k in ("by_backend", "by_gpu", "by_model")]
-    for title, table in sections:
-        if title != "overall":
-            print(title.replace("_", " ") + ":")
-        for name, s in table.items():
-            print(
-                f"{name[:34]:<34}{s['rows']:>6}{_pct(s['tpot_median_abs_error']):>10}{_pct(s['tpot_p90_abs_error']):>10}"
-                f"{_pct(s['ttft_median_abs_error']):>10}{_pct(s['ttft_p90_abs_error']):>10}"
-                f"{_pct(s['tpot_in_range']):>10}{_pct(s['bound']['tpot_median_abs_error']):>16}"
-                f"{s['bound']['tpot_above_measured']:>11}"
-            )
-    for f in report["bound_above_measured_tpot"]:
-        print(f"warning: {f['id']}: {f['warning']}")
-    return 0
