@@ -2,12 +2,12 @@
 
 - throughput against interactivity: output tokens/s per GPU against tokens/s per user over
   concurrency 1 to the memory cap, per accelerator: the bound as a line, the estimate as a
-  line with its range shaded, the shipped measured runs as points, a fitted estimate when the
-  link carries one, the chosen concurrency marked on each;
+  line with its range shaded, the shipped measured runs as points, the fitted estimate and
+  the user's own runs ("yours") where the link's fit applies, the chosen concurrency marked;
 - latency against concurrency: TPOT and TTFT (bound, estimate, measured) and the running
   batch and the queue, with the concurrency where memory starts to cap the batch marked.
 
-Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measured|fitted|chosen`.
+Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measured|fitted|yours|chosen`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
+from app.dashboard.pages.serving.fit import YourRun
 from app.dashboard.pages.serving.measured import SOURCE
 from app.dashboard.pages.serving.words import w
 from app.units import plain
@@ -36,14 +37,42 @@ def _capped(acc: AcceleratorServing) -> list[dict]:
 
 
 def _hover_point(name: str, label: str, p: dict, rates: dict, lang: str) -> str:
-    return "<br>".join(
-        (
-            f"<b>{name}</b> · {label}",
-            w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}"),
-            f"{plain(rates[TPS_USER])} {w('srv_unit_user', lang)} · {plain(rates[TPS_GPU])} {w('srv_unit_gpu', lang)}",
-            f"TPOT {_ms(rates['tpot_s'])} ms · TTFT {_ms(rates['ttft_s'])} ms",
-        )
-    )
+    lines = [
+        f"<b>{name}</b> · {label}",
+        w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}"),
+        f"{plain(rates[TPS_USER])} {w('srv_unit_user', lang)} · {plain(rates[TPS_GPU])} {w('srv_unit_gpu', lang)}",
+        f"TPOT {_ms(rates['tpot_s'])} ms · TTFT {_ms(rates['ttft_s'])} ms",
+    ]
+    if rates.get("at_bound"):  # a fitted number held at the bound, never past it
+        lines.append(w("srv_hover_at_bound", lang))
+    return "<br>".join(lines)
+
+
+def fitted_label(acc: AcceleratorServing, lang: str) -> str:
+    """ "estimate fitted to your runs", or fitted on another scenario and extrapolated here."""
+    return w("srv_fitted" if acc.fit_kind == "here" else "srv_fitted_extrapolated", lang)
+
+
+def yours_hover(name: str, r: YourRun, lang: str) -> str:
+    """One of the user's runs: its line in the paste, concurrency and lengths, its times, and
+    the fitted estimate's error on it, or that it is faster than the bound and left out."""
+    sc, m = r.run.scenario, r.measured
+    lines = [
+        f"<b>{name}</b> · {w('srv_yours', lang)} · {w('srv_yours_line', lang, line=r.run.line)}",
+        w("srv_hover_run", lang, c=f"{sc.concurrency:,}", isl=f"{sc.input_tokens:,}", osl=f"{sc.output_tokens:,}"),
+        f"TPOT {_ms(m['tpot_s'])} ms · TTFT {_ms(m['ttft_s'])} ms",
+    ]
+    if r.faster_than_bound:
+        lines.append(w("srv_hover_breach", lang, fields=", ".join(f.upper() for f in r.faster_than_bound)))
+    elif r.fitted is not None:
+        errors = {k: signed_pct(r.fitted[f"{k}_s"] / m[f"{k}_s"] - 1) for k in ("tpot", "ttft")}
+        lines.append(w("srv_hover_fitted_errors", lang, **errors))
+    return "<br>".join(lines)
+
+
+def yours_symbols(acc: AcceleratorServing) -> list[str]:
+    """A fitted run a star, a run left out (faster than the bound) an x."""
+    return ["x-thin-open" if r.faster_than_bound else "star" for r in acc.yours]
 
 
 def measured_hover(name: str, m: MeasuredPoint, lang: str) -> str:
@@ -66,14 +95,14 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str) -> str:
     return "<br>".join(lines)
 
 
-def _line(acc, i, kind, xs, ys, texts, theme, lang, dash, width=2) -> dict:
+def _line(acc, i, kind, xs, ys, texts, theme, lang, dash, width=2, label=None) -> dict:
     """A series over the sweep; customdata: each point's concurrency."""
     return {
         "customdata": [p["concurrency"] for p in _capped(acc)],
         "type": "scatter",
         "mode": "lines",
         "uid": uid("serving", acc.id, kind),
-        "name": f"{acc.name} · {w(f'srv_{kind}', lang)}",
+        "name": f"{acc.name} · {label or w(f'srv_{kind}', lang)}",
         "legendgroup": acc.id,
         "x": xs,
         "y": ys,
@@ -133,6 +162,23 @@ def _measured_trace(acc, i, theme, lang, x_of, y_of, kind="measured", row=None) 
     return trace
 
 
+def _yours_trace(acc: AcceleratorServing, i: int, theme: str, lang: str) -> dict:
+    """The user's runs of this scenario, each at its own concurrency's running batch."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "uid": uid("serving", acc.id, "yours"),
+        "name": f"{acc.name} · {w('srv_yours', lang)}",
+        "legendgroup": acc.id,
+        "customdata": [r.run.scenario.concurrency for r in acc.yours],
+        "x": [r.measured[TPS_USER] for r in acc.yours],
+        "y": [r.measured[TPS_GPU] for r in acc.yours],
+        "text": [yours_hover(acc.name, r, lang) for r in acc.yours],
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {"color": color_for(i, theme), "size": 11, "symbol": yours_symbols(acc), "line": {"width": 1.5}},
+    }
+
+
 def _chosen(acc: AcceleratorServing, i: int, theme: str, lang: str, concurrency: int) -> dict:
     """The chosen concurrency on the bound, the estimate and (when one ran there) the measured run."""
     marks = [("bound", acc.chosen["bound"]), ("estimate", acc.chosen["estimate"])]
@@ -172,14 +218,17 @@ def throughput_figure(accs, concurrency: int, lang: str, theme: str = "light", p
         data.append(_line(acc, i, "bound", xs["bound"], ys["bound"], texts["bound"], theme, lang, "solid", 2.5))
         data.append(_line(acc, i, "estimate", xs["estimate"], ys["estimate"], texts["estimate"], theme, lang, "dash"))
         if acc.fitted is not None:
+            label = fitted_label(acc, lang)
             fx = [p["fitted"][TPS_USER] for p in pts]
             fy = [p["fitted"][TPS_GPU] for p in pts]
-            ft = [_hover_point(acc.name, w("srv_fitted", lang), p, p["fitted"], lang) for p in pts]
-            data.append(_line(acc, i, "fitted", fx, fy, ft, theme, lang, "dot", 3))
+            ft = [_hover_point(acc.name, label, p, p["fitted"], lang) for p in pts]
+            data.append(_line(acc, i, "fitted", fx, fy, ft, theme, lang, "dot", 3, label))
         if acc.measured:
             data.append(
                 _measured_trace(acc, i, theme, lang, lambda m: m.measured[TPS_USER], lambda m: m.measured[TPS_GPU])
             )
+        if acc.yours:
+            data.append(_yours_trace(acc, i, theme, lang))
         data.append(_chosen(acc, i, theme, lang, concurrency))
     layout = _layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])

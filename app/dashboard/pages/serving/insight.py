@@ -15,11 +15,10 @@ from dash import html
 from app.dashboard.lib.i18n import reason
 from app.dashboard.pages.serving.compute import AcceleratorServing, nearest_run
 from app.dashboard.pages.serving.figures import signed_pct
-from app.dashboard.pages.serving.params import FitError
-from app.dashboard.pages.serving.words import w, why
+from app.dashboard.pages.serving.words import fit_errors, runs_count, w, why
 from app.units import plain
 from engine.model_catalog import get_model
-from engine.serving_userfit import UserFit
+from engine.serving_userfit import FitReport
 
 PREFILL_BOUND_SHARE = 1 / 3
 
@@ -100,34 +99,19 @@ def measured_sentence(acc: AcceleratorServing, concurrency: int, lang: str) -> s
     )
 
 
-def fit_sentence(error: FitError | None, name: str, lang: str) -> str:
-    if error is None:
-        return w("srv_fitted_no_error", lang, name=name)
+def fit_sentence(acc: AcceleratorServing, report: FitReport, lang: str) -> str:
+    """The fitted estimate at the chosen concurrency, and the fit's errors on the user's runs."""
     return w(
-        "srv_fitted_sentence",
+        f"srv_insight_fitted_{acc.fit_kind}",
         lang,
-        name=name,
-        n=error.runs,
-        t0=f"{error.tpot_before * 100:.1f}%",
-        t1=f"{error.tpot_after * 100:.1f}%",
-        f0=f"{error.ttft_before * 100:.1f}%",
-        f1=f"{error.ttft_after * 100:.1f}%",
+        runs=runs_count(report.runs, lang),
+        tpot=_ms(acc.fitted["tpot_s"]),
+        ttft=_ms(acc.fitted["ttft_s"]),
+        **fit_errors(report),
     )
 
 
-def fit_parameters_sentence(fit: UserFit, lang: str) -> str:
-    """The fitted numbers themselves (engine/serving_userfit.py), as a person reads them."""
-    return w(
-        "srv_fit_parameters",
-        lang,
-        scale=plain(fit.tpot_scale),
-        overhead=plain(fit.step_overhead_s * 1e3),
-        ttft=plain(fit.ttft_scale),
-        wait=plain(fit.wait_steps),
-    )
-
-
-def insight(accs, concurrency: int, fit_error: FitError | None, lang: str) -> list:
+def insight(accs, concurrency: int, lang: str, report: FitReport | None = None) -> list:
     """A paragraph per accelerator (its warnings after it), bound, estimate and measured named."""
     out = []
     for acc in accs:
@@ -135,8 +119,8 @@ def insight(accs, concurrency: int, fit_error: FitError | None, lang: str) -> li
             out.append(html.P(w("srv_acc_error", lang, msg=f"{acc.name}: {why(acc.error, lang)}"), className="error"))
             continue
         sentences = [regime_sentence(acc, lang), adds_sentence(acc, lang), measured_sentence(acc, concurrency, lang)]
-        if acc.fitted is not None:
-            sentences.append(fit_sentence(fit_error, acc.name, lang))
+        if acc.fitted is not None and report is not None:
+            sentences.append(fit_sentence(acc, report, lang))
         out.append(html.P(" ".join(sentences), className="srv-insight-item"))
         warnings = [x for x in acc.chosen["warnings"] if not x.startswith("all ")]
         if warnings:

@@ -1,5 +1,5 @@
 """The Serving page's second chart: TPOT and TTFT against concurrency (bound, estimate,
-measured runs, the fitted estimate), and below them the running batch and the queue; the
+measured runs, the fitted estimate and the user's own runs), and below them the running batch and the queue; the
 concurrency where memory, not compute, starts to cap the running batch is marked per
 accelerator. Formatting only: every number is a field of compute()'s results."""
 
@@ -10,7 +10,7 @@ import math
 from app.dashboard.components.plot_style import THEMES, color_for
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.compute import AcceleratorServing
-from app.dashboard.pages.serving.figures import _layout, measured_hover
+from app.dashboard.pages.serving.figures import _layout, fitted_label, measured_hover, yours_hover, yours_symbols
 from app.dashboard.pages.serving.words import w
 from app.units import plain
 
@@ -21,7 +21,7 @@ DASH = {"bound": "solid", "estimate": "dash", "fitted": "dot"}
 def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
     pts = acc.points
     values = [p[kind][f"{metric}_s"] * 1e3 for p in pts]
-    label = w(f"srv_{kind}", lang)
+    label = fitted_label(acc, lang) if kind == "fitted" else w(f"srv_{kind}", lang)
     return {
         "type": "scatter",
         "mode": "lines",
@@ -36,6 +36,7 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
             f"<b>{acc.name}</b> · {metric.upper()} {label}: {plain(v)} ms<br>"
             + w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}")
             + (f"<br>{w('srv_queued', lang)}: {p['queued']:,}" if p["queued"] else "")
+            + (f"<br>{w('srv_hover_at_bound', lang)}" if p[kind].get("at_bound") else "")
             for p, v in zip(pts, values, strict=True)
         ],
         "hovertemplate": "%{text}<extra></extra>",
@@ -57,6 +58,23 @@ def _measured(acc, i, theme, lang, metric, axis) -> dict:
         "text": [measured_hover(acc.name, m, lang) for m in acc.measured],
         "hovertemplate": "%{text}<extra></extra>",
         "marker": {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
+    }
+
+
+def _yours(acc, i, theme, lang, metric, axis) -> dict:
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "uid": uid("latency", acc.id, f"{metric}-yours"),
+        "name": f"{acc.name} · {metric.upper()} {w('srv_yours', lang)}",
+        "legendgroup": acc.id,
+        "showlegend": False,
+        "x": [r.run.scenario.concurrency for r in acc.yours],
+        "y": [r.measured[f"{metric}_s"] * 1e3 for r in acc.yours],
+        "yaxis": axis,
+        "text": [yours_hover(acc.name, r, lang) for r in acc.yours],
+        "hovertemplate": "%{text}<extra></extra>",
+        "marker": {"color": color_for(i, theme), "size": 10, "symbol": yours_symbols(acc), "line": {"width": 1.5}},
     }
 
 
@@ -123,6 +141,8 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
             data += [_series(acc, i, theme, lang, metric, axis, kind) for kind in kinds]
             if acc.measured:
                 data.append(_measured(acc, i, theme, lang, metric, axis))
+            if acc.yours:
+                data.append(_yours(acc, i, theme, lang, metric, axis))
         data += _requests(acc, i, theme, lang)
         shape, note = _cap_mark(acc, i, theme, lang)
         shapes.append(shape)

@@ -14,3 +14,14 @@ CATALOGUES: dict[str, dict[str, str]] = {lang: load_file(_DIR / f"{lang}.json") 
 
 w = t
 why = reason
+
+
+def runs_count(n: int, lang: str) -> str:
+    """ "1 run", "5 runs" (zh: "1 次实测")."""
+    return t("srv_n_runs_one" if n == 1 else "srv_n_runs", lang, n=f"{n:,}")
+
+
+def fit_errors(report) -> dict[str, str]:
+    """A fit's median errors on its runs, before and after (engine.serving_userfit.FitReport)."""
+    errors = (report.tpot_error_before, report.tpot_error_after, report.ttft_error_before, report.ttft_error_after)
+    return {key: f"{e * 100:.1f}%" for key, e in zip(("t0", "t1", "f0", "f1"), errors, strict=True)}

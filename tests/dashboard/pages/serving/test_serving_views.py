@@ -99,9 +99,9 @@ def test_cost_per_million_tokens():
 
 
 def test_the_insight_names_the_regime_the_estimate_and_the_measured(accs):
-    text = " ".join(str(p.children) for p in insight(accs, 64, None, "en"))
+    text = " ".join(str(p.children) for p in insight(accs, 64, "en"))
     assert "decode-bound" in text and "The estimate's TPOT" in text and "nearest measured run" in text
-    zh = " ".join(str(p.children) for p in insight(accs, 64, None, "zh"))
+    zh = " ".join(str(p.children) for p in insight(accs, 64, "zh"))
     assert "上界" in zh and "估计" in zh and "实测" in zh
 
 
@@ -110,11 +110,11 @@ def test_a_moe_models_insight_names_the_experts_own_compute_fraction(accs):
     sentence says it, formatted from the calibration the engine applied, and only for MoE."""
     (moe,) = compute(replace(ISSUE, model="Qwen/Qwen3-235B-A22B", hardware=("h100-sxm5",)))
     fraction = moe.chosen["calibration"]["parameters"]["expert_compute_efficiency"]
-    text = " ".join(str(p.children) for p in insight([moe], 64, None, "en"))
+    text = " ".join(str(p.children) for p in insight([moe], 64, "en"))
     assert f"{fraction * 100:.0f}% in the routed experts' grouped GEMMs" in text
-    zh = " ".join(str(p.children) for p in insight([moe], 64, None, "zh"))
+    zh = " ".join(str(p.children) for p in insight([moe], 64, "zh"))
     assert f"路由专家分组 GEMM 算力 {fraction * 100:.0f}%" in zh
-    dense = " ".join(str(p.children) for p in insight(accs, 64, None, "en"))
+    dense = " ".join(str(p.children) for p in insight(accs, 64, "en"))
     assert "routed experts" not in dense and "of compute)" in dense
 
 
