@@ -69,10 +69,10 @@ def test_issue_link_draws_the_three_and_the_bound_holds(page: Page, base_url, tm
     for c, user in zip(measured["c"], measured["x"], strict=True):
         assert by_concurrency[c] >= user, (c, by_concurrency[c], user)
     label = hover_text(page, "serving--h200-sxm--measured", 2)
-    assert "measured" in label and "aiconfigurator" in label and "trtllm" in label and "estimate's error" in label
+    assert "measured" in label and "aiconfigurator" in label and "TensorRT-LLM" in label and "estimate's error" in label
     expect(page.locator("#srv-tables")).to_contain_text("bound")
-    expect(page.locator("#srv-tables")).to_contain_text("measured (concurrency 64, trtllm)")
-    expect(page.locator("#srv-insight")).to_contain_text("decode-bound")
+    expect(page.locator("#srv-tables")).to_contain_text("measured (concurrency 64, TensorRT-LLM)")
+    expect(page.locator("#srv-insight")).to_contain_text("is bound by its fixed overhead per step")
     page.screenshot(path=str(tmp_path / "serving-1400x900.png"))
 
     # a concurrency change redraws every view and replaces the address bar's conc=
@@ -176,7 +176,7 @@ def test_chinese_dark(page: Page, base_url, tmp_path):
     page.goto(base_url + ISSUE + "&lang=zh&theme=dark")
     figure(page)
     expect(page.locator("#srv-chart-panel h2")).to_have_text("吞吐与交互性：上界、估计、实测")
-    expect(page.locator("#srv-insight")).to_contain_text("受 decode 限制")
+    expect(page.locator("#srv-insight")).to_contain_text("受每步固定开销限制")
     expect(page.locator("#srv-tables")).to_contain_text("上界")
     assert "theme-dark" in page.locator("#app-root").get_attribute("class")
     page.screenshot(path=str(tmp_path / "serving-zh-dark.png"))
@@ -222,21 +222,35 @@ def test_roofline_estimate_point_beneath_the_decode_bound(page: Page, base_url):
     expect(insight).to_contain_text("Measured:")
 
 
-def test_exports_carry_scenario_calibration_and_source(page: Page, base_url):
+def test_exports_carry_scenario_calibration_and_source_under_one_stem(page: Page, base_url):
+    """Issue 29 §4: one naming rule for every export (no comma, the concurrency in it)."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(base_url + ISSUE)
+    page.goto(base_url + ISSUE.replace("hw=h200-sxm", "hw=h200-sxm,b200"))
     figure(page)
+    stem = "serving-llama-3.1-70b-h200-sxm+b200-c64"
     with page.expect_download() as csv_download:
         page.click("#srv-export-csv")
+    assert csv_download.value.suggested_filename == stem + ".csv"
     text = Path(csv_download.value.path()).read_text(encoding="utf-8")
     assert "# calibration: calibration serving-v1-" in text and "aiconfigurator" in text
     series = [line.split(",")[0] for line in text.splitlines() if not line.startswith("#")][1:]
-    assert {"bound", "estimate", "measured"} <= set(series) and series.count("measured") == 6
+    assert {"bound", "estimate", "measured"} <= set(series) and series.count("measured") == 12  # 6 a card
     with page.expect_download() as svg_download:
         page.click("#srv-export-svg")
+    assert svg_download.value.suggested_filename == stem + ".svg"
     svg = Path(svg_download.value.path()).read_text(encoding="utf-8")
     assert "<svg" in svg and "calibration serving-v1-" in svg and "aiconfigurator" in svg
+    with page.expect_download() as png_download:
+        page.click("#srv-export-png")
+    assert png_download.value.suggested_filename == stem + ".png"
     with page.expect_download() as html_download:
         page.click("#srv-export-html")
+    assert html_download.value.suggested_filename == stem + ".html"
     snapshot = Path(html_download.value.path()).read_text(encoding="utf-8")
     assert "meta-llama/Llama-3.1-70B" in snapshot and "calibration serving-v1-" in snapshot
+    # a changed concurrency renames every file
+    set_control(page, "srv-conc", 128)
+    page.wait_for_function("() => location.search.includes('conc=128')")
+    with page.expect_download() as png_download:
+        page.click("#srv-export-png")
+    assert png_download.value.suggested_filename == "serving-llama-3.1-70b-h200-sxm+b200-c128.png"

@@ -17,7 +17,7 @@ from app.dashboard.lib.params import control_inputs
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.carried import MAX_TOKEN_CHARS, encode_runs, scenario_pairs
 from app.dashboard.pages.serving.compute import compute
-from app.dashboard.pages.serving.exports import serving_csv, serving_html, serving_json
+from app.dashboard.pages.serving.exports import export_title, serving_csv, serving_html, serving_json
 from app.dashboard.pages.serving.figures import throughput_figure
 from app.dashboard.pages.serving.fit import carried_fit
 from app.dashboard.pages.serving.fit_view import fit_state, problem_message, runs_message
@@ -30,6 +30,7 @@ from app.dashboard.pages.serving.state import (
     accelerator_ids,
     accelerator_specs,
     args_from_controls,
+    export_name,
     fit_targets,
     link_of,
     scenario_of,
@@ -59,23 +60,15 @@ def page_view(flags: object) -> View:
 
 
 def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict, dict, tuple]:
+    """Both charts; the scenario, calibration and source are the page's caption above them,
+    and the throughput chart's image export carries them as its title (`meta.export`)."""
     accs = compute(a)
     # accelerator, model and run names are user text: Plotly draws them as text, never markup
     shown = [replace(acc, name=plotly_text(acc.name)) for acc in accs]
-    prov = {k: plotly_text(v) for k, v in provenance(a, lang).items()}
     top = throughput_figure(shown, a.concurrency, lang, theme, present)
-    top["layout"]["title"] = {
-        "text": f"<span style='font-size:0.8em'>{prov['scenario']}<br>{prov['calibration']} · "
-        f"{prov['measured_source']}</span>",
-        "x": 0.01,
-        "xanchor": "left",
-        "y": 1,
-        "yref": "container",
-        "yanchor": "top",
-        "pad": {"t": 6},
-        "font": {"size": 15 if present else 11},
-    }
-    top["layout"]["margin"]["t"] = 70 if present else 56
+    if top["data"]:
+        lines = [plotly_text(v) for v in provenance(a, lang).values()]
+        top["layout"]["meta"] = {"export": export_title(lines)}
     return top, latency_figure(shown, a.concurrency, lang, theme, present), accs
 
 
@@ -230,7 +223,7 @@ def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
     if problems or trigger not in ("srv-export-csv", "srv-export-json", "srv-export-html"):
         return {"file": no_update}
     prov = provenance(a, view.lang)
-    name = f"serving-{a.model.replace('/', '_')}-{'-'.join(accelerator_ids(a))[:60]}-c{a.concurrency}"
+    name = export_name(a)
     accs = compute(a)
     if trigger == "srv-export-csv":
         return {"file": dcc.send_string(serving_csv(accs, prov), f"{name}.csv")}
@@ -243,6 +236,9 @@ def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
 
 # the address bar follows the controls (history.replaceState): a link reproduces the view
 CALLBACKS.client("url", "sync", Output("srv-url", "data"), Input("srv-link", "data"), State("srv-url", "data"))
+CALLBACKS.client("serving", "nameCameras", Output("srv-camera", "data"), Input("srv-url", "data"))
+COPY_LINK = (Output("srv-copy-status", "children"), Input("srv-copy-link", "n_clicks"), FLAGS)
+CALLBACKS.client("roofline", "copyLink", *COPY_LINK)  # the embed's Copy link, as the roofline's
 CALLBACKS.client(
     "serving",
     "exportImage",

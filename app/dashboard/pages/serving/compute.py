@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from app.dashboard.pages.serving.fit import Applied, YourRun, applied_fit
-from app.dashboard.pages.serving.measured import Run, matching_runs
+from app.dashboard.pages.serving.measured import Nearby, Run, matching_runs, nearby_runs
 from app.dashboard.pages.serving.params import ServingArgs
 from app.dashboard.pages.serving.state import accelerator_of, accelerator_specs, scenario_of
 from engine.errors import EngineInputError
@@ -53,6 +53,9 @@ class AcceleratorServing:
     measured: list[MeasuredPoint] = field(default_factory=list)
     fit_kind: str | None = None  # here | extrapolated: how the link's fit applies (fit.py)
     yours: tuple[YourRun, ...] = ()  # the user's runs of this scenario, by concurrency
+    tensor_parallel: int = 1
+    min_tp: int | None = None  # with a model that does not fit: the smallest TP that does
+    nearby: list[Nearby] = field(default_factory=list)  # without a matching shipped run: the nearest ones
 
 
 def sweep(max_fits: int, chosen: int) -> list[int]:
@@ -112,7 +115,10 @@ def _curve(a: ServingArgs, spec: str, fit: UserFit | None) -> AcceleratorServing
         hw.check_tensor_parallel(a.tensor_parallel)
         first = serving_estimate(model, hw, sc)
     except EngineInputError as exc:
-        return AcceleratorServing(hw.id, hw.name, error=exc.with_traceback(None))
+        fits_at = smallest_tp(a, hw) if exc.code == "serving_no_fit" else None
+        return AcceleratorServing(
+            hw.id, hw.name, exc.with_traceback(None), tensor_parallel=a.tensor_parallel, min_tp=fits_at
+        )
     max_fits = first["breakdown"]["memory"]["max_running_batch"]
     points = []
     for c in sweep(max_fits, 1):
@@ -124,7 +130,28 @@ def _curve(a: ServingArgs, spec: str, fit: UserFit | None) -> AcceleratorServing
             runs.append(_measured(model, hw, run, fit))
         except EngineInputError:  # a shipped run the engine cannot place on this card: not drawn
             continue
-    return AcceleratorServing(hw.id, hw.name, None, first, None, max_fits, points, runs)
+    nearby = [] if runs else nearby_runs(a.model, hw.id, sc, not model.is_moe)
+    return AcceleratorServing(hw.id, hw.name, None, first, None, max_fits, points, runs, nearby=nearby)
+
+
+# the tensor-parallel degrees a deployment uses (a power of two, or a whole NVL72 rack)
+TP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 72)
+
+
+def smallest_tp(a: ServingArgs, hw) -> int | None:
+    """The smallest tensor-parallel degree above the page's at which the scenario fits on `hw`
+    (the engine answers at concurrency 1), None if none this card offers does."""
+    model = get_model(a.model)
+    for tp in (d for d in TP_DEGREES if d > a.tensor_parallel):
+        try:
+            hw.check_tensor_parallel(tp)
+            serving_estimate(model, hw, scenario_of(replace(a, tensor_parallel=tp, concurrency=1)))
+        except EngineInputError as exc:
+            if exc.code in ("serving_no_fit", "expert_layout"):
+                continue
+            return None  # past what the card's NVLink domain or the model's heads allow
+        return tp
+    return None
 
 
 def one_accelerator(a: ServingArgs, spec: str, applied: Applied | None) -> AcceleratorServing:

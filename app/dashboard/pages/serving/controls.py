@@ -88,6 +88,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
             w("srv_field_conc", lang),
             number_box("srv-conc", a.concurrency, 1, MAX_CONCURRENCY, 1),
             html_for="srv-conc",
+            id="srv-conc-field",  # first in an embed's short column (08-serving.css)
         ),
         html.Div(
             [

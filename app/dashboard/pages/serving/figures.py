@@ -12,12 +12,13 @@ Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measu
 
 from __future__ import annotations
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for
+from app.dashboard.components.plot_style import THEMES, base_layout, color_for, message_figure
 from app.dashboard.lib.uids import uid
+from app.dashboard.pages.serving.axes import label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
 from app.dashboard.pages.serving.fit import YourRun
 from app.dashboard.pages.serving.measured import SOURCE
-from app.dashboard.pages.serving.words import w
+from app.dashboard.pages.serving.words import run_description, unfit_sentence, w
 from app.units import plain
 
 TPS_GPU, TPS_USER = "output_tokens_per_s_per_gpu", "tokens_per_s_per_user"
@@ -79,19 +80,17 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str) -> str:
     """A measured run: its concurrency, lengths, backend and version, source, and the
     estimate's error on it."""
     sc = m.run.row.scenario
-    version = f" {m.run.backend_version}" if m.run.backend_version else ""
     lines = [
         f"<b>{name}</b> · {w('srv_measured', lang)}",
         w("srv_hover_run", lang, c=f"{sc.concurrency:,}", isl=f"{sc.input_tokens:,}", osl=f"{sc.output_tokens:,}"),
-        f"{m.run.row.backend}{version} · TPOT {_ms(m.measured['tpot_s'])} ms · TTFT {_ms(m.measured['ttft_s'])} ms",
+        f"TPOT {_ms(m.measured['tpot_s'])} ms · TTFT {_ms(m.measured['ttft_s'])} ms",
         w("srv_hover_error", lang, tpot=signed_pct(m.tpot_error), ttft=signed_pct(m.ttft_error)),
     ]
     if m.fitted_tpot_error is not None:
         lines.append(w("srv_hover_fitted_error", lang, tpot=signed_pct(m.fitted_tpot_error)))
+    # which run, in words (its raw id is in the CSV and JSON exports), and where it comes from
+    lines.append(run_description(m.run, lang))
     lines.append(w("srv_hover_source", lang, source=SOURCE))
-    # the row's own id and provenance, in short lines: a hover wider than the plot is cut off
-    lines.append(m.run.row.id[:60])
-    lines += [part.strip()[:60] for part in m.run.data_source.split(";")[:2] if part.strip()]
     return "<br>".join(lines)
 
 
@@ -232,24 +231,56 @@ def throughput_figure(accs, concurrency: int, lang: str, theme: str = "light", p
         data.append(_chosen(acc, i, theme, lang, concurrency))
     layout = _layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
-    for axis, key in (("xaxis", "srv_axis_user"), ("yaxis", "srv_axis_gpu")):
-        # log axes labelled at 1, 2 and 5 of each decade: the minor digits crowd at a glance
-        layout[axis] = {"type": "log", "title": {"text": w(key, lang)}, "gridcolor": colors["grid"], "dtick": "D2"}
-        layout[axis]["title"]["standoff"] = 6
+    for axis, key, values in (
+        ("xaxis", "srv_axis_user", [x for t in data for x in t["x"]]),
+        ("yaxis", "srv_axis_gpu", [y for t in data for y in t["y"]]),
+    ):
+        base = {"title": {"text": w(key, lang), "standoff": 8}, "gridcolor": colors["grid"]}
+        layout[axis] = label_log_axis(base, values)
+    notes = unfit_notes(accs, theme, lang)
+    if notes and not data:  # nothing to draw: the reasons where the chart was
+        return message_figure("<br>".join(n["text"] for n in notes))
+    layout["annotations"] = notes
     return {"data": data, "layout": layout}
+
+
+def unfit_notes(accs, theme: str, lang: str) -> list[dict]:
+    """Each accelerator that gives no answer says why, at the top of the chart in its colour."""
+    notes = []
+    for i, acc in enumerate(accs):
+        if acc.error is None:
+            continue
+        notes.append(
+            {
+                "text": unfit_sentence(acc, lang),
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.01,
+                "y": 0.99 - 0.07 * len(notes),
+                "xanchor": "left",
+                "yanchor": "top",
+                "align": "left",
+                "showarrow": False,
+                "font": {"color": THEMES.get(theme, THEMES["light"])["font"]},
+                "bgcolor": _alpha(color_for(i, theme), 0.12),
+            }
+        )
+    return notes
 
 
 def _layout(lang: str, theme: str, present: bool) -> dict:
     layout = base_layout(lang, theme, present)
     layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
-    # below the plot, outside it: Plotly widens the bottom margin to hold it (no overlap with the ticks)
+    # at the foot of the figure, pinned to it (not to the plot, whose height varies): Plotly
+    # grows the bottom margin to hold it, under the x axis's labels and title
     layout["legend"] = {
         "orientation": "h",
-        "y": -0.14,
-        "yanchor": "top",
+        "yref": "container",
+        "y": 0,
+        "yanchor": "bottom",
         "x": 0,
         "font": {"size": 16 if present else 11},
     }
-    layout["modebar"] = {"orientation": "v"}  # beside the plot, clear of the title's provenance lines
+    layout["modebar"] = {"orientation": "v"}  # beside the plot, clear of its top
     layout["hoverlabel"] = {"align": "left"}
     return layout

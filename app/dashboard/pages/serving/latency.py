@@ -5,12 +5,18 @@ accelerator. Formatting only: every number is a field of compute()'s results."""
 
 from __future__ import annotations
 
-import math
-
-from app.dashboard.components.plot_style import THEMES, color_for
+from app.dashboard.components.plot_style import THEMES, color_for, message_figure
 from app.dashboard.lib.uids import uid
+from app.dashboard.pages.serving.axes import label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
-from app.dashboard.pages.serving.figures import _layout, fitted_label, measured_hover, yours_hover, yours_symbols
+from app.dashboard.pages.serving.figures import (
+    _layout,
+    fitted_label,
+    measured_hover,
+    unfit_notes,
+    yours_hover,
+    yours_symbols,
+)
 from app.dashboard.pages.serving.words import w
 from app.units import plain
 
@@ -90,7 +96,6 @@ def _requests(acc, i, theme, lang) -> list[dict]:
                 "uid": uid("latency", acc.id, key.replace("_", "-")),
                 "name": f"{acc.name} · {label}",
                 "legendgroup": acc.id,
-                "showlegend": False,
                 "x": [p["concurrency"] for p in pts],
                 "y": [p[key] for p in pts],
                 "yaxis": "y3",
@@ -103,36 +108,29 @@ def _requests(acc, i, theme, lang) -> list[dict]:
 
 
 def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str) -> tuple[dict, dict]:
-    """A vertical line at the largest running batch memory holds, with its label."""
+    """A vertical line at the largest running batch memory holds, and its legend entry (the
+    words in the legend, never on the plot: two cards' labels printed over each other and over
+    the curves)."""
     color = color_for(i, theme)
-    shape = {
-        "type": "line",
-        "xref": "x",
-        "yref": "paper",
-        "x0": acc.max_fits,
-        "x1": acc.max_fits,
-        "y0": 0,
-        "y1": 1,
-        "line": {"color": color, "dash": "dashdot", "width": 1.5},
+    line = {"color": color, "dash": "dashdot", "width": 1.5}
+    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": acc.max_fits, "x1": acc.max_fits, "y0": 0, "y1": 1}
+    entry = {
+        "type": "scatter",
+        "mode": "lines",
+        "uid": uid("latency", acc.id, "memory-cap"),
+        "name": f"{acc.name} · " + w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
+        "legendgroup": acc.id,
+        "x": [None],
+        "y": [None],
+        "yaxis": "y3",
+        "hoverinfo": "skip",
+        "line": line,
     }
-    note = {
-        "x": math.log10(acc.max_fits),
-        "xref": "x",
-        "yref": "paper",
-        "y": 0.3,
-        "yanchor": "bottom",
-        "text": f"{acc.id}: " + w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
-        "showarrow": False,
-        # the line carries the accelerator's colour; the text the theme's (WCAG AA on both themes)
-        "font": {"color": THEMES.get(theme, THEMES["light"])["font"], "size": 11},
-        "xanchor": "right",
-        "textangle": -90,
-    }
-    return shape, note
+    return {**shape, "line": line}, entry
 
 
 def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False) -> dict:
-    data, shapes, notes = [], [], []
+    data, shapes = [], []
     for i, acc in enumerate(accs):
         if acc.error or acc.chosen is None:
             continue
@@ -144,29 +142,23 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
             if acc.yours:
                 data.append(_yours(acc, i, theme, lang, metric, axis))
         data += _requests(acc, i, theme, lang)
-        shape, note = _cap_mark(acc, i, theme, lang)
+        shape, entry = _cap_mark(acc, i, theme, lang)
         shapes.append(shape)
-        notes.append(note)
+        data.append(entry)
+    notes = unfit_notes(accs, theme, lang)
+    if notes and not data:  # nothing to draw: the reasons where the chart was
+        return message_figure("<br>".join(n["text"] for n in notes))
     colors = THEMES.get(theme, THEMES["light"])
     layout = _layout(lang, theme, present)
-    layout["xaxis"] = {
-        "type": "log",
-        "title": {"text": w("srv_axis_conc", lang)},
-        "gridcolor": colors["grid"],
-        "anchor": "y3",
-        "dtick": "D2",
-    }
+    base = {"title": {"text": w("srv_axis_conc", lang), "standoff": 8}, "gridcolor": colors["grid"], "anchor": "y3"}
+    layout["xaxis"] = label_log_axis(base, [x for t in data for x in t["x"] if x is not None])
     titles = {"tpot": "srv_axis_tpot", "ttft": "srv_axis_ttft", "requests": "srv_axis_requests"}
     for metric, axis, domain in ROWS:
         key = "yaxis" if axis == "y" else f"yaxis{axis[1:]}"
-        layout[key] = {
-            "type": "log" if metric != "requests" else "linear",
-            **({"dtick": 1} if metric != "requests" else {}),  # a label per decade: TTFT spans several
-            "title": {"text": w(titles[metric], lang)},
-            "domain": domain,
-            "gridcolor": colors["grid"],
-            "anchor": "x",
-        }
+        base = {"title": {"text": w(titles[metric], lang)}, "domain": domain, "gridcolor": colors["grid"]}
+        base |= {"anchor": "x", "automargin": True}
+        values = [y for t in data if t.get("yaxis") == axis for y in t["y"] if y is not None]
+        layout[key] = base if metric == "requests" else label_log_axis(base, values)
     shapes.append(_chosen_line(concurrency, colors))
     layout["shapes"] = shapes
     layout["annotations"] = notes

@@ -8,7 +8,7 @@ from __future__ import annotations
 from app.dashboard.pages.serving.fit import applied_fit, carried_fit
 from app.dashboard.pages.serving.measured import SOURCE
 from app.dashboard.pages.serving.params import ServingArgs
-from app.dashboard.pages.serving.words import fit_errors, runs_count, w
+from app.dashboard.pages.serving.words import backend_name, fit_errors, runs_count, w
 from engine.serving import load_calibration
 
 
@@ -20,7 +20,7 @@ def scenario_text(a: ServingArgs, lang: str, concurrency: bool = True) -> str:
         layout += f" × DP{a.attention_data_parallel}"
     if a.expert_parallel > 1:
         layout += f" · EP{a.expert_parallel}"
-    backend = w("srv_backend_any", lang) if a.backend == "any" else a.backend
+    backend = backend_name(None if a.backend == "any" else a.backend, lang)
     return w(
         "srv_scenario" if concurrency else "srv_scenario_fit",
         lang,

@@ -6,6 +6,7 @@ A bad or unknown value is ignored with a notice that names it, never an error pa
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from app.dashboard.lib.i18n import box_sentence, shown_value
@@ -156,6 +157,15 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[ServingArgs, l
     return consistent(a, lambda name, value, reason: problems.append(why(reason, lang))), problems, refused
 
 
+def export_name(a: ServingArgs) -> str:
+    """Every file of the page, one stem: `serving-<model>-<hw1>+<hw2>-c<concurrency>` (the
+    preset a Hugging Face id resolves to; characters outside [A-Za-z0-9._-] as `_`)."""
+    model = preset_id_or_none(a.model) or a.model
+    parts = [model, "+".join(accelerator_ids(a))]
+    safe = [re.sub(r"[^A-Za-z0-9._+-]+", "_", p)[:80] for p in parts]
+    return f"serving-{safe[0]}-{safe[1]}-c{a.concurrency}"
+
+
 def link_of(view: View, a: ServingArgs) -> dict:
     """The page's link data (assets/04-url.js): its own parameters in the table's order, the
     chrome with its accelerators, and each tab's link."""
@@ -165,5 +175,6 @@ def link_of(view: View, a: ServingArgs) -> dict:
     # the other tabs take preset ids: a Hugging Face id travels as the preset it resolves to
     preset = preset_id_or_none(a.model) or a.model
     tabs = lab_link(shown, [(k, preset if k == "model" else v) for k, v in own], view.carry)["tabs"]
-    # the controls move the link: nothing to re-render (dcc.Location is not told)
-    return {**link, "tabs": {**tabs, "serving": link["tabs"]["serving"]}, "notify": False}
+    # the controls move the link: nothing to re-render (dcc.Location is not told); the image
+    # exports take the files' stem from it (assets/04-url.js, 08-serving.js)
+    return {**link, "tabs": {**tabs, "serving": link["tabs"]["serving"]}, "notify": False, "export": export_name(a)}

@@ -9,7 +9,7 @@ from dash import html
 
 from app.dashboard.pages.serving.compute import AcceleratorServing, cost_per_million, nearest, nearest_run
 from app.dashboard.pages.serving.figures import fitted_label
-from app.dashboard.pages.serving.words import w, why
+from app.dashboard.pages.serving.words import backend_name, unfit_sentence, w
 from app.units import plain
 
 METRICS = ("ttft", "tpot", "gpu", "user", "cost")
@@ -76,7 +76,7 @@ def table_rows(acc: AcceleratorServing, concurrency: int, price: float | None) -
 def _header(kind: str, item, lang: str) -> str:
     if kind == "measured":
         c = item.run.row.scenario.concurrency
-        return w("srv_col_measured", lang, c=f"{c:,}", backend=item.run.row.backend)
+        return w("srv_col_measured", lang, c=f"{c:,}", backend=backend_name(item.run.row.backend, lang))
     if kind == "yours":
         return w("srv_col_yours", lang, c=f"{item.run.scenario.concurrency:,}")
     if kind == "fitted":
@@ -87,7 +87,7 @@ def _header(kind: str, item, lang: str) -> str:
 def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | None, lang: str) -> html.Div:
     if acc.error or acc.chosen is None:
         return html.Div(
-            [html.H3(acc.name), html.P(w("srv_acc_error", lang, msg=why(acc.error, lang)), className="error")],
+            [html.H3(acc.name), html.P(unfit_sentence(acc, lang), className="error")],
             className="srv-table",
         )
     spec = table_rows(acc, concurrency, price)
