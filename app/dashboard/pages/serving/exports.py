@@ -48,13 +48,14 @@ def export_title(lines: list[str]) -> dict:
         "text": "<br>".join(wrapped),
         "x": 0.01,
         "xanchor": "left",
-        "y": 1,
+        # the top of the first line 8 px below the image's edge (Plotly anchors a title of several
+        # lines by its first line's baseline when yanchor is "top": the line's height is added)
+        "y": 1 - (8 + TITLE_LINE_PX) / EXPORT_HEIGHT_PX,
         "yref": "container",
         "yanchor": "top",
-        "pad": {"t": 8},
         "font": {"size": 13},
     }
-    return {"title": title, "margin": {"l": 80, "r": 40, "b": 40, "t": 24 + TITLE_LINE_PX * len(wrapped)}}
+    return {"title": title, "margin": {"l": 80, "r": 40, "b": 40, "t": 40 + TITLE_LINE_PX * len(wrapped)}}
 
 
 COLUMNS = (

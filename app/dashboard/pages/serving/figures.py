@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for, message_figure
 from app.dashboard.lib.uids import uid
-from app.dashboard.pages.serving.axes import label_log_axis
+from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
 from app.dashboard.pages.serving.fit import YourRun
 from app.dashboard.pages.serving.measured import SOURCE
@@ -231,12 +231,12 @@ def throughput_figure(accs, concurrency: int, lang: str, theme: str = "light", p
         data.append(_chosen(acc, i, theme, lang, concurrency))
     layout = _layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
-    for axis, key, values in (
-        ("xaxis", "srv_axis_user", [x for t in data for x in t["x"]]),
-        ("yaxis", "srv_axis_gpu", [y for t in data for y in t["y"]]),
+    for axis, key, values, two_five in (
+        ("xaxis", "srv_axis_user", [x for t in data for x in t["x"]], ACROSS),
+        ("yaxis", "srv_axis_gpu", [y for t in data for y in t["y"]], UP),
     ):
         base = {"title": {"text": w(key, lang), "standoff": 8}, "gridcolor": colors["grid"]}
-        layout[axis] = label_log_axis(base, values)
+        layout[axis] = label_log_axis(base, values, two_five)
     notes = unfit_notes(accs, theme, lang)
     if notes and not data:  # nothing to draw: the reasons where the chart was
         return message_figure("<br>".join(n["text"] for n in notes))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, color_for, message_figure
 from app.dashboard.lib.uids import uid
-from app.dashboard.pages.serving.axes import label_log_axis
+from app.dashboard.pages.serving.axes import UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
 from app.dashboard.pages.serving.figures import (
     _layout,
@@ -158,7 +158,7 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
         base = {"title": {"text": w(titles[metric], lang)}, "domain": domain, "gridcolor": colors["grid"]}
         base |= {"anchor": "x", "automargin": True}
         values = [y for t in data if t.get("yaxis") == axis for y in t["y"] if y is not None]
-        layout[key] = base if metric == "requests" else label_log_axis(base, values)
+        layout[key] = base if metric == "requests" else label_log_axis(base, values, UP)
     shapes.append(_chosen_line(concurrency, colors))
     layout["shapes"] = shapes
     layout["annotations"] = notes

@@ -121,6 +121,12 @@ def test_log_axes_label_whole_values_never_a_bare_minor_digit(concurrency):
         for value, text in zip(axis["tickvals"], axis["ticktext"], strict=True):
             assert float(text.replace(",", "")) == pytest.approx(value)
     assert bottom["layout"]["xaxis"]["tickvals"][:3] == [1.0, 10.0, 100.0]  # four decades: decades only
+    # every point inside the plot with a margin, whatever size the figure is drawn at (the B200
+    # bound ran off the exported image)
+    for axis, key in ((top["layout"]["xaxis"], "x"), (top["layout"]["yaxis"], "y")):
+        low, high = (10**v for v in axis["range"])
+        values = [v for t in top["data"] for v in t[key]]
+        assert axis["autorange"] is False and low < min(values) and max(values) < high
 
 
 def test_the_table_labels_every_column_and_prices_a_million_tokens(accs):
