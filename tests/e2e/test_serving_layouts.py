@@ -163,3 +163,23 @@ def test_phone_390x844(page: Page, base_url, lang, theme):
     ).items():
         assert rects and all(inside(r, frame) for r in rects), (name, rects, frame)
     axes_read(page, "srv-throughput", ("x", "y"))
+
+
+@pytest.mark.parametrize("width,height,lang,theme", [(1400, 900, "en", "dark"), (390, 844, "zh", "light")])
+def test_a_scenario_that_does_not_fit_says_why_inside_the_chart(page: Page, base_url, width, height, lang, theme):
+    """DeepSeek-R1 at TP 4 on an H200 left a blank grid with colliding ticks; the reason, with the
+    smallest TP that fits, is now where the chart was, whole."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(
+        base_url + ISSUE.replace("meta-llama/Llama-3.1-70B", "deepseek-ai/DeepSeek-R1") + f"&lang={lang}&theme={theme}"
+    )
+    page.wait_for_selector("#srv-throughput .annotation-text")
+    for graph in ("srv-throughput", "srv-latency"):
+        page.locator(f"#{graph}").scroll_into_view_if_needed()
+        found = boxes(page, svg=f"#{graph} .main-svg", note=f"#{graph} .js-plotly-plot >> .annotation-text")
+        assert found["note"] and all(inside(n, found["svg"][0]) for n in found["note"]), found
+        assert boxes(page, t=f"#{graph} .js-plotly-plot >> .xtick text, .ytick text")["t"] == []  # no empty grid
+    said = page.evaluate("() => document.querySelector('#srv-throughput .js-plotly-plot').layout.annotations[0].text")
+    assert ("the smallest TP that fits is TP 8" if lang == "en" else "能放下的最小张量并行度是 8") in (
+        said.replace("<br>", " " if lang == "en" else "")
+    )

@@ -8,13 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import unicodedata
 
 import plotly.io as pio
 
 from app.dashboard.pages.roofline.exports import snapshot_html
 from app.dashboard.pages.serving.compute import AcceleratorServing
 from app.dashboard.pages.serving.measured import SOURCE
+from app.dashboard.pages.serving.words import wrap
 
 # The image exports' size (assets/08-serving.js) and how many characters of 13 px text a line
 # of it holds (a CJK character counts two): the title is wrapped to it, never cut.
@@ -23,27 +23,10 @@ TITLE_LINE_UNITS = 170
 TITLE_LINE_PX = 17
 
 
-def _units(char: str) -> int:
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def wrap(text: str, units: int = TITLE_LINE_UNITS) -> list[str]:
-    """Lines of at most `units` (a CJK character counts two), broken at a space where there
-    is one, else anywhere."""
-    lines, line = [], ""
-    for char in text:
-        if sum(map(_units, line + char)) > units:
-            cut = line.rfind(" ")
-            head, line = (line[:cut], line[cut + 1 :]) if cut > units // 2 else (line, "")
-            lines.append(head)
-        line += char
-    return [*lines, line] if line else lines
-
-
 def export_title(lines: list[str]) -> dict:
     """The layout patch an image export applies: the provenance lines as the title, wrapped to
     the export's width, and a top margin that holds them."""
-    wrapped = [part for line in lines for part in wrap(line)]
+    wrapped = [part for line in lines for part in wrap(line, TITLE_LINE_UNITS)]
     title = {
         "text": "<br>".join(wrapped),
         "x": 0.01,

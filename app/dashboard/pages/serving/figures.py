@@ -12,16 +12,17 @@ Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measu
 
 from __future__ import annotations
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for, message_figure
+from app.dashboard.components.plot_style import THEMES, base_layout, color_for
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
 from app.dashboard.pages.serving.fit import YourRun
 from app.dashboard.pages.serving.measured import SOURCE
-from app.dashboard.pages.serving.words import run_description, unfit_sentence, w
+from app.dashboard.pages.serving.words import run_description, unfit_sentence, w, wrap
 from app.units import plain
 
 TPS_GPU, TPS_USER = "output_tokens_per_s_per_gpu", "tokens_per_s_per_user"
+REASON_LINE_UNITS = 56  # a reason's line where the chart was: holds in a phone's 330 px at 13 px
 
 
 def signed_pct(fraction: float) -> str:
@@ -239,9 +240,22 @@ def throughput_figure(accs, concurrency: int, lang: str, theme: str = "light", p
         layout[axis] = label_log_axis(base, values, two_five)
     notes = unfit_notes(accs, theme, lang)
     if notes and not data:  # nothing to draw: the reasons where the chart was
-        return message_figure("<br>".join(n["text"] for n in notes))
+        return reasons_figure(notes, lang, theme, present)
     layout["annotations"] = notes
     return {"data": data, "layout": layout}
+
+
+def reasons_figure(notes: list[dict], lang: str, theme: str, present: bool) -> dict:
+    """No accelerator answers: each one's reason, wrapped, where the chart would be (no axes,
+    no empty grid), in the theme's colours."""
+    layout = base_layout(lang, theme, present)
+    layout["xaxis"], layout["yaxis"] = {"visible": False}, {"visible": False}
+    layout["margin"] = {"l": 20, "r": 20, "t": 20, "b": 20}
+    text = "<br><br>".join("<br>".join(wrap(n["text"], REASON_LINE_UNITS)) for n in notes)
+    layout["annotations"] = [
+        {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False, "align": "left"}
+    ]
+    return {"data": [], "layout": layout}
 
 
 def unfit_notes(accs, theme: str, lang: str) -> list[dict]:

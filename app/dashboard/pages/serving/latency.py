@@ -5,7 +5,7 @@ accelerator. Formatting only: every number is a field of compute()'s results."""
 
 from __future__ import annotations
 
-from app.dashboard.components.plot_style import THEMES, color_for, message_figure
+from app.dashboard.components.plot_style import THEMES, color_for
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
@@ -13,6 +13,7 @@ from app.dashboard.pages.serving.figures import (
     _layout,
     fitted_label,
     measured_hover,
+    reasons_figure,
     unfit_notes,
     yours_hover,
     yours_symbols,
@@ -147,7 +148,7 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
         data.append(entry)
     notes = unfit_notes(accs, theme, lang)
     if notes and not data:  # nothing to draw: the reasons where the chart was
-        return message_figure("<br>".join(n["text"] for n in notes))
+        return reasons_figure(notes, lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     layout = _layout(lang, theme, present)
     base = {"title": {"text": w("srv_axis_conc", lang), "standoff": 8}, "gridcolor": colors["grid"], "anchor": "y3"}

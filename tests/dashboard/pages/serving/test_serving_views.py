@@ -16,7 +16,6 @@ from app.dashboard.pages.serving.compute import compute, cost_per_million, sweep
 from app.dashboard.pages.serving.exports import (
     TITLE_LINE_PX,
     TITLE_LINE_UNITS,
-    _units,
     serving_csv,
     serving_html,
     serving_json,
@@ -29,6 +28,7 @@ from app.dashboard.pages.serving.params import ServingArgs
 from app.dashboard.pages.serving.provenance import provenance
 from app.dashboard.pages.serving.state import export_name, link_of
 from app.dashboard.pages.serving.table import table_rows
+from app.dashboard.pages.serving.words import _units
 
 ISSUE = ServingArgs(model="meta-llama/Llama-3.1-70B", hardware=("h200-sxm",), backend="trtllm", precision="fp8")
 CSS_SAFE = re.compile(r"^[a-z0-9_-]+$")
@@ -184,8 +184,10 @@ def test_a_model_that_does_not_fit_says_why_where_the_chart_was_and_the_smallest
     accs = compute(a)
     for fig in (throughput_figure(accs, 64, "en"), latency_figure(accs, 64, "en")):
         assert fig["data"] == [] and fig["layout"]["xaxis"] == {"visible": False}
+        assert fig["layout"]["paper_bgcolor"]  # the theme's, not a white sheet in the dark
         (note,) = fig["layout"]["annotations"]
-        assert "H200 SXM 141GB: at TP 4" in note["text"] and "the smallest TP that fits is TP 8" in note["text"]
+        text = note["text"].replace("<br>", " ")
+        assert "H200 SXM 141GB: at TP 4" in text and "the smallest TP that fits is TP 8" in text
         assert "h200-sxm" not in note["text"]
     both = compute(replace(a, hardware=("h200-sxm", "b200")))
     fig = throughput_figure(both, 64, "en")
