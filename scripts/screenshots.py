@@ -20,23 +20,23 @@ from live_server import live_server  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SERVING = "tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm&prec=fp8&tp=4&isl=1024&osl=1024"
-# five shipped TensorRT-LLM runs of Llama-3.1-70B FP8 on 4 x H200 (published/serving/), short form
-FIVE_RUNS = """concurrency,input_tokens,output_tokens,ttft_ms,tpot_ms
-4,1024,1024,230.372,7.9817
-8,1024,1024,257.286,8.2368
-16,1024,1024,281.927,8.9323
-32,1024,1024,368.178,10.6344
-64,1024,1024,528.658,13.6618"""
 
 
-def runs_link(text: str) -> str:
-    """`runs=` for these runs on the serving page's default scenario, as its Fit button writes it."""
+def runs_link() -> str:
+    """`runs=` for the first five shipped runs of the serving page's default scenario (TensorRT-LLM,
+    Llama-3.1-70B FP8 on 4 x H200, published/serving/) pasted in the short form, as its Fit
+    button writes it."""
     sys.path.insert(0, str(ROOT))
     from app.dashboard.lib.params import shown
     from app.dashboard.pages.serving.callbacks import fit_from_text
+    from app.dashboard.pages.serving.measured import matching_runs
     from app.dashboard.pages.serving.params import PARAMS, ServingArgs
+    from app.dashboard.pages.serving.state import scenario_of
 
     a = ServingArgs()
+    runs = matching_runs(a.model, "h200-sxm", scenario_of(a), True)[:5]
+    rows = [f"{r.row.scenario.concurrency},1024,1024,{r.row.ttft_s * 1e3:.3f},{r.row.tpot_s * 1e3:.4f}" for r in runs]
+    text = "\n".join(["concurrency,input_tokens,output_tokens,ttft_ms,tpot_ms", *rows])
     store, status = fit_from_text(text, "h200-sxm", shown(PARAMS, a) | {"srv-hw.value": list(a.hardware)}, "en")
     if store is None:
         raise SystemExit(f"the runs were not fitted: {status}")
@@ -76,7 +76,7 @@ SHOTS = (  # (file, query, width, height, full page)
 
 def main() -> int:
     only = set(sys.argv[1:])  # file names to renew, or every one
-    runs = runs_link(FIVE_RUNS)
+    runs = runs_link()
     with live_server() as (_proc, base), sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         for name, query, width, height, full in SHOTS:

@@ -51,37 +51,25 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
     }
 
 
-def _measured(acc, i, theme, lang, metric, axis) -> dict:
+def _runs(acc, i, theme, lang, metric, axis, kind: str) -> dict:
+    """The shipped measured runs (`measured`, diamonds) or the user's (`yours`, stars; an x
+    for one left out of the fit) at their concurrencies."""
+    mine = kind == "yours"
+    items = acc.yours if mine else acc.measured
+    marker = {"color": color_for(i, theme), "size": 10, "symbol": yours_symbols(acc), "line": {"width": 1.5}}
     return {
         "type": "scatter",
         "mode": "markers",
-        "uid": uid("latency", acc.id, f"{metric}-measured"),
-        "name": f"{acc.name} · {metric.upper()} {w('srv_measured', lang)}",
+        "uid": uid("latency", acc.id, f"{metric}-{kind}"),
+        "name": f"{acc.name} · {metric.upper()} {w(f'srv_{kind}', lang)}",
         "legendgroup": acc.id,
         "showlegend": False,
-        "x": [m.run.row.scenario.concurrency for m in acc.measured],
-        "y": [m.measured[f"{metric}_s"] * 1e3 for m in acc.measured],
+        "x": [r.run.scenario.concurrency if mine else r.run.row.scenario.concurrency for r in items],
+        "y": [r.measured[f"{metric}_s"] * 1e3 for r in items],
         "yaxis": axis,
-        "text": [measured_hover(acc.name, m, lang) for m in acc.measured],
+        "text": [yours_hover(acc.name, r, lang) if mine else measured_hover(acc.name, r, lang) for r in items],
         "hovertemplate": "%{text}<extra></extra>",
-        "marker": {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
-    }
-
-
-def _yours(acc, i, theme, lang, metric, axis) -> dict:
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "uid": uid("latency", acc.id, f"{metric}-yours"),
-        "name": f"{acc.name} · {metric.upper()} {w('srv_yours', lang)}",
-        "legendgroup": acc.id,
-        "showlegend": False,
-        "x": [r.run.scenario.concurrency for r in acc.yours],
-        "y": [r.measured[f"{metric}_s"] * 1e3 for r in acc.yours],
-        "yaxis": axis,
-        "text": [yours_hover(acc.name, r, lang) for r in acc.yours],
-        "hovertemplate": "%{text}<extra></extra>",
-        "marker": {"color": color_for(i, theme), "size": 10, "symbol": yours_symbols(acc), "line": {"width": 1.5}},
+        "marker": marker if mine else {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
     }
 
 
@@ -138,10 +126,9 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
         kinds = ("bound", "estimate", "fitted") if acc.fitted is not None else ("bound", "estimate")
         for metric, axis, _ in ROWS[:2]:
             data += [_series(acc, i, theme, lang, metric, axis, kind) for kind in kinds]
-            if acc.measured:
-                data.append(_measured(acc, i, theme, lang, metric, axis))
-            if acc.yours:
-                data.append(_yours(acc, i, theme, lang, metric, axis))
+            for kind in ("measured", "yours"):
+                if getattr(acc, kind):
+                    data.append(_runs(acc, i, theme, lang, metric, axis, kind))
         data += _requests(acc, i, theme, lang)
         shape, entry = _cap_mark(acc, i, theme, lang)
         shapes.append(shape)

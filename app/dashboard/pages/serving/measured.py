@@ -81,14 +81,13 @@ class Nearby:
     concurrencies: tuple[int, int]
 
 
-def _configuration(run: Run, dense: bool) -> dict:
-    sc = run.row.scenario
+def _configuration(hardware: str, backend: str | None, sc: ServingScenario, dense: bool) -> dict:
+    """What a shipped run's configuration is named by (its concurrency aside)."""
+    precision = sc.weight_dtype if sc.weight_dtype == sc.compute_dtype else f"{sc.weight_dtype}/{sc.compute_dtype}"
     return {
-        "hardware": run.row.hardware,
-        "backend": run.row.backend,
-        "precision": sc.weight_dtype
-        if sc.weight_dtype == sc.compute_dtype
-        else f"{sc.weight_dtype}/{sc.compute_dtype}",
+        "hardware": hardware,
+        "backend": backend,
+        "precision": precision,
         "lengths": (sc.input_tokens, sc.output_tokens),
         "tp": sc.tensor_parallel,
         "adp": sc.attention_data_parallel,
@@ -100,21 +99,11 @@ def nearby_runs(model: str, hardware_id: str, sc: ServingScenario, dense: bool, 
     """When no shipped run matches the scenario: the configurations of the same model with the
     fewest differences from it (then the most runs), at most `limit`."""
     preset = preset_id_or_none(model)
-    page = {
-        "hardware": hardware_id,
-        "backend": sc.backend,
-        "precision": sc.weight_dtype
-        if sc.weight_dtype == sc.compute_dtype
-        else f"{sc.weight_dtype}/{sc.compute_dtype}",
-        "lengths": (sc.input_tokens, sc.output_tokens),
-        "tp": sc.tensor_parallel,
-        "adp": sc.attention_data_parallel,
-        "ep": 1 if dense else sc.expert_parallel,
-    }
+    page = _configuration(hardware_id, sc.backend, sc, dense)
     groups: dict[tuple, list[Run]] = {}
     for run in shipped_runs():
         if run.preset == preset:
-            config = _configuration(run, dense)
+            config = _configuration(run.row.hardware, run.row.backend, run.row.scenario, dense)
             key = tuple((k, v) for k, v in config.items() if page[k] != v and not (k == "backend" and page[k] is None))
             groups.setdefault(key, []).append(run)
     ranked = sorted(groups.items(), key=lambda item: (len(item[0]), -len(item[1])))
