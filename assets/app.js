@@ -214,15 +214,18 @@
       // is shown in a field, selected for a manual copy, instead of claiming it was copied.
       copyLink: function (n, flags) {
         if (!n) return nu();
+        // the roofline header's copy-link, or a page's own `<prefix>copy-link` (the serving
+        // embed's srv-copy-link): its status and fallback field carry the same prefix
+        const prefix = (triggeredIds()[0] || "").replace(/copy-link\.n_clicks$/, "");
         const q = new URLSearchParams(window.location.search);
         q.delete("embed");
         const link = window.location.origin + window.location.pathname + "?" + q.toString();
         const say = (key) => message(flags, key, "");
-        const clear = () => setTimeout(() => window.dash_clientside.set_props("copy-status", {children: ""}), 4000);
+        const clear = () => setTimeout(() => window.dash_clientside.set_props(prefix + "copy-status", {children: ""}), 4000);
         const showField = function () {
-          window.dash_clientside.set_props("copy-field", {value: link, style: {display: "inline-block"}});
+          window.dash_clientside.set_props(prefix + "copy-field", {value: link, style: {display: "inline-block"}});
           setTimeout(function () {
-            const field = document.getElementById("copy-field");
+            const field = document.getElementById(prefix + "copy-field");
             if (field) { field.focus(); field.select(); }
           }, 50);
           clear();
@@ -230,7 +233,7 @@
         };
         if (!(navigator.clipboard && window.isSecureContext)) return showField();
         return navigator.clipboard.writeText(link).then(function () {
-          window.dash_clientside.set_props("copy-field", {style: {display: "none"}});
+          window.dash_clientside.set_props(prefix + "copy-field", {style: {display: "none"}});
           clear();
           return say("copied");
         }, showField);

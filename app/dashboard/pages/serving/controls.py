@@ -8,9 +8,9 @@ from dash import dcc, html
 
 from app.dashboard.components.fields import dropdown_labels, field, number_box
 from app.dashboard.components.what_if import what_if_picker
-from app.dashboard.lib.params import write_link
-from app.dashboard.pages.serving.params import BACKEND_CHOICES, BY_NAME, PRECISIONS, ServingArgs
-from app.dashboard.pages.serving.state import accelerator_ids, fit_target
+from app.dashboard.pages.serving.fit import carried_fit
+from app.dashboard.pages.serving.params import BACKEND_CHOICES, PRECISIONS, ServingArgs
+from app.dashboard.pages.serving.state import fit_targets
 from app.dashboard.pages.serving.words import w
 from engine.hardware import catalogue
 from engine.model_catalog import model_ids, model_names
@@ -88,6 +88,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
             w("srv_field_conc", lang),
             number_box("srv-conc", a.concurrency, 1, MAX_CONCURRENCY, 1),
             html_for="srv-conc",
+            id="srv-conc-field",  # first in an embed's short column (08-serving.css)
         ),
         html.Div(
             [
@@ -107,13 +108,18 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
     ]
 
 
-def fit_store(a: ServingArgs) -> dict:
-    """What `srv-fit` holds: the fit's three link parameters as the link writes them."""
-    return {name: text for name, text in write_link([BY_NAME[n] for n in ("fit", "fiterr", "fithw")], a)}
+def fit_target_value(a: ServingArgs, targets: list[dict]) -> str | None:
+    """The accelerator the link's runs were measured on when the page has it, else the first."""
+    fit = carried_fit(a.runs) if a.runs else None
+    values = [o["value"] for o in targets]
+    own = fit.hw_id if fit is not None and fit.hw_id in values else None
+    return own or (values[0] if values else None)
 
 
-def fit_controls(a: ServingArgs, lang: str, status: list) -> html.Section:
-    ids = accelerator_ids(a)
+def fit_controls(a: ServingArgs, lang: str, state: list) -> html.Section:
+    """The paste, the upload, the accelerator the runs were measured on, Fit and Clear; below
+    them the last paste's problems (`srv-fit-status`) and the link's fit (`srv-fit-state`)."""
+    targets = fit_targets(a)
     return html.Section(
         [
             html.H2(w("srv_fit_title", lang)),
@@ -138,8 +144,8 @@ def fit_controls(a: ServingArgs, lang: str, status: list) -> html.Section:
                 w("srv_fit_target", lang),
                 dcc.Dropdown(
                     id="srv-fit-target",
-                    options=[{"label": x, "value": x} for x in ids],
-                    value=fit_target(a) or (ids[0] if ids else None),
+                    options=targets,
+                    value=fit_target_value(a, targets),
                     clearable=False,
                 ),
             ),
@@ -150,8 +156,9 @@ def fit_controls(a: ServingArgs, lang: str, status: list) -> html.Section:
                 ],
                 className="inline-row",
             ),
-            html.Div(status, id="srv-fit-status", role="status", className="srv-fit-status"),
-            dcc.Store(id="srv-fit", data=fit_store(a)),
+            html.Div(id="srv-fit-status", role="status", className="srv-fit-status"),
+            html.Div(state, id="srv-fit-state", className="srv-fit-state"),
+            dcc.Store(id="srv-fit", data={"runs": a.runs} if a.runs else {}),
         ],
         className="panel srv-fit-panel",
         id="srv-fit-panel",

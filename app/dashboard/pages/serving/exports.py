@@ -14,6 +14,32 @@ import plotly.io as pio
 from app.dashboard.pages.roofline.exports import snapshot_html
 from app.dashboard.pages.serving.compute import AcceleratorServing
 from app.dashboard.pages.serving.measured import SOURCE
+from app.dashboard.pages.serving.words import wrap
+
+# The image exports' size (assets/08-serving.js) and how many characters of 13 px text a line
+# of it holds (a CJK character counts two): the title is wrapped to it, never cut.
+EXPORT_WIDTH_PX, EXPORT_HEIGHT_PX = 1400, 850
+TITLE_LINE_UNITS = 170
+TITLE_LINE_PX = 17
+
+
+def export_title(lines: list[str]) -> dict:
+    """The layout patch an image export applies: the provenance lines as the title, wrapped to
+    the export's width, and a top margin that holds them."""
+    wrapped = [part for line in lines for part in wrap(line, TITLE_LINE_UNITS)]
+    title = {
+        "text": "<br>".join(wrapped),
+        "x": 0.01,
+        "xanchor": "left",
+        # the top of the first line 8 px below the image's edge (Plotly anchors a title of several
+        # lines by its first line's baseline when yanchor is "top": the line's height is added)
+        "y": 1 - (8 + TITLE_LINE_PX) / EXPORT_HEIGHT_PX,
+        "yref": "container",
+        "yanchor": "top",
+        "font": {"size": 13},
+    }
+    return {"title": title, "margin": {"l": 80, "r": 40, "b": 40, "t": 40 + TITLE_LINE_PX * len(wrapped)}}
+
 
 COLUMNS = (
     "series",

@@ -1,16 +1,23 @@
 """The Serving page's second chart: TPOT and TTFT against concurrency (bound, estimate,
-measured runs, the fitted estimate), and below them the running batch and the queue; the
+measured runs, the fitted estimate and the user's own runs), and below them the running batch and the queue; the
 concurrency where memory, not compute, starts to cap the running batch is marked per
 accelerator. Formatting only: every number is a field of compute()'s results."""
 
 from __future__ import annotations
 
-import math
-
 from app.dashboard.components.plot_style import THEMES, color_for
 from app.dashboard.lib.uids import uid
+from app.dashboard.pages.serving.axes import UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
-from app.dashboard.pages.serving.figures import _layout, measured_hover
+from app.dashboard.pages.serving.figures import (
+    _layout,
+    fitted_label,
+    measured_hover,
+    reasons_figure,
+    unfit_notes,
+    yours_hover,
+    yours_symbols,
+)
 from app.dashboard.pages.serving.words import w
 from app.units import plain
 
@@ -21,7 +28,7 @@ DASH = {"bound": "solid", "estimate": "dash", "fitted": "dot"}
 def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
     pts = acc.points
     values = [p[kind][f"{metric}_s"] * 1e3 for p in pts]
-    label = w(f"srv_{kind}", lang)
+    label = fitted_label(acc, lang) if kind == "fitted" else w(f"srv_{kind}", lang)
     return {
         "type": "scatter",
         "mode": "lines",
@@ -36,6 +43,7 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
             f"<b>{acc.name}</b> · {metric.upper()} {label}: {plain(v)} ms<br>"
             + w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}")
             + (f"<br>{w('srv_queued', lang)}: {p['queued']:,}" if p["queued"] else "")
+            + (f"<br>{w('srv_hover_at_bound', lang)}" if p[kind].get("at_bound") else "")
             for p, v in zip(pts, values, strict=True)
         ],
         "hovertemplate": "%{text}<extra></extra>",
@@ -43,20 +51,25 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
     }
 
 
-def _measured(acc, i, theme, lang, metric, axis) -> dict:
+def _runs(acc, i, theme, lang, metric, axis, kind: str) -> dict:
+    """The shipped measured runs (`measured`, diamonds) or the user's (`yours`, stars; an x
+    for one left out of the fit) at their concurrencies."""
+    mine = kind == "yours"
+    items = acc.yours if mine else acc.measured
+    marker = {"color": color_for(i, theme), "size": 10, "symbol": yours_symbols(acc), "line": {"width": 1.5}}
     return {
         "type": "scatter",
         "mode": "markers",
-        "uid": uid("latency", acc.id, f"{metric}-measured"),
-        "name": f"{acc.name} · {metric.upper()} {w('srv_measured', lang)}",
+        "uid": uid("latency", acc.id, f"{metric}-{kind}"),
+        "name": f"{acc.name} · {metric.upper()} {w(f'srv_{kind}', lang)}",
         "legendgroup": acc.id,
         "showlegend": False,
-        "x": [m.run.row.scenario.concurrency for m in acc.measured],
-        "y": [m.measured[f"{metric}_s"] * 1e3 for m in acc.measured],
+        "x": [r.run.scenario.concurrency if mine else r.run.row.scenario.concurrency for r in items],
+        "y": [r.measured[f"{metric}_s"] * 1e3 for r in items],
         "yaxis": axis,
-        "text": [measured_hover(acc.name, m, lang) for m in acc.measured],
+        "text": [yours_hover(acc.name, r, lang) if mine else measured_hover(acc.name, r, lang) for r in items],
         "hovertemplate": "%{text}<extra></extra>",
-        "marker": {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
+        "marker": marker if mine else {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
     }
 
 
@@ -72,7 +85,6 @@ def _requests(acc, i, theme, lang) -> list[dict]:
                 "uid": uid("latency", acc.id, key.replace("_", "-")),
                 "name": f"{acc.name} · {label}",
                 "legendgroup": acc.id,
-                "showlegend": False,
                 "x": [p["concurrency"] for p in pts],
                 "y": [p[key] for p in pts],
                 "yaxis": "y3",
@@ -85,68 +97,56 @@ def _requests(acc, i, theme, lang) -> list[dict]:
 
 
 def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str) -> tuple[dict, dict]:
-    """A vertical line at the largest running batch memory holds, with its label."""
+    """A vertical line at the largest running batch memory holds, and its legend entry (the
+    words in the legend, never on the plot: two cards' labels printed over each other and over
+    the curves)."""
     color = color_for(i, theme)
-    shape = {
-        "type": "line",
-        "xref": "x",
-        "yref": "paper",
-        "x0": acc.max_fits,
-        "x1": acc.max_fits,
-        "y0": 0,
-        "y1": 1,
-        "line": {"color": color, "dash": "dashdot", "width": 1.5},
+    line = {"color": color, "dash": "dashdot", "width": 1.5}
+    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": acc.max_fits, "x1": acc.max_fits, "y0": 0, "y1": 1}
+    entry = {
+        "type": "scatter",
+        "mode": "lines",
+        "uid": uid("latency", acc.id, "memory-cap"),
+        "name": f"{acc.name} · " + w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
+        "legendgroup": acc.id,
+        "x": [None],
+        "y": [None],
+        "yaxis": "y3",
+        "hoverinfo": "skip",
+        "line": line,
     }
-    note = {
-        "x": math.log10(acc.max_fits),
-        "xref": "x",
-        "yref": "paper",
-        "y": 0.3,
-        "yanchor": "bottom",
-        "text": f"{acc.id}: " + w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
-        "showarrow": False,
-        # the line carries the accelerator's colour; the text the theme's (WCAG AA on both themes)
-        "font": {"color": THEMES.get(theme, THEMES["light"])["font"], "size": 11},
-        "xanchor": "right",
-        "textangle": -90,
-    }
-    return shape, note
+    return {**shape, "line": line}, entry
 
 
 def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False) -> dict:
-    data, shapes, notes = [], [], []
+    data, shapes = [], []
     for i, acc in enumerate(accs):
         if acc.error or acc.chosen is None:
             continue
         kinds = ("bound", "estimate", "fitted") if acc.fitted is not None else ("bound", "estimate")
         for metric, axis, _ in ROWS[:2]:
             data += [_series(acc, i, theme, lang, metric, axis, kind) for kind in kinds]
-            if acc.measured:
-                data.append(_measured(acc, i, theme, lang, metric, axis))
+            for kind in ("measured", "yours"):
+                if getattr(acc, kind):
+                    data.append(_runs(acc, i, theme, lang, metric, axis, kind))
         data += _requests(acc, i, theme, lang)
-        shape, note = _cap_mark(acc, i, theme, lang)
+        shape, entry = _cap_mark(acc, i, theme, lang)
         shapes.append(shape)
-        notes.append(note)
+        data.append(entry)
+    notes = unfit_notes(accs, theme, lang)
+    if notes and not data:  # nothing to draw: the reasons where the chart was
+        return reasons_figure(notes, lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     layout = _layout(lang, theme, present)
-    layout["xaxis"] = {
-        "type": "log",
-        "title": {"text": w("srv_axis_conc", lang)},
-        "gridcolor": colors["grid"],
-        "anchor": "y3",
-        "dtick": "D2",
-    }
+    base = {"title": {"text": w("srv_axis_conc", lang), "standoff": 8}, "gridcolor": colors["grid"], "anchor": "y3"}
+    layout["xaxis"] = label_log_axis(base, [x for t in data for x in t["x"] if x is not None])
     titles = {"tpot": "srv_axis_tpot", "ttft": "srv_axis_ttft", "requests": "srv_axis_requests"}
     for metric, axis, domain in ROWS:
         key = "yaxis" if axis == "y" else f"yaxis{axis[1:]}"
-        layout[key] = {
-            "type": "log" if metric != "requests" else "linear",
-            **({"dtick": 1} if metric != "requests" else {}),  # a label per decade: TTFT spans several
-            "title": {"text": w(titles[metric], lang)},
-            "domain": domain,
-            "gridcolor": colors["grid"],
-            "anchor": "x",
-        }
+        base = {"title": {"text": w(titles[metric], lang)}, "domain": domain, "gridcolor": colors["grid"]}
+        base |= {"anchor": "x", "automargin": True}
+        values = [y for t in data if t.get("yaxis") == axis for y in t["y"] if y is not None]
+        layout[key] = base if metric == "requests" else label_log_axis(base, values, UP)
     shapes.append(_chosen_line(concurrency, colors))
     layout["shapes"] = shapes
     layout["annotations"] = notes

@@ -69,3 +69,50 @@ def matching_runs(model: str, hardware_id: str, sc: ServingScenario, dense: bool
         if shape == want_shape:
             out.append(run)
     return sorted(out, key=lambda r: (r.row.scenario.concurrency, r.row.backend))
+
+
+@dataclass(frozen=True)
+class Nearby:
+    """Shipped runs of the page's model in one configuration that is not the page's: what
+    differs (field, the runs' value), how many runs and their concurrencies."""
+
+    differences: tuple[tuple[str, object], ...]
+    runs: int
+    concurrencies: tuple[int, int]
+
+
+def _configuration(hardware: str, backend: str | None, sc: ServingScenario, dense: bool) -> dict:
+    """What a shipped run's configuration is named by (its concurrency aside)."""
+    precision = sc.weight_dtype if sc.weight_dtype == sc.compute_dtype else f"{sc.weight_dtype}/{sc.compute_dtype}"
+    return {
+        "hardware": hardware,
+        "backend": backend,
+        "precision": precision,
+        "lengths": (sc.input_tokens, sc.output_tokens),
+        "tp": sc.tensor_parallel,
+        "adp": sc.attention_data_parallel,
+        "ep": 1 if dense else sc.expert_parallel,
+    }
+
+
+def nearby_runs(model: str, hardware_id: str, sc: ServingScenario, dense: bool, limit: int = 3) -> list[Nearby]:
+    """When no shipped run matches the scenario: the configurations of the same model with the
+    fewest differences from it (then the most runs), at most `limit`."""
+    preset = preset_id_or_none(model)
+    page = _configuration(hardware_id, sc.backend, sc, dense)
+    groups: dict[tuple, list[Run]] = {}
+    for run in shipped_runs():
+        if run.preset == preset:
+            config = _configuration(run.row.hardware, run.row.backend, run.row.scenario, dense)
+            key = tuple((k, v) for k, v in config.items() if page[k] != v and not (k == "backend" and page[k] is None))
+            groups.setdefault(key, []).append(run)
+    ranked = sorted(groups.items(), key=lambda item: (len(item[0]), -len(item[1])))
+    return [
+        Nearby(
+            key,
+            len(runs),
+            (min(r.row.scenario.concurrency for r in runs), max(r.row.scenario.concurrency for r in runs)),
+        )
+        for key, runs in ranked
+        if key  # a configuration with no difference is a match, said elsewhere
+    ][:limit]

@@ -8,32 +8,18 @@ on every tab; the rest of the link is this table's.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, PRECISIONS, WhatIfs
 from engine.model_catalog import nearest_model_names, preset_id_or_none
 from engine.serving.scenario import BACKENDS, DEFAULT_MEMORY_UTILIZATION, MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS
-from engine.serving_userfit import LIMITS, UserFit
 
 __all__ = ["MAX_HARDWARE", "PRECISIONS"]
 
 BACKEND_CHOICES = ("any", *BACKENDS)
 DEFAULT_HARDWARE = ("h200-sxm",)
 MAX_PRICE = 1000.0  # USD per GPU-hour: far above any rental price
-
-
-@dataclass(frozen=True)
-class FitError:
-    """What a fit to the user's runs did, carried beside its parameters so a shared link can
-    say it: how many runs, the median TPOT and TTFT error before and after (fractions)."""
-
-    runs: int
-    tpot_before: float
-    tpot_after: float
-    ttft_before: float
-    ttft_after: float
 
 
 @dataclass(frozen=True)
@@ -55,9 +41,7 @@ class ServingArgs:
     concurrency: int = 64
     memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
     gpu_hour_price: float | None = None
-    fit: UserFit | None = None
-    fit_error: FitError | None = None
-    fit_hardware: str | None = None  # the accelerator the fit belongs to; None: the first
+    runs: str | None = None  # the user's runs and the scenario they were fitted on (carried.py)
 
 
 class Model:
@@ -80,92 +64,28 @@ class Model:
         return value
 
 
-def _numbers(text: str, count: int) -> list[float]:
-    parts = text.split(",")
-    if len(parts) != count or len(text) > 200:
-        raise Invalid("fit_format")
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        raise Invalid("fit_format") from None
-    if not all(math.isfinite(v) for v in values):
-        raise Invalid("fit_format")
-    return values
-
-
-class Fit:
-    """`fit=tpot_scale,overhead_ms,ttft_scale,wait_steps`: a fitted calibration (a few numbers,
-    engine.serving_userfit), each within its physical limits."""
-
-    def parse(self, text: str) -> UserFit:
-        scale, overhead_ms, ttft_scale, wait = _numbers(text, 4)
-        values = {"tpot_scale": scale, "step_overhead_s": overhead_ms / 1e3, "ttft_scale": ttft_scale}
-        values["wait_steps"] = wait
-        for name, value in values.items():
-            low, high = LIMITS[name]
-            if not low <= value <= high:
-                raise Invalid("fit_format")
-        return UserFit(**values)
-
-    def write(self, value: UserFit) -> str:
-        return f"{value.tpot_scale:.4g},{value.step_overhead_s * 1e3:.4g},{value.ttft_scale:.4g},{value.wait_steps:.4g}"
-
-    def read(self, value: object) -> UserFit:
-        if not isinstance(value, dict) or not isinstance(value.get("fit"), str):
-            raise Invalid("missing")
-        return self.parse(value["fit"])
-
-    def show(self, value) -> None:
-        return None
-
-    shows = False  # the fit's store is filled by the layout
-
-
-class FitErrors:
-    """`fiterr=runs,tpot_before%,tpot_after%,ttft_before%,ttft_after%`."""
-
-    def parse(self, text: str) -> FitError:
-        runs, *errors = _numbers(text, 5)
-        if runs != int(runs) or not 1 <= runs <= 10_000 or not all(0 <= e <= 1e6 for e in errors):
-            raise Invalid("fit_format")
-        return FitError(int(runs), *(e / 100 for e in errors))
-
-    def write(self, value: FitError) -> str:
-        errors = (value.tpot_before, value.tpot_after, value.ttft_before, value.ttft_after)
-        return ",".join([str(value.runs), *(f"{e * 100:.3g}" for e in errors)])
-
-    def read(self, value: object) -> FitError:
-        if not isinstance(value, dict) or not isinstance(value.get("fiterr"), str):
-            raise Invalid("missing")
-        return self.parse(value["fiterr"])
-
-    def show(self, value) -> None:
-        return None
-
-    shows = False
-
-
-class HardwareName:
-    """`fithw=`: an accelerator of the page by id (a what-if by its name); checked against the
-    page's accelerators once both are read (state.consistent)."""
+class RunsToken:
+    """`runs=`: the user's runs and the scenario they were fitted on, packed (carried.py); the
+    page fits them again wherever the link is opened."""
 
     def parse(self, text: str) -> str:
-        if not 1 <= len(text) <= 60:
-            raise Invalid("unknown_accelerator")
+        from app.dashboard.pages.serving.carried import decode_runs  # carried.py reads PARAMS
+
+        decode_runs(text)  # Invalid names what is wrong
         return text
 
     def write(self, value: str) -> str:
         return value
 
     def read(self, value: object) -> str:
-        if not isinstance(value, dict) or not isinstance(value.get("fithw"), str):
+        if not isinstance(value, dict) or not isinstance(value.get("runs"), str):
             raise Invalid("missing")
-        return self.parse(value["fithw"])
+        return self.parse(value["runs"])
 
     def show(self, value) -> None:
         return None
 
-    shows = False
+    shows = False  # the fit's store is filled by the layout
 
 
 def _default(value):
@@ -190,9 +110,7 @@ PARAMS: tuple[Param, ...] = (
         omit=_default(DEFAULT_MEMORY_UTILIZATION),
     ),
     Param("price", "gpu_hour_price", Float(0, MAX_PRICE, open_low=True), control=("srv-price", "value")),
-    Param("fit", "fit", Fit(), control=("srv-fit", "data")),
-    Param("fiterr", "fit_error", FitErrors(), control=("srv-fit", "data")),
-    Param("fithw", "fit_hardware", HardwareName(), control=("srv-fit", "data")),
+    Param("runs", "runs", RunsToken(), control=("srv-fit", "data")),
     Param("xhw", "what_if", WhatIfs(), control=("srv-what-if", "value"), repeat=True),
 )
 BY_NAME = {p.name: p for p in PARAMS}

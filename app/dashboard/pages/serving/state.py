@@ -6,6 +6,7 @@ A bad or unknown value is ignored with a notice that names it, never an error pa
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from app.dashboard.lib.i18n import box_sentence, shown_value
@@ -14,12 +15,18 @@ from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import Accelerators, pairs_of
 from app.dashboard.pages.roofline.state import View
-from app.dashboard.pages.serving.params import MAX_HARDWARE, PARAMS, ServingArgs
+from app.dashboard.pages.serving.params import MAX_HARDWARE, PARAMS, PRECISIONS, ServingArgs
 from app.dashboard.pages.serving.words import w, why
 from engine.errors import EngineInputError
+from engine.hardware import Accelerator, catalogue, get_accelerator
 from engine.model_catalog import get_model, preset_id_or_none
+from engine.serving import ServingScenario
+from engine.what_if import parse_what_if
 
 MAX_NOTICES = 8
+# A fit's results once travelled as link text (`fit=`, `fiterr=`, `fithw=`); a link could then
+# state numbers the page never computed. Now the runs travel (`runs=`) and the page fits them.
+RETIRED = ("fit", "fiterr", "fithw")
 
 
 def accelerator_ids(a: ServingArgs) -> list[str]:
@@ -32,12 +39,44 @@ def accelerator_specs(a: ServingArgs) -> list[str]:
     return [*a.hardware, *a.what_if]
 
 
-def fit_target(a: ServingArgs) -> str | None:
-    """The accelerator a fit to the user's runs belongs to (None without a fit)."""
-    if a.fit is None:
-        return None
-    ids = accelerator_ids(a)
-    return a.fit_hardware if a.fit_hardware in ids else (ids[0] if ids else None)
+def scenario_of(a: ServingArgs, concurrency: int | None = None) -> ServingScenario:
+    """The engine's scenario; KV in fp8 whenever the weights are below 16 bits (the shipped
+    data's mapping, published/serving/README.md); the routed experts split over the instance."""
+    weight, compute_dtype = PRECISIONS[a.precision]
+    gpus = a.tensor_parallel * a.attention_data_parallel
+    ep = a.expert_parallel if gpus % a.expert_parallel == 0 else 1
+    moe = get_model(a.model).is_moe
+    return ServingScenario(
+        concurrency=concurrency or a.concurrency,
+        input_tokens=a.input_tokens,
+        output_tokens=a.output_tokens,
+        tensor_parallel=a.tensor_parallel,
+        attention_data_parallel=a.attention_data_parallel,
+        moe_tensor_parallel=gpus // ep if moe else 1,
+        expert_parallel=ep if moe else 1,
+        weight_dtype=weight,
+        compute_dtype=compute_dtype,
+        kv_dtype="bf16" if weight in ("bf16", "fp16") else "fp8",
+        memory_utilization=a.memory_utilization,
+        backend=None if a.backend == "any" else a.backend,
+    )
+
+
+def fit_targets(a: ServingArgs) -> list[dict]:
+    """The accelerators runs can be said to be measured on: by name, valued by id."""
+    names = [accelerator_name(spec) for spec in accelerator_specs(a)]
+    return [{"label": name, "value": x} for x, name in zip(accelerator_ids(a), names, strict=True)]
+
+
+def accelerator_name(spec: str) -> str:
+    """A catalogue card's name; a what-if card's own name."""
+    known = catalogue().get(spec)
+    return known.name if known is not None else spec.split(":", 1)[0]
+
+
+def accelerator_of(spec: str) -> Accelerator:
+    """A catalogue id or a what-if short form, resolved (EngineInputError if neither)."""
+    return get_accelerator(spec) if ":" not in spec else parse_what_if(spec)
 
 
 def is_moe(model: str) -> bool:
@@ -59,11 +98,6 @@ def consistent(a: ServingArgs, bad=lambda *_: None) -> ServingArgs:
     elif gpus % a.expert_parallel:
         bad("ep", str(a.expert_parallel), Why("ep_divides", {"gpus": gpus}))
         a = replace(a, expert_parallel=1)
-    if a.fit is None:
-        a = replace(a, fit_error=None, fit_hardware=None)
-    elif a.fit_hardware is not None and a.fit_hardware not in accelerator_ids(a):
-        bad("fithw", a.fit_hardware, Why("fit_hardware", {"allowed": ", ".join(accelerator_ids(a))}))
-        a = replace(a, fit=None, fit_error=None, fit_hardware=None)
     return a
 
 
@@ -77,7 +111,9 @@ def parse_args(view: View) -> tuple[ServingArgs, list[str]]:
 
     args = dict(view.lab_args)
     for name, value in args.items():
-        if name not in {p.name for p in PARAMS} and name not in ROOFLINE_PARAMS:
+        if name in RETIRED:  # a fit's numbers are no link's to state: it carries the runs
+            bad(name, value, Why("fit_numbers_retired"))
+        elif name not in {p.name for p in PARAMS} and name not in ROOFLINE_PARAMS:
             bad(name, value, Why("unknown_parameter"))
     changes = read_link(PARAMS, args, bad)
     if "hw" in pairs_of(view.query):  # the link's accelerators; without any, the page's default
@@ -91,7 +127,7 @@ def parse_args(view: View) -> tuple[ServingArgs, list[str]]:
 # Parameters the controls may leave without a value: an empty price box unsets the price; the
 # fit's store and the what-if list are filled in by the page itself; attention DP and expert
 # parallelism default to 1.
-MAY_BE_UNSENT = ("price", "fit", "fiterr", "fithw", "xhw", "adp", "ep")
+MAY_BE_UNSENT = ("price", "runs", "xhw", "adp", "ep")
 
 
 def args_from_controls(controls: dict, lang: str = "en") -> tuple[ServingArgs, list[str], list[str]]:
@@ -121,6 +157,15 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[ServingArgs, l
     return consistent(a, lambda name, value, reason: problems.append(why(reason, lang))), problems, refused
 
 
+def export_name(a: ServingArgs) -> str:
+    """Every file of the page, one stem: `serving-<model>-<hw1>+<hw2>-c<concurrency>` (the
+    preset a Hugging Face id resolves to; characters outside [A-Za-z0-9._-] as `_`)."""
+    model = preset_id_or_none(a.model) or a.model
+    parts = [model, "+".join(accelerator_ids(a))]
+    safe = [re.sub(r"[^A-Za-z0-9._+-]+", "_", p)[:80] for p in parts]
+    return f"serving-{safe[0]}-{safe[1]}-c{a.concurrency}"
+
+
 def link_of(view: View, a: ServingArgs) -> dict:
     """The page's link data (assets/04-url.js): its own parameters in the table's order, the
     chrome with its accelerators, and each tab's link."""
@@ -130,5 +175,6 @@ def link_of(view: View, a: ServingArgs) -> dict:
     # the other tabs take preset ids: a Hugging Face id travels as the preset it resolves to
     preset = preset_id_or_none(a.model) or a.model
     tabs = lab_link(shown, [(k, preset if k == "model" else v) for k, v in own], view.carry)["tabs"]
-    # the controls move the link: nothing to re-render (dcc.Location is not told)
-    return {**link, "tabs": {**tabs, "serving": link["tabs"]["serving"]}, "notify": False}
+    # the controls move the link: nothing to re-render (dcc.Location is not told); the image
+    # exports take the files' stem from it (assets/04-url.js, 08-serving.js)
+    return {**link, "tabs": {**tabs, "serving": link["tabs"]["serving"]}, "notify": False, "export": export_name(a)}

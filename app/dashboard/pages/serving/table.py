@@ -1,13 +1,15 @@
 """The Serving page's table, one per accelerator: bound / estimate (range) / fitted estimate /
-the nearest measured run, for TTFT, TPOT, output tokens/s per GPU, tokens/s per user and, with
-a price, USD per million output tokens. Every column says which of the three it is."""
+the nearest shipped measured run / the nearest of the user's own runs ("yours"), for TTFT,
+TPOT, output tokens/s per GPU, tokens/s per user and, with a price, USD per million output
+tokens. Every column says which it is."""
 
 from __future__ import annotations
 
 from dash import html
 
-from app.dashboard.pages.serving.compute import AcceleratorServing, cost_per_million, nearest_run
-from app.dashboard.pages.serving.words import w, why
+from app.dashboard.pages.serving.compute import AcceleratorServing, cost_per_million, nearest, nearest_run
+from app.dashboard.pages.serving.figures import fitted_label
+from app.dashboard.pages.serving.words import backend_name, unfit_sentence, w
 from app.units import plain
 
 METRICS = ("ttft", "tpot", "gpu", "user", "cost")
@@ -43,15 +45,19 @@ def estimate_ranges(chosen: dict, price: float | None) -> dict[str, tuple[float,
 def table_rows(acc: AcceleratorServing, concurrency: int, price: float | None) -> dict:
     """{"columns": [(kind, header)], "rows": [(metric, [cell text])]}: plain values a test reads."""
     near = nearest_run(acc, concurrency)
+    mine = nearest(acc.yours, lambda r: r.run.scenario.concurrency, concurrency)
     columns = [("bound", None), ("estimate", None)]
     if acc.fitted is not None:
-        columns.append(("fitted", None))
+        columns.append(("fitted", acc))
     if near is not None:
         columns.append(("measured", near))
+    if mine is not None:
+        columns.append(("yours", mine))
     bound, est = metric_values(acc.chosen["bound"], price), metric_values(acc.chosen["estimate"], price)
     ranges = estimate_ranges(acc.chosen, price)
     fitted = metric_values(acc.fitted, price) if acc.fitted is not None else None
     measured = metric_values(near.measured, price) if near is not None else None
+    yours = metric_values(mine.measured, price) if mine is not None else None
     rows = []
     for metric in METRICS:
         if metric == "cost" and price is None:
@@ -61,21 +67,27 @@ def table_rows(acc: AcceleratorServing, concurrency: int, price: float | None) -
             cells.append(plain(fitted[metric]))
         if measured is not None:
             cells.append(plain(measured[metric]))
+        if yours is not None:
+            cells.append(plain(yours[metric]))
         rows.append((metric, cells))
     return {"columns": columns, "rows": rows}
 
 
-def _header(kind: str, near, lang: str) -> str:
+def _header(kind: str, item, lang: str) -> str:
     if kind == "measured":
-        c = near.run.row.scenario.concurrency
-        return w("srv_col_measured", lang, c=f"{c:,}", backend=near.run.row.backend)
+        c = item.run.row.scenario.concurrency
+        return w("srv_col_measured", lang, c=f"{c:,}", backend=backend_name(item.run.row.backend, lang))
+    if kind == "yours":
+        return w("srv_col_yours", lang, c=f"{item.run.scenario.concurrency:,}")
+    if kind == "fitted":
+        return fitted_label(item, lang)
     return w(f"srv_col_{kind}", lang)
 
 
 def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | None, lang: str) -> html.Div:
     if acc.error or acc.chosen is None:
         return html.Div(
-            [html.H3(acc.name), html.P(w("srv_acc_error", lang, msg=why(acc.error, lang)), className="error")],
+            [html.H3(acc.name), html.P(unfit_sentence(acc, lang), className="error")],
             className="srv-table",
         )
     spec = table_rows(acc, concurrency, price)
