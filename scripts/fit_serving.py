@@ -171,7 +171,8 @@ def levenberg_marquardt(theta, f, idx, target: str, ridge, iterations: int = 80)
     return theta
 
 
-LOG_BOUNDS = np.log([[PARAMETERS[n][1] for n in PARAMETER_NAMES], [PARAMETERS[n][2] for n in PARAMETER_NAMES]])
+LIMITS = [[PARAMETERS[n][1] for n in PARAMETER_NAMES], [PARAMETERS[n][2] for n in PARAMETER_NAMES]]
+LOG_BOUNDS = np.log(np.maximum(LIMITS, 1e-300))  # a lower limit of 0 is no limit
 
 
 def _within_bounds(theta: np.ndarray, free: np.ndarray, delta: np.ndarray) -> np.ndarray:

@@ -10,10 +10,36 @@ import sys
 
 from engine.errors import EngineInputError
 
-from . import analyze, calibrate, hardware, measurements, models, ops, published, serve, serving, training, validate
+from . import (
+    analyze,
+    calibrate,
+    hardware,
+    measurements,
+    models,
+    ops,
+    plan,
+    published,
+    serve,
+    serving,
+    training,
+    validate,
+)
 
 # `llm-roofline --help` lists the commands in this order.
-COMMANDS = (analyze, hardware, training, published, models, measurements, calibrate, ops, serving, validate, serve)
+COMMANDS = (
+    analyze,
+    hardware,
+    training,
+    published,
+    models,
+    measurements,
+    calibrate,
+    ops,
+    serving,
+    plan,
+    validate,
+    serve,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.planner.validate import validate_plan
 from engine.serving.mapping import MAX_FILE_BYTES, MAX_ROWS, TRAINING_CSV, stream_rows
 from engine.serving.validate import MAX_LISTED, validate_rows
 
@@ -30,6 +31,30 @@ def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers actio
     )
     vv.add_argument("--json", action="store_true", help="print the report as JSON")
     vv.set_defaults(func=_validate)
+    vp = vs.add_parser(
+        "plan",
+        help="would the planner's pick have met the target? success rate and median regret on measured runs",
+        description="Group the runs that share a model, GPU, backend, mode and lengths across two layouts or more, "
+        "set the target at each group's median measured TPOT, pick the run the estimate ranks first among those it "
+        "predicts to meet it (at the estimate, or at its range's pessimistic end), and score the pick on its "
+        "measured TPOT and tokens/s/GPU.",
+    )
+    vp.add_argument("--data", default=str(TRAINING_CSV), help=vv._option_string_actions["--data"].help)
+    vp.add_argument("--json", action="store_true", help="print the report as JSON")
+    vp.set_defaults(func=_validate_plan)
+
+
+def _validate_plan(args: argparse.Namespace) -> int:
+    report = validate_plan(stream_rows(args.data), on_skip=_say_skipped)
+    if args.json:
+        print_json(report)
+        return 0
+    print(f"{report['groups']} groups; calibration {report['calibration']}")
+    for name in ("estimate", "pessimistic"):
+        r = report[f"by_{name}"]
+        print(f"by the {name}: the pick meets the target in {_pct(r['success_rate'])} of groups, median regret "
+              f"{_pct(r['median_regret'])}")  # fmt: skip
+    return 0
 
 
 def _pct(x: float) -> str:
@@ -54,8 +79,11 @@ def _validate(args: argparse.Namespace) -> int:
     print(f"{report['answered']} of {report['rows']} rows answered; calibration {report['calibration']}")
     head = f"{'':<34}{'rows':>6}{'TPOT med':>10}{'TPOT p90':>10}{'TTFT med':>10}{'TTFT p90':>10}"
     print(head + f"{'in range':>10}{'bound TPOT med':>16}{'bound>meas':>11}")
-    sections = [("overall", {"overall": report["overall"]})]
+    sections = [("overall", {"aggregated": report["overall"]})] if report["overall"] else []
     sections += [(k, report[k]) for k in ("by_backend", "by_gpu", "by_model")]
+    d = report["disaggregated"]
+    if d:
+        sections.append(("disaggregated", {"disaggregated": d} | {f"  {k}": v for k, v in d["by_gpu"].items()}))
     for title, table in sections:
         if title != "overall":
             print(title.replace("_", " ") + ":")

@@ -335,7 +335,9 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
     limited = min((mu_p, "prefill"), (mu_d_cap, "decode"), (mu_l, "kv_link"))[1]
     per_prefill, per_decode = mu_p / ds.prefill.workers, mu_d_cap / ds.decode.workers
     decode_parts = _decode_parts(model, decode_hw, d, n, {k: np.asarray(v, dtype=float) for k, v in p.items()})
-    bound_decode = float(decode_steps(model, decode_hw, d["sc_d"], float(bnd["decode_running"][i])).at_roofs_s()[0])
+    bound_step = decode_steps(model, decode_hw, d["sc_d"], float(bnd["decode_running"][i]))
+    bound_link = float(bound_step.link_s[0])
+    bound_decode = float(bound_step.at_roofs_s()[0]) - bound_link
     return {
         "model": model.id,
         "hardware": prefill_hw.id,

@@ -1,6 +1,8 @@
 """Score the serving estimate (and the bound) against measured runs: median and p90 absolute
 error of TPOT and TTFT, overall and by backend, GPU and model; the share of runs inside the
-estimate's range; every run the bound is above, with a warning.
+estimate's range; every run the bound is above, with a warning. Aggregated runs are scored as
+before; disaggregated runs (mode disagg: engine.serving.disagg) are answered too and reported
+apart, under `disaggregated`.
 
 Rows are taken one at a time (a list, or engine.serving.mapping.stream_rows for a file) and each
 answered row is kept as ten numbers and three group codes, not as its whole answer, so memory
@@ -19,6 +21,7 @@ import numpy as np
 from ..errors import EngineInputError, visible
 from ..hardware import get_accelerator
 from .calibration import Calibration, load_calibration
+from .disagg import disaggregated_estimate
 from .estimate import serving_estimate
 from .mapping import CsvRow, resolve_model, row_scenario
 
@@ -26,7 +29,7 @@ MAX_LISTED = 1000
 ID_CHARS = 80  # of a row's id echoed in the report
 _VALUES = ("measured_tpot_s", "measured_ttft_s", "estimate_tpot_s", "estimate_ttft_s", "bound_tpot_s", "bound_ttft_s")
 _RANGES = ("tpot_low", "tpot_high", "ttft_low", "ttft_high")
-_GROUPS = ("backend", "gpu", "model")
+_GROUPS = ("backend", "gpu", "model", "mode")
 
 
 class _Answers:
@@ -94,6 +97,15 @@ def bound_warning(measured_tpot_s: float, bound_tpot_s: float) -> str:
     )
 
 
+def answer_row(fields: dict, cal: Calibration) -> tuple:
+    """(the mapped run, the estimate's answer for its scenario): aggregated or disaggregated."""
+    m = row_scenario(fields)
+    model, hw = resolve_model(m.model), get_accelerator(m.hardware)
+    if m.disagg is None:
+        return m, serving_estimate(model, hw, m.scenario, cal)
+    return m, disaggregated_estimate(model, hw, m.disagg, cal)
+
+
 def _shown_id(row: dict) -> str:
     return visible(str(row.get("id") or "")[:ID_CHARS])
 
@@ -116,8 +128,7 @@ def validate_rows(
         try:
             if row.problem is not None:
                 raise row.problem
-            m = row_scenario(row.fields)
-            result = serving_estimate(resolve_model(m.model), get_accelerator(m.hardware), m.scenario, cal)
+            m, result = answer_row(row.fields, cal)
         except EngineInputError as exc:
             entry = {"line": row.line, "id": _shown_id(row.fields), "field": exc.field, "reason": str(exc)}
             skipped_count += 1
@@ -126,7 +137,8 @@ def validate_rows(
             if len(skipped) < MAX_LISTED:
                 skipped.append(entry)
             continue
-        groups = {"backend": m.backend or "any", "gpu": m.hardware, "model": m.model}
+        mode = "aggregated" if m.disagg is None else "disaggregated"
+        groups = {"backend": m.backend or "any", "gpu": m.hardware, "model": m.model, "mode": mode}
         answers.add(groups, {"tpot_s": m.tpot_s, "ttft_s": m.ttft_s}, result["estimate"], result["bound"])
         if result["bound"]["tpot_s"] > m.tpot_s:
             flagged_count += 1
@@ -138,18 +150,28 @@ def validate_rows(
             "data", "no row could be mapped onto a scenario", "aiconfigurator silicon CSV columns", code="map_no_rows"
         )
     cols = answers.arrays()
+    modes = answers.members("mode")
+    agg = modes.get("aggregated", np.zeros(0, dtype=int))
 
-    def by(group: str) -> dict:
-        return {name: _stats(cols, members) for name, members in answers.members(group).items()}
+    def by(group: str, within: np.ndarray) -> dict:
+        members = answers.members(group).items()
+        return {
+            name: _stats(cols, np.intersect1d(rows, within)) for name, rows in members if np.isin(rows, within).any()
+        }
 
+    disagg = None
+    if "disaggregated" in modes:
+        rows = modes["disaggregated"]
+        disagg = _stats(cols, rows) | {"answered": len(rows), "by_gpu": by("gpu", rows), "by_model": by("model", rows)}
     return {
         "calibration": cal.id,
         "rows": total,
         "answered": len(answers),
-        "overall": _stats(cols, np.arange(len(answers))),
-        "by_backend": by("backend"),
-        "by_gpu": by("gpu"),
-        "by_model": by("model"),
+        "overall": _stats(cols, agg) if len(agg) else None,
+        "by_backend": by("backend", agg),
+        "by_gpu": by("gpu", agg),
+        "by_model": by("model", agg),
+        "disaggregated": disagg,
         "bound_above_measured_tpot": flagged,
         "unanswered": skipped,
         "bound_above_measured_tpot_count": flagged_count,

@@ -110,7 +110,9 @@ def test_a_shipped_row_without_a_column_the_mapping_needs_is_named():
     row = "h200_sxm,trtllm,fp8,1024,1024,64,4,1,500,13"
     with pytest.raises(RunsError) as caught:
         parse_runs(f"{header}\n{row}", scenario_of(H200), H200.model, "h200-sxm")
-    assert caught.value.problems == [(2, "model_path", "unreadable")]
+    ((line, field, why),) = caught.value.problems
+    assert (line, field) == (2, "model_path")
+    assert why.code == "map_column"  # the mapping's own error, said from its code
 
 
 def test_a_field_longer_than_the_csv_reader_takes_is_named():
