@@ -171,12 +171,12 @@ def _frontier(cols, mode: str, hardware, summary) -> list[dict]:
 
 
 def _best_by(cols, ranked, key: str, summary) -> dict:
-    out = {}
-    for i in ranked:
-        name = str(cols[key][i])
-        if name not in out:
-            out[name] = summary(i)
-    return out
+    """The first-ranked row of each value of `key` (mode, accelerator)."""
+    if not len(ranked):
+        return {}
+    names = cols[key][ranked].astype(str)
+    _, first = np.unique(names, return_index=True)
+    return {names[j]: summary(ranked[j]) for j in sorted(first)}
 
 
 class _Summarise:
