@@ -23,7 +23,16 @@ from ..hardware import Accelerator
 from ..model import ModelConfig
 from ..serving.calibration import Calibration
 from ..serving.capacity import capacity
-from ..serving.disagg import _experts, _step_s, decode_side, deployment_loop, kv_link_for, prefill_side, transfer_bytes
+from ..serving.disagg import (
+    _experts,
+    _step_s,
+    decode_side,
+    decode_times,
+    deployment_loop,
+    kv_link_for,
+    prefill_side,
+    transfer_bytes,
+)
 from ..serving.estimate import serving_arrays
 from ..serving.scenario import DisaggScenario, ServingScenario
 from ..serving.step import decode_steps
@@ -218,7 +227,7 @@ def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
         "link_bytes": np.array(rows["link_bytes"]),
         "link_rps_per_bw": 1.0 / np.array(rows["per_request"]),
         "n0": np.minimum(c / y, cap),
-        "tpot": _decode_times(model, hw, sc_d, cap),
+        "tpot": decode_times(model, hw, sc_d),
     }
     d["prefill_one_s"], d["prefill_full_s"] = bound_steps[which, 0], bound_steps[which, 1]
     bound = deployment_loop(c, d, None)
@@ -264,22 +273,6 @@ def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
         limited_by=limited,
         queued=np.zeros(len(c), dtype=int),
     )
-
-
-def _decode_times(model, hw, sc_d, cap: float):
-    """The loop's decode step at n requests per worker, at the roofs or the calibrated
-    parameters: the steps at the same batches are built once for both (the bound's and the
-    estimate's loops ask for n0 and the cap alike)."""
-    built: dict = {}
-
-    def tpot(n, params):
-        n = np.asarray(n, dtype=float)
-        key = n.tobytes() if n.ndim else float(n)
-        if key not in built:
-            built[key] = decode_steps(model, hw, sc_d, n)
-        return _step_s(built[key], params)
-
-    return tpot
 
 
 def _extend(cols: dict, n: int, **values) -> None:
