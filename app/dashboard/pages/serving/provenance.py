@@ -36,8 +36,11 @@ def scenario_text(a: ServingArgs, lang: str, concurrency: bool = True) -> str:
 
 
 def calibration_text(a: ServingArgs, lang: str) -> str:
+    """The shipped calibration and its in-sample median TPOT error on the aggregated runs; a
+    fit to the user's runs after it."""
     cal = load_calibration()
-    stats = cal.data.get("fit_statistics", {}).get("in_sample", {}).get("tpot", {})
+    in_sample = cal.data.get("fit_statistics", {}).get("in_sample", {})
+    stats = in_sample.get("aggregated", {}).get("tpot", {})
     shipped = w(
         "srv_cal_shipped",
         lang,
