@@ -18,6 +18,7 @@ from app.units import plain
 from tests.dashboard.pages.serving.test_serving_disagg import GB200, args, body
 
 from .helpers import set_control
+from .test_serving_layouts import boxes, inside
 from .test_serving_page import GD, figure
 
 LINK = "/?tab=serving&" + GB200
@@ -61,12 +62,20 @@ def test_the_planners_link_draws_the_deployment_and_its_measured_runs(page: Page
     assert svg["serving--gb200--bound"]["line"]  # the aggregated curve beside it
     expect(page.locator("#srv-disagg")).to_be_visible()
     assert page.input_value("#srv-ddp") == "32" and page.input_value("#srv-dep") == "4"
-    words = {"en": ("disaggregated bound", "1P1D", "limited by its"), "zh": ("分离式上界", "1P1D", "受 decode 侧限制")}
+    words = {"en": ("disaggregated 1P1D", "1P1D", "limited by its"), "zh": ("分离式 1P1D", "1P1D", "受 decode 侧限制")}
     tables, insight = page.locator("#srv-tables"), page.locator("#srv-insight")
     expect(tables).to_contain_text(words[lang][0])
     expect(insight).to_contain_text(words[lang][1])
     expect(insight).to_contain_text(words[lang][2])
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    # every table inside its card, every legend entry inside the chart (a card's long name on
+    # each entry ran past the edge of a phone's chart: it is said once, as the group's title: 7 entries + 1)
+    card = page.locator("#srv-tables-panel").bounding_box()
+    for table in page.locator("#srv-tables table").all():
+        box = table.bounding_box()
+        assert box["x"] >= card["x"] - 1 and box["x"] + box["width"] <= card["x"] + card["width"] + 1, (box, card)
+    found = boxes(page, svg="#srv-throughput .main-svg", legend="#srv-throughput .legend .legendtext")
+    assert len(found["legend"]) == 8 and all(inside(r, found["svg"][0]) for r in found["legend"]), found
 
 
 def test_the_table_shows_the_same_ttft_and_tpot_as_the_api_for_that_body(page: Page, base_url):

@@ -282,6 +282,8 @@ def throughput_figure(
             data += aggregated_traces(acc, i, theme, lang, concurrency, beside)
         if beside is not None and not beside.deployments[i].error:
             data += disagg_traces(beside.deployments[i], i, theme, lang, concurrency)
+    if beside is not None:
+        titled_groups(data, {acc.id: acc.name for acc in accs})
     layout = _layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     for axis, key, values, two_five in (
@@ -295,6 +297,21 @@ def throughput_figure(
         return reasons_figure(notes, lang, theme, present)
     layout["annotations"] = notes
     return {"data": data, "layout": layout}
+
+
+def titled_groups(data: list[dict], names: dict[str, str]) -> None:
+    """Beside a disaggregated deployment a card has twice the legend entries: its name is said
+    once, as its group's title, and each entry says only what it is ("aggregated bound"), so a
+    phone's legend holds them (a card's full name on each entry ran past the chart's edge)."""
+    titled = set()
+    for trace in data:
+        group = trace.get("legendgroup")
+        if group not in names:
+            continue
+        trace["name"] = trace["name"].removeprefix(f"{names[group]} · ")
+        if group not in titled and trace.get("showlegend", True):
+            trace["legendgrouptitle"] = {"text": names[group]}
+            titled.add(group)
 
 
 def reasons_figure(notes: list[dict], lang: str, theme: str, present: bool) -> dict:

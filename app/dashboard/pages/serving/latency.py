@@ -16,6 +16,7 @@ from app.dashboard.pages.serving.figures import (
     kind_label,
     measured_hover,
     reasons_figure,
+    titled_groups,
     unfit_notes,
     yours_hover,
     yours_symbols,
@@ -77,11 +78,11 @@ def _runs(acc, i, theme, lang, metric, axis, kind: str, times: int = 1, mode=Non
     }
 
 
-def _requests(acc, i, theme, lang, times: int = 1) -> list[dict]:
+def _requests(acc, i, theme, lang, times: int = 1, mode=None) -> list[dict]:
     pts = acc.points
     out = []
     for key, dash in (("running_batch", "solid"), ("queued", "dot")):
-        label = w("srv_running" if key == "running_batch" else "srv_queued", lang)
+        label = kind_label("running" if key == "running_batch" else "queued", lang, mode)
         out.append(
             {
                 "type": "scatter",
@@ -100,19 +101,24 @@ def _requests(acc, i, theme, lang, times: int = 1) -> list[dict]:
     return out
 
 
-def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str, times: int = 1) -> tuple[dict, dict]:
+def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str, times: int = 1, mode=None) -> tuple[dict, dict]:
     """A vertical line at the largest running batch memory holds (over `times` instances), and
     its legend entry (the words in the legend, never on the plot: two cards' labels printed
     over each other and over the curves)."""
     color = color_for(i, theme)
     line = {"color": color, "dash": "dashdot", "width": 1.5}
     cap = acc.max_fits * times
+    words = w("srv_memory_cap", lang, n=f"{cap:,}")
+    if mode is not None:  # beside a disaggregated deployment: the aggregated instances' cap
+        words = f"{w(f'srv_mode_{mode}', lang)} · {words}"
     shape = {"type": "line", "xref": "x", "yref": "paper", "x0": cap, "x1": cap, "y0": 0, "y1": 1}
     entry = {
         "type": "scatter",
         "mode": "lines",
         "uid": uid("latency", acc.id, "memory-cap"),
-        "name": f"{acc.name} · " + w("srv_memory_cap", lang, n=f"{cap:,}"),
+        "name": f"{acc.name} · "
+        + (f"{w(f'srv_mode_{mode}', lang)} · " if mode else "")
+        + w("srv_memory_cap", lang, n=f"{cap:,}"),
         "legendgroup": acc.id,
         "x": [None],
         "y": [None],
@@ -142,10 +148,12 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
             for kind in ("measured", "yours"):
                 if getattr(acc, kind):
                     data.append(_runs(acc, i, theme, lang, metric, axis, kind, times, mode))
-        data += _requests(acc, i, theme, lang, times)
-        shape, entry = _cap_mark(acc, i, theme, lang, times)
+        data += _requests(acc, i, theme, lang, times, mode)
+        shape, entry = _cap_mark(acc, i, theme, lang, times, mode)
         shapes.append(shape)
         data.append(entry)
+    if beside is not None:
+        titled_groups(data, {acc.id: acc.name for acc in accs})
     notes = unfit_notes(accs, theme, lang, beside)
     if notes and not data:  # nothing to draw: the reasons where the chart was
         return reasons_figure(notes, lang, theme, present)

@@ -73,17 +73,15 @@ def table_rows(acc: AcceleratorServing, concurrency: int, price: float | None) -
     return {"columns": columns, "rows": rows}
 
 
-def _header(kind: str, item, lang: str, mode: str | None = None) -> str:
+def _header(kind: str, item, lang: str) -> str:
     if kind == "measured":
         c = item.run.row.scenario.concurrency
-        text = w("srv_col_measured", lang, c=f"{c:,}", backend=backend_name(item.run.row.backend, lang))
-    elif kind == "yours":
+        return w("srv_col_measured", lang, c=f"{c:,}", backend=backend_name(item.run.row.backend, lang))
+    if kind == "yours":
         return w("srv_col_yours", lang, c=f"{item.run.scenario.concurrency:,}")
-    elif kind == "fitted":
+    if kind == "fitted":
         return fitted_label(item, lang)
-    else:
-        text = w(f"srv_col_{kind}", lang)
-    return text if mode is None else w(f"srv_{mode}_kind", lang, kind=text)
+    return w(f"srv_col_{kind}", lang)
 
 
 def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | None, lang: str, beside=None):
@@ -101,7 +99,7 @@ def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | 
     each = beside.instance_concurrency
     r = f"{beside.replicas:,}"
     caption = w("srv_table_caption_replicas", lang, name=acc.name, r=r, c=f"{each:,}", run=run)
-    return render_table(table_rows(acc, each, price), caption, f"srv-table-{acc.id}", lang, "agg")
+    return render_table(table_rows(acc, each, price), caption, f"srv-table-{acc.id}", lang)
 
 
 # The deployment's rows: TTFT and its parts, TPOT and its parts, then the rates
@@ -158,20 +156,15 @@ def deployment_table(dep, concurrency: int, price: float | None, lang: str) -> h
         run=f"{dep.chosen['running_batch']:,}",
     )
     spec = deployment_rows(dep, concurrency, price)
-    return render_table(spec, caption, f"srv-table-disagg-{dep.id}", lang, "disagg", "srv-table-disagg")
+    return render_table(spec, caption, f"srv-table-disagg-{dep.id}", lang, "srv-table-disagg")
 
 
-def render_table(
-    spec: dict, caption: str, table_id: str, lang: str, mode: str | None = None, cls: str = ""
-) -> html.Div:
+def render_table(spec: dict, caption: str, table_id: str, lang: str, cls: str = "") -> html.Div:
     """A table_rows-shaped spec as HTML: every column headed by what it is (bound, estimate,
-    measured, ...; `mode` agg or disagg beside a disaggregated deployment), a row a metric."""
+    measured, ...; the caption says aggregated or disaggregated), a row a metric."""
     head = html.Tr(
         [html.Th(w("srv_col_metric", lang), scope="col")]
-        + [
-            html.Th(_header(kind, near, lang, mode), scope="col", className=f"col-{kind}")
-            for kind, near in spec["columns"]
-        ]
+        + [html.Th(_header(kind, near, lang), scope="col", className=f"col-{kind}") for kind, near in spec["columns"]]
     )
     body = [
         html.Tr(

@@ -215,7 +215,9 @@ def test_the_throughput_chart_draws_the_deployment_beside_the_aggregated_curve(g
     assert all(CSS_SAFE.match(u) for u in by_uid)
     measured = by_uid["serving--gb200--disagg-measured"]
     assert len(measured["x"]) == 13 and "disaggregated measured" in measured["name"]
-    assert by_uid["serving--gb200--bound"]["name"].endswith("aggregated bound")
+    # a card's name once, as its legend group's title; each entry says what it is
+    assert by_uid["serving--gb200--bound"]["name"] == "aggregated bound"
+    assert by_uid["serving--gb200--band"]["legendgrouptitle"]["text"] == "GB200 (per Blackwell GPU, NVL72)"
     # the aggregated points stand for 9 instances: their concurrency is the deployment's
     assert by_uid["serving--gb200--bound"]["customdata"][0] == 9
     # the deployment's bound is above its estimate and its measured runs in tokens/s per user
@@ -251,8 +253,9 @@ def test_the_table_gives_ttft_and_tpot_parts_and_says_what_each_column_is(gb200)
     )
     tables = outputs(a, [], "en", "light", False)[3]
     text = str(tables)
-    assert "disaggregated bound" in text and "disaggregated measured (concurrency 128, TensorRT-LLM)" in text
-    assert "aggregated bound" in text and "9 instances at concurrency 28 each" in text
+    # each column says bound, estimate or measured; each caption says which deployment
+    assert "disaggregated 1P1D on 36 GPUs" in text and "measured (concurrency 128, TensorRT-LLM)" in text
+    assert "aggregated: 9 instances at concurrency 28 each" in text
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
