@@ -301,3 +301,26 @@ def test_exports_carry_the_deployment_and_say_which_mode_each_row_is(gb200):
     points = json.loads(serving_json(accs, prov, beside))["points"]
     assert len(points) == len(rows)
     assert export_name(a) == "serving-deepseek-r1-gb200-disagg-1p1d-c256"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "&ptp=72&pdp=1&pmtp=18",  # a prefill worker as wide as the NVL72 rack
+        "&hw=h200-sxm&dtp=16&ddp=1&dmtp=4",  # past an HGX board's 8-GPU NVLink domain
+        "&pbatch=1024",  # prompts that do not fit a prefill worker
+        "&kvlink=0.001:1000000",  # a 1 MB/s link and a second per transfer
+        "&kvlink=100000",
+        "&pworkers=512&dworkers=15",  # 1,016 GPUs
+        "&conc=65536",
+    ],
+)
+def test_a_hostile_deployment_answers_or_says_why_and_the_page_draws(extra):
+    query = GB200.replace("&hw=gb200", "") + extra if "hw=" in extra else GB200 + extra
+    a, _ = parse_args(view_of(query))
+    for dep in compared(a).deployments:
+        assert (dep.error is None) == (dep.chosen is not None)
+        assert dep.error is None or deployment_unfit_sentence(dep, "zh")
+    error, top, bottom, tables, words, caption, _ = outputs(a, [], "en", "light", False)
+    assert top["data"] or top["layout"]["annotations"]
+    assert tables and words
