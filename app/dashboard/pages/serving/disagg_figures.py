@@ -36,13 +36,14 @@ def _ms(seconds: float) -> str:
 
 
 def ttft_parts_text(parts: dict, lang: str) -> str:
-    """TTFT's parts in one line: prefill, its queue, the KV transfer (ms)."""
+    """TTFT's parts in one line: prefill, its queue, the KV transfer, the fixed cost (ms)."""
     return w(
         "srv_hover_ttft_parts",
         lang,
         prefill=_ms(parts["prefill_s"]),
         queue=_ms(parts["prefill_queue_s"]),
         transfer=_ms(parts["kv_transfer_s"]),
+        fixed=_ms(parts["fixed_s"]),
     )
 
 

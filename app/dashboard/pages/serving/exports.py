@@ -66,6 +66,7 @@ COLUMNS = (
     "ttft_prefill_ms",
     "ttft_queue_ms",
     "ttft_kv_transfer_ms",
+    "ttft_fixed_ms",
     "deployment",  # the disaggregated deployment's shape: 1P(TP4 · EP4)+1D(TP1 × DP32 · EP4)
 )
 
@@ -139,6 +140,7 @@ def deployment_rows(dep) -> list[dict]:
                 "ttft_prefill_ms": parts["prefill_s"] * 1e3,
                 "ttft_queue_ms": parts["prefill_queue_s"] * 1e3,
                 "ttft_kv_transfer_ms": parts["kv_transfer_s"] * 1e3,
+                "ttft_fixed_ms": parts["fixed_s"] * 1e3,
             }
             rows.append(row)
     for m in dep.measured:

@@ -103,7 +103,12 @@ def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | 
 
 
 # The deployment's rows: TTFT and its parts, TPOT and its parts, then the rates
-TTFT_PARTS = {"ttft_prefill": "prefill_s", "ttft_queue": "prefill_queue_s", "ttft_transfer": "kv_transfer_s"}
+TTFT_PARTS = {
+    "ttft_prefill": "prefill_s",
+    "ttft_queue": "prefill_queue_s",
+    "ttft_transfer": "kv_transfer_s",
+    "ttft_fixed": "fixed_s",
+}
 TPOT_PARTS = {"tpot_decode": "decode_s", "tpot_communication": "communication_s", "tpot_overhead": "overhead_s"}
 NOT_MEASURED = "—"  # a run's parts are not in the data: only its TTFT and TPOT
 

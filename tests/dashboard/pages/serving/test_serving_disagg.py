@@ -244,11 +244,11 @@ def test_the_table_gives_ttft_and_tpot_parts_and_says_what_each_column_is(gb200)
     spec = deployment_rows(dep, a.concurrency, None)
     assert [k for k, _ in spec["columns"]] == ["bound", "estimate", "measured"]
     rows = dict(spec["rows"])
-    assert list(rows)[:8] == ["ttft", "ttft_prefill", "ttft_queue", "ttft_transfer", "tpot", "tpot_decode",
-                              "tpot_communication", "tpot_overhead"]  # fmt: skip
+    assert list(rows)[:9] == ["ttft", "ttft_prefill", "ttft_queue", "ttft_transfer", "ttft_fixed", "tpot",
+                              "tpot_decode", "tpot_communication", "tpot_overhead"]  # fmt: skip
     ttft = dep.chosen["breakdown"]["ttft"]["estimate"]
     assert rows["ttft_transfer"][1] == plain(ttft["kv_transfer_s"] * 1e3) and rows["ttft_prefill"][2] == "—"
-    assert sum(ttft[k] for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s")) == pytest.approx(
+    assert sum(ttft[k] for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")) == pytest.approx(
         dep.chosen["estimate"]["ttft_s"]
     )
     tables = outputs(a, [], "en", "light", False)[3]
