@@ -1,0 +1,81 @@
+"""A candidate opened on the serving page: the `/?tab=serving&...` link of the deployment whose
+numbers the planner gave, so a reader can ask the serving page (and from there the roofline)
+"why?". Written through the serving page's own parameter table (serving/params.py), from the
+candidate's `serving_request` (the POST /api/v1/serving body that reproduces it).
+
+A disaggregated candidate adds the serving page's disaggregated parameters (`mode=disagg`, each
+side's layout and workers); a serving page without that mode shows the aggregated scenario of
+the same model, accelerator, lengths, precision and backend, and names those parameters as
+ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.dashboard.lib.params import query_string, write_link
+from app.dashboard.pages.serving.params import PARAMS as SERVING_PARAMS
+from app.dashboard.pages.serving.params import ServingArgs
+from engine.hardware import get_accelerator
+from engine.planner.space import PRECISIONS
+from engine.serving.capacity import sglang_mem_fraction_static
+from engine.serving.scenario import DEFAULT_MEMORY_UTILIZATION, ServingScenario
+
+# the serving page's names for a disaggregated deployment's sides
+SIDES = (("p", "prefill"), ("d", "decode"))
+SIDE_FIELDS = (("tp", "tensor_parallel"), ("dp", "attention_data_parallel"), ("ep", "expert_parallel"),
+               ("mtp", "moe_tensor_parallel"), ("workers", "workers"))  # fmt: skip
+
+
+def _precision(body: dict) -> str:
+    dtypes = (body["weight_dtype"], body["compute_dtype"], body["kv_dtype"])
+    return next(name for name, d in PRECISIONS.items() if d == dtypes)
+
+
+def memory_utilization(body: dict) -> float:
+    """The serving page's memory utilisation for the body's: its number when it has one; with
+    none (each backend's default), the default's value, which for SGLang depends on the card
+    and the layout (engine.serving.capacity), so the page sizes the KV cache the same way."""
+    if body["memory_utilization"] is not None:
+        return body["memory_utilization"]
+    if body["backend"] != "sglang" or "disaggregated" in body:
+        return DEFAULT_MEMORY_UTILIZATION
+    sc = ServingScenario(
+        concurrency=1,
+        tensor_parallel=body["tensor_parallel"],
+        attention_data_parallel=body["attention_data_parallel"],
+        backend="sglang",
+    )
+    return sglang_mem_fraction_static(get_accelerator(body["hardware"]), sc)
+
+
+def serving_args(candidate: dict) -> ServingArgs:
+    """The serving page's scenario of a candidate (aggregated: one instance at its concurrency)."""
+    body = candidate["serving_request"]
+    layout = body if "disaggregated" not in body else body["disaggregated"]["decode"]
+    return replace(
+        ServingArgs(),
+        model=body["model"],
+        hardware=(body["hardware"],),
+        backend=body["backend"],
+        precision=_precision(body),
+        tensor_parallel=layout["tensor_parallel"],
+        attention_data_parallel=layout["attention_data_parallel"],
+        expert_parallel=layout["expert_parallel"],
+        input_tokens=body["input_tokens"],
+        output_tokens=body["output_tokens"],
+        concurrency=body["concurrency"],
+        memory_utilization=memory_utilization(body),
+    )
+
+
+def serving_link(candidate: dict, price: float | None, lang: str, theme: str) -> str:
+    """`?tab=serving&model=...`: the candidate on the serving page, in the page's language and theme."""
+    args = replace(serving_args(candidate), gpu_hour_price=price)
+    pairs = [("tab", "serving"), ("hw", ",".join(args.hardware)), *write_link(SERVING_PARAMS, args)]
+    disagg = candidate["serving_request"].get("disaggregated")
+    if disagg is not None:
+        pairs.append(("mode", "disagg"))
+        pairs += [(f"{s}{name}", str(disagg[side][field])) for s, side in SIDES for name, field in SIDE_FIELDS]
+    pairs += [("lang", lang), ("theme", theme)]
+    return "?" + query_string(pairs)
