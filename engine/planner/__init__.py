@@ -105,6 +105,15 @@ class Search:
     cols: dict = field(repr=False)
     dropped: int
     seconds: float
+    # every candidate in rank order, by ranking (tokens/s/GPU, or $/Mtok at given prices): an
+    # answer keeps those meeting its target, in that order, with no sort of its own
+    orders: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def order(self, cols: dict, by_cost: bool, prices: dict) -> np.ndarray:
+        key = tuple(sorted(prices.items())) if by_cost else None
+        if key not in self.orders:
+            self.orders[key] = fr.ranking(cols, np.ones(len(cols["tpot_s"]), dtype=bool), by_cost)
+        return self.orders[key]
 
 
 # What a search depends on; the rest of a PlanRequest only filters and ranks its candidates.
@@ -158,7 +167,10 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
     ok_est = fr.meets(cols, req.ttft_s, req.tpot_s, False) if n else ok
     ok_pes = fr.meets(cols, req.ttft_s, req.tpot_s, True) if n else ok
     by_cost = bool(req.gpu_hour_price) and all(hw.id in req.gpu_hour_price for hw in hardware)
-    ranked = fr.ranking(cols, ok, by_cost) if n else np.zeros(0, dtype=int)
+    # the search's ranking of every candidate, kept to those meeting the target: what
+    # fr.ranking(cols, ok, by_cost) gives (a stable sort keeps ties in row order either way)
+    ranked = found.order(cols, by_cost, req.gpu_hour_price) if n else np.zeros(0, dtype=int)
+    ranked = ranked[ok[ranked]]
     summary = _Summarise(model, cols, ok_est, ok_pes, req)
     wanted = MODES if frontier else ()
     front = {mode: _frontier(cols, mode, hardware, summary) for mode in wanted if n and mode in req.modes}
@@ -175,8 +187,8 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
         "frontier": front,
         "best": best,
         "top": top,
-        "best_by_mode": _best_by(cols, ranked, "mode", summary),
-        "best_by_hardware": _best_by(cols, ranked, "hardware", summary),
+        "best_by_mode": _best_by(cols, ranked, "mode", MODES, summary),
+        "best_by_hardware": _best_by(cols, ranked, "hardware", [hw.id for hw in hardware], summary),
         "calibration": found.calibration.id,
     }
     out["reason"] = None if best else _reason(cols, req, pessimistic, n)
@@ -215,12 +227,18 @@ def _frontier(cols, mode: str, hardware, summary) -> list[dict]:
     return out
 
 
-def _best_by(cols, ranked, key: str, summary) -> dict:
+def _best_by(cols, ranked, key: str, names, summary) -> dict:
+    """Each name's first candidate in rank order (a mask per name: a few names, and the
+    ranking can hold every candidate)."""
     if not len(ranked):
         return {}
-    # each name's first row in rank order (np.unique: the ranking can hold every candidate)
-    _, first = np.unique(cols[key][ranked], return_index=True)
-    return {str(cols[key][ranked[j]]): summary(ranked[j]) for j in sorted(first)}
+    keys = cols[key][ranked]
+    firsts = []
+    for name in names:
+        hits = np.flatnonzero(keys == name)
+        if len(hits):
+            firsts.append((hits[0], name))
+    return {name: summary(ranked[j]) for j, name in sorted(firsts)}
 
 
 class _Summarise:

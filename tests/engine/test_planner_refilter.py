@@ -65,3 +65,21 @@ def test_a_search_where_nothing_fits():
     out = answer(search(model, hw, req), req)
     assert out["best"] is None and out["reason"]["code"] == "plan_nothing_fits"
     assert _without_time(out) == _without_time(plan(model, hw, req))
+
+
+@pytest.mark.parametrize("by_cost", [False, True])
+def test_the_search_s_order_kept_to_a_target_is_the_ranking_of_those_meeting_it(found, by_cost):
+    """answer() keeps the search's ranking of every candidate to those meeting the target,
+    instead of sorting them again: the same rows in the same order as frontier.ranking."""
+    import numpy as np
+
+    from engine.planner import frontier as fr
+
+    prices = {"h100-sxm5": 2.5, "h200-sxm": 3.5} if by_cost else {}
+    cols = dict(found.cols)
+    cols["usd_per_million_tokens"] = fr.usd_per_million_tokens(cols, prices)
+    order = found.order(cols, by_cost, prices)
+    rng = np.random.default_rng(7)
+    for tpot_s in (0.005, 0.01, 0.02, 0.05):
+        ok = fr.meets(cols, None, tpot_s, False) & (rng.random(len(order)) < 0.8)
+        assert (order[ok[order]] == fr.ranking(cols, ok, by_cost)).all()
