@@ -98,12 +98,15 @@ def test_the_issue_link_the_target_slider_and_the_copied_link(page: Page, base_u
     page.wait_for_function("() => location.search.includes('tpot_ms=20&')")
     at_20 = api_plan(base_url, tpot_s=0.02)
     page.wait_for_function(
-        f"(x) => {{ const t = {GD}.data[1]; return t.x.length && Math.abs(t.x[0] - x) < 1e-9 * x; }}",
+        f"(x) => {{ const t = {GD}.data.find(t => t.uid === 'plan--best');"
+        " return t.x.length && Math.abs(t.x[0] - x) < 1e-9 * x; }",
         arg=best_xy(at_20)[0],
     )
     fig = figure(page)
     assert star(fig) == pytest.approx(best_xy(at_20), rel=1e-9)
-    assert fig["plan--target"]["x"][0] == pytest.approx(50.0) and "20 ms" in fig["plan--target"]["name"]
+    assert fig["plan--target"]["x"][0] == pytest.approx(50.0)  # right of 1 / 20 ms
+    expect(page.locator("#plan-verdict")).to_contain_text("TPOT ≤ 20 ms")
+    expect(page.locator("#plan-counts")).not_to_contain_text("No aggregated")  # every stop says what the search has
     assert_drawn(fig)
     expect(page.locator("#plan-row-0")).not_to_have_text(first_row)
     assert SEARCHES.misses == searches  # re-filtered, not searched again
@@ -210,3 +213,33 @@ def test_a_price_per_accelerator_ranks_by_cost_and_travels(page: Page, base_url)
     page.wait_for_function("() => location.search.includes('price=h200-sxm:3.5')")
     expect(page.locator("#plan-verdict")).to_contain_text("/Mtok")
     expect(page.locator("#plan-row-0 td.col-cost")).not_to_have_text("—")
+
+
+def test_a_typed_target_the_ttft_slider_and_the_pessimistic_end(page: Page, base_url):
+    page.goto(base_url + ISSUE)
+    figure(page)
+    box = page.locator("#plan-tpot")
+    box.fill("22")
+    box.press("Enter")
+    expect(page.locator("#plan-verdict")).to_contain_text("TPOT ≤ 22 ms")
+    position = float(page.get_attribute("#plan-tpot-slider [role=slider]", "aria-valuenow"))
+    assert 13 < position < 14  # between the 20 ms and 25 ms stops
+    page.wait_for_function("() => location.search.includes('tpot_ms=22&')")
+    # the TTFT slider: a step down from 2 s is 1.5 s
+    page.locator("#plan-ttft-slider [role=slider]").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#plan-ttft")).to_have_value("1500")
+    expect(page.locator("#plan-verdict")).to_contain_text("TTFT ≤ 1,500 ms")
+    answer = api_plan(base_url, tpot_s=0.022, ttft_s=1.5)
+    page.wait_for_function(
+        f"(x) => {{ const t = {GD}.data.find(t => t.uid === 'plan--best');"
+        " return t.x.length && Math.abs(t.x[0] - x) < 1e-9 * x; }",
+        arg=best_xy(answer)[0],
+    )
+    page.get_by_label("at the pessimistic end of the range").check()
+    expect(page.locator("#plan-verdict")).to_contain_text("met at the pessimistic end of the range")
+    pessimistic = api_plan(base_url, tpot_s=0.022, ttft_s=1.5, target="pessimistic")
+    expect(page.locator("#plan-row-0 td.col-gpu")).to_contain_text(
+        plain(pessimistic["best"]["estimate"]["output_tokens_per_s_per_gpu"])
+    )
+    assert_drawn(figure(page))

@@ -13,8 +13,9 @@ from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.params import control_inputs
 from app.dashboard.pages.plan.compute import answered
-from app.dashboard.pages.plan.controls import SLIDERS, price_boxes
-from app.dashboard.pages.plan.exports import plan_csv, plan_html
+from app.dashboard.pages.plan.controls import SLIDERS as TARGET_GRIDS
+from app.dashboard.pages.plan.controls import price_boxes
+from app.dashboard.pages.plan.exports import export_title, plan_csv, plan_html
 from app.dashboard.pages.plan.figures import compare_figure, frontier_figure
 from app.dashboard.pages.plan.measured import measured_runs
 from app.dashboard.pages.plan.params import PARAMS, PlanArgs, Prices
@@ -24,8 +25,8 @@ from app.dashboard.pages.plan.state import (
     consistent,
     export_name,
     link_of,
+    link_query,
     slider_position,
-    stop_ms,
 )
 from app.dashboard.pages.plan.view import moved, patches, shown
 from app.dashboard.pages.plan.words import verdict
@@ -35,19 +36,25 @@ from engine.errors import EngineInputError
 
 CALLBACKS = Callbacks()
 FLAGS = State("plan-flags", "data")
-SLIDER_INPUTS = {f"plan-{n}-slider.value": Input(f"plan-{n}-slider", "value") for n in SLIDERS}
-CONTROLS = {**control_inputs(PARAMS, Input), "plan-hw.value": Input("plan-hw", "value")}
+# the targets reach the server once their slider or box rests (`plan-settled`, assets/13-plan.js):
+# a drag is drawn in the browser from the grid of the sliders' stops (view.grid)
+TARGET_BOXES = ("plan-tpot.value", "plan-ttft.value")
+CONTROLS = {
+    **{k: v for k, v in control_inputs(PARAMS, Input).items() if k not in TARGET_BOXES},
+    "plan-hw.value": Input("plan-hw", "value"),
+    "plan-settled.data": Input("plan-settled", "data"),
+}
+BOXES = {k: State(*k.rsplit(".", 1)) for k in TARGET_BOXES}
+SLIDERS = {f"plan-{n}-slider.value": State(f"plan-{n}-slider", "value") for n in TARGET_GRIDS}
 # what re-filters the search on screen rather than asking for another
-TARGET_TRIGGERS = {"plan-tpot", "plan-ttft", "plan-tpot-slider", "plan-ttft-slider", "plan-target"}
+TARGET_TRIGGERS = {"plan-settled", "plan-target"}
 SHOWN = {
     "error": Output("plan-error", "children"),
     "figure": Output("plan-frontier", "figure"),
-    "verdict": Output("plan-verdict", "children"),
-    "counts": Output("plan-counts", "children"),
-    "table": Output("plan-table", "children"),
     "compare": Output("plan-compare", "figure"),
     "compare_hidden": Output("plan-compare-panel", "hidden"),
-    "caption": Output("plan-provenance", "children"),
+    "view": Output("plan-view", "data"),
+    "grid": Output("plan-grid", "data"),
     "drawn": Output("plan-drawn", "data"),
 }
 
@@ -66,43 +73,69 @@ def page_view(flags: object) -> View:
     )
 
 
-def synced(controls: dict, sliders: dict, trigger: object) -> tuple[dict, dict]:
-    """The targets' controls agreeing: a slider's stop goes to its box; a typed box moves its
-    slider (between stops if need be). (controls to read, {output: value} to write.)"""
-    controls, writes = dict(controls), {}
-    for name, grid in SLIDERS.items():
-        box, slider = f"plan-{name}", f"plan-{name}-slider"
-        at = stop_ms(sliders.get(f"{slider}.value"), grid)
-        if trigger == slider and at is not None:
-            controls[f"{box}.value"] = at
-            writes[f"{name}_box"] = at
-        elif trigger == box and isinstance(controls.get(f"{box}.value"), (int, float)):
-            writes[f"{name}_slider"] = slider_position(controls[f"{box}.value"], grid)
-    return controls, writes
+def with_targets(controls: dict, boxes: dict, targets: object) -> dict:
+    """The controls with the targets from a store of them (`plan-settled`: as they rested; or
+    `plan-sizes`: as drawn now), else as the boxes hold them."""
+    settled = targets if isinstance(targets, dict) else {}
+    out = {k: v for k, v in controls.items() if k != "plan-settled.data"}
+    for name in TARGET_GRIDS:
+        key = f"plan-{name}.value"
+        out[key] = settled[f"{name}_ms"] if f"{name}_ms" in settled else boxes.get(key)
+    return out
+
+
+def slider_writes(a, sliders: dict, typed: bool) -> dict:
+    """After a typed target, each slider where its target is (between stops if need be). After
+    a drag, nothing: the slider may have moved on since the request left."""
+    out = {}
+    for name, grid in TARGET_GRIDS.items():
+        if not typed:
+            out[f"{name}_slider"] = no_update
+            continue
+        at = slider_position(getattr(a, f"{name}_ms"), grid)
+        current = sliders.get(f"plan-{name}-slider.value")
+        out[f"{name}_slider"] = no_update if isinstance(current, (int, float)) and abs(current - at) < 1e-9 else at
+    return out
 
 
 @CALLBACKS.server(
     output={
         **SHOWN,
         "link": Output("plan-link", "data"),
-        "tpot_box": Output("plan-tpot", "value"),
         "tpot_slider": Output("plan-tpot-slider", "value"),
-        "ttft_box": Output("plan-ttft", "value"),
         "ttft_slider": Output("plan-ttft-slider", "value"),
     },
-    inputs={"controls": CONTROLS, "sliders": SLIDER_INPUTS},
-    state={"flags": FLAGS, "drawn": State("plan-drawn", "data")},
-)
-def update_plan(controls: dict, sliders: dict, flags: object, drawn: object, trigger=None) -> dict:
+    inputs={"controls": CONTROLS},
+    state={
+        "boxes": BOXES, "sliders": SLIDERS, "sizes": State("plan-sizes", "data"), "flags": FLAGS,
+        "drawn": State("plan-drawn", "data"),
+    },
+)  # fmt: skip
+def update_plan(controls: dict, boxes: dict, sliders: dict, sizes: object, flags: object, drawn: object, trigger=None):
+    """`plan-settled` says the targets rested; the targets read are the latest (`plan-sizes`):
+    the view says which it is for (`at`), and the browser draws it only if they still are."""
     view = page_view(flags)
-    controls, writes = synced(controls, sliders, trigger)
-    a, problems, refused = args_from_controls(controls, view.lang)
+    a, problems, refused = args_from_controls(with_targets(controls, boxes, sizes), view.lang)
     if not problems and trigger in TARGET_TRIGGERS and patches(a, drawn):
-        out = moved(a, refused, drawn, view.lang, view.theme)
+        out = moved(a, refused, drawn, view.lang, view.theme, view.present)
     else:
         out = shown(a, problems, refused, view.lang, view.theme, view.present)
-    boxes = {k: writes.get(k, no_update) for k in ("tpot_box", "tpot_slider", "ttft_box", "ttft_slider")}
-    return {**out, "link": link_of(view, a), **boxes}
+    out["view"]["at"] = sizes if isinstance(sizes, dict) else None
+    typed = isinstance(sizes, dict) and sizes.get("typed") is True
+    return {**out, "link": link_of(view, a), **slider_writes(a, sliders, typed)}
+
+
+# what a file is made of: the controls, and the targets as drawn now (a drag's last stop)
+NOW = {
+    **{k: State(*k.rsplit(".", 1)) for k in CONTROLS},
+    **BOXES,
+    "plan-sizes.data": State("plan-sizes", "data"),
+}
+
+
+def args_now(controls: dict, lang: str):
+    others = {k: v for k, v in controls.items() if k not in TARGET_BOXES and k != "plan-sizes.data"}
+    return args_from_controls(with_targets(others, controls, controls.get("plan-sizes.data")), lang)
 
 
 @CALLBACKS.server(
@@ -122,12 +155,11 @@ def update_price_boxes(hardware: object, prices: object, flags: object) -> dict:
 @CALLBACKS.server(
     output={"file": Output("plan-download", "data")},
     inputs={"csv": Input("plan-export-csv", "n_clicks"), "html": Input("plan-export-html", "n_clicks")},
-    state={"controls": {k: State(*k.rsplit(".", 1)) for k in CONTROLS}, "flags": FLAGS,
-           "link": State("plan-link", "data")},
-)  # fmt: skip
-def download(csv, html, controls, flags, link, trigger=None) -> dict:
+    state={"controls": NOW, "flags": FLAGS},
+)
+def download(csv, html, controls, flags, trigger=None) -> dict:
     view = page_view(flags)
-    a, problems, _ = args_from_controls(controls, view.lang)
+    a, problems, _ = args_now(controls, view.lang)
     if problems or trigger not in ("plan-export-csv", "plan-export-html"):
         return {"file": no_update}
     try:
@@ -144,8 +176,7 @@ def download(csv, html, controls, flags, link, trigger=None) -> dict:
     figures = [frontier_figure(answer, runs, names, a.gpus, view.lang, view.theme, False)]
     if len(a.hardware) > 1:
         figures.append(compare_figure(answer, names, view.lang, view.theme, False))
-    query = link.get("template", "") if isinstance(link, dict) else ""
-    return {"file": dcc.send_string(plan_html(figures, prov, said, "?" + query), f"{name}.html")}
+    return {"file": dcc.send_string(plan_html(figures, prov, said, link_query(view, a)), f"{name}.html")}
 
 
 # the prices typed in the boxes, one store the controls send (assets/13-plan.js)
@@ -158,17 +189,62 @@ CALLBACKS.client(
     State("plan-prices", "data"),
 )
 # the address bar follows the controls (history.replaceState): a link reproduces the view
-CALLBACKS.client("url", "sync", Output("plan-url", "data"), Input("plan-link", "data"), State("plan-url", "data"))
+CALLBACKS.client(
+    "url",
+    "sync",
+    Output("plan-url", "data"),
+    Input("plan-link", "data"),
+    Input("plan-sizes", "data"),
+    prevent_initial_call=False,
+)
 CALLBACKS.client("plan", "nameCameras", Output("plan-camera", "data"), Input("plan-url", "data"))
 CALLBACKS.client(
     "roofline", "copyLink", Output("plan-copy-status", "children"), Input("plan-copy-link", "n_clicks"), FLAGS
 )
+
+
+@CALLBACKS.server(
+    output={"request": Output("plan-image", "data")},
+    inputs={"png": Input("plan-export-png", "n_clicks"), "svg": Input("plan-export-svg", "n_clicks")},
+    state={"controls": NOW, "flags": FLAGS},
+)
+def image_request(png, svg, controls, flags, trigger=None) -> dict:
+    """PNG or SVG of the frontier chart: its title (the question, targets, calibration and
+    source, wrapped for the image's width) is written here, at the click, and the browser
+    draws the file (assets/13-plan.js): a target's move never pays for it."""
+    view = page_view(flags)
+    a, problems, _ = args_now(controls, view.lang)
+    if problems or trigger not in ("plan-export-png", "plan-export-svg"):
+        return {"request": no_update}
+    title = export_title([plotly_text(v) for v in provenance(a, view.lang).values()])
+    return {"request": {"format": trigger.rsplit("-", 1)[1], "title": title, "n": (png or 0) + (svg or 0)}}
+
+
+CALLBACKS.client("plan", "exportImage", Output("plan-image-done", "data"), Input("plan-image", "data"))
+# the server's view: the verdict, counts, caption and rows, and on a target's move the star,
+# the region and the comparison's bars, drawn in place (view.py); the first paint's too
 CALLBACKS.client(
     "plan",
-    "exportImage",
-    Output("plan-export-png", "className"),
-    Input("plan-export-png", "n_clicks"),
-    Input("plan-export-svg", "n_clicks"),
+    "showView",
+    Output("plan-view-drawn", "data"),
+    Input("plan-view", "data"),
+    State("plan-grid", "data"),
+    State("plan-sizes", "data"),
+    prevent_initial_call=False,
+)
+# a slider's step drawn from the grid at once, its box following; a typed box; both rest (250 ms
+# without a change) into `plan-sizes` and `plan-settled`, for the link and the server
+CALLBACKS.client(
+    "plan",
+    "drag",
+    Output("plan-tpot", "value"),
+    Output("plan-ttft", "value"),
+    Input("plan-tpot-slider", "value"),
+    Input("plan-ttft-slider", "value"),
+    Input("plan-tpot", "value"),
+    Input("plan-ttft", "value"),
+    State("plan-grid", "data"),
+    State("plan-sizes", "data"),
 )
 
 

@@ -19,9 +19,10 @@ from engine.hardware import get_accelerator
 from engine.model_catalog import load_model
 from engine.planner import SEARCH_FIELDS, Search, answer, search
 
-# A search of DeepSeek-R1 on two accelerators holds ~7 MB of columns (16,000 candidates): 64 MB
-# keeps the last few questions a reader moves between, and no more.
-SEARCHES = ByteLRU(64 * 2**20)
+# A search holds ~420 bytes of columns per candidate: DeepSeek-R1 on 8 x H200 and 8 x B200 is
+# 16,000 candidates, 6.7 MiB; on 16 of each, 93,000 and 39 MiB. 128 MiB keeps the last few
+# questions a reader moves between, and no more (a larger search is answered, not kept).
+SEARCHES = ByteLRU(128 * 2**20)
 
 
 @dataclass(frozen=True)

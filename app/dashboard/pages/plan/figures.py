@@ -8,28 +8,31 @@
   range) and, with prices, its USD per million output tokens.
 
 Trace uids are CSS-safe (lib/uids.py): `plan--target`, `plan--best`, `plan--<hw>--<mode>`,
-`plan--<hw>--<mode>--band`, `plan--<hw>--measured`. The region and the star come first, at
-fixed places, so a target's move patches them alone (`target_patch`).
+`plan--<hw>--<mode>--band`, `plan--<hw>--measured`. The region and the star come at
+the first and last places, so a target's move redraws them alone (`target_marks`).
 """
 
 from __future__ import annotations
 
 import math
 
-from dash import Patch
-
 from app.dashboard.components.plot_style import THEMES, base_layout, color_for
 from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.plan.measured import SOURCE, MeasuredRun
 from app.dashboard.pages.plan.words import backend_name, deployment, mode_name, ms, rate, usd, w
-from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
+from app.dashboard.pages.serving.axes import ACROSS, label_log_axis
 from app.dashboard.pages.serving.words import wrap
 from engine.planner import MODES
 
-REGION, STAR = 0, 1  # the places of the target's region and the best's star in `data`
+# The target's region is drawn first (under everything) and the best's star last (over
+# everything): their places in `data`, which a target's move redraws alone (13-plan.js). No
+# zorder: Plotly.animate of a trace in one zorder layer removed the other layers' traces.
+REGION = 0
 FAR = 1e12  # the region's far edges, past any axis (the plot clips them)
 STAR_COLOR = {"light": "#E69F00", "dark": "#DDCC77"}
+STAR_PAD = 0.05  # decades kept beyond a star that left the drawn axes
+UP_SHORT = 2.0  # decades up the y axis still labelled 1-2-5 (serving.axes: UP is 3.2)
 
 
 def _alpha(hex_color: str, alpha: float) -> str:
@@ -160,21 +163,18 @@ def measured_traces(runs: dict[str, tuple], names: dict[str, str], budget: int, 
 def region_trace(answer: dict, theme: str, lang: str) -> dict:
     """Every deployment whose users each get at least 1 / TPOT target tokens/s: right of it."""
     x0 = 1.0 / answer["targets"]["tpot_s"]
-    colors = THEMES.get(theme, THEMES["light"])
     return {
         "type": "scatter",
         "mode": "lines",
         "uid": "plan--target",
-        "name": w("plan_region", lang, tpot=ms(answer["targets"]["tpot_s"])),
+        "name": w("plan_region", lang),  # the same at every target: a move redraws no legend
         "x": [x0, FAR, FAR, x0, x0],
         "y": [1 / FAR, 1 / FAR, FAR, FAR, 1 / FAR],
         "fill": "toself",
         "fillcolor": _alpha("#009E73", 0.10 if theme == "light" else 0.16),
         "line": {"width": 1, "color": _alpha("#009E73", 0.8), "dash": "dot"},
         "hoverinfo": "skip",
-        "zorder": -1,
         "legendrank": 2,
-        "meta": {"font": colors["font"]},
     }
 
 
@@ -201,7 +201,6 @@ def star_trace(answer: dict, names: dict[str, str], theme: str, lang: str) -> di
             "color": STAR_COLOR.get(theme, STAR_COLOR["light"]),
             "line": {"width": 1.5, "color": THEMES.get(theme, THEMES["light"])["font"]},
         },
-        "zorder": 10,
         "legendrank": 1,
     }
 
@@ -215,13 +214,19 @@ def axis_values(data: list[dict]) -> tuple[list[float], list[float]]:
 
 def frontier_figure(answer, runs, names, budget: int, lang: str, theme: str, present: bool) -> dict:
     """The whole chart (a new search, a new look)."""
-    data = [region_trace(answer, theme, lang), star_trace(answer, names, theme, lang)]
+    data = [region_trace(answer, theme, lang)]
     data += frontier_traces(answer, names, theme, lang)
     data += measured_traces(runs, names, budget, theme, lang)
+    data.append(star_trace(answer, names, theme, lang))
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     xs, ys = axis_values(data)
-    for axis, key, values, two_five in (("xaxis", "plan_axis_user", xs, ACROSS), ("yaxis", "plan_axis_gpu", ys, UP)):
+    # 1-2-5 labels up the y axis over at most two decades: an 800 x 500 embed's short plot
+    # stacked "200", "500", "1,000" on each other over three
+    for axis, key, values, two_five in (
+        ("xaxis", "plan_axis_user", xs, ACROSS),
+        ("yaxis", "plan_axis_gpu", ys, UP_SHORT),
+    ):
         base = {"title": {"text": w(key, lang), "standoff": 8}, "gridcolor": colors["grid"]}
         layout[axis] = label_log_axis(base, values, two_five)
     layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
@@ -238,29 +243,34 @@ def frontier_figure(answer, runs, names, budget: int, lang: str, theme: str, pre
     return {"data": data, "layout": layout}
 
 
-def ranges(figure: dict) -> dict:
-    """The drawn axes' ranges (log10), which a patch keeps unless the star falls outside them."""
-    return {axis: figure["layout"][axis].get("range") for axis in ("xaxis", "yaxis")}
+def drawn_of(figure: dict) -> dict:
+    """What a target's move needs of the chart on screen: the star's place in `data` and the
+    axes' ranges (log10), kept unless the star falls outside them."""
+    out = {axis: figure["layout"][axis].get("range") for axis in ("xaxis", "yaxis")}
+    return out | {"star": len(figure["data"]) - 1}
 
 
-def target_patch(answer: dict, names: dict[str, str], drawn: dict, theme: str, lang: str) -> tuple[Patch, dict]:
-    """A target moved: the region and the star alone, the axes widened only if the star left
-    them. (The patch, the drawn ranges.)"""
-    patch = Patch()
+def target_marks(answer: dict, names: dict[str, str], drawn: dict, theme: str, lang: str) -> tuple[dict, dict]:
+    """A target moved: the region's and the star's new points, which assets/13-plan.js draws
+    on the chart in place (only those two traces: Plotly.react of the whole chart cost ~400 ms
+    a step), and the axes' ranges when the star left them. (The marks, the drawn ranges.)"""
     region, star = region_trace(answer, theme, lang), star_trace(answer, names, theme, lang)
-    for index, trace in ((REGION, region), (STAR, star)):
-        for key in ("x", "y", "name") + (("text",) if index == STAR else ()):
-            patch["data"][index][key] = trace[key]
+    marks = {
+        "traces": [REGION, drawn["star"]],
+        "region": {"x": region["x"]},
+        "star": {key: star[key] for key in ("x", "y", "text", "name")},
+        "ranges": None,
+    }
     out = dict(drawn)
     for axis, values in (("xaxis", star["x"]), ("yaxis", star["y"])):
         low_high = drawn.get(axis)
         if values and low_high:
             v = math.log10(values[0])
             if not low_high[0] <= v <= low_high[1]:
-                pad = 0.05
-                out[axis] = [min(low_high[0], v - pad), max(low_high[1], v + pad)]
-                patch["layout"][axis]["range"] = out[axis]
-    return patch, out
+                out[axis] = [min(low_high[0], v - STAR_PAD), max(low_high[1], v + STAR_PAD)]
+    if out != drawn:
+        marks["ranges"] = {f"{axis}.range": out[axis] for axis in ("xaxis", "yaxis")}
+    return marks, out
 
 
 def _bars(uid_: str, labels: list[str], values: list, texts: list[str], palette, axes: tuple) -> dict:
@@ -321,9 +331,10 @@ def compare_figure(answer: dict, names: dict[str, str], lang: str, theme: str, p
     layout["margin"] = {"l": 10, "r": 16, "t": 24, "b": 10}
     domains = {"y": [0.58, 1.0], "y2": [0.0, 0.36]} if priced else {"y": [0.0, 1.0]}
     # each chart's title above it, left (a vertical axis title did not fit a phone)
+    font = {"size": 16 if present else 12, "color": colors["muted"]}
     layout["annotations"] = [
         {"text": w(key, lang), "xref": "paper", "yref": "paper", "x": 0, "y": domains[y][1], "yanchor": "bottom",
-         "xanchor": "left", "showarrow": False, "yshift": 2, "font": {"size": 12, "color": colors["muted"]}}
+         "xanchor": "left", "showarrow": False, "yshift": 2, "font": font}
         for key, y in (("plan_compare_gpu", "y"), ("plan_compare_cost", "y2"))[: 2 if priced else 1]
     ]  # fmt: skip
     for n, y in (("", "y"), ("2", "y2"))[: 2 if priced else 1]:

@@ -14,7 +14,8 @@ from app.dashboard.components.header import lab_shell
 from app.dashboard.pages.links import carried
 from app.dashboard.pages.plan.controls import controls
 from app.dashboard.pages.plan.params import OWN
-from app.dashboard.pages.plan.state import export_name, link_of, parse_args
+from app.dashboard.pages.plan.state import export_name, link_of, parse_args, targets_of
+from app.dashboard.pages.plan.table import table_words, top_table
 from app.dashboard.pages.plan.view import shown
 from app.dashboard.pages.plan.words import w
 from app.dashboard.pages.roofline.state import View
@@ -60,9 +61,10 @@ def page(view: View) -> html.Div:
         [
             html.H2(w("plan_chart_title", lang)),
             _embed_actions(view, link),
-            html.P(out["verdict"], id="plan-verdict", className="plan-verdict", role="status"),
-            html.P(out["counts"], id="plan-counts", className="help plan-counts"),
-            html.P(out["caption"], id="plan-provenance", className="help plan-provenance"),
+            # drawn from the view (assets/13-plan.js); the first paint holds the same words
+            html.P(out["view"]["verdict"], id="plan-verdict", className="plan-verdict", role="status"),
+            html.P(out["view"]["counts"], id="plan-counts", className="help plan-counts"),
+            html.P(out["view"]["caption"], id="plan-provenance", className="help plan-provenance"),
             dcc.Graph(id="plan-frontier", figure=out["figure"], config=graph_config(name), className="plan-graph"),
             _exports(lang),
         ],
@@ -82,12 +84,13 @@ def page(view: View) -> html.Div:
     top = html.Section(
         [
             html.H2(w("plan_top_title", lang)),
-            html.Div(out["table"], id="plan-table"),
+            html.Div(top_table(lang), id="plan-table"),
             html.Span(id="plan-copy-commands-status", className="copy-status", **{"aria-live": "polite"}),
         ],
         className="panel plan-top-panel",
         id="plan-top-panel",
-        # Copy's words, for assets/13-plan.js
+        # the words assets/13-plan.js writes in the rows and says after Copy
+        **{f"data-word-{k}": v for k, v in table_words(lang).items()},
         **{"data-copied": w("plan_copied", lang), "data-blocked": w("plan_copy_blocked", lang)},
     )
     body = html.Main(
@@ -96,6 +99,13 @@ def page(view: View) -> html.Div:
             dcc.Store(id="plan-link", data=link),
             dcc.Store(id="plan-url", data=""),
             dcc.Store(id="plan-drawn", data=out["drawn"]),
+            dcc.Store(id="plan-view", data=out["view"]),
+            dcc.Store(id="plan-grid", data=out["grid"]),
+            dcc.Store(id="plan-sizes", data=targets_of(args)),
+            dcc.Store(id="plan-settled", data=targets_of(args)),
+            dcc.Store(id="plan-view-drawn", data=None),
+            dcc.Store(id="plan-image", data=None),
+            dcc.Store(id="plan-image-done", data=None),
             dcc.Store(id="plan-camera", data=""),
             html.Div(controls(args, lang), className="controls plan-controls", id="plan-controls"),
             html.Div(

@@ -121,8 +121,9 @@ PARAMS: tuple[Param, ...] = (
     Param("gpus", "gpus", Int(1, MAX_BUDGET), control=("plan-gpus", "value")),
     Param("isl", "input_tokens", Int(1, MAX_TOKENS), control=("plan-isl", "value")),
     Param("osl", "output_tokens", Int(1, MAX_TOKENS), control=("plan-osl", "value")),
-    Param("tpot_ms", "tpot_ms", Float(*TPOT_MS), control=("plan-tpot", "value")),
-    Param("ttft_ms", "ttft_ms", Float(*TTFT_MS), control=("plan-ttft", "value")),
+    # the sliders move these in the browser: the link the server writes holds their slots
+    Param("tpot_ms", "tpot_ms", Float(*TPOT_MS), control=("plan-tpot", "value"), moves=True),
+    Param("ttft_ms", "ttft_ms", Float(*TTFT_MS), control=("plan-ttft", "value"), moves=True),
     Param("target", "target", Choice(TARGETS), control=("plan-target", "value"), omit=_default("estimate")),
     Param("modes", "modes", Choices(MODES), control=("plan-modes", "value"), omit=_default(MODES)),
     Param("backends", "backends", Choices(BACKENDS), control=("plan-backends", "value"), omit=_default(BACKENDS)),

@@ -52,14 +52,6 @@ def slider_position(ms: float, grid: tuple[float, ...]) -> float:
     return len(grid) - 1
 
 
-def stop_ms(position: object, grid: tuple[float, ...]) -> float | None:
-    """The time at a slider value the slider sent (a whole stop index); None if it is not one."""
-    if isinstance(position, bool) or not isinstance(position, (int, float)):
-        return None
-    i = round(position)
-    return grid[i] if 0 <= i < len(grid) and abs(position - i) < 1e-9 else None
-
-
 def consistent(a: PlanArgs, bad=lambda *_: None) -> PlanArgs:
     """The checks between fields: a price only for an accelerator the page searches."""
     kept = tuple((hw, p) for hw, p in a.prices if hw in a.hardware)
@@ -133,23 +125,41 @@ def plan_request(a: PlanArgs, top: int = 10) -> PlanRequest:
     )
 
 
-def export_name(a: PlanArgs) -> str:
+def export_name(a: PlanArgs, template: bool = False) -> str:
     """Every file of the page, one stem: `plan-<model>-<hw1>+<hw2>-g<gpus>-tpot<ms>-ttft<ms>`
-    (the preset a Hugging Face id resolves to; characters outside [A-Za-z0-9._+-] as `_`)."""
+    (the preset a Hugging Face id resolves to; characters outside [A-Za-z0-9._+-] as `_`). With
+    `template`, the targets are `{tpot_ms}` slots the browser fills as the sliders move."""
     model = preset_id_or_none(a.model) or a.model
     parts = [model, "+".join(a.hardware)]
     safe = [re.sub(r"[^A-Za-z0-9._+-]+", "_", p)[:80] for p in parts]
-    tpot, ttft = (Float(0, 1).write(v) for v in (a.tpot_ms, a.ttft_ms))
+    tpot, ttft = ("{tpot_ms}", "{ttft_ms}") if template else (Float(0, 1).write(v) for v in (a.tpot_ms, a.ttft_ms))
     return f"plan-{safe[0]}-{safe[1]}-g{a.gpus}-tpot{tpot}-ttft{ttft}"
+
+
+def targets_of(a: PlanArgs) -> dict:
+    """The targets, ms: the values of the link's `{tpot_ms}` and `{ttft_ms}` slots (the browser
+    writes a number as Float.write does: 50, 12.5), and whether they were typed in a box (the
+    server then moves the slider: after a drag it must not, the slider may have moved on)."""
+    return {"tpot_ms": a.tpot_ms, "ttft_ms": a.ttft_ms, "typed": False}
 
 
 def link_of(view: View, a: PlanArgs) -> dict:
     """The page's link data (assets/04-url.js): its own parameters in the table's order, the
-    chrome with its accelerators, each tab's link (a Hugging Face id as the preset it resolves
-    to), and the files' stem."""
-    own = write_link(PARAMS, a)
+    targets as slots the browser fills as the sliders move (`targets_of`), the chrome with its
+    accelerators, each tab's link (a Hugging Face id as the preset it resolves to), and the
+    files' stem."""
+    own = write_link(PARAMS, a, template=True)
     shown = replace(view, hardware=a.hardware, what_if=())
     link = lab_link(shown, own, view.carry)
     preset = preset_id_or_none(a.model) or a.model
     tabs = lab_link(shown, [(k, preset if k == "model" else v) for k, v in own], view.carry)["tabs"]
-    return {**link, "tabs": {**tabs, "plan": link["tabs"]["plan"]}, "notify": False, "export": export_name(a)}
+    export = export_name(a, template=True)
+    return {**link, "tabs": {**tabs, "plan": link["tabs"]["plan"]}, "notify": False, "export": export}
+
+
+def link_query(view: View, a: PlanArgs) -> str:
+    """The page's canonical link with its targets written in (an exported file's link)."""
+    query = link_of(view, a)["template"]
+    for slot in ("tpot_ms", "ttft_ms"):
+        query = query.replace("{" + slot + "}", Float(0, 1).write(getattr(a, slot)))
+    return "?" + query

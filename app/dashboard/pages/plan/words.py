@@ -136,11 +136,11 @@ def counts_text(answer: dict, lang: str) -> str:
     )
 
 
-def missing_text(answer: dict, names: dict[str, str], modes: tuple[str, ...], lang: str) -> str:
-    """Each (accelerator, mode) searched that has no frontier: no deployment of it fits."""
+def missing_text(cols: dict, a, names: dict[str, str], lang: str) -> str:
+    """Each (accelerator, mode) searched with no candidate in the search's columns: none fits."""
     said = ""
-    for hw in answer["hardware"]:
-        for mode in modes:
-            if not any(c["hardware"] == hw for c in answer["frontier"].get(mode, [])):
-                said += " " + w("plan_missing", lang, mode=mode_name(mode, lang), gpus=answer["gpus"], hw=names[hw])
+    for hw in a.hardware:
+        for mode in a.modes:
+            if "mode" not in cols or not ((cols["hardware"] == hw) & (cols["mode"] == mode)).any():
+                said += " " + w("plan_missing", lang, mode=mode_name(mode, lang), gpus=a.gpus, hw=names[hw])
     return said

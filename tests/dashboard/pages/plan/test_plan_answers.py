@@ -80,9 +80,9 @@ def test_with_nothing_meeting_the_target_the_verdict_says_what_would():
 
 def test_a_mode_with_no_deployment_is_said():
     a = PlanArgs(model="deepseek-r1", hardware=("h200-sxm",), gpus=8, precisions=("fp8",), backends=("sglang",))
-    answer = answered(a).answer
-    assert not answer["frontier"]["disaggregated"] and answer["frontier"]["aggregated"]
-    assert missing_text(answer, accelerator_names(a), a.modes, "en") == (
+    planned = answered(a)
+    assert not planned.answer["frontier"]["disaggregated"] and planned.answer["frontier"]["aggregated"]
+    assert missing_text(planned.search.cols, a, accelerator_names(a), "en") == (
         " No disaggregated deployment fits in memory on 8 × H200 SXM 141GB."
     )
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 from urllib.parse import parse_qsl
 
 import pytest
-from dash import Patch
+from dash import no_update
 
 from app.dashboard.lib.params import shown
 from app.dashboard.pages.plan import callbacks
@@ -18,9 +18,10 @@ from app.dashboard.pages.plan.state import (
     args_from_controls,
     export_name,
     link_of,
+    link_query,
     parse_args,
     slider_position,
-    stop_ms,
+    targets_of,
 )
 from app.dashboard.pages.roofline.state import view_from_search
 
@@ -41,9 +42,11 @@ def test_every_parameter_travels_and_comes_back():
         precisions=("fp8",), prices=(("h100-sxm5", 2.5), ("h200-sxm", 3.25)),
     )  # fmt: skip
     link = link_of(view, a)
-    assert parse_args(view_from_search(link["template"]))[0] == a
+    assert "tpot_ms={tpot_ms}&ttft_ms={ttft_ms}" in link["template"]  # the browser fills them (04-url.js)
+    assert parse_args(view_from_search(link_query(view, a)))[0] == a
     assert dict(parse_qsl(link["template"]))["backends"] == "vllm,sglang"  # in the engine's order
     assert export_name(a) == "plan-llama-3.1-8b-h100-sxm5+h200-sxm-g4-tpot12.5-ttft800"
+    assert link["export"] == "plan-llama-3.1-8b-h100-sxm5+h200-sxm-g4-tpot{tpot_ms}-ttft{ttft_ms}"
     # the defaults stay out of the link; a tab's link takes the model as its preset
     default = link_of(view_from_search("tab=plan"), PlanArgs())["template"]
     assert "modes=" not in default and "backends=" not in default and "precs=" not in default
@@ -75,10 +78,9 @@ def test_a_price_for_an_accelerator_not_searched_is_named():
 def test_the_sliders_stops_and_boxes():
     assert {1.0, 2.0, 20.0, 50.0, 1000.0} <= set(TPOT_STOPS) and TTFT_STOPS[0] == 10.0 and TTFT_STOPS[-1] == 60000.0
     i20 = TPOT_STOPS.index(20.0)
-    assert slider_position(20.0, TPOT_STOPS) == i20 and stop_ms(i20, TPOT_STOPS) == 20.0
+    assert slider_position(20.0, TPOT_STOPS) == i20 and TPOT_STOPS[i20] == 20.0
     between = slider_position(22.0, TPOT_STOPS)  # between 20 and 25
-    assert i20 < between < i20 + 1 and stop_ms(between, TPOT_STOPS) is None
-    assert stop_ms(True, TPOT_STOPS) is None and stop_ms(99, TPOT_STOPS) is None
+    assert i20 < between < i20 + 1
     assert slider_position(0.5, TPOT_STOPS) == 0 and slider_position(5000, TPOT_STOPS) == len(TPOT_STOPS) - 1
 
 
@@ -98,29 +100,51 @@ def test_controls_read_back_and_a_refused_box_says_so_in_its_own_words():
     assert problems == ["Choose at least one accelerator."]
 
 
-def _update(a: PlanArgs, trigger: str, drawn=None, **sliders) -> dict:
-    slider_values = {"plan-tpot-slider.value": slider_position(a.tpot_ms, TPOT_STOPS),
-                     "plan-ttft-slider.value": slider_position(a.ttft_ms, TTFT_STOPS)} | sliders  # fmt: skip
-    flags = {"lang": "en", "theme": "light"}
-    return callbacks.update_plan(controls_of(a), slider_values, flags, drawn, trigger=trigger)
+def _update(a: PlanArgs, trigger: str, drawn=None, typed: bool = False, sliders=None) -> dict:
+    """update_plan as Dash calls it: the targets in `plan-sizes` (a drag's or a typed box's)."""
+    controls = {k: v for k, v in controls_of(a).items() if k not in callbacks.TARGET_BOXES}
+    sizes = targets_of(a) | {"typed": typed}
+    controls["plan-settled.data"] = sizes
+    boxes = {"plan-tpot.value": 50.0, "plan-ttft.value": 2000.0}  # where the boxes were: the sizes win
+    if sliders is None:
+        sliders = {f"plan-{n}-slider.value": 0 for n in ("tpot", "ttft")}
+    return callbacks.update_plan(
+        controls=controls, boxes=boxes, sliders=sliders, sizes=sizes, flags={"lang": "en", "theme": "light"},
+        drawn=drawn, trigger=trigger,
+    )  # fmt: skip
 
 
-def test_a_target_slider_re_filters_the_search_and_patches_the_chart():
+def test_a_target_re_filters_the_search_and_moves_the_star_in_place():
     first = _update(SMALL, "plan-model")
-    assert isinstance(first["figure"], dict) and first["figure"]["data"][1]["uid"] == "plan--best"
+    assert isinstance(first["figure"], dict) and first["figure"]["data"][-1]["uid"] == "plan--best"
+    assert first["view"]["at"]["tpot_ms"] == 20.0 and first["view"]["verdict"].count("TPOT ≤ 20 ms") == 1
     searches = SEARCHES.misses
-    to = TPOT_STOPS.index(10.0)
-    moved = _update(SMALL, "plan-tpot-slider", first["drawn"], **{"plan-tpot-slider.value": to})
-    assert isinstance(moved["figure"], Patch)
-    assert moved["tpot_box"] == 10.0  # the box follows the slider; the slider is left alone
-    assert "tpot_ms=10&" in moved["link"]["template"] and "TPOT ≤ 10 ms" in moved["verdict"]
+    moved = _update(replace(SMALL, tpot_ms=10.0), "plan-settled", first["drawn"])
+    assert moved["figure"] is no_update and moved["view"]["marks"]["star"]["name"].startswith("best: ")
+    assert "TPOT ≤ 10 ms" in moved["view"]["verdict"]
+    assert "{tpot_ms}" in moved["link"]["template"]  # the browser writes the targets into the link
+    assert moved["tpot_slider"] is no_update  # after a drag the slider is where the user left it
     assert SEARCHES.misses == searches
     # another budget is another search: the chart is drawn anew
     again = _update(replace(SMALL, gpus=4), "plan-gpus", first["drawn"])
     assert isinstance(again["figure"], dict) and SEARCHES.misses == searches + 1
     # a typed target moves its slider, between stops if need be
-    typed = _update(replace(SMALL, tpot_ms=22.0), "plan-tpot", first["drawn"])
+    typed = _update(replace(SMALL, tpot_ms=22.0), "plan-settled", first["drawn"], typed=True)
     assert TPOT_STOPS.index(20.0) < typed["tpot_slider"] < TPOT_STOPS.index(25.0)
+
+
+def test_the_grid_holds_the_engine_s_answer_at_every_stop():
+    """A drag draws the grid's views: each is what a settle there would answer."""
+    first = _update(SMALL, "plan-model")
+    grid = first["grid"]
+    assert grid["stops"]["tpot"] == list(TPOT_STOPS) and grid["at"] == {"tpot_ms": 20.0, "ttft_ms": 2000.0}
+    for ms in (10.0, 50.0):
+        settled = _update(replace(SMALL, tpot_ms=ms), "plan-settled", first["drawn"])
+        stop = grid["views"]["tpot"][TPOT_STOPS.index(ms)]
+        for key in ("verdict", "counts", "caption", "marks", "compare"):
+            assert stop[key] == settled["view"][key], key
+        rows = [grid["pool"][i] for i in stop["rows"]]
+        assert rows == [settled["grid"]["pool"][i] for i in settled["view"]["rows"]]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -129,5 +153,10 @@ def test_the_first_paint_says_the_same_as_a_callback(lang):
 
     a = SMALL
     first = view_shown(a, [], [], lang, "dark", False)
-    again = callbacks.update_plan(controls_of(a), {}, {"lang": lang, "theme": "dark"}, None, trigger="plan-model")
-    assert first["verdict"] == again["verdict"] and first["figure"] == again["figure"]
+    controls = {k: v for k, v in controls_of(a).items() if k not in callbacks.TARGET_BOXES}
+    controls["plan-settled.data"] = targets_of(a)
+    again = callbacks.update_plan(
+        controls=controls, boxes={}, sliders={}, sizes=targets_of(a), flags={"lang": lang, "theme": "dark"},
+        drawn=None, trigger="plan-model",
+    )  # fmt: skip
+    assert first["view"]["verdict"] == again["view"]["verdict"] and first["figure"] == again["figure"]
