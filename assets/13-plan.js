@@ -177,13 +177,19 @@
         }
         return nu();
       },
+      gridReady: function (grid) {
+        const panel = document.getElementById("plan-chart-panel");
+        if (panel) panel.dataset.grid = (grid && grid.key) || "";
+        return nu();
+      },
+
       // The server's view (pages/plan/view.py), with the grid's pool of rows; one made for
       // targets the sliders have since left is not drawn (the next settle's is).
-      showView: function (view, grid, sizes) {
+      showView: function (view, sizes) {
         sizes = latest || sizes;
         const at = view && view.at;
         if (at && sizes && (at.tpot_ms !== sizes.tpot_ms || at.ttft_ms !== sizes.ttft_ms)) return nu();
-        if (view) drawView(view, (grid && grid.pool) || []);
+        if (view) drawView(view, view.pool || []);
         return nu();
       },
 
@@ -191,7 +197,7 @@
       // (when the grid was made at the other target as it is now); a typed box waits for the
       // server. Nothing else runs on a step: once the targets rest 250 ms they go to
       // `plan-sizes` (the link's slots) and `plan-settled` (the server's turn) together.
-      drag: function (tpotSlider, ttftSlider, tpotBox, ttftBox, grid, sizes) {
+      drag: function (tpotSlider, ttftSlider, tpotBox, ttftBox, stops, grid, sizes, drawn) {
         const fired = triggeredIds();
         const out = [nu(), nu()];
         const now = latest || sizes || {};
@@ -199,14 +205,17 @@
         const sliders = {tpot: tpotSlider, ttft: ttftSlider}, boxes = {tpot: tpotBox, ttft: ttftBox};
         ["tpot", "ttft"].forEach(function (name, k) {
           const other = name === "tpot" ? "ttft_ms" : "tpot_ms";
-          if (fired.indexOf("plan-" + name + "-slider.value") >= 0 && grid && grid.stops) {
+          if (fired.indexOf("plan-" + name + "-slider.value") >= 0) {
             const i = sliders[name];
-            const ms = Number.isInteger(i) ? grid.stops[name][i] : undefined;
+            const ms = Number.isInteger(i) && stops && stops[name] ? stops[name][i] : undefined;
             if (ms === undefined || ms === now[name + "_ms"]) return;
             next[name + "_ms"] = ms;
             next.typed = false;
             out[k] = ms;
-            if (grid.at[other] === next[other]) drawView(grid.views[name][i], grid.pool);
+            // drawn here from the grid of the chart on screen, made at the other target as it is
+            // now; else (a new search's grid comes a moment after its chart) by the server's answer
+            const mine = grid && grid.views && drawn && grid.key === drawn.key && grid.at[other] === next[other];
+            if (mine) drawView(grid.views[name][i], grid.pool);
           } else if (fired.indexOf("plan-" + name + ".value") >= 0) {
             if (boxes[name] === now[name + "_ms"]) return;  // the drag's own write to the box
             next[name + "_ms"] = boxes[name];  // null when out of the box's range: the server says so

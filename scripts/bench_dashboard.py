@@ -210,7 +210,8 @@ def plan_bench(browser, base: str, presses: int) -> dict:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     page.goto(base + PLAN_VIEW, timeout=120000)
     page.wait_for_function(f"() => {{ const g = {PLAN_GD}; return g && g._fullLayout; }}", timeout=120000)
-    page.wait_for_timeout(1000)
+    page.wait_for_selector("#plan-chart-panel[data-grid^='(']", timeout=120000)  # the sliders' grid is in
+    page.wait_for_timeout(500)
     page.evaluate(PLAN_INSTRUMENT)
     page.locator("#plan-tpot-slider [role=slider]").focus()
     for i in range(presses):  # 50 ms <-> 20 ms: the best changes on the way

@@ -90,6 +90,7 @@ def test_the_issue_link_the_target_slider_and_the_copied_link(page: Page, base_u
     first_row = page.text_content("#plan-row-0")
 
     # drag the TPOT target to 20 ms: the search is not asked again, the star and the table move
+    page.wait_for_selector("#plan-chart-panel[data-grid^='(']")  # the sliders' stops, drawn in the browser
     searches = SEARCHES.misses
     page.locator("#plan-tpot-slider [role=slider]").focus()
     for shown in ("40", "30", "25", "20"):

@@ -5,6 +5,7 @@ cache or the engine (view.shown); the price boxes, one per accelerator; the down
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from dash import ALL, Input, Output, State, dcc, no_update
@@ -28,6 +29,7 @@ from app.dashboard.pages.plan.state import (
     link_query,
     slider_position,
 )
+from app.dashboard.pages.plan.view import grid as plan_grid
 from app.dashboard.pages.plan.view import moved, patches, shown
 from app.dashboard.pages.plan.words import verdict
 from app.dashboard.pages.roofline.params import Accelerators
@@ -54,7 +56,6 @@ SHOWN = {
     "compare": Output("plan-compare", "figure"),
     "compare_hidden": Output("plan-compare-panel", "hidden"),
     "view": Output("plan-view", "data"),
-    "grid": Output("plan-grid", "data"),
     "drawn": Output("plan-drawn", "data"),
 }
 
@@ -104,6 +105,7 @@ def slider_writes(a, sliders: dict, typed: bool) -> dict:
         "link": Output("plan-link", "data"),
         "tpot_slider": Output("plan-tpot-slider", "value"),
         "ttft_slider": Output("plan-ttft-slider", "value"),
+        "asked": Output("plan-grid-asked", "data"),
     },
     inputs={"controls": CONTROLS},
     state={
@@ -122,7 +124,9 @@ def update_plan(controls: dict, boxes: dict, sliders: dict, sizes: object, flags
         out = shown(a, problems, refused, view.lang, view.theme, view.present)
     out["view"]["at"] = sizes if isinstance(sizes, dict) else None
     typed = isinstance(sizes, dict) and sizes.get("typed") is True
-    return {**out, "link": link_of(view, a), **slider_writes(a, sliders, typed)}
+    # the grid at the new targets follows (update_grid); until it comes a drag's step waits for the server
+    asked = {"drawn": out["drawn"] if isinstance(out["drawn"], dict) else drawn, "at": time.monotonic_ns()}
+    return {**out, "link": link_of(view, a), **slider_writes(a, sliders, typed), "asked": asked}
 
 
 # what a file is made of: the controls, and the targets as drawn now (a drag's last stop)
@@ -136,6 +140,23 @@ NOW = {
 def args_now(controls: dict, lang: str):
     others = {k: v for k, v in controls.items() if k not in TARGET_BOXES and k != "plan-sizes.data"}
     return args_from_controls(with_targets(others, controls, controls.get("plan-sizes.data")), lang)
+
+
+@CALLBACKS.server(
+    output={"grid": Output("plan-grid", "data")},
+    inputs={"asked": Input("plan-grid-asked", "data")},
+    state={"controls": NOW, "flags": FLAGS},
+    prevent_initial_call=False,
+)
+def update_grid(asked: object, controls: dict, flags: object) -> dict:
+    """The grid of the sliders' stops (view.grid) once the page's answer is on screen, for the
+    chart drawn then (`asked`): a drag uses it only on that chart (assets/13-plan.js)."""
+    drawn = asked.get("drawn") if isinstance(asked, dict) else None
+    view = page_view(flags)
+    a, problems, _ = args_now(controls, view.lang)
+    if problems or not patches(a, drawn):
+        return {"grid": no_update}
+    return {"grid": plan_grid(a, drawn, view.lang, view.theme, view.present)}
 
 
 @CALLBACKS.server(
@@ -228,10 +249,11 @@ CALLBACKS.client(
     "showView",
     Output("plan-view-drawn", "data"),
     Input("plan-view", "data"),
-    State("plan-grid", "data"),
     State("plan-sizes", "data"),
     prevent_initial_call=False,
 )
+# the chart panel says when a drag can be drawn in the browser (`data-grid`: the drawn chart's key)
+CALLBACKS.client("plan", "gridReady", Output("plan-grid-ready", "data"), Input("plan-grid", "data"))
 # a slider's step drawn from the grid at once, its box following; a typed box; both rest (250 ms
 # without a change) into `plan-sizes` and `plan-settled`, for the link and the server
 CALLBACKS.client(
@@ -243,8 +265,10 @@ CALLBACKS.client(
     Input("plan-ttft-slider", "value"),
     Input("plan-tpot", "value"),
     Input("plan-ttft", "value"),
+    State("plan-stops", "data"),
     State("plan-grid", "data"),
     State("plan-sizes", "data"),
+    State("plan-drawn", "data"),
 )
 
 

@@ -12,7 +12,7 @@ from dash import dcc, html
 from app.dashboard.components.graph import graph_config
 from app.dashboard.components.header import lab_shell
 from app.dashboard.pages.links import carried
-from app.dashboard.pages.plan.controls import controls
+from app.dashboard.pages.plan.controls import SLIDERS, controls
 from app.dashboard.pages.plan.params import OWN
 from app.dashboard.pages.plan.state import export_name, link_of, parse_args, targets_of
 from app.dashboard.pages.plan.table import table_words, top_table
@@ -100,7 +100,11 @@ def page(view: View) -> html.Div:
             dcc.Store(id="plan-url", data=""),
             dcc.Store(id="plan-drawn", data=out["drawn"]),
             dcc.Store(id="plan-view", data=out["view"]),
-            dcc.Store(id="plan-grid", data=out["grid"]),
+            dcc.Store(id="plan-grid", data=None),  # callbacks.update_grid, once the page is drawn
+            dcc.Store(id="plan-grid-asked", data={"drawn": out["drawn"]}),
+            dcc.Store(id="plan-grid-ready", data=None),
+            # each slider's stops in ms: a step sets its box and goes to the server even before the grid is in
+            dcc.Store(id="plan-stops", data={name: list(stops) for name, stops in SLIDERS.items()}),
             dcc.Store(id="plan-sizes", data=targets_of(args)),
             dcc.Store(id="plan-settled", data=targets_of(args)),
             dcc.Store(id="plan-view-drawn", data=None),

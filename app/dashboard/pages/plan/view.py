@@ -23,7 +23,7 @@ from app.dashboard.pages.plan.table import row
 from app.dashboard.pages.plan.words import counts_text, missing_text, verdict, why
 from engine.errors import EngineInputError
 
-KEYS = ("error", "figure", "compare", "compare_hidden", "view", "grid", "drawn")
+KEYS = ("error", "figure", "compare", "compare_hidden", "view", "drawn")
 
 
 def _bar_update(trace: dict) -> dict:
@@ -38,7 +38,7 @@ def _bar_update(trace: dict) -> dict:
 
 def _view(a: PlanArgs, answer: dict, names: dict, lang: str, theme: str, pool: Pool) -> dict:
     """The words and rows the browser draws (assets/13-plan.js), all formatted here; the rows
-    as places in the pool of rows the view travels with."""
+    as places in a pool of rows (a view's own, or its grid's)."""
     prov = provenance(a, lang)
     return {
         "verdict": verdict(answer, names, a.modes, lang),
@@ -69,8 +69,8 @@ class Pool:
 
 def _blocked(messages: list[str]) -> dict:
     empty = message_figure("—")
-    view = {"verdict": "", "counts": "", "caption": "", "rows": [], "marks": None, "compare": None}
-    return dict(zip(KEYS, ([html.P(m) for m in messages], empty, empty, True, view, None, {}), strict=True))
+    view = {"verdict": "", "counts": "", "caption": "", "rows": [], "marks": None, "compare": None, "pool": []}
+    return dict(zip(KEYS, ([html.P(m) for m in messages], empty, empty, True, view, {}), strict=True))
 
 
 def _names(a: PlanArgs) -> dict[str, str]:
@@ -88,16 +88,15 @@ def shown(a: PlanArgs, problems: list[str], refused: list[str], lang: str, theme
     names = _names(a)
     runs = {h: measured_runs(a, h) for h in a.hardware}
     figure = frontier_figure(planned.answer, runs, names, a.gpus, lang, theme, present)
-    drawn = {"key": planned.key, **drawn_of(figure)}
     pool = Pool()
+    view = _view(a, planned.answer, names, lang, theme, pool) | {"pool": pool.rows}
     return {
         "error": [html.P(r) for r in refused],
         "figure": figure,
         "compare": compare_figure(planned.answer, names, lang, theme, present),
         "compare_hidden": len(a.hardware) < 2,
-        "view": _view(a, planned.answer, names, lang, theme, pool),
-        "grid": grid(a, drawn, names, lang, theme, present, pool),
-        "drawn": drawn,
+        "view": view,
+        "drawn": {"key": planned.key, **drawn_of(figure)},
     }
 
 
@@ -111,12 +110,14 @@ def _moved_view(a: PlanArgs, answer: dict, drawn: dict, names, lang, theme, pres
     return view, now
 
 
-def grid(a: PlanArgs, drawn: dict, names, lang: str, theme: str, present: bool, pool: Pool) -> dict:
+def grid(a: PlanArgs, drawn: dict, lang: str, theme: str, present: bool) -> dict:
     """The views at every stop of each target's slider, the other target as it is (`at`): a
     drag draws them in the browser with no round trip (assets/13-plan.js), as the roofline's
     sliders do; the server answers once the slider rests. Each is the engine's answer for that
-    target (engine.planner.answer on the search already made: a few ms each)."""
-    out = {"at": {"tpot_ms": a.tpot_ms, "ttft_ms": a.ttft_ms}, "stops": {}, "views": {}}
+    target (engine.planner.answer on the search already made: a few ms each). Made after the
+    page's answer (callbacks.update_grid): a new search is drawn before its grid is ready."""
+    names, pool = _names(a), Pool()
+    out = {"key": drawn["key"], "at": {"tpot_ms": a.tpot_ms, "ttft_ms": a.ttft_ms}, "stops": {}, "views": {}}
     for name, field, stops in (("tpot", "tpot_ms", TPOT_STOPS), ("ttft", "ttft_ms", TTFT_STOPS)):
         views = []
         for ms in stops:
@@ -132,19 +133,16 @@ def grid(a: PlanArgs, drawn: dict, names, lang: str, theme: str, present: bool, 
 
 def moved(a: PlanArgs, refused: list[str], drawn: dict, lang: str, theme: str, present: bool) -> dict:
     """A target moved (or how it is met): the same search re-filtered; the chart's region and
-    star and the comparison's bars moved in place (their marks), the words and rows anew, and
-    the grid of the sliders' stops at the new targets."""
+    star and the comparison's bars moved in place (their marks), the words and rows anew."""
     planned = answered(a, frontier=False)
-    names = _names(a)
     pool = Pool()
-    view, now = _moved_view(a, planned.answer, drawn, names, lang, theme, present, pool)
+    view, now = _moved_view(a, planned.answer, drawn, _names(a), lang, theme, present, pool)
     return {
         "error": [html.P(r) for r in refused],
         "figure": no_update,
         "compare": no_update,
         "compare_hidden": no_update,
-        "view": view,
-        "grid": grid(a, drawn, names, lang, theme, present, pool),
+        "view": view | {"pool": pool.rows},
         "drawn": now if now != drawn else no_update,
     }
 

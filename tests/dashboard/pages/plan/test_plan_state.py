@@ -133,18 +133,29 @@ def test_a_target_re_filters_the_search_and_moves_the_star_in_place():
     assert TPOT_STOPS.index(20.0) < typed["tpot_slider"] < TPOT_STOPS.index(25.0)
 
 
+def _grid(a: PlanArgs, asked: dict) -> dict:
+    """update_grid as Dash calls it once the page's answer is drawn."""
+    controls = {k: v for k, v in controls_of(a).items() if k not in callbacks.TARGET_BOXES}
+    controls |= {"plan-settled.data": targets_of(a), "plan-sizes.data": targets_of(a)}
+    controls |= {"plan-tpot.value": a.tpot_ms, "plan-ttft.value": a.ttft_ms}
+    return callbacks.update_grid(asked=asked, controls=controls, flags={"lang": "en"})["grid"]
+
+
 def test_the_grid_holds_the_engine_s_answer_at_every_stop():
     """A drag draws the grid's views: each is what a settle there would answer."""
     first = _update(SMALL, "plan-model")
-    grid = first["grid"]
+    grid = _grid(SMALL, first["asked"])
     assert grid["stops"]["tpot"] == list(TPOT_STOPS) and grid["at"] == {"tpot_ms": 20.0, "ttft_ms": 2000.0}
+    assert grid["key"] == first["drawn"]["key"]
     for ms in (10.0, 50.0):
         settled = _update(replace(SMALL, tpot_ms=ms), "plan-settled", first["drawn"])
         stop = grid["views"]["tpot"][TPOT_STOPS.index(ms)]
         for key in ("verdict", "counts", "caption", "marks", "compare"):
             assert stop[key] == settled["view"][key], key
         rows = [grid["pool"][i] for i in stop["rows"]]
-        assert rows == [settled["grid"]["pool"][i] for i in settled["view"]["rows"]]
+        assert rows == [settled["view"]["pool"][i] for i in settled["view"]["rows"]]
+    # a grid asked for another chart than the question's is not made
+    assert _grid(replace(SMALL, gpus=4), first["asked"]) is no_update
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
