@@ -20,8 +20,34 @@ from engine.serving.scenario import (
     ServingScenario,
     WorkerLayout,
 )
+from engine.serving.speculative import MAX_DRAFT_TOKENS, METHODS, Speculative
 
 Backend = Literal["trtllm", "vllm", "sglang"]
+
+
+class SpeculativeFields(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    method: Literal[METHODS] = Field(description="mtp (DeepSeek's multi-token prediction), eagle, draft_model")  # type: ignore[valid-type]
+    draft_tokens: int = Field(1, ge=1, le=MAX_DRAFT_TOKENS, description="tokens the draft proposes per step")
+    acceptance_rate: (
+        Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+        | list[Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]]
+    ) = Field(0.7, description="probability a draft token is accepted, or a [low, high] range the answer spans")
+    draft_model: str | None = Field(None, max_length=128, description="draft_model only: the draft's catalogue id")
+
+    def engine(self) -> Speculative:
+        rate = self.acceptance_rate
+        if isinstance(rate, list):
+            if len(rate) != 2:
+                raise EngineInputError(
+                    "speculative.acceptance_rate", f"{len(rate)} values", "a rate or [low, high]",
+                    code="list_length", params={"n": 2},
+                )  # fmt: skip
+            low, high = rate
+        else:
+            low = high = rate
+        return Speculative(self.method, self.draft_tokens, float(low), float(high), self.draft_model)
 
 
 class ServingFields(BaseModel):
@@ -58,6 +84,10 @@ class ServingFields(BaseModel):
         "TensorRT-LLM free_gpu_memory_fraction); null: that backend's default (no backend: vLLM's 0.9 of the card)",
     )
 
+    speculative: SpeculativeFields | None = Field(
+        None, description="speculative decoding: a draft proposes tokens the model verifies; null: none"
+    )
+
     def scenario(self, concurrency: int = 1) -> ServingScenario:
         return ServingScenario(
             concurrency=concurrency,
@@ -72,6 +102,7 @@ class ServingFields(BaseModel):
             kv_dtype=self.kv_dtype,
             memory_utilization=self.memory_utilization,
             backend=self.backend,
+            speculative=None if self.speculative is None else self.speculative.engine(),
         )
 
 
@@ -214,6 +245,11 @@ class ServingResponse(BaseModel):
     breakdown: dict[str, Any] = Field(description="TPOT parts (decode, prefill share, communication, overhead)")
     calibration: CalibrationInfo = Field(description="which serving calibration the estimate used")
     warnings: list[str] = Field(description="what to keep in mind about this answer (queueing, layout, fit range)")
+    speculative: dict[str, Any] | None = Field(
+        None,
+        description="speculative decoding: method, draft_tokens, acceptance_rate [low, high], tokens_per_step "
+        "{low, estimate, high}, bound_tpot_s_without_speculation (measured runs are checked against it)",
+    )
     disaggregated: dict[str, Any] | None = Field(
         None,
         description="a disaggregated deployment: each side's layout, limited_by (prefill | decode | kv_link), "

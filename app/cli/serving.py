@@ -108,7 +108,7 @@ def _speculative(args: argparse.Namespace) -> Speculative | None:
 
 
 SIDE_FLAGS = ("workers", "tp", "dp", "moe_tp", "ep")
-TTFT_PARTS = ("prefill_s", "prefill_queue_s", "kv_transfer_s")
+TTFT_PARTS = ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")
 
 
 def _disaggregated(args: argparse.Namespace) -> DisaggScenario | None:
@@ -202,13 +202,8 @@ def _print_answer(r: dict) -> None:
             f"{d['balanced_ratio']:.2g} prefill workers per decode worker"
         )
         parts = r["breakdown"]["ttft"]["estimate"]
-        print(
-            "TTFT parts (ms, estimate): "
-            + ", ".join(
-                f"{k[:-2].replace('_', ' ')} {parts[k] * 1e3:.2f}"
-                for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s")
-            )
-        )
+        shown = ", ".join(f"{k[:-2].replace('_', ' ')} {parts[k] * 1e3:.2f}" for k in TTFT_PARTS)
+        print(f"TTFT parts (ms, estimate): {shown} (fixed: the first token's handshake and routing)")
     spec = r.get("speculative")
     if spec:
         e = spec["tokens_per_step"]

@@ -228,8 +228,9 @@ def _frontier(cols, mode: str, hardware, summary) -> list[dict]:
 
 
 def _best_by(cols, ranked, key: str, names, summary) -> dict:
-    """Each name's first candidate in rank order (a mask per name: a few names, and the
-    ranking can hold every candidate)."""
+    """The first-ranked row of each value of `key` (mode, accelerator) among `names`, in rank
+    order: a mask per name (a few names, and the ranking can hold every candidate: no sort of
+    its strings on a target's move)."""
     if not len(ranked):
         return {}
     keys = cols[key][ranked]

@@ -22,11 +22,29 @@ from ..errors import EngineInputError
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from ..serving.calibration import Calibration
-from ..serving.disagg import _step_s, decode_side, deployment_loop, kv_link_for, prefill_side, transfer_bytes
+from ..serving.capacity import capacity
+from ..serving.disagg import (
+    _experts,
+    _step_s,
+    decode_side,
+    decode_times,
+    deployment_loop,
+    kv_link_for,
+    prefill_side,
+    transfer_bytes,
+)
 from ..serving.estimate import serving_arrays
 from ..serving.scenario import DisaggScenario, ServingScenario
 from ..serving.step import decode_steps
-from .space import CONCURRENCY_POINTS, PRECISIONS, Layout, concurrency_grid, worker_pairs
+from .space import (
+    CONCURRENCY_POINTS,
+    DISAGG_CONCURRENCY_POINTS,
+    PRECISIONS,
+    PREFILL_SHORTLIST,
+    Layout,
+    balanced_pairs,
+    concurrency_grid,
+)
 
 
 def base_scenario(precision: str, backend: str, isl: int, osl: int, memory_utilization: float | None):
@@ -54,12 +72,12 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
     for lay in layouts:
         sc = lay.worker().instance(base, 1)
         try:
-            probe = serving_arrays(model, hw, sc, [1], cal)
+            sc.check_layout(model.is_moe, _experts(model))
+            room = capacity(model, hw, sc)
         except EngineInputError:
             dropped += CONCURRENCY_POINTS
             continue
-        cap = probe["capacity"].max_running_batch
-        grid = concurrency_grid(cap)
+        grid = concurrency_grid(room.max_running_batch)
         a = serving_arrays(model, hw, sc, grid, cal)
         replicas = budget // lay.gpus
         n = len(grid)
@@ -68,9 +86,9 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
         tpot_lo, tpot_hi = _range(est_tpot, bound_tpot, a["ranges"]["tpot"])
         ttft_lo, ttft_hi = _range(est_ttft, bound_ttft, a["ranges"]["ttft"])
         running = a["running_batch"]
-        usable = probe["capacity"].usable_bytes_per_gpu
-        used = probe["capacity"].weights_bytes_per_gpu + running / lay.attention_data_parallel * (
-            probe["capacity"].kv_bytes_per_request + probe["capacity"].workspace_bytes_per_request
+        usable = room.usable_bytes_per_gpu
+        used = room.weights_bytes_per_gpu + running / lay.attention_data_parallel * (
+            room.kv_bytes_per_request + room.workspace_bytes_per_request
         )
         _extend(
             cols,
@@ -120,18 +138,40 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
     p = {k: np.asarray(v, dtype=float) for k, v in p_dict.items()}
     kind = cal.range_kind(model.id, hw.id)
     q = cal.ranges(kind, "disaggregated")
-    prefill, decode, dropped = {}, {}, 0
-    for lay in layouts:
+    halves = [lay for lay in layouts if 2 * lay.gpus <= budget]  # room for the other side
+    prefill, decode = {}, {}
+    for lay in halves:
         for side, build, into in ((prefill_side, lay.worker(), prefill), (decode_side, lay.worker(), decode)):
             with contextlib.suppress(EngineInputError):  # does not fit: dropped, counted below
                 into[lay] = side(model, hw, base, build)
+    for pre in prefill.values():  # each prefill layout's forward at the calibrated roofs, both batches
+        pre["est"] = _step_s(pre["steps"], p) * p["disagg_prefill_factor"]
+    prefill = _shortlist(prefill)
     cols: dict[str, list] = {}
     for ld, dec in decode.items():
+        dec["tpot_cap"] = _step_s(decode_steps(model, hw, dec["sc"], dec["cap"].max_running_batch), p)[0]
         rows = _disagg_rows(model, hw, base, budget, prefill, ld, dec)
         if rows is not None:
             _score_rows(cols, model, hw, base, rows, dec, ld, p, q)
-    skipped = (len(layouts) - len(prefill)) + (len(layouts) - len(decode))
-    return _arrays(cols), dropped + skipped * CONCURRENCY_POINTS
+    skipped = (len(halves) - len(prefill)) + (len(halves) - len(decode))
+    return _arrays(cols), max(skipped, 0) * DISAGG_CONCURRENCY_POINTS
+
+
+def _per_worker_rps(pre: dict) -> float:
+    """A prefill worker's requests/s at a full batch (estimate), per rank."""
+    return pre["full"] / float(pre["est"][1])
+
+
+def _shortlist(prefill: dict) -> dict:
+    """The prefill layouts worth pairing: the PREFILL_SHORTLIST with the most requests/s per GPU
+    (a prefill worker is compute-bound; these serve the most prompts for their GPUs) and the one
+    with the fastest single prompt (the lowest TTFT)."""
+    if len(prefill) <= PREFILL_SHORTLIST:
+        return prefill
+    per_gpu = {lay: _per_worker_rps(pre) * lay.attention_data_parallel / lay.gpus for lay, pre in prefill.items()}
+    keep = sorted(prefill, key=lambda lay: -per_gpu[lay])[:PREFILL_SHORTLIST]
+    keep.append(min(prefill, key=lambda lay: float(prefill[lay]["est"][0])))
+    return {lay: prefill[lay] for lay in dict.fromkeys(keep)}
 
 
 def _disagg_rows(model, hw, base, budget, prefill, ld: Layout, dec) -> dict | None:
@@ -140,12 +180,14 @@ def _disagg_rows(model, hw, base, budget, prefill, ld: Layout, dec) -> dict | No
     cap = dec["cap"].max_running_batch
     out: dict[str, list] = {k: [] for k in ("lp", "x", "y", "c", "bandwidth", "link_bytes", "per_request")}
     grids: dict[int, np.ndarray] = {}
-    for lp in prefill:
+    decode_rps = cap / (base.output_tokens * float(dec["tpot_cap"]))  # one decode worker at its memory cap
+    for lp, pre in prefill.items():
         whole, sent, received = transfer_bytes(model, DisaggScenario(base, lp.worker(), ld.worker()))
-        for x, y in worker_pairs(budget, lp.gpus, ld.gpus):
+        ratio = decode_rps / (_per_worker_rps(pre) * lp.attention_data_parallel)
+        for x, y in balanced_pairs(budget, lp.gpus, ld.gpus, ratio):
             bandwidth = kv_link_for(hw, hw, x * lp.gpus + y * ld.gpus)[0]
             per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))
-            grid = grids.setdefault(y, concurrency_grid(y * cap))
+            grid = grids.setdefault(y, concurrency_grid(y * cap, DISAGG_CONCURRENCY_POINTS))
             n = len(grid)
             out["lp"] += [lp] * n
             out["x"] += [x] * n
@@ -185,7 +227,7 @@ def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
         "link_bytes": np.array(rows["link_bytes"]),
         "link_rps_per_bw": 1.0 / np.array(rows["per_request"]),
         "n0": np.minimum(c / y, cap),
-        "tpot": lambda n, params: _step_s(decode_steps(model, hw, sc_d, n), params),
+        "tpot": decode_times(model, hw, sc_d),
     }
     d["prefill_one_s"], d["prefill_full_s"] = bound_steps[which, 0], bound_steps[which, 1]
     bound = deployment_loop(c, d, None)
@@ -234,20 +276,24 @@ def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
 
 
 def _extend(cols: dict, n: int, **values) -> None:
+    """Append n rows: an array or list per column, or one value for all n."""
     for key, value in values.items():
-        seq = list(value) if isinstance(value, (list, np.ndarray)) else [value] * n
-        cols.setdefault(key, []).extend(seq)
+        if isinstance(value, np.ndarray):
+            block = value
+        elif isinstance(value, list):
+            block = np.empty(n, dtype=object)
+            block[:] = value
+        else:
+            block = np.full(n, value, dtype=object if not isinstance(value, (int, float)) else type(value))
+        cols.setdefault(key, []).append(block)
 
 
 def _arrays(cols: dict) -> dict:
-    """Numeric columns as numpy arrays; object columns (layouts, names) as arrays of objects."""
+    """Each column's blocks as one array (numbers stay numeric; layouts and names objects)."""
     out = {}
-    for key, values in cols.items():
-        try:
-            arr = np.asarray(values)
-            out[key] = arr if arr.dtype != object and arr.ndim == 1 else np.array(values, dtype=object)
-        except (ValueError, TypeError):
-            out[key] = np.array(values, dtype=object)
+    for key, blocks in cols.items():
+        numeric = all(b.dtype != object for b in blocks)
+        out[key] = np.concatenate(blocks) if numeric else np.concatenate([b.astype(object) for b in blocks])
     return out
 
 

@@ -15,6 +15,7 @@ backend and precision on top.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -32,6 +33,8 @@ PRECISIONS = {
 }
 POWERS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 CONCURRENCY_POINTS = 32
+DISAGG_CONCURRENCY_POINTS = 16
+PREFILL_SHORTLIST = 4  # prefill layouts kept per search: the most requests/s per GPU and the fastest
 MAX_BUDGET = 1024
 
 
@@ -84,18 +87,24 @@ def instance_layouts(model: ModelConfig, hw: Accelerator, budget: int) -> list[L
 
 
 def _expert_splits(is_moe: bool, tp: int, adp: int, experts: int) -> list[tuple[int, int]]:
-    """(moe_tensor_parallel, expert_parallel) over an instance of tp x adp GPUs: all width, all
-    whole experts, or width within the tensor-parallel group and whole experts across ranks."""
+    """(moe_tensor_parallel, expert_parallel) over an instance of tp x adp GPUs: without
+    attention DP, the experts sliced with the attention (MoE TP) or spread whole (EP); with it,
+    spread whole over every GPU (wide EP), or sliced within each rank's tensor-parallel group and
+    spread across ranks. Slicing every expert across data-parallel ranks is no engine's layout."""
     if not is_moe:
         return [(1, 1)]
     g = tp * adp
-    splits = {(g, 1), (1, g), (tp, adp)}
+    splits = {(tp, 1), (1, tp)} if adp == 1 else {(1, g), (tp, adp)}
     return [(m, e) for m, e in sorted(splits) if e <= experts]
 
 
 def concurrency_grid(cap: int, points: int = CONCURRENCY_POINTS) -> np.ndarray:
     """`points` concurrencies, log-spaced from 1 to the memory cap (unique integers)."""
-    top = max(1, min(int(cap), MAX_CONCURRENCY))
+    return _grid(max(1, min(int(cap), MAX_CONCURRENCY)), points).copy()
+
+
+@lru_cache(maxsize=4096)
+def _grid(top: int, points: int) -> np.ndarray:
     return np.unique(np.round(np.geomspace(1, top, points)).astype(int))
 
 
@@ -117,6 +126,23 @@ def precisions_for(hw: Accelerator, asked: list[str] | None, native: str | None)
     if getattr(hw.tensor_flops_per_s, "fp4", None):
         out.append("fp4")
     return list(dict.fromkeys(out))
+
+
+def balanced_pairs(budget: int, prefill_gpus: int, decode_gpus: int, ratio: float) -> list[tuple[int, int]]:
+    """(prefill workers, decode workers) that spend the budget near the ratio that balances the
+    two sides (`ratio` prefill workers per decode worker, from their capacities): a side with
+    more workers than the other can keep busy only idles GPUs (DistServe §4's placement, and
+    AIConfigurator's rate matching). The two worker counts on each side of the balance, for the
+    two decode counts on each side of the budget's share."""
+    out = set()
+    per_decode = ratio * prefill_gpus + decode_gpus  # GPUs one decode worker and its prefill share take
+    y_star = budget / per_decode
+    for y in {max(1, int(y_star)), max(1, int(y_star) + 1)}:
+        room = (budget - y * decode_gpus) // prefill_gpus
+        for x in {int(ratio * y), int(ratio * y) + 1, room}:
+            if 1 <= x <= room:
+                out.add((x, y))
+    return sorted(out)
 
 
 def worker_pairs(budget: int, prefill_gpus: int, decode_gpus: int) -> list[tuple[int, int]]:

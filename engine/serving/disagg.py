@@ -126,20 +126,21 @@ def closed_loop(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, t
     tpot = tpot_at(n)
     rho_p, rho_l = np.minimum(x / mu_p, SATURATED), np.minimum(x / link_rps, SATURATED)
     if p is None:
-        transfer, queue = link_s + 0.0 * c, 0.0 * c
+        transfer, fixed, queue = link_s + 0.0 * c, 0.0 * c, 0.0 * c
     else:
-        transfer = link_s / (1.0 - rho_l) + p["kv_transfer_latency_s"]
+        transfer, fixed = link_s / (1.0 - rho_l), p["kv_transfer_latency_s"] + 0.0 * c
         queue = p["prefill_queue_factor"] * rho_p / (2.0 * (1.0 - rho_p)) * prefill_s
     # a side at capacity: the excess clients wait in line (Little's law over the whole loop)
-    backlog = np.maximum(c / x - (prefill_s + transfer + osl * tpot), 0.0)
+    backlog = np.maximum(c / x - (prefill_s + transfer + fixed + osl * tpot), 0.0)
     queue = np.where(free >= limit, np.maximum(queue, backlog), queue)
     return {
         "tpot_s": tpot,
-        "ttft_s": prefill_s + queue + transfer,
+        "ttft_s": prefill_s + queue + transfer + fixed,
         "prefill_s": prefill_s,
         "prefill_batch": batch,
         "prefill_queue_s": queue,
         "kv_transfer_s": transfer,
+        "fixed_s": fixed,
         "requests_per_s": x,
         "decode_running": n,
         "prefill_capacity_rps": mu_p + 0.0 * c,
@@ -206,9 +207,6 @@ def sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
     per_request = max(whole / p_gpus, received * ds.decode.tensor_parallel / d_gpus)
     sc_d = dec["sc"]
 
-    def tpot(n, p: dict | None) -> np.ndarray:
-        return _step_s(decode_steps(model, decode_hw, sc_d, n), p)
-
     return {
         "sc_p": pre["sc"],
         "sc_d": sc_d,
@@ -225,8 +223,28 @@ def sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
         "link_bytes": max(sent, received),
         "link_rps_per_bw": 1.0 / per_request,
         "kv_bytes_per_request": whole,
-        "tpot": tpot,
+        "tpot": decode_times(model, decode_hw, sc_d),
     }
+
+
+def decode_times(model, hw, sc_d: ServingScenario):
+    """The loop's decode step at n requests per worker, at the roofs (params None) or the
+    calibrated parameters; the steps at the same batches are built once for both (the bound's
+    and the estimate's loops ask for n0 and the cap alike). `.steps(n)` gives the StepCost."""
+    built: dict = {}
+
+    def steps(n) -> StepCost:
+        n = np.asarray(n, dtype=float)
+        key = n.tobytes()
+        if key not in built:
+            built[key] = decode_steps(model, hw, sc_d, n)
+        return built[key]
+
+    def tpot(n, params: dict | None) -> np.ndarray:
+        return _step_s(steps(n), params)
+
+    tpot.steps = steps
+    return tpot
 
 
 def disagg_arrays(
@@ -269,8 +287,8 @@ def disagg_arrays(
     }
 
 
-def _decode_parts(model, decode_hw, d: dict, n: float, p: dict) -> dict:
-    step = decode_steps(model, decode_hw, d["sc_d"], n)
+def _decode_parts(d: dict, n, p: dict) -> dict:
+    step = d["tpot"].steps(n)
     link = float(link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)[0])
     fixed = float(fixed_time_s(step.layers, step.requests, p)[0])
     total = float(_step_s(step, p)[0])
@@ -334,8 +352,10 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
     mu_d_cap = float(est["decode_capacity_at_cap_rps"][i])
     limited = min((mu_p, "prefill"), (mu_d_cap, "decode"), (mu_l, "kv_link"))[1]
     per_prefill, per_decode = mu_p / ds.prefill.workers, mu_d_cap / ds.decode.workers
-    decode_parts = _decode_parts(model, decode_hw, d, n, {k: np.asarray(v, dtype=float) for k, v in p.items()})
-    bound_step = decode_steps(model, decode_hw, d["sc_d"], float(bnd["decode_running"][i]))
+    decode_parts = _decode_parts(
+        d, est["decode_running"][i : i + 1], {k: np.asarray(v, dtype=float) for k, v in p.items()}
+    )
+    bound_step = d["tpot"].steps(bnd["decode_running"][i : i + 1])
     bound_link = float(bound_step.link_s[0])
     bound_decode = float(bound_step.at_roofs_s()[0]) - bound_link
     return {
@@ -399,7 +419,9 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
 
 
 def _ttft_parts(loop: dict, i: int) -> dict:
-    parts = {k: float(loop[k][i]) for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s")}
+    """TTFT's parts: the prefill, its queue, the KV cache's transfer over the link, and the
+    first token's fixed cost (the transfer's handshake, routing: kv_transfer_latency_s)."""
+    parts = {k: float(loop[k][i]) for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")}
     return parts | {"wait_s": parts["prefill_queue_s"]}
 
 

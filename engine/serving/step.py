@@ -253,8 +253,12 @@ def _expert_times(t: _Template, sc: ServingScenario, tokens: np.ndarray):
     instance tokens, from the template (see _expert_template)."""
     e, k, c, per_hit, per_token = t.experts
     col = tokens[:, None]
-    hit = experts_touched(e, k, col)
-    factor = expert_parallel_imbalance(e, k, sc.expert_parallel, col)
+    if (e == e[0]).all() and (k == k[0]).all():  # one routing for every MoE layer (the usual case): once
+        hit = experts_touched(e[0], k[0], col)
+        factor = expert_parallel_imbalance(e[0], k[0], sc.expert_parallel, col)
+    else:
+        hit = experts_touched(e, k, col)
+        factor = expert_parallel_imbalance(e, k, sc.expert_parallel, col)
     return col * c, hit * per_hit + col * per_token, factor
 
 
@@ -390,41 +394,62 @@ def _part(
     layout. Under speculative decoding each decoding request brings `queries` tokens to verify:
     the GEMMs see them all, its attention reads its cache once for all of them."""
     running, decode_b, prompt = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (running, decode_b, prompt))
+    rows = max(len(running), len(decode_b), len(prompt))
     prompts = np.where(prompt > 0, np.asarray(prompts, dtype=float), 0.0)
     decode_tokens = decode_b * queries
     tokens = decode_tokens + prompt
-    cats, comps, mems = [], [], []
-
-    factors = []
-
-    def add(category: int, compute: np.ndarray, memory: np.ndarray, factor=None) -> None:
-        shape = (len(tokens), compute.shape[-1])
-        cats.append(np.full(compute.shape[-1], category, dtype=np.int8))
-        comps.append(np.broadcast_to(compute, shape))
-        mems.append(np.broadcast_to(memory, shape))
-        factors.append(np.ones(shape) if factor is None else np.broadcast_to(factor, shape))
-
+    layout = _op_layout(t)
+    compute, memory = np.empty((rows, len(layout.category))), np.empty((rows, len(layout.category)))
+    factor = np.ones((rows, len(layout.category)))
     col = tokens[:, None]
     c0, m0, dc, dm = t.dense
-    add(DENSE, c0 + col * dc, m0 + col * dm)
+    span = layout.spans
+    compute[:, span["dense"]], memory[:, span["dense"]] = c0 + col * dc, m0 + col * dm
     c0, m0, dc, dm = t.lm_head
-    rows = (decode_tokens + (prompt > 0))[:, None]
-    add(DENSE, c0 + rows * dc, m0 + rows * dm)
+    logit_rows = (decode_tokens + (prompt > 0))[:, None]
+    compute[:, span["lm_head"]], memory[:, span["lm_head"]] = c0 + logit_rows * dc, m0 + logit_rows * dm
     routed = running * queries + prompt
     if t.experts is not None:
-        add(EXPERT, *_expert_times(t, sc, routed))
+        compute[:, span["expert"]], memory[:, span["expert"]], factor[:, span["expert"]] = _expert_times(t, sc, routed)
     if t.weight_elements:
         elements = t.weight_elements * dequant_passes(tokens) + _expert_elements(model, sc, routed)
-        add(DEQUANT, (elements / t.vector_flops_per_s)[:, None], np.zeros((len(tokens), 1)))
-    add(
-        ATTN_DECODE,
-        (decode_b * queries)[:, None] * t.attention_per_request[0],
-        decode_b[:, None] * t.attention_per_request[1],
-    )
-    add(ATTN_PREFILL, prompts[:, None] * t.prompt_attention[0], prompts[:, None] * t.prompt_attention[1])
+        compute[:, span["dequant"]], memory[:, span["dequant"]] = (elements / t.vector_flops_per_s)[:, None], 0.0
+    compute[:, span["attention_decode"]] = (decode_b * queries)[:, None] * t.attention_per_request[0]
+    memory[:, span["attention_decode"]] = decode_b[:, None] * t.attention_per_request[1]
+    compute[:, span["attention_prefill"]] = prompts[:, None] * t.prompt_attention[0]
+    memory[:, span["attention_prefill"]] = prompts[:, None] * t.prompt_attention[1]
     link = (t.link_s_per_token * tokens, t.link_est_s_per_token * tokens)
-    cat = np.concatenate(cats)
-    return cat, np.concatenate(comps, axis=-1), np.concatenate(mems, axis=-1), link, np.concatenate(factors, axis=-1)
+    return layout.category, compute, memory, link, factor
+
+
+@dataclass(frozen=True)
+class _OpLayout:
+    """Where each category's ops sit in a part's op axis (the same in every row and part)."""
+
+    category: np.ndarray
+    spans: dict
+
+
+def _op_layout(t: _Template) -> _OpLayout:
+    cached = t.__dict__.get("_layout")
+    if cached is not None:
+        return cached
+    counts = [
+        ("dense", DENSE, len(t.dense[0])),
+        ("lm_head", DENSE, len(t.lm_head[0])),
+        ("expert", EXPERT, 0 if t.experts is None else len(t.experts[0])),
+        ("dequant", DEQUANT, 1 if t.weight_elements else 0),
+        ("attention_decode", ATTN_DECODE, len(t.attention_per_request[0])),
+        ("attention_prefill", ATTN_PREFILL, len(t.prompt_attention[0])),
+    ]
+    spans, cats, start = {}, [], 0
+    for name, code, n in counts:
+        spans[name] = slice(start, start + n)
+        cats += [code] * n
+        start += n
+    layout = _OpLayout(np.array(cats, dtype=np.int8), spans)
+    object.__setattr__(t, "_layout", layout)  # the template is frozen; its layout is derived once
+    return layout
 
 
 def _combine(parts: list, weights: list, t: _Template, layers: int, requests) -> StepCost:

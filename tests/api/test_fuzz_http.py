@@ -150,7 +150,8 @@ BODIES = {
     "/api/v1/serving": [
         {"model": "llama-3-8b", "hardware": "h100-sxm5", "input_tokens": 1024, "output_tokens": 1024,
          "tensor_parallel": 1, "attention_data_parallel": 1, "moe_tensor_parallel": 1, "expert_parallel": 1,
-         "memory_utilization": 0.9, "concurrency": 16},
+         "memory_utilization": 0.9, "concurrency": 16,
+         "speculative": {"method": "eagle", "draft_tokens": 3, "acceptance_rate": [0.6, 0.8]}},
         {"model": "llama-3-8b", "hardware": "h100-sxm5", "input_tokens": 1024, "output_tokens": 1024,
          "memory_utilization": 0.9, "concurrency": 16,
          "disaggregated": {"prefill": {"workers": 1, "tensor_parallel": 1, "attention_data_parallel": 1,

@@ -131,8 +131,8 @@ def _estimate_cell(page: Page, hw: str, metric: str) -> str:
 
 
 def test_the_best_row_opened_on_the_serving_page_shows_the_same_ttft_and_tpot(page: Page, base_url):
-    """Aggregated only: the serving page's disaggregated mode is another branch's (its link
-    parameters are written already, serving_link.py)."""
+    """Aggregated here; a disaggregated candidate's link read by the serving page's own
+    deployment is checked in tests/dashboard/pages/plan/test_plan_answers.py."""
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(base_url + ISSUE + "&modes=aggregated")
     figure(page)

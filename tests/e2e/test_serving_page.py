@@ -11,6 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Page, expect
 
+from engine.serving import load_calibration
+
 from .helpers import set_control
 
 ISSUE = "/?tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm&prec=fp8&tp=4&isl=1024&osl=1024"
@@ -232,14 +234,15 @@ def test_exports_carry_scenario_calibration_and_source_under_one_stem(page: Page
         page.click("#srv-export-csv")
     assert csv_download.value.suggested_filename == stem + ".csv"
     text = Path(csv_download.value.path()).read_text(encoding="utf-8")
-    assert "# calibration: calibration serving-v1-" in text and "aiconfigurator" in text
+    calibration = f"calibration {load_calibration().id}"  # the shipped one's id (serving-v2-... since issue 31)
+    assert f"# calibration: {calibration}" in text and "aiconfigurator" in text
     series = [line.split(",")[0] for line in text.splitlines() if not line.startswith("#")][1:]
     assert {"bound", "estimate", "measured"} <= set(series) and series.count("measured") == 12  # 6 a card
     with page.expect_download() as svg_download:
         page.click("#srv-export-svg")
     assert svg_download.value.suggested_filename == stem + ".svg"
     svg = Path(svg_download.value.path()).read_text(encoding="utf-8")
-    assert "<svg" in svg and "calibration serving-v1-" in svg and "aiconfigurator" in svg
+    assert "<svg" in svg and calibration in svg and "aiconfigurator" in svg
     with page.expect_download() as png_download:
         page.click("#srv-export-png")
     assert png_download.value.suggested_filename == stem + ".png"
@@ -247,7 +250,7 @@ def test_exports_carry_scenario_calibration_and_source_under_one_stem(page: Page
         page.click("#srv-export-html")
     assert html_download.value.suggested_filename == stem + ".html"
     snapshot = Path(html_download.value.path()).read_text(encoding="utf-8")
-    assert "meta-llama/Llama-3.1-70B" in snapshot and "calibration serving-v1-" in snapshot
+    assert "meta-llama/Llama-3.1-70B" in snapshot and calibration in snapshot
     # a changed concurrency renames every file
     set_control(page, "srv-conc", 128)
     page.wait_for_function("() => location.search.includes('conc=128')")

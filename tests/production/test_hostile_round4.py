@@ -81,8 +81,7 @@ def test_distinct_long_named_custom_models_are_not_pinned(client):
     for i in range(40):
         config = LLAMA | {"hidden_size": 1024, "num_hidden_layers": 4, "_name_or_path": f"{i:06d}" + "n" * 250_000}
         assert client.post("/api/v1/serving", json={"model": config, "hardware": "h100-sxm5"}).status_code == 200
-    for cache in (step._template.cache, step._prompt_steps.cache):
-        assert cache.bytes <= step.STEP_CACHE_BYTES
+    assert step._template.cache.bytes <= step.STEP_CACHE_BYTES
     gc.collect()
     alive = [o for o in gc.get_objects() if isinstance(o, ModelConfig) and o.id.endswith("nnnn")]
     assert alive and sum(approx_size(m) for m in alive) < 40 * 50 * 1024  # was 40 x 250 KB
@@ -101,7 +100,7 @@ BAD_ROWS = [  # (change, the column named)
     ({"silicon_tpot_ms": "-5"}, "silicon_tpot_ms"),  # counted as answered
     ({"silicon_tpot_ms": "inf"}, "silicon_tpot_ms"),
     ({"silicon_tpot_ms": "1e308"}, "silicon_tpot_ms"),
-    ({"batch_size": "0"}, "batch_size"),
+    ({"batch_size": "0", "silicon_data_source": ""}, "batch_size"),  # the concurrency when no silicon_concurrency
     ({"isl": "1.5"}, "isl"),
     ({"model_path": "x" * 140_000}, "row"),  # a field over the csv module's 131,072 characters: _csv.Error
 ]

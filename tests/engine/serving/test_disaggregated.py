@@ -38,12 +38,15 @@ def test_kv_transfer_of_deepseek_r1_on_gb200_by_hand():
     assert r["breakdown"]["ttft"]["bound"]["kv_transfer_s"] == pytest.approx(per_request / 900e9, rel=1e-12)
     # the estimate: the calibrated link efficiency, shared by concurrent transfers, plus a latency
     p = r["calibration"]["parameters"]
-    floor = per_request / (900e9 * p["kv_link_efficiency"]) + p["kv_transfer_latency_s"]
+    floor = per_request / (900e9 * p["kv_link_efficiency"])
     assert r["breakdown"]["ttft"]["estimate"]["kv_transfer_s"] >= floor * (1 - 1e-12)
+    # the first token's fixed cost (handshake, routing) is its own part, not the transfer's
+    assert r["breakdown"]["ttft"]["estimate"]["fixed_s"] == pytest.approx(p["kv_transfer_latency_s"])
+    assert r["breakdown"]["ttft"]["bound"]["fixed_s"] == 0.0
     # TTFT's parts add up: prefill, its queue, the transfer
     for kind in ("bound", "estimate"):
         parts = r["breakdown"]["ttft"][kind]
-        total = parts["prefill_s"] + parts["prefill_queue_s"] + parts["kv_transfer_s"]
+        total = parts["prefill_s"] + parts["prefill_queue_s"] + parts["kv_transfer_s"] + parts["fixed_s"]
         assert r[kind]["ttft_s"] == pytest.approx(total, rel=1e-12)
 
 

@@ -3,10 +3,8 @@ numbers the planner gave, so a reader can ask the serving page (and from there t
 "why?". Written through the serving page's own parameter table (serving/params.py), from the
 candidate's `serving_request` (the POST /api/v1/serving body that reproduces it).
 
-A disaggregated candidate adds the serving page's disaggregated parameters (`mode=disagg`, each
-side's layout and workers); a serving page without that mode shows the aggregated scenario of
-the same model, accelerator, lengths, precision and backend, and names those parameters as
-ignored.
+A disaggregated candidate opens the serving page's disaggregated mode (`mode=disagg`, each
+side's layout, workers and prefill batch, the KV link), its aggregated layout the decode side's.
 """
 
 from __future__ import annotations
@@ -21,10 +19,9 @@ from engine.planner.space import PRECISIONS
 from engine.serving.capacity import sglang_mem_fraction_static
 from engine.serving.scenario import DEFAULT_MEMORY_UTILIZATION, ServingScenario
 
-# the serving page's names for a disaggregated deployment's sides
-SIDES = (("p", "prefill"), ("d", "decode"))
-SIDE_FIELDS = (("tp", "tensor_parallel"), ("dp", "attention_data_parallel"), ("ep", "expert_parallel"),
-               ("mtp", "moe_tensor_parallel"), ("workers", "workers"))  # fmt: skip
+# ServingArgs' fields of a disaggregated side (`prefill_tp`, ...), from the serving body's
+SIDE_FIELDS = (("tp", "tensor_parallel"), ("adp", "attention_data_parallel"), ("ep", "expert_parallel"),
+               ("moe_tp", "moe_tensor_parallel"), ("workers", "workers"))  # fmt: skip
 
 
 def _precision(body: dict) -> str:
@@ -49,11 +46,23 @@ def memory_utilization(body: dict) -> float:
     return sglang_mem_fraction_static(get_accelerator(body["hardware"]), sc)
 
 
+def _deployment(disagg: dict) -> dict:
+    """ServingArgs' disaggregated fields of the body's `disaggregated` (the planner's link is auto)."""
+    if disagg["kv_link"] != "auto":
+        raise ValueError(f"a planner candidate's KV link is auto, not {disagg['kv_link']!r}")
+    out = {"mode": "disagg", "prefill_batch": disagg["prefill"]["batch"]}
+    for side in ("prefill", "decode"):
+        out |= {f"{side}_{name}": disagg[side][field] for name, field in SIDE_FIELDS}
+    return out
+
+
 def serving_args(candidate: dict) -> ServingArgs:
-    """The serving page's scenario of a candidate (aggregated: one instance at its concurrency)."""
+    """The serving page's scenario of a candidate (aggregated: one instance at its concurrency;
+    disaggregated: the deployment at its concurrency)."""
     body = candidate["serving_request"]
-    layout = body if "disaggregated" not in body else body["disaggregated"]["decode"]
-    return replace(
+    disagg = body.get("disaggregated")
+    layout = body if disagg is None else disagg["decode"]
+    args = replace(
         ServingArgs(),
         model=body["model"],
         hardware=(body["hardware"],),
@@ -67,15 +76,12 @@ def serving_args(candidate: dict) -> ServingArgs:
         concurrency=body["concurrency"],
         memory_utilization=memory_utilization(body),
     )
+    return args if disagg is None else replace(args, **_deployment(disagg))
 
 
 def serving_link(candidate: dict, price: float | None, lang: str, theme: str) -> str:
     """`?tab=serving&model=...`: the candidate on the serving page, in the page's language and theme."""
     args = replace(serving_args(candidate), gpu_hour_price=price)
     pairs = [("tab", "serving"), ("hw", ",".join(args.hardware)), *write_link(SERVING_PARAMS, args)]
-    disagg = candidate["serving_request"].get("disaggregated")
-    if disagg is not None:
-        pairs.append(("mode", "disagg"))
-        pairs += [(f"{s}{name}", str(disagg[side][field])) for s, side in SIDES for name, field in SIDE_FIELDS]
     pairs += [("lang", lang), ("theme", theme)]
     return "?" + query_string(pairs)

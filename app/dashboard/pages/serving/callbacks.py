@@ -17,6 +17,8 @@ from app.dashboard.lib.params import control_inputs
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.carried import MAX_TOKEN_CHARS, encode_runs, scenario_pairs
 from app.dashboard.pages.serving.compute import compute
+from app.dashboard.pages.serving.deployment import compared
+from app.dashboard.pages.serving.disagg_words import deployment_insight
 from app.dashboard.pages.serving.exports import export_title, serving_csv, serving_html, serving_json
 from app.dashboard.pages.serving.figures import throughput_figure
 from app.dashboard.pages.serving.fit import carried_fit
@@ -29,13 +31,14 @@ from app.dashboard.pages.serving.runs import RunsError, decode_upload, parse_run
 from app.dashboard.pages.serving.state import (
     accelerator_ids,
     accelerator_specs,
+    aggregated_args,
     args_from_controls,
     export_name,
     fit_targets,
     link_of,
     scenario_of,
 )
-from app.dashboard.pages.serving.table import accelerator_table
+from app.dashboard.pages.serving.table import accelerator_table, deployment_table
 from app.dashboard.pages.serving.words import runs_count, w
 from engine.hardware import catalogue
 
@@ -61,15 +64,19 @@ def page_view(flags: object) -> View:
 
 def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict, dict, tuple]:
     """Both charts; the scenario, calibration and source are the page's caption above them,
-    and the throughput chart's image export carries them as its title (`meta.export`)."""
-    accs = compute(a)
+    and the throughput chart's image export carries them as its title (`meta.export`). In
+    disaggregated mode each deployment is drawn beside its aggregated comparison."""
+    accs = compute(aggregated_args(a))
+    beside = compared(a)
     # accelerator, model and run names are user text: Plotly draws them as text, never markup
     shown = [replace(acc, name=plotly_text(acc.name)) for acc in accs]
-    top = throughput_figure(shown, a.concurrency, lang, theme, present)
+    if beside is not None:
+        beside = replace(beside, deployments=tuple(replace(d, name=plotly_text(d.name)) for d in beside.deployments))
+    top = throughput_figure(shown, a.concurrency, lang, theme, present, beside)
     if top["data"]:
         lines = [plotly_text(v) for v in provenance(a, lang).values()]
         top["layout"]["meta"] = {"export": export_title(lines)}
-    return top, latency_figure(shown, a.concurrency, lang, theme, present), accs
+    return top, latency_figure(shown, a.concurrency, lang, theme, present, beside), accs
 
 
 def at_bound(accs) -> tuple[int, int]:
@@ -88,13 +95,25 @@ def outputs(
     if problems:
         return [html.P(p) for p in problems], message_figure("—"), message_figure("—"), [], [], [], []
     top, bottom, accs = figures(a, lang, theme, present)
-    tables = [accelerator_table(acc, a.concurrency, a.gpu_hour_price, lang) for acc in accs]
-    prov = provenance(a, lang)
-    caption = [html.Span(prov["scenario"]), html.Br(), html.Span(prov["calibration"]), html.Br()]
-    caption.append(html.Span(prov["measured_source"]))
+    beside, instance = compared(a), aggregated_args(a).concurrency
+    tables = [accelerator_table(acc, a.concurrency, a.gpu_hour_price, lang, beside) for acc in accs]
     report = carried_fit(a.runs).report if a.runs else None
-    words = insight(accs, a.concurrency, lang, report)
-    return [html.P(r) for r in refused], top, bottom, tables, words, caption, fit_state(a, lang, theme, at_bound(accs))
+    words = insight(accs, instance, lang, report)
+    if beside is not None:  # the deployments first, then the aggregated instances they are compared with
+        tables = [deployment_table(d, a.concurrency, a.gpu_hour_price, lang) for d in beside.deployments] + tables
+        words = deployment_insight(beside, a, lang) + words
+    caption = []
+    for line in provenance(a, lang).values():
+        caption += [html.Span(line), html.Br()]
+    return (
+        [html.P(r) for r in refused],
+        top,
+        bottom,
+        tables,
+        words,
+        caption[:-1],
+        fit_state(a, lang, theme, at_bound(accs)),
+    )
 
 
 @CALLBACKS.server(
@@ -117,6 +136,7 @@ def outputs(
         },
         "link": Output("srv-link", "data"),
         "targets": Output("srv-fit-target", "options"),
+        "sides_hidden": Output("srv-disagg", "hidden"),
     },
     inputs={"controls": CONTROLS},
     state={"flags": FLAGS},
@@ -126,7 +146,13 @@ def update_serving(controls: dict, flags: object) -> dict:
     a, problems, refused = args_from_controls(controls, view.lang)
     shown = outputs(a, problems, view.lang, view.theme, view.present, refused)
     targets = fit_targets(a)
-    return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, a), "targets": targets}
+    link = link_of(view, a)
+    return {
+        **dict(zip(OUTPUTS, shown, strict=True)),
+        "link": link,
+        "targets": targets,
+        "sides_hidden": a.mode != "disagg",
+    }
 
 
 def fit_from_text(text: object, target: object, controls: dict, lang: str) -> tuple[dict | None, list]:
@@ -224,11 +250,11 @@ def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
         return {"file": no_update}
     prov = provenance(a, view.lang)
     name = export_name(a)
-    accs = compute(a)
+    accs, beside = compute(aggregated_args(a)), compared(a)
     if trigger == "srv-export-csv":
-        return {"file": dcc.send_string(serving_csv(accs, prov), f"{name}.csv")}
+        return {"file": dcc.send_string(serving_csv(accs, prov, beside), f"{name}.csv")}
     if trigger == "srv-export-json":
-        return {"file": dcc.send_string(serving_json(accs, prov), f"{name}.json")}
+        return {"file": dcc.send_string(serving_json(accs, prov, beside), f"{name}.json")}
     top, bottom, _ = figures(a, view.lang, view.theme, False)
     query = (link or {}).get("template", "") if isinstance(link, dict) else ""
     return {"file": dcc.send_string(serving_html([top, bottom], prov, "?" + query), f"{name}.html")}

@@ -40,6 +40,11 @@ class MeasuredPoint:
     ttft_error: float
     fitted_tpot_error: float | None
 
+    @property
+    def faster_than_bound(self) -> tuple[str, ...]:
+        """The times in which this run beats its bound (none should: said where one does)."""
+        return tuple(k for k in ("tpot", "ttft") if self.measured[f"{k}_s"] < self.bound[f"{k}_s"])
+
 
 @dataclass(frozen=True)
 class AcceleratorServing:

@@ -9,7 +9,15 @@ from dash import dcc, html
 from app.dashboard.components.fields import dropdown_labels, field, number_box
 from app.dashboard.components.what_if import what_if_picker
 from app.dashboard.pages.serving.fit import carried_fit
-from app.dashboard.pages.serving.params import BACKEND_CHOICES, PRECISIONS, ServingArgs
+from app.dashboard.pages.serving.params import (
+    BACKEND_CHOICES,
+    BY_NAME,
+    KV_LINK_GB_S,
+    KV_LINK_US,
+    MODES,
+    PRECISIONS,
+    ServingArgs,
+)
 from app.dashboard.pages.serving.state import fit_targets
 from app.dashboard.pages.serving.words import w
 from engine.hardware import catalogue
@@ -57,6 +65,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
         html.Div(id="srv-whatif-error", className="error", role="alert"),
         field(w("srv_field_backend", lang), _radio("srv-backend", backends, a.backend)),
         field(w("srv_field_prec", lang), _radio("srv-prec", [(p, p) for p in PRECISIONS], a.precision)),
+        field(w("srv_field_mode", lang), _radio("srv-mode", [(m, w(f"srv_mode_{m}", lang)) for m in MODES], a.mode)),
         html.Div(
             [
                 field(w("srv_field_tp", lang), number_box("srv-tp", a.tensor_parallel, 1, 72, 1), html_for="srv-tp"),
@@ -69,6 +78,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
             ],
             className="field-pair srv-triple",
         ),
+        disagg_controls(a, lang),
         html.Div(
             [
                 field(
@@ -106,6 +116,60 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
             className="field-pair",
         ),
     ]
+
+
+# the rows of the sides' grid: (link name after the side's letter, ServingArgs field after the side)
+SIDE_ROWS = (("workers", "workers"), ("tp", "tp"), ("dp", "adp"), ("mtp", "moe_tp"), ("ep", "ep"), ("batch", "batch"))
+
+
+def _side_box(a: ServingArgs, side: str, name: str, field_name: str, lang: str):
+    """One side's box, its limits the parameter's own; a MoE split left empty is worked out."""
+    pname = f"{side[0]}{name}"
+    kind = BY_NAME[pname].kind
+    label = w(f"srv_field_{pname}", lang)
+    props = {"placeholder": w("srv_auto", lang)} if name == "mtp" else {}
+    box = number_box(f"srv-{pname}", getattr(a, f"{side}_{field_name}"), kind.low, kind.high, 1, **props)
+    # the box's own name for a screen reader (the grid's row and column say it to the eye)
+    return html.Label([html.Span(label, className="srv-box-name"), box], className="srv-side-box", title=label)
+
+
+def disagg_controls(a: ServingArgs, lang: str) -> html.Div:
+    """The disaggregated deployment (hidden in aggregated mode): a row per layout field, a
+    column per side (the prefill batch on the prefill side only), then the KV link."""
+    cells = [html.Span(), html.Span(w("srv_side_prefill", lang), className="srv-side-head")]
+    cells.append(html.Span(w("srv_side_decode", lang), className="srv-side-head"))
+    for name, field_name in SIDE_ROWS:
+        cells.append(html.Span(w(f"srv_row_{name}", lang), className="field-label"))
+        for side in ("prefill", "decode"):
+            if f"{side[0]}{name}" in BY_NAME:
+                cells.append(_side_box(a, side, name, field_name, lang))
+            else:
+                cells.append(html.Span())
+    link = html.Div(
+        [
+            field(
+                w("srv_field_kvlink_bw", lang),
+                number_box("srv-kvbw", a.kv_link_gb_s, *KV_LINK_GB_S, placeholder=w("srv_auto", lang)),
+                html_for="srv-kvbw",
+            ),
+            field(
+                w("srv_field_kvlink_lat", lang),
+                number_box("srv-kvlat", a.kv_link_latency_us, *KV_LINK_US, placeholder=w("srv_auto", lang)),
+                html_for="srv-kvlat",
+            ),
+        ],
+        className="field-pair",
+    )
+    return html.Div(
+        [
+            html.P(w("srv_disagg_help", lang), className="help"),
+            html.Div(cells, className="srv-sides", role="group", **{"aria-label": w("srv_mode_disagg", lang)}),
+            link,
+        ],
+        id="srv-disagg",
+        className="srv-disagg",
+        hidden=a.mode != "disagg",
+    )
 
 
 def fit_target_value(a: ServingArgs, targets: list[dict]) -> str | None:

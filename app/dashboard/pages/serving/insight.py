@@ -16,6 +16,7 @@ from dash import html
 
 from app.dashboard.lib.i18n import reason
 from app.dashboard.pages.serving.compute import AcceleratorServing, nearest_run
+from app.dashboard.pages.serving.disagg_words import side_text
 from app.dashboard.pages.serving.figures import signed_pct
 from app.dashboard.pages.serving.words import backend_name, fit_errors, runs_count, unfit_sentence, w
 from app.units import plain
@@ -94,6 +95,12 @@ def measured_sentence(acc: AcceleratorServing, concurrency: int, lang: str) -> s
     near = nearest_run(acc, concurrency)
     if near is None:
         return " ".join([w("srv_no_measured", lang, name=acc.name), nearby_sentence(acc, lang)])
+    return nearest_sentence(near, len(acc.measured), lang)
+
+
+def nearest_sentence(near, matching: int, lang: str) -> str:
+    """The nearest shipped run (a MeasuredPoint, aggregated or disaggregated): its times and how
+    far the bound and the estimate are from them; `matching`: how many runs match."""
     sc = near.run.row.scenario
     return w(
         "srv_nearest",
@@ -105,7 +112,7 @@ def measured_sentence(acc: AcceleratorServing, concurrency: int, lang: str) -> s
         bound=signed_pct(near.bound["tpot_s"] / near.measured["tpot_s"] - 1),
         est=signed_pct(near.tpot_error),
         est_ttft=signed_pct(near.ttft_error),
-        n=len(acc.measured),
+        n=matching,
     )
 
 
@@ -118,11 +125,17 @@ def _difference(name: str, value, lang: str) -> str:
         return backend_name(value, lang)
     if name == "lengths":
         return w("srv_nearby_lengths", lang, isl=f"{value[0]:,}", osl=f"{value[1]:,}")
+    if name in ("prefill", "decode"):  # a disaggregated side: measured.side_shape
+        workers, tp, adp, ep, batch = value
+        shape = {"workers": workers, "tensor_parallel": tp, "attention_data_parallel": adp, "expert_parallel": ep}
+        text = side_text(shape | {"batch": batch}, lang)
+        return w("srv_nearby_side", lang, side=w(f"srv_side_{name}", lang), text=text)
     return {"tp": "TP {v}", "adp": w("srv_nearby_adp", lang), "ep": "EP {v}"}.get(name, "{v}").format(v=value)
 
 
-def nearby_sentence(acc: AcceleratorServing, lang: str) -> str:
-    """Where the shipped runs of this model are, and how they differ from the scenario."""
+def nearby_sentence(acc, lang: str) -> str:
+    """Where the shipped runs of this model are, and how they differ from the scenario (an
+    AcceleratorServing's or a disaggregated Deployment's)."""
     if not acc.nearby:
         return w("srv_nearby_none", lang)
     groups = [

@@ -12,8 +12,11 @@ from app.dashboard.pages.serving.compute import AcceleratorServing
 from app.dashboard.pages.serving.figures import (
     _layout,
     fitted_label,
+    hover_conc,
+    kind_label,
     measured_hover,
     reasons_figure,
+    titled_groups,
     unfit_notes,
     yours_hover,
     yours_symbols,
@@ -25,10 +28,12 @@ ROWS = (("tpot", "y", [0.68, 1.0]), ("ttft", "y2", [0.34, 0.64]), ("requests", "
 DASH = {"bound": "solid", "estimate": "dash", "fitted": "dot"}
 
 
-def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
+def _series(acc, i, theme, lang, metric, axis, kind, times=1, mode=None) -> dict:
+    """A TPOT or TTFT series; `times` instances sharing each point's concurrency (beside a
+    disaggregated deployment, `mode` agg: the names say "aggregated")."""
     pts = acc.points
     values = [p[kind][f"{metric}_s"] * 1e3 for p in pts]
-    label = fitted_label(acc, lang) if kind == "fitted" else w(f"srv_{kind}", lang)
+    label = fitted_label(acc, lang) if kind == "fitted" else kind_label(kind, lang, mode)
     return {
         "type": "scatter",
         "mode": "lines",
@@ -36,12 +41,12 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
         "name": f"{acc.name} · {metric.upper()} {label}",
         "legendgroup": acc.id,
         "showlegend": metric == "tpot",
-        "x": [p["concurrency"] for p in pts],
+        "x": [p["concurrency"] * times for p in pts],
         "y": values,
         "yaxis": axis,
         "text": [
             f"<b>{acc.name}</b> · {metric.upper()} {label}: {plain(v)} ms<br>"
-            + w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}")
+            + hover_conc(p, lang, times)
             + (f"<br>{w('srv_queued', lang)}: {p['queued']:,}" if p["queued"] else "")
             + (f"<br>{w('srv_hover_at_bound', lang)}" if p[kind].get("at_bound") else "")
             for p, v in zip(pts, values, strict=True)
@@ -51,7 +56,7 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
     }
 
 
-def _runs(acc, i, theme, lang, metric, axis, kind: str) -> dict:
+def _runs(acc, i, theme, lang, metric, axis, kind: str, times: int = 1, mode=None) -> dict:
     """The shipped measured runs (`measured`, diamonds) or the user's (`yours`, stars; an x
     for one left out of the fit) at their concurrencies."""
     mine = kind == "yours"
@@ -61,10 +66,10 @@ def _runs(acc, i, theme, lang, metric, axis, kind: str) -> dict:
         "type": "scatter",
         "mode": "markers",
         "uid": uid("latency", acc.id, f"{metric}-{kind}"),
-        "name": f"{acc.name} · {metric.upper()} {w(f'srv_{kind}', lang)}",
+        "name": f"{acc.name} · {metric.upper()} {kind_label(kind, lang, mode)}",
         "legendgroup": acc.id,
         "showlegend": False,
-        "x": [r.run.scenario.concurrency if mine else r.run.row.scenario.concurrency for r in items],
+        "x": [(r.run.scenario.concurrency if mine else r.run.row.scenario.concurrency) * times for r in items],
         "y": [r.measured[f"{metric}_s"] * 1e3 for r in items],
         "yaxis": axis,
         "text": [yours_hover(acc.name, r, lang) if mine else measured_hover(acc.name, r, lang) for r in items],
@@ -73,11 +78,11 @@ def _runs(acc, i, theme, lang, metric, axis, kind: str) -> dict:
     }
 
 
-def _requests(acc, i, theme, lang) -> list[dict]:
+def _requests(acc, i, theme, lang, times: int = 1, mode=None) -> list[dict]:
     pts = acc.points
     out = []
     for key, dash in (("running_batch", "solid"), ("queued", "dot")):
-        label = w("srv_running" if key == "running_batch" else "srv_queued", lang)
+        label = kind_label("running" if key == "running_batch" else "queued", lang, mode)
         out.append(
             {
                 "type": "scatter",
@@ -85,10 +90,10 @@ def _requests(acc, i, theme, lang) -> list[dict]:
                 "uid": uid("latency", acc.id, key.replace("_", "-")),
                 "name": f"{acc.name} · {label}",
                 "legendgroup": acc.id,
-                "x": [p["concurrency"] for p in pts],
-                "y": [p[key] for p in pts],
+                "x": [p["concurrency"] * times for p in pts],
+                "y": [p[key] * times for p in pts],
                 "yaxis": "y3",
-                "text": [f"<b>{acc.name}</b> · {label}: {p[key]:,}" for p in pts],
+                "text": [f"<b>{acc.name}</b> · {label}: {p[key] * times:,}" for p in pts],
                 "hovertemplate": "%{text}<extra></extra>",
                 "line": {"color": color_for(i, theme), "dash": dash, "width": 1.5},
             }
@@ -96,18 +101,24 @@ def _requests(acc, i, theme, lang) -> list[dict]:
     return out
 
 
-def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str) -> tuple[dict, dict]:
-    """A vertical line at the largest running batch memory holds, and its legend entry (the
-    words in the legend, never on the plot: two cards' labels printed over each other and over
-    the curves)."""
+def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str, times: int = 1, mode=None) -> tuple[dict, dict]:
+    """A vertical line at the largest running batch memory holds (over `times` instances), and
+    its legend entry (the words in the legend, never on the plot: two cards' labels printed
+    over each other and over the curves)."""
     color = color_for(i, theme)
     line = {"color": color, "dash": "dashdot", "width": 1.5}
-    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": acc.max_fits, "x1": acc.max_fits, "y0": 0, "y1": 1}
+    cap = acc.max_fits * times
+    words = w("srv_memory_cap", lang, n=f"{cap:,}")
+    if mode is not None:  # beside a disaggregated deployment: the aggregated instances' cap
+        words = f"{w(f'srv_mode_{mode}', lang)} · {words}"
+    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": cap, "x1": cap, "y0": 0, "y1": 1}
     entry = {
         "type": "scatter",
         "mode": "lines",
         "uid": uid("latency", acc.id, "memory-cap"),
-        "name": f"{acc.name} · " + w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
+        "name": f"{acc.name} · "
+        + (f"{w(f'srv_mode_{mode}', lang)} · " if mode else "")
+        + w("srv_memory_cap", lang, n=f"{cap:,}"),
         "legendgroup": acc.id,
         "x": [None],
         "y": [None],
@@ -118,22 +129,32 @@ def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str) -> tuple[d
     return {**shape, "line": line}, entry
 
 
-def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False) -> dict:
+def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False, beside=None) -> dict:
+    """TTFT, TPOT and the requests against concurrency per accelerator; `beside` (deployment.
+    Compared): each deployment too, and the aggregated instances its GPUs hold at their
+    summed concurrency."""
+    from app.dashboard.pages.serving.disagg_figures import latency_traces
+
+    times, mode = (beside.replicas, "agg") if beside is not None else (1, None)
     data, shapes = [], []
     for i, acc in enumerate(accs):
+        if beside is not None and not beside.deployments[i].error:
+            data += latency_traces(beside.deployments[i], i, theme, lang, ROWS)
         if acc.error or acc.chosen is None:
             continue
         kinds = ("bound", "estimate", "fitted") if acc.fitted is not None else ("bound", "estimate")
         for metric, axis, _ in ROWS[:2]:
-            data += [_series(acc, i, theme, lang, metric, axis, kind) for kind in kinds]
+            data += [_series(acc, i, theme, lang, metric, axis, kind, times, mode) for kind in kinds]
             for kind in ("measured", "yours"):
                 if getattr(acc, kind):
-                    data.append(_runs(acc, i, theme, lang, metric, axis, kind))
-        data += _requests(acc, i, theme, lang)
-        shape, entry = _cap_mark(acc, i, theme, lang)
+                    data.append(_runs(acc, i, theme, lang, metric, axis, kind, times, mode))
+        data += _requests(acc, i, theme, lang, times, mode)
+        shape, entry = _cap_mark(acc, i, theme, lang, times, mode)
         shapes.append(shape)
         data.append(entry)
-    notes = unfit_notes(accs, theme, lang)
+    if beside is not None:
+        titled_groups(data, {acc.id: acc.name for acc in accs})
+    notes = unfit_notes(accs, theme, lang, beside)
     if notes and not data:  # nothing to draw: the reasons where the chart was
         return reasons_figure(notes, lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])

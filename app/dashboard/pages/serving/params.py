@@ -10,14 +10,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param
+from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param, Why, typed_text
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, PRECISIONS, WhatIfs
 from engine.model_catalog import nearest_model_names, preset_id_or_none
-from engine.serving.scenario import BACKENDS, DEFAULT_MEMORY_UTILIZATION, MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS
+from engine.serving.scenario import (
+    BACKENDS,
+    DEFAULT_MEMORY_UTILIZATION,
+    MAX_CONCURRENCY,
+    MAX_GPUS,
+    MAX_PREFILL_BATCH,
+    MAX_TOKENS,
+    MAX_WORKERS,
+)
 
 __all__ = ["MAX_HARDWARE", "PRECISIONS"]
 
 BACKEND_CHOICES = ("any", *BACKENDS)
+MODES = ("agg", "disagg")  # aggregated (one instance does both) | disaggregated (prefill and decode workers)
 DEFAULT_HARDWARE = ("h200-sxm",)
 MAX_PRICE = 1000.0  # USD per GPU-hour: far above any rental price
 
@@ -42,6 +51,23 @@ class ServingArgs:
     memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
     gpu_hour_price: float | None = None
     runs: str | None = None  # the user's runs and the scenario they were fitted on (carried.py)
+    # Disaggregated serving (engine.serving.disagg): prefill and decode workers, each side's
+    # layout; a MoE split of None is the worker's GPUs over its expert parallelism. The layout
+    # above stays the aggregated instance the deployment is compared with.
+    mode: str = "agg"  # agg | disagg
+    prefill_workers: int = 1
+    prefill_tp: int = 4
+    prefill_adp: int = 1
+    prefill_moe_tp: int | None = None
+    prefill_ep: int = 1
+    prefill_batch: int = 1
+    decode_workers: int = 1
+    decode_tp: int = 4
+    decode_adp: int = 1
+    decode_moe_tp: int | None = None
+    decode_ep: int = 1
+    kv_link_gb_s: float | None = None  # None: auto (engine.serving.disagg.kv_link_for)
+    kv_link_latency_us: float | None = None  # None: calibrated; only with a bandwidth
 
 
 class Model:
@@ -88,10 +114,103 @@ class RunsToken:
     shows = False  # the fit's store is filled by the layout
 
 
+# The KV link's limits: the API's (app/api/serving_schemas.py KvLinkFields), GB/s and µs.
+KV_LINK_GB_S = (0.001, 100_000.0)
+KV_LINK_US = (0.001, 1e6)
+
+
+class KvLinkText:
+    """`kvlink=`: `auto`, a bandwidth in GB/s per GPU, or `GB/s:µs` (a latency per transfer
+    too); on the page two boxes, the bandwidth (empty: auto) and the latency (empty: the
+    calibrated one). Read and written as (GB/s or None, µs or None)."""
+
+    def __init__(self) -> None:
+        self.bandwidth = Float(*KV_LINK_GB_S)
+        self.latency = Float(*KV_LINK_US)
+
+    def parse(self, text: str) -> tuple[float | None, float | None]:
+        if text == "auto":
+            return None, None
+        bandwidth, colon, latency = text.partition(":")
+        return self.bandwidth.parse(bandwidth), self.latency.parse(latency) if colon else None
+
+    def write(self, value: tuple) -> str:
+        bandwidth, latency = value
+        if bandwidth is None:
+            return "auto"
+        text = self.bandwidth.write(bandwidth)
+        return text if latency is None else f"{text}:{self.latency.write(latency)}"
+
+    def read_all(self, bandwidth: object, latency: object) -> tuple[tuple | None, list]:
+        """(value, [(typed, why)]) from the two boxes: an empty bandwidth is auto (the latency
+        box then says nothing: a latency needs a link to be on), an empty latency the
+        calibrated one; a refused box is named by its own Why (`box`)."""
+        if bandwidth in (None, ""):
+            return (None, None), []
+        try:
+            gb_s = self.bandwidth.read(bandwidth)
+        except Invalid as exc:
+            return None, [(typed_text(bandwidth), Why(exc.why.code, exc.why.params | {"box": "bw"}))]
+        if latency in (None, ""):
+            return (gb_s, None), []
+        try:
+            return (gb_s, self.latency.read(latency)), []
+        except Invalid as exc:  # the bandwidth stands, with the calibrated latency
+            return (gb_s, None), [(typed_text(latency), Why(exc.why.code, exc.why.params | {"box": "lat"}))]
+
+    def show(self, value: tuple) -> tuple:
+        return value
+
+
+class AutoInt(Int):
+    """A whole number, or None (an empty box, a link without it): worked out by the page."""
+
+    def read(self, value: object) -> int | None:
+        return None if value in (None, "") else super().read(value)
+
+
 def _default(value):
     return lambda v: v == value
 
 
+class DeploymentParam(Param):
+    """A parameter of the disaggregated deployment: in the link only in that mode, so an
+    aggregated link stays as it was."""
+
+    def texts(self, state: object, template: bool = False) -> list[str]:
+        return super().texts(state, template) if getattr(state, "mode", None) == "disagg" else []
+
+
+def _side(side: str) -> tuple[Param, ...]:
+    """One side's layout: `pworkers`, `ptp`, `pdp`, `pmtp`, `pep` (and `pbatch`), or `d...`."""
+    s = side[0]
+    rows = [
+        ("workers", "workers", Int(1, MAX_WORKERS), None),
+        ("tp", "tp", Int(1, 72), None),
+        ("dp", "adp", Int(1, 72), None),
+        ("mtp", "moe_tp", AutoInt(1, MAX_GPUS), None),
+        ("ep", "ep", Int(1, MAX_GPUS), None),
+    ]
+    if side == "prefill":
+        rows.append(("batch", "batch", Int(1, MAX_PREFILL_BATCH), _default(1)))
+    return tuple(
+        DeploymentParam(f"{s}{name}", f"{side}_{field}", kind, control=(f"srv-{s}{name}", "value"), omit=omit)
+        for name, field, kind, omit in rows
+    )
+
+
+# The disaggregated deployment's parameters: in the link only in that mode.
+DISAGG_PARAMS: tuple[Param, ...] = (
+    *_side("prefill"),
+    *_side("decode"),
+    DeploymentParam(
+        "kvlink",
+        ("kv_link_gb_s", "kv_link_latency_us"),
+        KvLinkText(),
+        control=(("srv-kvbw", "value"), ("srv-kvlat", "value")),
+        omit=_default((None, None)),
+    ),
+)
 PARAMS: tuple[Param, ...] = (
     Param("model", "model", Model(), control=("srv-model", "value")),
     Param("backend", "backend", Choice(BACKEND_CHOICES), control=("srv-backend", "value")),
@@ -110,8 +229,11 @@ PARAMS: tuple[Param, ...] = (
         omit=_default(DEFAULT_MEMORY_UTILIZATION),
     ),
     Param("price", "gpu_hour_price", Float(0, MAX_PRICE, open_low=True), control=("srv-price", "value")),
+    Param("mode", "mode", Choice(MODES), control=("srv-mode", "value"), omit=_default("agg")),
+    *DISAGG_PARAMS,
     Param("runs", "runs", RunsToken(), control=("srv-fit", "data")),
     Param("xhw", "what_if", WhatIfs(), control=("srv-what-if", "value"), repeat=True),
 )
+DISAGG = frozenset(p.name for p in DISAGG_PARAMS)
 BY_NAME = {p.name: p for p in PARAMS}
 OWN = frozenset(BY_NAME)

@@ -42,6 +42,16 @@ def unfit_sentence(acc, lang: str) -> str:
     return t("srv_acc_error", lang, msg=f"{acc.name}: {reason(error, lang)}")
 
 
+def layout_text(tp: int, adp: int = 1, ep: int = 1) -> str:
+    """An instance's layout as the page writes it: "TP4", "TP1 × DP32 · EP4"."""
+    text = f"TP{tp}"
+    if adp > 1:
+        text += f" × DP{adp}"
+    if ep > 1:
+        text += f" · EP{ep}"
+    return text
+
+
 def backend_name(backend: str | None, lang: str) -> str:
     """A serving backend as people write it ("TensorRT-LLM", not "trtllm"); "any" for none."""
     key = f"srv_backend_{backend or 'any'}"

@@ -15,6 +15,7 @@ from app.dashboard.pages.plan.serving_link import serving_link
 from app.dashboard.pages.plan.words import missing_text, verdict
 from app.dashboard.pages.roofline.state import view_from_search
 from app.dashboard.pages.serving.compute import compute
+from app.dashboard.pages.serving.deployment import deployment
 from app.dashboard.pages.serving.state import parse_args as serving_args
 from app.units import plain
 
@@ -35,20 +36,23 @@ def test_a_candidate_opened_on_the_serving_page_has_the_same_estimate(backend):
         assert served["tpot_s_range"] == pytest.approx(c["estimate"]["tpot_s_range"], rel=1e-12)
 
 
-def test_a_disaggregated_candidate_carries_each_side_in_the_serving_page_s_names():
+def test_a_disaggregated_candidate_opened_on_the_serving_page_has_the_same_estimate():
+    """The serving page's disaggregated mode reads each side, its workers and the concurrency
+    from the link, and its deployment answers what the planner said."""
     answer = answered(replace(SMALL, modes=("disaggregated",))).answer
-    c = answer["best"]
-    link = serving_link(c, 3.5, "zh", "dark")
-    pre, dec = c["serving_request"]["disaggregated"]["prefill"], c["serving_request"]["disaggregated"]["decode"]
-    for part in (
-        "mode=disagg",
-        f"ptp={pre['tensor_parallel']}&pdp={pre['attention_data_parallel']}&pep={pre['expert_parallel']}",
-        f"pmtp={pre['moe_tensor_parallel']}&pworkers={pre['workers']}",
-        f"dtp={dec['tensor_parallel']}&ddp={dec['attention_data_parallel']}&dep={dec['expert_parallel']}",
-        f"dmtp={dec['moe_tensor_parallel']}&dworkers={dec['workers']}",
-        f"conc={c['concurrency']}&", "price=3.5", "lang=zh&theme=dark",
-    ):  # fmt: skip
-        assert part in link, (part, link)
+    for c in answer["top"][:3]:
+        link = serving_link(c, 3.5, "zh", "dark")
+        a, notices = serving_args(view_from_search(link))
+        assert not notices, notices
+        for part in ("mode=disagg", f"conc={c['concurrency']}&", "price=3.5", "lang=zh&theme=dark"):
+            assert part in link, (part, link)
+        disagg = c["serving_request"]["disaggregated"]
+        for side in ("prefill", "decode"):
+            assert getattr(a, f"{side}_workers") == disagg[side]["workers"]
+            assert getattr(a, f"{side}_tp") == disagg[side]["tensor_parallel"]
+        served = deployment(a, a.hardware[0]).chosen["estimate"]
+        for key in ("ttft_s", "tpot_s", "output_tokens_per_s_per_gpu"):
+            assert served[key] == pytest.approx(c["estimate"][key], rel=1e-12), (key, link)
 
 
 def test_the_verdict_formats_the_engine_s_fields():

@@ -241,3 +241,12 @@ def test_the_exported_image_keeps_its_title_whole(lang):
     assert len(lines) >= 3 and all(sum(map(_units, line)) <= TITLE_LINE_UNITS for line in lines)
     assert patch["margin"]["t"] >= 24 + TITLE_LINE_PX * len(lines)
     assert "title" not in top["layout"]  # on the page the caption above the chart says it, and wraps
+
+
+def test_the_provenance_states_the_shipped_calibrations_in_sample_error():
+    """The v2 calibration nests its statistics by kind of run: the page said "TPOT median error nan%"."""
+    from engine.serving import load_calibration
+
+    stats = load_calibration().data["fit_statistics"]["in_sample"]["aggregated"]["tpot"]
+    text = provenance(ISSUE, "en")["calibration"]
+    assert "nan" not in text and f"median TPOT error {stats['median_abs_error'] * 100:.0f}% on the aggregated" in text
