@@ -16,11 +16,20 @@ from the Resource Timing of `_dash-update-component`) and response -> panels pai
 Also: a structural change (an accelerator removed) key -> SVG with its server time, and the
 cold load to the first drawn figure in fresh browser contexts.
 
+The Planner page (tab=plan, issue 33's link: DeepSeek-R1 on 8 x H200 and 8 x B200): a TPOT
+target slider's key press until the star and the table are redrawn (the search already made is
+re-filtered on the server, the chart patched), and a new search (a GPU budget, a model, an
+accelerator not asked before) until the chart and the table are redrawn, each with the
+server's share; beside the bare Dash floor (../shared/tools/dash-floor.py) run in the same run.
+
     .venv/bin/python scripts/bench_dashboard.py [presses per slider]
+    .venv/bin/python scripts/bench_dashboard.py plan [presses]     # the Planner page alone
 """
 
 import statistics
+import subprocess
 import sys
+from pathlib import Path
 
 from live_server import live_server
 from playwright.sync_api import sync_playwright
@@ -150,7 +159,120 @@ def serving_settle(browser, base: str, changes: int = 12) -> dict:
     return {"change -> both charts": total, "server": server}
 
 
+PLAN_VIEW = "/?tab=plan&model=deepseek-ai/DeepSeek-R1&hw=h200-sxm,b200&gpus=8&isl=1024&osl=1024&tpot_ms=50&ttft_ms=2000"
+PLAN_GD = "document.querySelector('#plan-frontier .js-plotly-plot')"
+FLOOR = Path(__file__).resolve().parents[2] / "shared" / "tools" / "dash-floor.py"
+
+# keydown (or a control set) -> the frontier chart's SVG and the table's rows changed, and the
+# last _dash-update-component request's server time (request start -> response start)
+PLAN_INSTRUMENT = f"""() => {{
+  const M = window.__plan = {{rows: [], cur: null}};
+  const start = () => {{ M.cur = {{key: performance.now()}}; }};
+  document.addEventListener('keydown', start, true);
+  window.__planStart = start;
+  const done = () => {{
+    const c = M.cur;
+    if (c && c.svg && c.table && !c.done) {{
+      c.done = true;
+      const req = performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component')
+                                                                    && e.startTime >= c.key);
+      c.server = req.length ? req[req.length - 1].responseStart - req[req.length - 1].requestStart : null;
+      c.response = req.length ? req[req.length - 1].responseEnd : null;
+      M.rows.push(c);
+    }}
+  }};
+  new MutationObserver(() => {{ if (M.cur && !M.cur.svg) {{ M.cur.svg = performance.now(); done(); }} }})
+    .observe({PLAN_GD}.querySelector('.main-svg').parentNode, {{subtree: true, childList: true, attributes: true}});
+  new MutationObserver(() => {{ if (M.cur && !M.cur.table) {{ M.cur.table = performance.now(); done(); }} }})
+    .observe(document.querySelector('#plan-table'), {{subtree: true, childList: true, characterData: true}});
+}}"""
+
+
+def dash_floor() -> tuple[float, float] | None:
+    """The bare Dash page's slider step on this machine now (median, p95 ms); None when it
+    fails twice (it starts its own server and browser: a loaded machine can time it out)."""
+    for _ in range(2):
+        out = subprocess.run([sys.executable, str(FLOOR)], capture_output=True, text=True, timeout=300)
+        if out.returncode == 0:
+            _count, median, p95 = out.stdout.split()[-3:]
+            return float(median), float(p95)
+        print(f"dash-floor.py failed: {out.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+    return None
+
+
+def _plan_rows(page, n: int) -> list[dict]:
+    page.wait_for_function(f"() => window.__plan.rows.length >= {n}", timeout=120000)
+    return page.evaluate("() => window.__plan.rows")
+
+
+def plan_bench(browser, base: str, presses: int) -> dict:
+    """The Planner page: target slider steps and new searches, key -> chart and table redrawn."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(base + PLAN_VIEW, timeout=120000)
+    page.wait_for_function(f"() => {{ const g = {PLAN_GD}; return g && g._fullLayout; }}", timeout=120000)
+    page.wait_for_selector("#plan-chart-panel[data-grid^='(']", timeout=120000)  # the sliders' grid is in
+    page.wait_for_timeout(500)
+    page.evaluate(PLAN_INSTRUMENT)
+    page.locator("#plan-tpot-slider [role=slider]").focus()
+    for i in range(presses):  # 50 ms <-> 20 ms: the best changes on the way
+        page.keyboard.press("ArrowLeft" if (i // 4) % 2 == 0 else "ArrowRight")
+        _plan_rows(page, i + 1)
+        page.wait_for_timeout(60)
+    slider = page.evaluate("() => window.__plan.rows")
+    # one step, then rest: the settle's request answers the targets (the grid at the new stop)
+    page.wait_for_timeout(1500)
+    page.evaluate("() => { window.__settleKey = performance.now(); }")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(3000)
+    settle = page.evaluate(
+        "() => performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component')"
+        " && e.startTime >= window.__settleKey).map(e => ({server: e.responseStart - e.requestStart,"
+        " total: e.responseEnd - window.__settleKey, kb: e.encodedBodySize / 1024}))"
+    )
+    searches = []
+    # never asked before (a cache miss each), then one asked before (the cache's answer)
+    for cid, value in (
+        ("plan-gpus", 16), ("plan-gpus", 4), ("plan-model", "deepseek-ai/DeepSeek-V3"),
+        ("plan-hw", ["h200-sxm", "b200", "h100-sxm5"]), ("plan-gpus", 24), ("plan-gpus", 16),
+    ):  # fmt: skip
+        n = len(page.evaluate("() => window.__plan.rows"))
+        page.evaluate("([id, v]) => { window.__planStart(); dash_clientside.set_props(id, {value: v}); }", [cid, value])
+        row = _plan_rows(page, n + 1)[-1]
+        searches.append((f"{cid}={value}", row))
+        page.wait_for_timeout(500)
+    page.close()
+    return {"slider": slider, "settle": settle, "searches": searches}
+
+
+def print_plan(plan: dict, floor_before: tuple | None, floor_after: tuple | None) -> None:
+    rows = plan["slider"]
+    screen = [max(r["svg"], r["table"]) - r["key"] for r in rows]
+    print(f"planner page, TPOT target slider, {len(rows)} key presses (issue 33's link: DeepSeek-R1, H200 + B200):")
+    print(f"  key -> star and table  {stats(screen)}   (drawn from the grid: no server round trip)")
+    print(f"  key -> chart SVG       {stats([r['svg'] - r['key'] for r in rows])}")
+    print(f"  key -> table           {stats([r['table'] - r['key'] for r in rows])}")
+    asked = [r for r in rows if r["server"] is not None]
+    print(f"  requests during the presses: {len(asked)}")
+    floors = [f[0] for f in (floor_before, floor_after) if f is not None]
+    if floors:
+        shown = ", ".join(f"{f:.1f}" for f in floors)
+        ratio = statistics.median(screen) / statistics.median(floors)
+        print(f"  bare Dash floor (dash-floor.py, same run): median {shown} ms; slider median / floor = {ratio:.1f}x")
+    else:
+        print("  bare Dash floor (dash-floor.py): did not run")
+    for s in plan["settle"]:
+        print(
+            f"  settle (250 ms after the last step: the server re-filters and sends the grid): server "
+            f"{s['server']:.0f} ms, key -> response {s['total']:.0f} ms, {s['kb']:.0f} KB gzipped"
+        )
+    print("planner page, a new search (set as a user's change; key -> chart and table redrawn):")
+    for what, r in plan["searches"]:
+        total = max(r["svg"], r["table"]) - r["key"]
+        print(f"  {what:42s} {total:7.0f} ms  (server {r['server'] or 0:.0f} ms)")
+
+
 def main(presses: int = 30) -> None:
+    floor_before = dash_floor()
     with live_server() as (_, base), sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         colds = []
@@ -186,6 +308,7 @@ def main(presses: int = 30) -> None:
             ".map(e => e.responseStart - e.requestStart)"
         )
         serving = serving_settle(browser, base)
+        plan = plan_bench(browser, base, 24)
         browser.close()
     totals = ", ".join(f"{c['total']:.0f}" for c in colds)
     print(f"cold load to the first drawn figure (3 fresh contexts): {totals} ms")
@@ -207,7 +330,20 @@ def main(presses: int = 30) -> None:
     print("serving page, a concurrency change, 3 GPUs (no rest timer: the box reports once):")
     for name, values in serving.items():
         print(f"  {name:22s} {stats(values)}")
+    print_plan(plan, floor_before, dash_floor())
+
+
+def main_plan(presses: int = 24) -> None:
+    floor_before = dash_floor()
+    with live_server() as (_, base), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        plan = plan_bench(browser, base, presses)
+        browser.close()
+    print_plan(plan, floor_before, dash_floor())
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 30)
+    if sys.argv[1:2] == ["plan"]:
+        main_plan(int(sys.argv[2]) if len(sys.argv) > 2 else 24)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 30)

@@ -1,4 +1,4 @@
-"""Renew the README's screenshots (docs/screenshot*.png, docs/serving-*.png) from a live server in
+"""Renew the README's screenshots (docs/screenshot*.png, docs/serving-*.png, docs/planner-*.png) from a live server in
 Debian's Chromium.
 
     .venv/bin/python scripts/screenshots.py [file name ...]
@@ -26,6 +26,9 @@ SERVING_DISAGG = (
     "tab=serving&model=deepseek-ai/DeepSeek-R1&hw=gb200&backend=trtllm&prec=fp4&tp=4&ep=4&isl=1024&osl=8192"
     "&conc=256&mode=disagg&pworkers=1&ptp=4&pdp=1&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
 )
+
+# issue 33's question: DeepSeek-R1 on 8 x H200 or 8 x B200, TPOT <= 50 ms and TTFT <= 2 s
+PLAN = "tab=plan&model=deepseek-ai/DeepSeek-R1&hw=h200-sxm,b200&gpus=8&isl=1024&osl=1024&tpot_ms=50&ttft_ms=2000"
 
 
 def runs_link() -> str:
@@ -78,6 +81,10 @@ SHOTS = (  # (file, query, width, height, full page)
     ("serving-phone-390x844.png", SERVING.replace("hw=h200-sxm", "hw=h200-sxm,b200") + "&lang=zh", 390, 844, True),
     ("serving-no-fit.png", SERVING.replace("meta-llama/Llama-3.1-70B", "deepseek-ai/DeepSeek-R1"), 1400, 900, False),
     ("serving-disagg-1400x900.png", SERVING_DISAGG, 1400, 900, True),
+    ("planner-1400x900.png", PLAN, 1400, 900, False),
+    ("planner-present-1920x1080.png", PLAN + "&present=1", 1920, 1080, False),
+    ("planner-embed-800x500.png", PLAN + "&embed=1", 800, 500, False),
+    ("planner-phone-390x844.png", PLAN, 390, 844, False),
 )
 
 

@@ -10,6 +10,8 @@ from dash import Input, Output, State, dcc, html, no_update
 
 from app.dashboard.pages.ops import callbacks as ops_callbacks
 from app.dashboard.pages.ops import layout as ops_layout
+from app.dashboard.pages.plan import callbacks as plan_callbacks
+from app.dashboard.pages.plan import layout as plan_layout
 from app.dashboard.pages.roofline import callbacks as roofline_callbacks
 from app.dashboard.pages.roofline import layout as roofline_layout
 from app.dashboard.pages.roofline.state import View, view_from_search
@@ -24,6 +26,7 @@ PAGES = {
     "ops": SimpleNamespace(page=ops_layout.page, register=ops_callbacks.register),
     "training": SimpleNamespace(page=training_layout.page, register=training_callbacks.register),
     "serving": SimpleNamespace(page=serving_layout.page, register=serving_callbacks.register),
+    "plan": SimpleNamespace(page=plan_layout.page, register=plan_callbacks.register),
 }
 
 

@@ -88,7 +88,50 @@ def _choices(name: str, values, allowed) -> None:
 
 def plan(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, calibration: Calibration | None = None):
     """Search every candidate (module docstring); returns the answer's dict (the API's shape)."""
+    return answer(search(model, hardware, req, calibration), req)
+
+
+@dataclass(frozen=True)
+class Search:
+    """Every candidate scored, before any target: the columns `answer` filters. Only the
+    request's search fields (SEARCH_FIELDS) shape it; the targets, the target mode, the prices
+    and `top` are the answer's, so one search answers any of them (the planner page keeps one
+    per search and re-filters it as a target slider moves)."""
+
+    model: ModelConfig
+    hardware: tuple[Accelerator, ...]
+    request: PlanRequest
+    calibration: Calibration
+    cols: dict = field(repr=False)
+    dropped: int
+    seconds: float
+    # every candidate in rank order, by ranking (tokens/s/GPU, or $/Mtok at given prices): an
+    # answer keeps those meeting its target, in that order, with no sort of its own
+    orders: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def order(self, cols: dict, by_cost: bool, prices: dict) -> np.ndarray:
+        key = tuple(sorted(prices.items())) if by_cost else None
+        if key not in self.orders:
+            self.orders[key] = fr.ranking(cols, np.ones(len(cols["tpot_s"]), dtype=bool), by_cost)
+        return self.orders[key]
+
+
+# What a search depends on; the rest of a PlanRequest only filters and ranks its candidates.
+SEARCH_FIELDS = ("gpus", "input_tokens", "output_tokens", "backends", "modes", "precisions", "memory_utilization")
+
+
+def search(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, calibration: Calibration | None = None):
+    """Check the request and score every candidate (the slow part of `plan`)."""
     started = time.perf_counter()
+    _check(hardware, req)
+    cal = calibration or load_calibration()
+    cols, dropped = _score_all(model, hardware, req, cal)
+    if len(cols.get("tpot_s", [])):
+        cols["tokens_per_s_per_user"] = 1.0 / cols["tpot_s"]
+    return Search(model, tuple(hardware), req, cal, cols, dropped, time.perf_counter() - started)
+
+
+def _check(hardware: list[Accelerator], req: PlanRequest) -> None:
     req.check()
     if not 1 <= len(hardware) <= MAX_HARDWARE:
         raise EngineInputError(
@@ -103,41 +146,55 @@ def plan(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, cali
                 code="plan_price_hardware", params={"value": repr(hw_id)[:64], "allowed": ", ".join(sorted(ids))},
             )  # fmt: skip
         check_price(price)
-    cal = calibration or load_calibration()
-    cols, dropped = _score_all(model, hardware, req, cal)
+
+
+def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
+    """A search's answer for `req`'s targets, target mode, prices and top N (pure numpy over
+    the search's columns: milliseconds). `req` must ask for the same search (SEARCH_FIELDS).
+    Without `frontier`, the answer's `frontier` is left empty: it does not depend on the
+    targets, and a caller that re-filters for a new target already has it."""
+    started = time.perf_counter()
+    if any(getattr(req, f) != getattr(found.request, f) for f in SEARCH_FIELDS):
+        raise ValueError("answer(): the request asks for another search than the one given")
+    _check(list(found.hardware), req)
+    model, hardware = found.model, found.hardware
+    cols = dict(found.cols)  # the search's columns stay as scored: prices are this answer's
     n = len(cols.get("tpot_s", []))
     if n:
         cols["usd_per_million_tokens"] = fr.usd_per_million_tokens(cols, req.gpu_hour_price)
-        cols["tokens_per_s_per_user"] = 1.0 / cols["tpot_s"]
     pessimistic = req.target == "pessimistic"
     ok = fr.meets(cols, req.ttft_s, req.tpot_s, pessimistic) if n else np.zeros(0, dtype=bool)
     ok_est = fr.meets(cols, req.ttft_s, req.tpot_s, False) if n else ok
     ok_pes = fr.meets(cols, req.ttft_s, req.tpot_s, True) if n else ok
     by_cost = bool(req.gpu_hour_price) and all(hw.id in req.gpu_hour_price for hw in hardware)
-    ranked = fr.ranking(cols, ok, by_cost) if n else np.zeros(0, dtype=int)
+    # the search's ranking of every candidate, kept to those meeting the target: what
+    # fr.ranking(cols, ok, by_cost) gives (a stable sort keeps ties in row order either way)
+    ranked = found.order(cols, by_cost, req.gpu_hour_price) if n else np.zeros(0, dtype=int)
+    ranked = ranked[ok[ranked]]
     summary = _Summarise(model, cols, ok_est, ok_pes, req)
-    front = {mode: _frontier(cols, mode, hardware, summary) for mode in MODES if n and mode in req.modes}
+    wanted = MODES if frontier else ()
+    front = {mode: _frontier(cols, mode, hardware, summary) for mode in wanted if n and mode in req.modes}
     top = [summary(i, launch=True) for i in ranked[: req.top]]
     best = top[0] if top else None
-    answer = {
+    out = {
         "model": model.id,
         "hardware": [hw.id for hw in hardware],
         "gpus": req.gpus,
         "target": req.target,
         "targets": {"ttft_s": req.ttft_s, "tpot_s": req.tpot_s},
         "ranked_by": "usd_per_million_tokens" if by_cost else "output_tokens_per_s_per_gpu",
-        "candidates": {"evaluated": int(n), "dropped_memory": int(dropped), "meeting_target": int(ok.sum())},
+        "candidates": {"evaluated": int(n), "dropped_memory": int(found.dropped), "meeting_target": int(ok.sum())},
         "frontier": front,
         "best": best,
         "top": top,
-        "best_by_mode": _best_by(cols, ranked, "mode", summary),
-        "best_by_hardware": _best_by(cols, ranked, "hardware", summary),
-        "calibration": cal.id,
+        "best_by_mode": _best_by(cols, ranked, "mode", MODES, summary),
+        "best_by_hardware": _best_by(cols, ranked, "hardware", [hw.id for hw in hardware], summary),
+        "calibration": found.calibration.id,
     }
-    answer["reason"] = None if best else _reason(cols, req, pessimistic, n)
-    answer["verdict"] = verdict(answer)
-    answer["seconds"] = time.perf_counter() - started
-    return answer
+    out["reason"] = None if best else _reason(cols, req, pessimistic, n)
+    out["verdict"] = verdict(out)
+    out["seconds"] = found.seconds + (time.perf_counter() - started)
+    return out
 
 
 def _score_all(model, hardware, req: PlanRequest, cal) -> tuple[dict, int]:
@@ -170,13 +227,19 @@ def _frontier(cols, mode: str, hardware, summary) -> list[dict]:
     return out
 
 
-def _best_by(cols, ranked, key: str, summary) -> dict:
-    """The first-ranked row of each value of `key` (mode, accelerator)."""
+def _best_by(cols, ranked, key: str, names, summary) -> dict:
+    """The first-ranked row of each value of `key` (mode, accelerator) among `names`, in rank
+    order: a mask per name (a few names, and the ranking can hold every candidate: no sort of
+    its strings on a target's move)."""
     if not len(ranked):
         return {}
-    names = cols[key][ranked].astype(str)
-    _, first = np.unique(names, return_index=True)
-    return {names[j]: summary(ranked[j]) for j in sorted(first)}
+    keys = cols[key][ranked]
+    firsts = []
+    for name in names:
+        hits = np.flatnonzero(keys == name)
+        if len(hits):
+            firsts.append((hits[0], name))
+    return {name: summary(ranked[j]) for j, name in sorted(firsts)}
 
 
 class _Summarise:

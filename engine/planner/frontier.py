@@ -33,7 +33,9 @@ def pareto(per_gpu: np.ndarray, per_user: np.ndarray, rows: np.ndarray) -> np.nd
 
 def usd_per_million_tokens(cols: dict, prices: dict[str, float]) -> np.ndarray:
     """price per GPU-hour / (output tokens/s per GPU x 3600) x 1e6; NaN where unpriced."""
-    price = np.array([prices.get(h, np.nan) for h in cols["hardware"]], dtype=float)
+    price = np.full(len(cols["hardware"]), np.nan)
+    for hw_id, usd in prices.items():  # a few accelerators, thousands of rows: a mask each
+        price[cols["hardware"] == hw_id] = usd
     return price / (cols["tokens_per_s_per_gpu"] * 3600.0) * 1e6
 
 

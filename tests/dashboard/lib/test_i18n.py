@@ -14,8 +14,8 @@ HOSTILE = (
 )
 # what may stay in Latin letters inside a translated reason: the values, units and ids it names
 ALLOWED_LATIN = {"bf16", "fp16", "fp8", "int8", "int4", "fp4", "nominal", "measured", "hierarchy", "en", "zh",
-                 "light", "dark", "roofline", "ops", "training", "serving", "cfg", "model", "batch", "ctx", "kv",
-                 "prec", "kvprec", "fa", "tp", "ms", "MLA", "KV", "decode", "GPU", "token", "id", "TB", "GB", "s",
+                 "light", "dark", "roofline", "ops", "training", "serving", "plan", "cfg", "model", "batch", "ctx",
+                 "kv", "prec", "kvprec", "fa", "tp", "ms", "MLA", "KV", "decode", "GPU", "token", "id", "TB", "GB", "s",
                  "TFLOP", "name", "bandwidth", "memory", "fast", "what", "if", "e", "g"}  # fmt: skip
 
 

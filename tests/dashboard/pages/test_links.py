@@ -32,7 +32,7 @@ def test_a_lab_gets_its_own_parameters_and_a_bad_tab_is_named():
     wrong = view_from_search("tab=nope&m=3")
     assert wrong.tab == "roofline"
     assert [(n, reason(w, "en")) for n, _, w in wrong.notices] == [
-        ("tab", "one of roofline, ops, training, serving"),
+        ("tab", "one of roofline, ops, training, serving, plan"),
         ("m", "unknown parameter"),
     ]
 

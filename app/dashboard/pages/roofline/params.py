@@ -32,7 +32,7 @@ PRECISIONS: dict[str, tuple[str, str]] = {
     "fp4": ("fp4", "fp4"),
 }
 KV_PRECISIONS = ("bf16", "fp8", "int8", "int4")
-TABS = ("roofline", "ops", "training", "serving")
+TABS = ("roofline", "ops", "training", "serving", "plan")
 LANGS = ("en", "zh")
 
 

@@ -1,0 +1,109 @@
+"""What the Planner page says is the engine's answer: a candidate opened on the serving page
+(its link read by the serving page itself) gives the same estimate; the verdict and the reason
+format the answer's fields in both languages; the CSV carries every series and its provenance."""
+
+from dataclasses import replace
+
+import pytest
+
+from app.dashboard.pages.plan.compute import answered
+from app.dashboard.pages.plan.exports import plan_csv
+from app.dashboard.pages.plan.measured import measured_runs
+from app.dashboard.pages.plan.params import PlanArgs
+from app.dashboard.pages.plan.provenance import accelerator_names, provenance
+from app.dashboard.pages.plan.serving_link import serving_link
+from app.dashboard.pages.plan.words import missing_text, verdict
+from app.dashboard.pages.roofline.state import view_from_search
+from app.dashboard.pages.serving.compute import compute
+from app.dashboard.pages.serving.deployment import deployment
+from app.dashboard.pages.serving.state import parse_args as serving_args
+from app.units import plain
+
+SMALL = PlanArgs(model="llama-3.1-8b", hardware=("h100-sxm5", "h200-sxm"), gpus=2, precisions=("fp8",), tpot_ms=20.0)
+
+
+@pytest.mark.parametrize("backend", ["trtllm", "vllm", "sglang"])
+def test_a_candidate_opened_on_the_serving_page_has_the_same_estimate(backend):
+    """SGLang's default memory fraction depends on the card and layout: the link writes it."""
+    answer = answered(replace(SMALL, backends=(backend,), modes=("aggregated",))).answer
+    for c in answer["top"][:3]:
+        link = serving_link(c, None, "en", "light")
+        a, notices = serving_args(view_from_search(link))
+        assert not notices, notices
+        served = compute(a)[0].chosen["estimate"]
+        for key in ("ttft_s", "tpot_s", "output_tokens_per_s_per_gpu"):
+            assert served[key] == pytest.approx(c["estimate"][key], rel=1e-12), (key, link)
+        assert served["tpot_s_range"] == pytest.approx(c["estimate"]["tpot_s_range"], rel=1e-12)
+
+
+def test_a_disaggregated_candidate_opened_on_the_serving_page_has_the_same_estimate():
+    """The serving page's disaggregated mode reads each side, its workers and the concurrency
+    from the link, and its deployment answers what the planner said."""
+    answer = answered(replace(SMALL, modes=("disaggregated",))).answer
+    for c in answer["top"][:3]:
+        link = serving_link(c, 3.5, "zh", "dark")
+        a, notices = serving_args(view_from_search(link))
+        assert not notices, notices
+        for part in ("mode=disagg", f"conc={c['concurrency']}&", "price=3.5", "lang=zh&theme=dark"):
+            assert part in link, (part, link)
+        disagg = c["serving_request"]["disaggregated"]
+        for side in ("prefill", "decode"):
+            assert getattr(a, f"{side}_workers") == disagg[side]["workers"]
+            assert getattr(a, f"{side}_tp") == disagg[side]["tensor_parallel"]
+        served = deployment(a, a.hardware[0]).chosen["estimate"]
+        for key in ("ttft_s", "tpot_s", "output_tokens_per_s_per_gpu"):
+            assert served[key] == pytest.approx(c["estimate"][key], rel=1e-12), (key, link)
+
+
+def test_the_verdict_formats_the_engine_s_fields():
+    a = SMALL
+    answer = answered(a).answer
+    names = accelerator_names(a)
+    best = answer["best"]
+    en = verdict(answer, names, a.modes, "en")
+    est = best["estimate"]
+    assert en.startswith(f"On 2 × {names[best['hardware']]} with TPOT ≤ 20 ms and TTFT ≤ 2,000 ms met at the estimate")
+    for number in (est["output_tokens_per_s_per_gpu"], *est["output_tokens_per_s_per_gpu_range"]):
+        assert plain(number) in en
+    assert f"concurrency {best['concurrency']:,}" in en
+    ratio = answer["verdict"]["ratio_other_mode"]
+    assert (f"reaches {ratio:.2g}× of that" in en) if ratio is not None else ("meets the target" in en)
+    zh = verdict(answer, names, a.modes, "zh")
+    assert plain(est["output_tokens_per_s_per_gpu"]) in zh and "最佳" in zh
+
+
+def test_with_nothing_meeting_the_target_the_verdict_says_what_would():
+    a = replace(SMALL, tpot_ms=1.0)
+    answer = answered(a).answer
+    near = answer["reason"]["nearest"]
+    said = verdict(answer, accelerator_names(a), a.modes, "en")
+    assert said.startswith("Nothing on 2 × H100 SXM5")
+    assert f"a TPOT target of {plain(near['tpot_s_at_asked_ttft'] * 1e3)} ms or more at this TTFT" in said
+    assert "需要" in verdict(answer, accelerator_names(a), a.modes, "zh")
+
+
+def test_a_mode_with_no_deployment_is_said():
+    a = PlanArgs(model="deepseek-r1", hardware=("h200-sxm",), gpus=8, precisions=("fp8",), backends=("sglang",))
+    planned = answered(a)
+    assert not planned.answer["frontier"]["disaggregated"] and planned.answer["frontier"]["aggregated"]
+    assert missing_text(planned.search.cols, a, accelerator_names(a), "en") == (
+        " No disaggregated deployment fits in memory on 8 × H200 SXM 141GB."
+    )
+
+
+def test_the_csv_holds_every_series_and_says_where_it_comes_from():
+    a = replace(SMALL, hardware=("h200-sxm",), model="meta-llama/Llama-3.1-70B", gpus=4)
+    answer = answered(a).answer
+    runs = {h: measured_runs(a, h) for h in a.hardware}
+    assert runs["h200-sxm"]  # the shipped runs of Llama-3.1-70B FP8 at 1,024 in and out
+    text = plan_csv(answer, runs, provenance(a, "en"), "the verdict")
+    lines = text.splitlines()
+    assert [line.split(":")[0] for line in lines[:5]] == [
+        "# scenario", "# targets", "# calibration", "# measured_source", "# verdict",
+    ]  # fmt: skip
+    rows = lines[6:]
+    assert sum(r.startswith("top,estimate,1,") for r in rows) == 1
+    assert sum(r.startswith("measured,measured,") for r in rows) == sum(len(v) for v in runs.values())
+    assert all("aiconfigurator" in r for r in rows if r.startswith("measured,"))
+    frontier = [r for r in rows if r.startswith("frontier_")]
+    assert len(frontier) == sum(len(v) for v in answer["frontier"].values())
