@@ -369,6 +369,53 @@ def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, bas
     assert state["drawn"] == state["visible"]
 
 
+COUNT_REDRAWS = f"""() => {{
+  const gd = {GD}; const calls = window.__redraws = {{react: 0, relayout: 0, animated: []}};
+  for (const name of ['react', 'newPlot', 'relayout']) {{
+    const f = window.Plotly[name];
+    window.Plotly[name] = function (g) {{ if (g === gd) calls[name === 'newPlot' ? 'react' : name] += 1;
+                                         return f.apply(this, arguments); }};
+  }}
+  const animate = window.Plotly.animate;
+  window.Plotly.animate = function (g, frame) {{
+    if (g === gd) calls.animated.push(frame.traces.map(i => gd.data[i].uid));
+    return animate.apply(this, arguments);
+  }};
+}}"""
+
+
+def test_a_slider_step_redraws_only_the_moving_points_and_the_scenario_line(page: Page, base_url):
+    """A batch step re-plots the points that move and nothing else of the figure: no relayout
+    (dcc.Graph answered a title relayout by re-plotting every trace, ~100 ms a step) and no
+    trajectory (it moves with the context only). The scenario line over the chart follows at
+    once, and an image exported then prints the new stop as its title."""
+    page.goto(base_url + "/?hw=h100-sxm5,h200-sxm,rtx-4090&model=llama-3-8b&batch=32&ctx=4096")
+    wait_for_figure(page)
+    wait_settled(page)
+    page.evaluate(COUNT_REDRAWS)
+    thumb = page.locator("#batch-size [role=slider]")
+    thumb.focus()
+    for batch in (64, 128):
+        before = decode_x(page, "h100-sxm5")
+        page.keyboard.press("ArrowRight")
+        expected = api_decode_intensity(base_url, "h100-sxm5", batch_size=batch, context_length=4096)
+        wait_decode(page, "h100-sxm5", expected)
+        assert decode_x(page, "h100-sxm5") != before
+        expect(page.locator("#roofline-scenario")).to_contain_text(f"batch {batch} · context 4,096")
+    redraws = page.evaluate("() => window.__redraws")
+    assert redraws["react"] == 0 and redraws["relayout"] == 0, redraws
+    assert len(redraws["animated"]) == 2, redraws
+    for uids in redraws["animated"]:
+        assert uids and all(u.startswith("point--") for u in uids), uids
+        assert {"point--h100-sxm5--decode", "point--rtx-4090--prefill"} <= set(uids)
+    assert_svg_matches(page)
+    wait_settled(page)
+    with page.expect_download() as info:
+        page.locator("#export-svg").click()
+    svg = Path(info.value.path()).read_text()
+    assert "batch 128 · context 4,096" in svg and "batch 32 ·" not in svg
+
+
 TOUR_MODELS = model_ids()
 
 
@@ -582,8 +629,8 @@ def test_embed_fits_800_by_500_with_a_link_to_the_full_view(page: Page, base_url
     expect(full).to_have_attribute("target", "_blank")
     href = full.get_attribute("href")
     assert "batch=64" in href and "embed" not in href
-    title = page.locator("#roofline-graph .gtitle").text_content()
-    assert "llama-3-8b" in title and "batch 64" in title  # the scenario, on the figure
+    title = page.locator("#roofline-scenario").text_content()
+    assert "llama-3-8b" in title and "batch 64" in title  # the scenario, over the figure
     assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
     page.goto(base_url + "/?embed=1&controls=0&hw=h100-sxm5")
     wait_for_figure(page)

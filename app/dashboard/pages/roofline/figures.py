@@ -221,7 +221,8 @@ def _figure_layout(
     lang: str, theme: str, present: bool, box, kinds: set[str], subtitle: str, accelerators: int = 1
 ) -> dict:
     """Log axes around `box` (every point the sliders can reach), the accelerators' legend at the
-    foot, the scenario printed on the figure and the symbol key in `meta` (symbol_key.py)."""
+    foot, and in `meta` the symbol key and the patch an export applies (symbol_key.py), which
+    prints the scenario as the figure's title."""
     colors = THEMES.get(theme, THEMES["light"])
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
@@ -241,16 +242,20 @@ def _figure_layout(
     layout["legend"] |= {"xref": "container", "tracegroupgap": 0, "font": {"size": layout["font"]["size"] - 2}}
     rows = math.ceil(accelerators / (2 if present else 3))
     line = layout["font"]["size"] + 9
-    # the scenario line wraps (a title never does by itself): the plot starts below its last line
-    lines = subtitle.count("<br>") + 1
-    top = max(40, 8 + lines * (layout["font"]["size"] + 4))
     # the foot: the x axis's ticks and title (70 px), then the accelerators' rows; where they take
     # more rows than this (a phone, an embed), Plotly pushes the plot up itself
-    layout["margin"] = {**layout["margin"], "t": top, "b": 70 + line * rows}
+    layout["margin"] = {**layout["margin"], "t": 30, "b": 70 + line * rows}
     items = key_items(kinds | {"ridge", "hollow"}, lang)
-    layout["meta"] = {"key": items, "export": export_patch(layout, items, accelerators, present, colors["muted"])}
-    if subtitle:  # the scenario, so a screenshot or an export says what it shows
-        layout["title"] = {
+    export = export_patch(layout, items, accelerators, present, colors["muted"])
+    # The scenario line: HTML above the chart on the page (it wraps at any width, and a slider
+    # step sets its text without redrawing the chart: a title relayout made dcc.Graph copy the
+    # layout back into its figure and re-plot every trace, ~100 ms a step); an export carries it
+    # as the figure's title, above the plot, so every image says what it shows. The plot starts
+    # below its lines and one more: another stop's line (a longer batch) may wrap once more.
+    if subtitle:
+        lines = subtitle.count("<br>") + 1
+        export["margin"] = {**export["margin"], "t": 8 + (lines + 1) * (layout["font"]["size"] + 4)}
+        export["title"] = {
             "text": subtitle,
             "x": 0.01,
             "xanchor": "left",
@@ -260,6 +265,7 @@ def _figure_layout(
             "pad": {"t": 10 if lines > 1 else 0},
             "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]},
         }
+    layout["meta"] = {"key": items, "export": export}
     return layout
 
 

@@ -15,7 +15,7 @@ from app.dashboard.pages.roofline.params import BY_NAME
 from app.dashboard.pages.roofline.state import View, export_name, to_query
 from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import comparison_table, ops_table_panel, reality_panel
-from app.dashboard.pages.roofline.views import ops_panel, panels, roofline
+from app.dashboard.pages.roofline.views import ops_panel, panels, roofline, subtitle
 
 # Messages the browser shows itself (input validation): translated here, filled in by app.js.
 CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit", "copied", "copy_blocked")
@@ -150,6 +150,7 @@ def page(view: View) -> html.Div:
     shown = panels(view)
     notices = notice_items(view)
     figure_config = graph_config(export_name(view, "roofline"))
+    scenario_line = subtitle(view, view.batch, view.context)
     return html.Div(
         [
             *stores(view, grid),
@@ -161,6 +162,8 @@ def page(view: View) -> html.Div:
                     controls(view),
                     html.Div(
                         [
+                            # the scenario, over the chart (the export prints it as the chart's title)
+                            html.P(scenario_line, id="roofline-scenario", className="scenario-line"),
                             dcc.Graph(
                                 id="roofline-graph", figure=figure, config=figure_config, className="roofline-graph"
                             ),

@@ -113,14 +113,15 @@ def subtitle(view: View, batch: int, context: int) -> str:
 
 def slider_grid(view: View) -> dict:
     """The formatted slider grid for the view's structure (any batch and context), with the
-    subtitle at every stop."""
+    scenario line at every stop."""
     args = (model_spec(view), hardware_specs(view), scenario_of(view), _step_s(view), view.measurements)
 
     def compute() -> dict:
         payload = grid_payload(dashboard_grid(*args), hardware_ids(view), view.lang)
-        payload["subtitles"] = [
-            wrapped_plotly_text(subtitle(view, b, c)) for b in payload["batches"] for c in payload["contexts"]
-        ]
+        # the scenario line at each stop: as text for the page's line, as Plotly text for an export's title
+        lines = [subtitle(view, b, c) for b in payload["batches"] for c in payload["contexts"]]
+        payload["scenarios"] = lines
+        payload["subtitles"] = [wrapped_plotly_text(line) for line in lines]
         return payload
 
     # the key holds everything the payload reads: the subtitle's fields are all in the scenario
