@@ -53,6 +53,8 @@
           const color = (trace.meta || {}).color || (trace.marker || {}).color;
           const marker = point[3] ? {color: color, line: {color: "#ffffff", width: 1}}
                                   : {color: "rgba(0,0,0,0)", line: {color: color, width: 2}};
+          // one point, or a group's points (an accelerator's elementwise ops: marks.drawn_as)
+          if (Array.isArray(point[0])) return {x: point[0], y: point[1], customdata: point[2], marker: marker};
           return {x: [point[0]], y: [point[1]], customdata: [point[2]], marker: marker};
         }
         const path = grid.trajectories[uid];

@@ -10,7 +10,7 @@ from engine.analysis import Scenario, analyze_one
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, load_model
 
-from .helpers import assert_svg_matches, decode_x, traces, wait_for_decode_x_change, wait_for_figure
+from .helpers import GD, assert_svg_matches, decode_x, traces, wait_for_decode_x_change, wait_for_figure
 
 
 def engine_decode_intensity(hw="h100-sxm5", model="llama-3-8b", **scenario) -> float:
@@ -31,9 +31,10 @@ def test_default_view(page: Page, base_url):
             f"point--{hw}--prefill",
             f"point--{hw}--attention_decode",
             f"trajectory--{hw}",
-            f"point--{hw}--residual_add",
-            f"point--{hw}--activation",
+            f"point--{hw}--elementwise",
         } <= uids
+        ops = traces(page)[f"point--{hw}--elementwise"]["customdata"]
+        assert len(ops) == 7  # the decode step's elementwise ops, one point each
     assert decode_x(page, "h100-sxm5") == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096))
     expect(page.locator("#insight")).to_contain_text("memory-bound")
     expect(page.locator("#notices")).to_be_hidden()
@@ -95,7 +96,10 @@ def test_url_reproduces_view(page: Page, base_url):
     assert decode_x(page, "rtx-4090") == pytest.approx(expected)
     expect(page.locator("#batch-size-input")).to_have_value("64")
     expect(page.locator("#context-length-input")).to_have_value("8192")
-    assert "point--rtx-4090--attention_softmax" in uids  # FlashAttention off: scores go through memory
+    # FlashAttention off: scores go through memory, an elementwise op of their own
+    assert "attention_softmax" in page.evaluate(
+        f"() => {GD}.data.find(t => t.uid === 'point--rtx-4090--elementwise').text"
+    )
 
 
 def test_embed_hides_side_panels(page: Page, base_url):

@@ -22,9 +22,9 @@ def api_result(base_url: str, hw: str, **scenario) -> dict:
     return response.json()["results"][0]
 
 
-def hover_text(page: Page, uid: str, name: str) -> str:
+def hover_text(page: Page, uid: str, name: str, point: str | None = None) -> str:
     """The hover label of one point, once it is that point's (not the previous one's)."""
-    hover_label(page, uid)
+    hover_label(page, uid, point)
     label = page.locator("#roofline-graph .hoverlayer .hovertext").first
     expect(label).to_contain_text(name)
     return label.text_content()
@@ -38,10 +38,10 @@ def test_tooltips_say_roof_share_and_scope(page: Page, base_url):
     assert f"{api['decode']['fraction_of_roof']:.0%} of the roof at this intensity" in decode
     assert "whole model, one step of the batch" in decode and "TFLOP/s at" in decode
     rope = next(o for o in api["decode"]["ops"] if o["name"] == "rope")
-    label = hover_text(page, "point--h100-sxm5--rope", "rope")
+    label = hover_text(page, "point--h100-sxm5--elementwise", "rope", "rope")
     assert f"{rope['share_of_step']:.1%} of the decode step's time" in label
     assert "whole model: summed over 32 layers" in label
-    final = hover_text(page, "point--h100-sxm5--logits_softmax", "logits_softmax")
+    final = hover_text(page, "point--h100-sxm5--elementwise", "logits_softmax", "logits_softmax")
     assert "once per step (not per layer)" in final
 
 

@@ -407,7 +407,8 @@ def test_a_slider_step_redraws_only_the_moving_points_and_the_scenario_line(page
     assert len(redraws["animated"]) == 2, redraws
     for uids in redraws["animated"]:
         assert uids and all(u.startswith("point--") for u in uids), uids
-        assert {"point--h100-sxm5--decode", "point--rtx-4090--prefill"} <= set(uids)
+        # per card its decode, prefill, decode attention and elementwise ops (one trace): 12
+        assert len(uids) == 12 and {"point--h100-sxm5--decode", "point--rtx-4090--elementwise"} <= set(uids)
     assert_svg_matches(page)
     wait_settled(page)
     with page.expect_download() as info:

@@ -15,7 +15,9 @@ from app.dashboard.lib.markup import plotly_names, plotly_text, wrapped_plotly_t
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.roofline.marks import (
     Mark,
+    drawn_as,
     gpu_marks,
+    group_uid,
     hover_template,
     imported_trace,
     phase_mark,
@@ -67,6 +69,23 @@ def _mark_trace(mark: Mark, hw_name: str, color: str, lang: str, label: bool) ->
     if label:
         trace.update({"text": [mark.label], "textposition": "top center"})
     return trace
+
+
+def _group_trace(marks: list[Mark], hw_name: str, color: str, lang: str) -> dict:
+    """An accelerator's elementwise ops as one trace (marks.drawn_as): each point's op name in
+    `text` and what its numbers cover in `hovertext` (neither moves with the sliders), its
+    values in `customdata`."""
+    trace = _mark_trace(marks[0], hw_name, color, lang, False)
+    trace["hovertemplate"] = hover_template(replace(marks[0], label="%{text}", scope="%{hovertext}"), hw_name, lang)
+    return trace | {
+        "uid": group_uid(marks),
+        "name": t("elementwise", lang),
+        "x": [m.x for m in marks],
+        "y": [m.y for m in marks],
+        "customdata": [list(m.values) for m in marks],
+        "text": [m.label for m in marks],
+        "hovertext": [m.scope for m in marks],
+    }
 
 
 def _line(trace_uid: str, name: str, group: str, xy: tuple[list, list], line: dict, hover: str) -> dict:
@@ -321,9 +340,11 @@ def roofline_figure(
         )
         for m in marks:
             kinds.add(m.kind)
-            traces.append(_mark_trace(m, name, c, lang, False))
             xs.append(m.x)
             ys.append(m.y)
+        for entry in drawn_as(marks):
+            group = isinstance(entry, list)
+            traces.append(_group_trace(entry, name, c, lang) if group else _mark_trace(entry, name, c, lang, False))
         imported = imported_trace(measured_points or [], hw, name, c, lang) if profiled else None
         if imported is not None:  # the imported rows with their own counts: one trace, drawn once
             kinds.add("measured")
