@@ -1,7 +1,7 @@
 // Clientside callbacks (declared in app/dashboard/pages/roofline/clientside.py): slider <-> box sync with
 // validation (the chart's live moves: 03-live-path.js), a figure drawn at a stale stop,
-// the accelerator limit, the theme class, language, copy link and image exports (the address
-// bar: 04-url.js). Numbers come from the server; nothing here computes one.
+// the accelerator limit, the theme class and image exports (the header: 02-chrome.js; the
+// address bar: 04-url.js). Numbers come from the server; nothing here computes one.
 (function () {
   const live = window.llmRooflineLive;
   const nu = () => window.dash_clientside.no_update;
@@ -126,42 +126,6 @@
 
       unticked: (value) => !(value && value.length),
 
-      // A new language re-renders the page server-side in that language (state is in the URL).
-      changeLang: function (lang, flags) {
-        if (!flags || lang === flags.lang) return nu();
-        const q = new URLSearchParams(window.location.search);
-        q.set("lang", lang);
-        window.location.search = q.toString();
-        return nu();
-      },
-
-      // Copy the link to this view, without embed=1 (a wiki page's iframe is not the view to
-      // share). Where the clipboard is blocked (a cross-origin iframe, no permission) the link
-      // is shown in a field, selected for a manual copy, instead of claiming it was copied.
-      copyLink: function (n, flags) {
-        if (!n) return nu();
-        const q = new URLSearchParams(window.location.search);
-        q.delete("embed");
-        const link = window.location.origin + window.location.pathname + "?" + q.toString();
-        const say = (key) => message(flags, key, "");
-        const clear = () => setTimeout(() => window.dash_clientside.set_props("copy-status", {children: ""}), 4000);
-        const showField = function () {
-          window.dash_clientside.set_props("copy-field", {value: link, style: {display: "inline-block"}});
-          setTimeout(function () {
-            const field = document.getElementById("copy-field");
-            if (field) { field.focus(); field.select(); }
-          }, 50);
-          clear();
-          return say("copy_blocked");
-        };
-        if (!(navigator.clipboard && window.isSecureContext)) return showField();
-        return navigator.clipboard.writeText(link).then(function () {
-          window.dash_clientside.set_props("copy-field", {style: {display: "none"}});
-          clear();
-          return say("copied");
-        }, showField);
-      },
-
       exportImage: function (nPng, nSvg, stored, grid) {
         const format = triggeredIds().some((id) => id.startsWith("export-svg")) ? "svg" : "png";
         const plot = document.querySelector("#roofline-graph .js-plotly-plot");
@@ -173,7 +137,8 @@
           const stop = live.gridStop(live.currentSizes(stored), grid);
           if (patch.title && stop && stop.subtitle) patch.title = Object.assign({}, patch.title, {text: stop.subtitle});
           const figure = {data: plot.data, layout: Object.assign({}, plot.layout, patch)};
-          window.Plotly.downloadImage(figure, {format: format, filename: exportName(), width: 1200, height: 750});
+          // with the CJK glyphs in the file (02-export.js): a machine without a CJK font draws them too
+          window.llmExport.download(figure, {format: format, filename: exportName(), width: 1200, height: 750});
         }
         return nu();
       },

@@ -79,8 +79,6 @@ CALLBACKS.client(
     prevent_initial_call=False,
 )
 CALLBACKS.client(cs, "unticked", Output("reality-panel", "hidden"), Input("published", "value"))
-CALLBACKS.client(cs, "changeLang", Output("lang", "className"), Input("lang", "value"), FLAGS)
-CALLBACKS.client(cs, "copyLink", Output("copy-status", "children"), Input("copy-link", "n_clicks"), FLAGS)
 CALLBACKS.client(
     cs,
     "exportImage",

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dash import dcc, html
 
 from app.dashboard.components.fields import dropdown_labels, field
-from app.dashboard.components.header import language_switch
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.params import shown
 from app.dashboard.pages.roofline.controls_state import MAX_MEASURED_STEPS
@@ -52,9 +51,7 @@ def checkbox(name: str, values: dict, label: str, control: int = 0) -> dcc.Check
     """The one-box checklist of parameter `name` (of its `control`-th control)."""
     cid, prop = BY_NAME[name].controls[control]
     box = values[f"{cid}.{prop}"]
-    return dcc.Checklist(
-        id=cid, options=[{"label": label, "value": "dark" if cid == "theme" else "on"}], value=box, className="toggle"
-    )
+    return dcc.Checklist(id=cid, options=[{"label": label, "value": "on"}], value=box, className="toggle")
 
 
 def model_field(view: View, values: dict) -> html.Div:
@@ -233,9 +230,6 @@ def toggles(view: View, values: dict) -> html.Div:
         [
             checkbox("fa", values, t("flash", lang)),
             checkbox("roofs", values, t("hierarchy_roofs", lang), control=1),
-            checkbox("theme", values, t("theme_dark", lang)),
-            checkbox("present", values, t("present", lang)),
-            language_switch(lang),
         ],
         className="toggles",
     )
