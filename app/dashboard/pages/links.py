@@ -9,11 +9,17 @@ it left. The roofline page's own links are written from its table (state.shared_
 from __future__ import annotations
 
 from app.dashboard.lib.params import query_string
-from app.dashboard.pages.roofline.params import BY_NAME, SHARED, TABS
+from app.dashboard.pages.roofline.params import BY_NAME, SHARED, TABS, pairs_of
 from app.dashboard.pages.roofline.state import View
 
 # Read by the View on every tab (the rest of a lab's link is the lab's to read).
 CHROME = ("hw", "lang", "theme", "embed", "controls", "present")
+
+
+def linked_hardware(view: View) -> tuple[str, ...]:
+    """The accelerators the link names (none when it names none: the View's default is the
+    roofline's, and a lab may keep its own, as the training lab keeps its measured run's)."""
+    return view.hardware if "hw" in pairs_of(view.query) else ()
 
 
 def lab_args_of(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
