@@ -28,8 +28,11 @@ HEADER_JS = """() => {
     const a = boxes[i], b = boxes[j];
     if (a.l < b.r - 1 && b.l < a.r - 1 && a.t < b.b - 1 && b.t < a.b - 1) overlaps.push([a.id, b.id]);
   }
+  // a part whose words run past its own box (a tab squeezed narrower than its label)
+  const spilled = parts.filter(e => e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0)
+    .map(e => e.textContent.trim());
   return {width: window.innerWidth, right: Math.max(...boxes.map(b => b.r)), left: Math.min(...boxes.map(b => b.l)),
-          overlaps, scroll: document.scrollingElement.scrollWidth};
+          overlaps, spilled, scroll: document.scrollingElement.scrollWidth};
 }"""
 
 FONT_JS = """() => document.fonts.ready.then(() => ({
@@ -72,7 +75,7 @@ def test_every_page_has_the_same_header_whole(page: Page, base_url, tab, where, 
         expect(page.locator(f"{ids[1]} input")).to_be_checked(checked=where == "present")
     box = page.evaluate(HEADER_JS)
     assert box["left"] >= -1 and box["right"] <= box["width"] + 1, box  # nothing cut at either edge
-    assert box["overlaps"] == [], box
+    assert box["overlaps"] == [] and box["spilled"] == [], box
     if lang == "zh":
         font = page.evaluate(FONT_JS)
         assert font["loaded"] and font["faces"] == ["loaded"], font
@@ -103,3 +106,38 @@ def test_copy_link_on_a_lab_copies_its_own_link(page: Page, base_url):
     expect(page.locator("#copy-status")).to_have_text("Link copied")
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert "tab=training" in copied and "gpus=16" in copied and "embed" not in copied
+
+
+SIDE_JS = """() => {
+  const rect = (e) => e.getBoundingClientRect();
+  const apart = (a, b) => a.right <= b.left + 1 || b.right <= a.left + 1
+                          || a.bottom <= b.top + 1 || b.bottom <= a.top + 1;
+  const g = document.querySelector('#memory-graph .js-plotly-plot'), svg = rect(g.querySelector('svg.main-svg'));
+  const ticks = Array.from(g.querySelectorAll('.xtick text')).map(rect);
+  const legend = Array.from(g.querySelectorAll('.legend .traces')).map(rect);
+  const inside = (r) => r.left >= svg.left - 1 && r.right <= svg.right + 1
+                        && r.top >= svg.top - 1 && r.bottom <= svg.bottom + 1;
+  const title = g.querySelector('.xtitle');
+  const pairs = (rs) => rs.flatMap((a, i) => rs.slice(i + 1).filter((b) => !apart(a, b)).map(() => 1)).length;
+  const table = document.querySelector('#comparison-panel table'), card = document.querySelector('#comparison-panel');
+  return {ticks: ticks.length, tickOverlaps: pairs(ticks), legendOverlaps: pairs(legend),
+          legendInside: legend.every(inside), title: title.textContent, titleInside: inside(rect(title)),
+          tableRight: rect(table).right, cardRight: rect(card).right,
+          tableScroll: table.scrollWidth - table.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("where", ["desktop", "present"])
+def test_the_rooflines_side_panels_hold_their_numbers(page: Page, base_url, lang, where):
+    """Presenting at 1920x1080 the memory chart's ticks read "0100200", its title "memory per Gl"
+    and the GPU comparison was cut at the right: every tick apart, the title and the legend
+    inside the chart, the table inside its card."""
+    size, extra = SIZES[where]
+    _open(page, base_url, f"hw=h100-sxm5,h200-sxm,b200&lang={lang}{extra}", size)
+    page.wait_for_selector("#memory-graph .xtick text")
+    box = page.evaluate(SIDE_JS)
+    assert box["ticks"] >= 3 and box["tickOverlaps"] == 0, box
+    assert box["titleInside"] and ("GiB" in box["title"]), box
+    assert box["legendOverlaps"] == 0 and box["legendInside"], box
+    assert box["tableRight"] <= box["cardRight"] + 1 and box["tableScroll"] <= 1, box
