@@ -31,7 +31,7 @@ def hover_text(page: Page, uid: str, name: str, point: str | None = None) -> str
 
 
 def test_tooltips_say_roof_share_and_scope(page: Page, base_url):
-    page.goto(f"{base_url}/?hw=h100-sxm5&batch=1024&ctx=128")
+    page.goto(f"{base_url}/?hw=h100-sxm5&batch=1024&ctx=128&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     api = api_result(base_url, "h100-sxm5", batch_size=1024, context_length=128)
     decode = hover_text(page, "point--h100-sxm5--decode", "decode")
@@ -46,7 +46,7 @@ def test_tooltips_say_roof_share_and_scope(page: Page, base_url):
 
 
 def test_the_ops_table_switches_accelerator_and_phase(page: Page, base_url, tmp_path: Path):
-    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090")
+    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     table = page.locator("#ops-table")
     expect(page.locator("#ops-title")).to_contain_text("H100 SXM5 80GB, decode")
@@ -63,7 +63,7 @@ def test_the_ops_table_switches_accelerator_and_phase(page: Page, base_url, tmp_
     with page.expect_download() as info:
         page.click("#ops-csv")
     download = info.value
-    assert download.suggested_filename == "prefill-ops-llama-3-8b-rtx-4090-b32-t4096.csv"
+    assert download.suggested_filename == "prefill-ops-llama-3-8b-rtx-4090-b32-t4096-prec-bf16-kvprec-bf16-tp-1.csv"
     text = Path(download.path()).read_text()
     assert "# hardware: GeForce RTX 4090" in text and "# phase: prefill" in text
     rows = list(csv.DictReader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#")))))
@@ -71,7 +71,7 @@ def test_the_ops_table_switches_accelerator_and_phase(page: Page, base_url, tmp_
 
 
 def test_comparison_ttft_columns_and_a_visible_capacity_tick(page: Page, base_url):
-    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090&batch=1024&ctx=1048576")
+    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090&batch=1024&ctx=1048576&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     alone = api_result(base_url, "rtx-4090", batch_size=1, context_length=1048576)["prefill"]["time_s"]
     first = api_result(base_url, "h100-sxm5", batch_size=1, context_length=1048576)["prefill"]["time_s"]

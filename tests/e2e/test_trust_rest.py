@@ -43,7 +43,7 @@ def test_scenario_line_wraps_in_the_embed(page: Page, base_url, lang):
 
 def test_scenario_line_wraps_a_long_custom_model_name(page: Page, base_url):
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator("#model").click()
     page.get_by_role("option", name="custom config.json…").click()
@@ -64,10 +64,11 @@ def test_scenario_line_wraps_a_long_custom_model_name(page: Page, base_url):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_one_request_says_what_it_needs_and_opens_it(page: Page, base_url, lang):
-    """Without output tokens the One request card says it needs them and links to the box in the
-    closed Serving section; the link opens it and a value fills the card's table."""
+    """Without output tokens (switched off: out=0) the One request card says it needs them and
+    links to the box in the closed Serving section; the link opens it and a value fills the
+    card's tables: the static batch's and the serving estimate's."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(f"{base_url}/?lang={lang}&hw=h100-sxm5&model=llama-3-8b")
+    page.goto(f"{base_url}/?lang={lang}&hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1&out=0")
     wait_for_figure(page)
     card = page.locator("#request")
     expect(card).to_contain_text("output tokens" if lang == "en" else "输出 token 数")
@@ -77,14 +78,15 @@ def test_one_request_says_what_it_needs_and_opens_it(page: Page, base_url, lang)
     expect(box).to_be_visible()
     box.fill("256")
     box.press("Enter")
-    expect(card.locator("table.request-table tbody tr")).to_have_count(1)
+    expect(card.locator("#request-static tbody tr")).to_have_count(1)
+    expect(card.locator("#request-serving-table tbody tr")).to_have_count(1)
 
 
 def test_html_snapshot_keeps_a_charts_proportions(page: Page, base_url):
     """The exported snapshot, opened in a 1400 px window, draws the roofline 720 px tall and at
     most 1200 px wide (it was ~260 px tall across the whole window)."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     with page.expect_download() as info:
         page.locator("#export-html").click()
@@ -115,7 +117,7 @@ def test_imported_kernels_their_own_symbol_labelled_controls_and_which_card(page
     format and steps boxes have labels; with two accelerators a notice says which one the profile
     is drawn on (the first, until another is chosen under "Measured on"), and why."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator(".measurement summary").click()
     expect(page.get_by_label("Decode steps it covers")).to_have_value("1")
@@ -153,7 +155,7 @@ def test_a_point_that_does_not_fit_is_hollow_on_both_charts(page: Page, base_url
     """RTX 4090, Llama-3-8B bf16, batch 32 at 4K: 16 GiB of KV on 15 GiB of weights does not fit
     in 24 GiB; the roofline's decode point and the interactivity chart's current batch are both
     hollow (the second was solid)."""
-    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=32&ctx=4096")
+    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.wait_for_function(
         "() => { const g = document.querySelector('#interactivity-graph .js-plotly-plot');"
@@ -162,7 +164,7 @@ def test_a_point_that_does_not_fit_is_hollow_on_both_charts(page: Page, base_url
     roofline = page.evaluate(FILL_JS, "#roofline-graph")
     current = page.evaluate(FILL_JS, "#interactivity-graph")
     assert roofline["point--rtx-4090--decode"] == current["interactivity--rtx-4090--current"] == "rgba(0,0,0,0)"
-    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=2&ctx=4096")
+    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=2&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.wait_for_function(
         "() => { const g = document.querySelector('#interactivity-graph .js-plotly-plot');"
@@ -174,7 +176,7 @@ def test_a_point_that_does_not_fit_is_hollow_on_both_charts(page: Page, base_url
 def test_throughput_axis_labels_are_whole_numbers_in_order(page: Page, base_url):
     """The tokens/s axis read "5 2 1000 5 2" from the top: Plotly's lone minor digits. Every
     label now reads its whole value, rising up the axis."""
-    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.wait_for_selector("#throughput-graph .ytick text")
     for axis, coordinate in (("ytick", "bottom"), ("xtick", "left")):

@@ -25,6 +25,7 @@ from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import OPS_KEYS, ops_body, sorted_by
 from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel, panels, roofline, subtitle
 from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_options
+from app.dashboard.pages.serving.roofline_estimate import serving_args
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import native_format, native_precision
@@ -64,8 +65,9 @@ def link_data(view: View, trigger: object = None) -> dict:
 )
 def update_roofline(controls: dict, trigger: object = None) -> dict:
     view = view_from_controls(controls)
-    if trigger == "settled" and on_grid(view) and not view.pin:
-        # the browser drew this stop already
+    # the browser drew this stop already, but for the serving estimate's points (their grid is the
+    # serving page's: they move with the context, at rest)
+    if trigger == "settled" and on_grid(view) and not view.pin and serving_args(view) is None:
         return {"figure": no_update, "grid": no_update, "key": no_update, "scenario": no_update}
     figure, grid = roofline(view)
     # a typed batch or context between stops, or a pin's arrow to B: the figure moves, the grid stays

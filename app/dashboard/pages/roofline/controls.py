@@ -8,8 +8,9 @@ from dash import dcc, html
 from app.dashboard.components.fields import dropdown_labels, field
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.params import shown
+from app.dashboard.pages import scenario
 from app.dashboard.pages.roofline.controls_state import MAX_MEASURED_STEPS
-from app.dashboard.pages.roofline.params import BY_NAME, KV_PRECISIONS, PARAMS, PRECISIONS
+from app.dashboard.pages.roofline.params import BACKEND_CHOICES, BY_NAME, KV_PRECISIONS, PARAMS, PRECISIONS
 from app.dashboard.pages.roofline.state import View, view_model
 from app.dashboard.pages.roofline.widgets import (
     BATCH_SLIDER,
@@ -210,13 +211,27 @@ def serving_details(view: View, values: dict) -> html.Details:
                 className="field-pair",
             ),
             field(serving_words("srv_field_conc", lang), number("conc", values, 1)),
+            field(
+                serving_words("srv_field_backend", lang),
+                dcc.RadioItems(
+                    id="backend",
+                    options=[{"label": serving_words(f"srv_backend_{b}", lang), "value": b} for b in BACKEND_CHOICES],
+                    value=values["backend.value"],
+                    className="toggle",
+                    inline=True,
+                ),
+            ),
             field(t("memory_utilization", lang), number("memutil", values, 0.01)),
             field(t("kv_block", lang), number("block", values, 1)),
             checkbox("published", values, t("show_published", lang)),
         ],
         className="serving",
+        # open where the link set the default scenario's serving part otherwise (pages/scenario.py);
+        # switched off (out=0) it stays closed: the One request card links to the box
         open=bool(
-            view.output_tokens
+            view.output_tokens not in (0, scenario.OUTPUT_TOKENS)
+            or view.concurrency not in (0, scenario.CONCURRENCY)
+            or view.backend != scenario.BACKEND
             or view.gpu_hour_price
             or view.published
             or view.memory_utilization != DEFAULT_MEMORY_UTILIZATION

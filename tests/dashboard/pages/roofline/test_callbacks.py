@@ -35,8 +35,12 @@ def test_a_structural_change_sends_the_figure_and_its_grid():
     out = update_roofline(controls=controls_of(LINK), trigger="precision")
     assert {t["uid"] for t in out["figure"]["data"]} >= {"point--h100-sxm5--decode", "point--rtx-4090--decode"}
     assert out["grid"]["batches"] and out["grid"]["contexts"]
-    settled = update_roofline(controls=controls_of(LINK), trigger="settled")  # a stop on the grid: drawn already
+    # a stop on the grid: drawn already (without the serving estimate's points, which are not on the grid)
+    settled = update_roofline(controls=controls_of(LINK + "&conc=0"), trigger="settled")
     assert settled == {"figure": no_update, "grid": no_update, "key": no_update, "scenario": no_update}
+    estimated = update_roofline(controls=controls_of(LINK), trigger="settled")  # conc=64 by default
+    assert "estimate--h100-sxm5--decode" in {t["uid"] for t in estimated["figure"]["data"]}
+    assert estimated["grid"] is no_update
     assert out["scenario"].startswith("qwen3-8b · 权重 fp8") and "批 128" in out["scenario"]  # the line over the chart
     assert "hollow" in {item.children[0].className.split("key-")[-1] for item in out["key"]}  # the symbol key
 
