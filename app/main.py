@@ -14,11 +14,12 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 
 import engine
-from engine.errors import EngineInputError
+from engine.errors import EngineInputError, visible
 from engine.hardware import USER_DIR_ENV, catalogue
 
 from .api.docs import add_docs
 from .api.errors import engine_error_response, json_safe
+from .api.plan_routes import plan_router
 from .api.routes import health_router, router
 from .api.serving_routes import serving_router
 from .config import Settings, get_settings
@@ -52,7 +53,7 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
         return JSONResponse({"detail": message, "errors": [{"field": "body", "message": message}]}, status_code=400)
     errors = []
     for err in exc.errors():
-        message = err["msg"]
+        message = visible(err["msg"])
         if err.get("type") == "literal_error" and "expected" in err.get("ctx", {}):
             message = f"must be one of {err['ctx']['expected']}"
         errors.append(
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     api.include_router(health_router)
     api.include_router(router)
     api.include_router(serving_router)
+    api.include_router(plan_router)
 
     # Unknown paths under /api/ answer JSON 404, never the dashboard's HTML (registered before
     # the Dash catch-all mount).
@@ -106,18 +108,18 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
         allowed = sorted(
             {
                 m
-                for route in (*router.routes, *serving_router.routes)
+                for route in (*router.routes, *serving_router.routes, *plan_router.routes)
                 if isinstance(route, APIRoute) and route.path_regex.match("/api/" + path)
                 for m in route.methods
             }
         )
         if allowed:  # a real endpoint, wrong method
             return JSONResponse(
-                {"detail": f"method {request.method} not allowed on {request.url.path}"},
+                {"detail": f"method {request.method} not allowed on {visible(request.url.path)}"},
                 status_code=405,
                 headers={"allow": ", ".join(allowed)},
             )
-        return JSONResponse({"detail": f"no API endpoint /api/{path}"}, status_code=404)
+        return JSONResponse({"detail": f"no API endpoint /api/{visible(path)}"}, status_code=404)
 
     script_hashes: list[str] = []
     if with_dashboard:

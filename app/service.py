@@ -52,6 +52,18 @@ def resolve_hardware(specs: list, field: str = "hardware") -> list[Accelerator]:
     return out
 
 
+def serving_inputs(
+    model_spec: object, hardware_id: str, tensor_parallel: int, field: str = "tensor_parallel"
+) -> tuple[ModelConfig, Accelerator]:
+    """The model and accelerator of a serving question, asked of the API or the CLI. A
+    tensor-parallel degree past the accelerator's scale-up domain is refused, naming the domain's
+    size: the rule the serving page applies (Accelerator.check_tensor_parallel; at most 8 on a
+    card without such a domain)."""
+    model, hw = load_model(model_spec), get_accelerator(hardware_id)
+    hw.check_tensor_parallel(tensor_parallel, field)
+    return model, hw
+
+
 def run_analysis(
     model_spec: object,
     hardware_specs: list,

@@ -9,6 +9,7 @@ Dash callbacks in a2wsgi's.
 
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 from collections import OrderedDict
@@ -74,16 +75,19 @@ class ByteLRU:
     cache's (model, scenario) keys): it is measured once, with `approx_size`, when the first
     entry holding it is stored, and its bytes leave the total with the last such entry. So a
     key that holds a 1,024-layer model is counted with it, and a thousand keys sharing one
-    preset count it once."""
+    preset count it once. `key_sizeof` measures a key (default: `sizeof`), e.g. without the
+    shared object it holds."""
 
     def __init__(
         self,
         max_bytes: int,
         sizeof: Callable[[Any], int] = approx_size,
         shared: Callable[[Hashable], object | None] | None = None,
+        key_sizeof: Callable[[Hashable], int] | None = None,
     ) -> None:
         self.max_bytes = max_bytes
         self._sizeof = sizeof
+        self._key_sizeof = key_sizeof or sizeof
         self._shared_of = shared
         self._lock = threading.Lock()
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
@@ -103,7 +107,7 @@ class ByteLRU:
                 return entry[0]
             self.misses += 1
         value = compute()  # outside the lock: a slow parse does not block other keys; errors are not cached
-        size = self._sizeof(value) + self._sizeof(key)
+        size = self._sizeof(value) + self._key_sizeof(key)
         held = self._shared_of(key) if self._shared_of is not None else None
         held_size = 0
         if held is not None:
@@ -144,3 +148,28 @@ class ByteLRU:
             self._entries.clear()
             self._shared.clear()
             self.bytes = 0
+
+
+def byte_lru_cache(max_bytes: int) -> Callable[[Callable], Callable]:
+    """functools.lru_cache for a function whose first argument is a model, bounded in bytes
+    instead of entries: a ByteLRU keyed by the positional arguments. The model is measured
+    once and counted once however many entries hold it (ByteLRU's `shared`); each entry counts
+    its value and the rest of its key. An entry count says nothing of memory when each key may
+    pin a user's model (512 entries held 125 MB of custom configs)."""
+
+    def decorate(function: Callable) -> Callable:
+        store = ByteLRU(
+            max_bytes,
+            shared=lambda key: key[0],
+            key_sizeof=lambda key: approx_size(key, {id(key[0])}),
+        )
+
+        @functools.wraps(function)
+        def cached(*args: Hashable) -> Any:
+            return store.get_or_compute(args, lambda: function(*args))
+
+        cached.cache = store  # type: ignore[attr-defined]
+        cached.cache_clear = store.clear  # type: ignore[attr-defined]
+        return cached
+
+    return decorate

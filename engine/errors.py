@@ -1,4 +1,25 @@
-"""The one error type the engine raises for bad input."""
+"""The one error type the engine raises for bad input, and how echoed text is shown."""
+
+# Unicode's bidirectional controls (UAX #9: embeddings, overrides, isolates, marks): echoed raw,
+# U+202E RIGHT-TO-LEFT OVERRIDE makes what follows read backwards in a terminal or a page
+# ("Trojan Source", Boucher & Anderson 2021).
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _hidden(c: str) -> bool:
+    """A character that must not be echoed as itself: a bidi control, a C0/C1 control (a
+    newline among them), a line or paragraph separator, or a lone surrogate (not UTF-8)."""
+    n = ord(c)
+    return c in BIDI_CONTROLS or n < 32 or 127 <= n < 160 or n in (0x2028, 0x2029) or 0xD800 <= n <= 0xDFFF
+
+
+def visible(text: str) -> str:
+    """`text` with each hidden character escaped as \\uXXXX, so an echoed name shows what was
+    sent and can neither reorder nor break the line it is echoed in. Every error message and
+    every echo of user text goes through it."""
+    if text.isprintable():  # the common case; every hidden character is non-printable
+        return text
+    return "".join(f"\\u{ord(c):04x}" if _hidden(c) else c for c in text)
 
 
 class EngineInputError(ValueError):
@@ -16,11 +37,11 @@ class EngineInputError(ValueError):
         self.field = field
         self.allowed = allowed
         self.code = code
-        self.params = {"field": field, **(params or {})}
+        self.params = _visible_params({"field": field, **(params or {})})
         text = f"{field}: {message}"
         if allowed is not None:
             text += f" (allowed: {allowed})"
-        super().__init__(text)
+        super().__init__(visible(text))
 
 
 class UnknownIdError(EngineInputError):
@@ -30,13 +51,17 @@ class UnknownIdError(EngineInputError):
 
     def __init__(self, kind: str, given: str, known: list[str], *, code: str | None = None, params: dict | None = None):
         self.kind = kind
-        self.given = given
+        self.given = given = visible(given)
         self.known = known
         ValueError.__init__(self, f"unknown {kind} id '{given}'")
         self.field = kind
         self.allowed = known
         self.code = code
-        self.params = {"field": kind, "value": given, **(params or {})}
+        self.params = _visible_params({"field": kind, "value": given, **(params or {})})
+
+
+def _visible_params(params: dict) -> dict:
+    return {k: visible(v) if isinstance(v, str) else v for k, v in params.items()}
 
 
 # pydantic's bound checks and the comparison each one states

@@ -123,6 +123,9 @@ class Accelerator(_Strict):
         description="accelerators one scale-up domain joins over `interconnect` (NVLink: 8 on an HGX "
         "board, 72 in an NVL72 rack; a bridged pair: 2); null where the card has no such link",
     )
+    scale_out_bytes_per_s: float | None = _rate(
+        "scale-out network per GPU (its NIC between nodes), bytes/s per direction; null where unsourced"
+    )
     notes: Annotated[str, Field(max_length=4000, description="caveats, other rates, uncertain fields")] = ""
     sources: Annotated[list[Source], Field(min_length=1, max_length=20, description="where the numbers come from")]
     measured: MeasuredRoofs | None = Field(None, description="roofs measured by llm-roofline calibrate")

@@ -51,8 +51,9 @@ TIED_BY_DEFAULT = {"gemma2"}
 MAX_DIM = 1 << 20  # hidden size, heads, ... sanity bound
 MAX_LAYERS = 1024
 MAX_VOCAB = 1 << 22
-# The keys this parser reads: only these are kept on the ModelConfig, so a config padded
-# with unknown keys costs its size once, while parsing, not for as long as it is cached.
+# The keys this parser reads: only these are kept on the ModelConfig (`kept_value`), so a config
+# padded with unknown keys or long strings costs its size once, while parsing, not for as long
+# as the model is cached.
 READ_KEYS = (
     "_name_or_path",
     "attention_bias",
@@ -106,6 +107,24 @@ READ_KEYS = (
     "v_head_dim",
     "vocab_size",
 )
+
+
+# Characters of a text field kept (the model id is cut to 64 as well: model_catalog._model_id)
+KEPT_TEXT = 64
+
+
+def kept_value(value: object) -> object:
+    """A read key's value as the ModelConfig keeps it: text cut to KEPT_TEXT characters, a list
+    to MAX_LAYERS plain entries (no layer list is longer), a number only if it fits 64 bits;
+    anything else (an object, a huge integer) is not kept. A 250 KB `_name_or_path` was kept
+    whole on every cached model."""
+    if isinstance(value, str):
+        return value[:KEPT_TEXT]
+    if isinstance(value, list):
+        return [kept_value(v) for v in value[:MAX_LAYERS] if not isinstance(v, list | dict)]
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return None
+    return value if value is None or isinstance(value, bool | int | float) else None
 
 
 def _int(cfg: dict, key: str, low: int = 1, high: int = MAX_DIM, default: object = ...) -> int:
@@ -422,5 +441,5 @@ def parse_hf_config(cfg: object, model_id: str = "custom", published_params: str
         max_position_embeddings=max_pos,
         activation=ACTIVATIONS[act],
         published_params=published_params,
-        hf_config={k: cfg[k] for k in READ_KEYS if k in cfg},
+        hf_config={k: kept_value(cfg[k]) for k in READ_KEYS if k in cfg},
     )

@@ -6,8 +6,10 @@ shared/reference/models.yaml (see scripts/import_reference_models.py).
 
 A model name is a preset id or a Hugging Face repo id, case-insensitive (`resolve_model_id`):
 `hf_repo` and `hf_ids` name the releases of each preset's architecture. A quantised release
-(`…-FP8`, `…-Instruct-FP8`, `nvidia/…-NVFP4`) has its base model's shapes, so its quantisation
-suffix is dropped and the rest matched, by full id or, for a re-publisher's copy, by repo name.
+(`…-FP8`, `…-Instruct-FP8`, `nvidia/…-NVFP4`) has its base model's shapes, so its one
+quantisation suffix is dropped and the rest matched, by full id or, for a re-publisher's copy,
+by repo name. Nothing else is stripped: a name with a space or newline around it, or with the
+suffix twice (`…-FP8-FP8`), is not a known name.
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ def preset_records() -> dict[str, dict]:
     return records
 
 
-# Suffixes of quantised releases (Hugging Face naming of NVIDIA ModelOpt, Qwen, RedHatAI/Neural
-# Magic, AutoAWQ and AutoGPTQ checkpoints); the shapes are the base model's.
+# The suffix of a quantised release (Hugging Face naming of NVIDIA ModelOpt, Qwen, RedHatAI/Neural
+# Magic, AutoAWQ and AutoGPTQ checkpoints); the shapes are the base model's. One suffix, each
+# part at most once: fp8 with its scaling (-Dynamic, -Block, -Static) and granularity
+# (-PerTensor), as Qwen3-32B-FP8-Static-PerTensor, or one other scheme.
 _QUANT_SUFFIX = re.compile(
-    r"(-(fp8|fp8-dynamic|fp8-block|fp8-static|pertensor|per-tensor|nvfp4|fp4|mxfp4|w4a16|w8a8|w4a8|int4|int8|awq|"
-    r"gptq|gptq-int4|gptq-int8|quantized\.w4a16|quantized\.w8a8))+$"
+    r"-(fp8(-(dynamic|block|static))?(-per-?tensor)?|nvfp4|fp4|mxfp4|w4a16|w8a8|w4a8|int4|int8|awq|"
+    r"gptq(-int[48])?|quantized\.w4a16|quantized\.w8a8)$"
 )
 NEAREST_COUNT = 5
 
@@ -54,7 +58,7 @@ class UnknownModelError(UnknownIdError):
         super().__init__("model", given, known, code=code, params={"nearest": ", ".join(nearest)})
         self.nearest = nearest
         hint = f"; nearest known: {', '.join(nearest)}" if nearest else ""
-        ValueError.__init__(self, f"unknown model id '{given}'{hint}")
+        ValueError.__init__(self, f"unknown model id '{self.given}'{hint}")
 
 
 def _first_repo(hf_repo: str) -> str:
@@ -91,7 +95,7 @@ def resolve_model_id(name: str) -> str:
         given = str(name)[:80]
         raise UnknownModelError(given, model_ids(), nearest_model_names(given), code="unknown_model")
     exact, by_repo_name, display = _name_index()
-    key = name.strip().lower()
+    key = name.lower()
     if key in exact:
         return exact[key]
     base = _strip_quant_suffix(key)
@@ -134,6 +138,14 @@ def model_names(model_id: str) -> list[str]:
 def preset_record(name: str) -> dict:
     """The preset file's record of a preset id or Hugging Face repo id."""
     return preset_records()[resolve_model_id(name)]
+
+
+def hf_repo(model_id: str) -> str:
+    """The Hugging Face repo a preset is served from (its first `hf_repo`); a custom model's id."""
+    try:
+        return _first_repo(preset_record(model_id).get("hf_repo", "")) or model_id
+    except UnknownIdError:
+        return model_id
 
 
 def get_model(name: str) -> ModelConfig:

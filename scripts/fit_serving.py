@@ -3,17 +3,21 @@
     python scripts/fit_serving.py            # writes engine/calibration/serving.yaml
     python scripts/fit_serving.py --check    # exit 1 if the file differs from a fresh fit
     python scripts/fit_serving.py --out F    # write elsewhere
-    python scripts/fit_serving.py --held-out # print the held-out error table, write nothing
+    python scripts/fit_serving.py --held-out # print the grouped cross-validation table, write nothing
 
-Every row is mapped to a scenario as published/serving/README.md says, turned into the
-bound's parts by the engine (engine.serving.step), and the calibration parameters p are fitted
-so that the engine's own estimate formulas (engine.serving.estimate.calibrated_step_s and
-ttft_estimate_s) come close to the measured TPOT and TTFT. Each parameter is
+Both shipped splits are fitted at once: the aggregated runs (measured-serving-train.csv) and
+the disaggregated ones (measured-disagg-train.csv). Every row is mapped to a scenario as
+published/serving/README.md says and turned into the bound's parts by the engine
+(scripts/fit_features.py), and the calibration parameters p are fitted so that the engine's own
+estimate formulas come close to the measured TPOT and TTFT. Each parameter is
 log p = global + backend + family, with a ridge penalty on the backend and family terms (an
 effect has to be seen in several groups of runs to move them). The loss is a soft-L1 of the log
 ratio estimate / measured, minimised by Levenberg-Marquardt (numpy only, deterministic).
-Leave-one-model-out and leave-one-GPU-out refits give the honest error on unseen models and
-GPUs; their held-out residuals also give each pair's p10-p90 range.
+
+Cross-validation holds out what new runs differ in, whole groups at a time: a model family, a
+GPU, a measuring campaign, a (model, GPU, backend) pairing. Their held-out residuals give the
+honest error and each kind of scenario's range (a pairing of a known model and GPU, a new GPU,
+a new model).
 """
 
 from __future__ import annotations
@@ -28,19 +32,33 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine.errors import EngineInputError  # noqa: E402
-from engine.hardware import get_accelerator  # noqa: E402
+from fit_features import (  # noqa: E402
+    BACKENDS,
+    FAMILIES,
+    N_THETA,
+    NP,
+    decode_batches,
+    features,
+    mapped_rows,
+    model_family,
+    predict,
+)
+
 from engine.serving.calibration import CALIBRATION_PATH, PARAMETER_NAMES, PARAMETERS  # noqa: E402
-from engine.serving.capacity import capacity  # noqa: E402
-from engine.serving.estimate import calibrated_step_s, queue_steps, ttft_estimate_s  # noqa: E402
-from engine.serving.mapping import TRAINING_CSV, read_rows, resolve_model, row_scenario  # noqa: E402
-from engine.serving.step import serving_steps  # noqa: E402
+from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, resolve_model  # noqa: E402
 
-VERSION = 1
-BACKENDS = ("trtllm", "vllm", "sglang")
-FAMILIES = {"hopper": ["h100-sxm5", "h100-pcie", "h200-sxm"], "blackwell": ["b200", "b300", "gb200", "gb300"]}
-TTFT_PARAMS = ("ttft_prefill_factor", "ttft_wait_steps", "ttft_burst_share")
+VERSION = 2
+TTFT_PARAMS = (
+    "ttft_prefill_factor",
+    "ttft_wait_steps",
+    "ttft_burst_share",
+    "disagg_prefill_factor",
+    "kv_link_efficiency",
+    "kv_transfer_latency_s",
+    "prefill_queue_factor",
+)
 TPOT_PARAMS = tuple(n for n in PARAMETER_NAMES if n not in TTFT_PARAMS)
 START = {
     "bandwidth_efficiency": 0.7,
@@ -61,120 +79,27 @@ START = {
     "ttft_prefill_factor": 1.5,
     "ttft_wait_steps": 3.0,
     "ttft_burst_share": 0.05,
+    "disagg_prefill_factor": 1.5,
+    "kv_link_efficiency": 0.3,
+    "kv_transfer_latency_s": 0.2,
+    "prefill_queue_factor": 1.0,
 }
-# Penalty weights on each backend / family log-factor, chosen by the held-out (leave-one-model,
-# -GPU, -group-out) error: 4 fitted the split better (TPOT 9%) but carried over worse (19%) than
-# 1000 (10%, 13%). Kept apart for TPOT and TTFT parameters; a weaker TTFT penalty (30) also
-# carried over worse.
+# Penalty weights on each backend / family log-factor, chosen by the grouped held-out error
+# (README "Error on runs it never saw"): kept apart for TPOT and TTFT parameters.
 RIDGE = 1000.0
 RIDGE_TTFT = 1000.0
-
-
-def _ridge(name: str) -> float:
-    return RIDGE_TTFT if name in TTFT_PARAMS else RIDGE
-
-
 SOFT_L1_SCALE = 0.1  # residuals (log ratio) beyond ~10% count linearly, not squared
+DISAGG_ITERATIONS = 2  # refits with each disaggregated row's decode batch from the last fit
 
 
-def _family_index(hardware: str) -> int:
-    for i, ids in enumerate(FAMILIES.values()):
-        if hardware in ids:
-            return i
-    return -1
-
-
-def _pad(steps: list, n: int) -> dict:
-    out = {k: np.zeros((len(steps), n)) for k in ("category", "weight", "compute_s", "memory_s")}
-    for i, s in enumerate(steps):
-        m = len(s.category)
-        for k in out:
-            out[k][i, :m] = getattr(s, k)
-    out["link_s"] = np.array([s.link_est_s for s in steps])
-    out["messages"] = np.array([s.messages for s in steps], dtype=float)
-    out["exchanges"] = np.array([s.exchanges for s in steps], dtype=float)
-    out["layers"] = np.array([s.layers for s in steps], dtype=float)
-    out["requests"] = np.array([s.requests for s in steps], dtype=float)
-    out["scale_out"] = np.array([s.scale_out_messages for s in steps], dtype=float)
-    return out
-
-
-def features(rows: list[dict]) -> dict:
-    """The engine's view of each mappable row; rows it cannot map are counted, not fitted."""
-    kept, tpot_steps, prefill_steps, chunk_steps, wave_steps, skipped = [], [], [], [], [], []
-    for row in rows:
-        try:
-            m = row_scenario(row)
-            model, hw = resolve_model(m.model), get_accelerator(m.hardware)
-            m.scenario.check_layout(model.is_moe, max(layer.mlp.num_experts for layer, _ in model.layer_groups))
-            cap = capacity(model, hw, m.scenario)
-        except EngineInputError as exc:
-            skipped.append((row.get("id", ""), str(exc)))
-            continue
-        steps = serving_steps(model, hw, m.scenario, cap.running_batch)
-        kept.append((m, cap.running_batch, queue_steps(m.scenario, cap.running_batch), steps.tpot.at_roofs_s()))
-        tpot_steps.append(steps.tpot)
-        prefill_steps.append(steps.prefill)
-        chunk_steps.append(steps.chunk)
-        wave_steps.append(steps.wave_steps)
-    width = max(len(s.category) for s in tpot_steps + prefill_steps + chunk_steps)
-    return {
-        "rows": [k[0] for k in kept],
-        "queue": np.array([k[2] for k in kept]),
-        "running": np.array([k[1] for k in kept], dtype=float),
-        "bound_tpot": np.array([k[3] for k in kept]),
-        "tpot": _pad(tpot_steps, width),
-        "prefill": _pad(prefill_steps, width),
-        "chunk": _pad(chunk_steps, width),
-        "wave_steps": np.array(wave_steps),
-        "backend": np.array([BACKENDS.index(k[0].backend) if k[0].backend in BACKENDS else -1 for k in kept]),
-        "family": np.array([_family_index(k[0].hardware) for k in kept]),
-        "measured_tpot": np.array([k[0].tpot_s for k in kept]),
-        "measured_ttft": np.array([k[0].ttft_s for k in kept]),
-        "skipped": skipped,
-    }
-
-
-# ---- parameters: theta = [global(NP), backend(3 x NP), family(2 x NP)] in log space ---------
-NP = len(PARAMETER_NAMES)
-N_THETA = NP * (1 + len(BACKENDS) + len(FAMILIES))
+def _ridge(name: str, ridge: tuple[float, float]) -> float:
+    return ridge[1] if name in TTFT_PARAMS else ridge[0]
 
 
 def initial_theta() -> np.ndarray:
     theta = np.zeros(N_THETA)
     theta[:NP] = np.log([START[n] for n in PARAMETER_NAMES])
     return theta
-
-
-def row_parameters(theta: np.ndarray, f: dict, idx: np.ndarray) -> dict:
-    g = theta[:NP]
-    b = theta[NP : NP * (1 + len(BACKENDS))].reshape(len(BACKENDS), NP)
-    fam = theta[NP * (1 + len(BACKENDS)) :].reshape(len(FAMILIES), NP)
-    log_p = np.tile(g, (len(idx), 1))
-    bk, fm = f["backend"][idx], f["family"][idx]
-    log_p[bk >= 0] += b[bk[bk >= 0]]
-    log_p[fm >= 0] += fam[fm[fm >= 0]]
-    out = {}
-    for j, name in enumerate(PARAMETER_NAMES):
-        _, low, high = PARAMETERS[name]
-        out[name] = np.clip(np.exp(log_p[:, j]), low, high)
-    return out
-
-
-def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p = row_parameters(theta, f, idx)
-
-    def step(which: str) -> np.ndarray:
-        a = f[which]
-        return calibrated_step_s(
-            a["category"][idx], a["weight"][idx], a["compute_s"][idx], a["memory_s"][idx],
-            a["link_s"][idx], a["messages"][idx], a["exchanges"][idx], a["layers"][idx], p,
-            a["requests"][idx], a["scale_out"][idx],
-        )  # fmt: skip
-
-    tpot = step("tpot")
-    wave = f["wave_steps"][idx] * step("chunk")
-    return tpot, ttft_estimate_s(step("prefill"), tpot, f["queue"][idx], wave, p, f["running"][idx])
 
 
 def _pseudo(est: np.ndarray, meas: np.ndarray) -> np.ndarray:
@@ -190,12 +115,15 @@ def _row_residuals(theta, f, idx, target: str) -> np.ndarray:
     return _pseudo(ttft, f["measured_ttft"][idx])
 
 
-def _residuals(theta, f, idx, target: str) -> np.ndarray:
-    weights = np.tile([np.sqrt(_ridge(n)) for n in PARAMETER_NAMES], len(BACKENDS) + len(FAMILIES))
-    return np.concatenate([_row_residuals(theta, f, idx, target), weights * theta[NP:]])
+def _weights(ridge) -> np.ndarray:
+    return np.tile([np.sqrt(_ridge(n, ridge)) for n in PARAMETER_NAMES], len(BACKENDS) + len(FAMILIES))
 
 
-def _jacobian(theta, f, idx, target: str, names: tuple[str, ...], base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _residuals(theta, f, idx, target: str, ridge) -> np.ndarray:
+    return np.concatenate([_row_residuals(theta, f, idx, target), _weights(ridge) * theta[NP:]])
+
+
+def _jacobian(theta, f, idx, target, names, base, ridge) -> tuple[np.ndarray, np.ndarray]:
     """d residual / d theta for the parameters in `names`. A row's log p is global + its
     backend's + its family's term, so one perturbation of the global term gives every row's
     derivative and the backend and family columns are that column masked to their rows."""
@@ -213,27 +141,26 @@ def _jacobian(theta, f, idx, target: str, names: tuple[str, ...], base: np.ndarr
             full = np.zeros(n_rows + N_THETA - NP)
             full[:n_rows] = col
             if g:
-                full[n_rows + (g - 1) * NP + j] = np.sqrt(_ridge(name))
+                full[n_rows + (g - 1) * NP + j] = np.sqrt(_ridge(name, ridge))
             cols.append(full)
             which.append(g * NP + j)
     return np.array(cols).T, np.array(which)
 
 
-def levenberg_marquardt(theta, f, idx, target: str, iterations: int = 80) -> np.ndarray:
+def levenberg_marquardt(theta, f, idx, target: str, ridge, iterations: int = 80) -> np.ndarray:
     names = TPOT_PARAMS if target == "tpot" else TTFT_PARAMS
     lam = 1e-2
-    res = _residuals(theta, f, idx, target)
+    res = _residuals(theta, f, idx, target, ridge)
     cost = float(res @ res)
     for _ in range(iterations):
         previous = cost
-        jac, free = _jacobian(theta, f, idx, target, names, res[: len(idx)])
+        jac, free = _jacobian(theta, f, idx, target, names, res[: len(idx)], ridge)
         jtj, jtr = jac.T @ jac, jac.T @ res
         improved = False
         while lam < 1e8:
             delta = np.linalg.solve(jtj + lam * np.diag(np.diag(jtj) + 1e-9), -jtr)
-            trial = theta.copy()
-            trial[free] += delta
-            trial_res = _residuals(trial, f, idx, target)
+            trial = _within_bounds(theta.copy(), free, delta)
+            trial_res = _residuals(trial, f, idx, target, ridge)
             trial_cost = float(trial_res @ trial_res)
             if trial_cost < cost:
                 theta, res, cost, lam, improved = trial, trial_res, trial_cost, max(lam / 3, 1e-7), True
@@ -244,13 +171,39 @@ def levenberg_marquardt(theta, f, idx, target: str, iterations: int = 80) -> np.
     return theta
 
 
-def fit(f: dict, idx: np.ndarray) -> np.ndarray:
-    theta = levenberg_marquardt(initial_theta(), f, idx, "tpot")
-    return levenberg_marquardt(theta, f, idx, "ttft")
+LIMITS = [[PARAMETERS[n][1] for n in PARAMETER_NAMES], [PARAMETERS[n][2] for n in PARAMETER_NAMES]]
+LOG_BOUNDS = np.log(np.maximum(LIMITS, 1e-300))  # a lower limit of 0 is no limit
+
+
+def _within_bounds(theta: np.ndarray, free: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """theta after the step, its global terms kept inside each parameter's physical limits: a
+    step past a limit would land where the clipped parameter has no gradient, and the fit would
+    stay there (as a first TTFT step once left kv_link_efficiency at 5e-6)."""
+    theta[free] += delta
+    theta[:NP] = np.clip(theta[:NP], LOG_BOUNDS[0], LOG_BOUNDS[1])
+    return theta
+
+
+def fit(f: dict, idx: np.ndarray, ridge=(RIDGE, RIDGE_TTFT), theta: np.ndarray | None = None) -> np.ndarray:
+    theta = levenberg_marquardt(initial_theta() if theta is None else theta, f, idx, "tpot", ridge)
+    return levenberg_marquardt(theta, f, idx, "ttft", ridge)
+
+
+def fit_with_batches(mapped: list) -> tuple[np.ndarray, dict]:
+    """Fit, then refit with each disaggregated row's decode batch from the fit before (the
+    loop's n depends on the calibrated rates), DISAGG_ITERATIONS times."""
+    f = features(mapped)
+    theta = fit(f, np.arange(len(f["rows"])))
+    for _ in range(DISAGG_ITERATIONS):
+        f = features(mapped, decode_batches(theta, f))
+        theta = fit(f, np.arange(len(f["rows"])), theta=theta)
+    return theta, f
 
 
 def _errors(est: np.ndarray, meas: np.ndarray) -> dict:
     e = np.abs(est / meas - 1.0)
+    if not len(e):
+        return {"median_abs_error": 0.0, "p90_abs_error": 0.0, "rows": 0}
     return {"median_abs_error": _r(np.median(e)), "p90_abs_error": _r(np.percentile(e, 90)), "rows": len(e)}
 
 
@@ -258,42 +211,52 @@ def _r(x: float, digits: int = 4) -> float:
     return float(f"{float(x):.{digits}g}")
 
 
-def held_out(f: dict, key) -> tuple[dict, np.ndarray, np.ndarray]:
-    """Refit without each group (a model, a GPU) and predict it: the error on unseen ones."""
+# The folds: what a new run differs in from the split (README "Error on runs it never saw").
+FOLDS = {
+    "model family": lambda r: model_family(r.model),
+    "GPU": lambda r: r.hardware,
+    "campaign": lambda r: r.campaign,
+    "(model, GPU, backend) pairing": lambda r: (r.model, r.hardware, r.backend),
+}
+# Each kind of scenario the estimate answers takes its range from the fold that imitates it.
+RANGE_FOLDS = {"pairing": "(model, GPU, backend) pairing", "new_gpu": "GPU", "new_model": "model family"}
+
+
+def held_out(f: dict, key, ridge=(RIDGE, RIDGE_TTFT), start: np.ndarray | None = None) -> tuple:
+    """Refit without each group and predict it: the error on groups never seen. Each refit may
+    start from `start` (the whole fit: it converges in a few steps; the optimum is the group's)."""
     labels = np.array([str(key(r)) for r in f["rows"]])
     tpot, ttft = np.empty(len(labels)), np.empty(len(labels))
-    table = {}
     for label in sorted(set(labels)):
         test = np.flatnonzero(labels == label)
-        theta = fit(f, np.flatnonzero(labels != label))
+        theta = fit(f, np.flatnonzero(labels != label), ridge, theta=start)
         tpot[test], ttft[test] = predict(theta, f, test)
-        table[str(label)] = {
-            "tpot": _errors(tpot[test], f["measured_tpot"][test]),
-            "ttft": _errors(ttft[test], f["measured_ttft"][test]),
-        }
-    overall = {"tpot": _errors(tpot, f["measured_tpot"]), "ttft": _errors(ttft, f["measured_ttft"])}
-    return {"overall": overall, "by_held_out": table}, tpot, ttft
+    return _report(f, tpot, ttft), tpot, ttft
 
 
-def ranges(f: dict, tpot: np.ndarray, ttft: np.ndarray) -> dict:
-    """p10-p90 of measured / estimate from held-out predictions, per backend/family pair, per
-    family for any backend, and overall: what share of runs the range should hold."""
-    fam_names, out = list(FAMILIES), {}
-    keys = [
-        (f"{r.backend or 'any'}/{fam_names[f['family'][i]] if f['family'][i] >= 0 else 'any'}", i)
-        for i, r in enumerate(f["rows"])
-    ]
-    groups: dict[str, list[int]] = {"any/any": list(range(len(keys)))}
-    for key, i in keys:
-        groups.setdefault(key, []).append(i)
-        groups.setdefault("any/" + key.split("/")[1], []).append(i)
-    for key in sorted(groups):
-        rows = np.array(groups[key])
-        out[key] = {
-            "tpot": [_r(np.percentile(f["measured_tpot"][rows] / tpot[rows], q)) for q in (10, 90)],
-            "ttft": [_r(np.percentile(f["measured_ttft"][rows] / ttft[rows], q)) for q in (10, 90)],
-            "rows": len(rows),
+def _report(f: dict, tpot: np.ndarray, ttft: np.ndarray) -> dict:
+    out = {}
+    for name, sel in (("all", slice(None)), ("aggregated", f["kind"] == 0), ("disaggregated", f["kind"] == 1)):
+        out[name] = {
+            "tpot": _errors(tpot[sel], f["measured_tpot"][sel]),
+            "ttft": _errors(ttft[sel], f["measured_ttft"][sel]),
         }
+    return out
+
+
+def ranges(f: dict, held: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict:
+    """p10-p90 of measured / estimate, per kind of scenario (from the held-out residuals of the
+    fold that imitates it) and per mode (aggregated, disaggregated)."""
+    out = {}
+    for kind, (tpot, ttft) in held.items():
+        for mode, sel in (("aggregated", f["kind"] == 0), ("disaggregated", f["kind"] == 1)):
+            if not sel.any():
+                continue
+            out[f"{kind}/{mode}"] = {
+                "tpot": [_r(np.percentile(f["measured_tpot"][sel] / tpot[sel], q)) for q in (10, 90)],
+                "ttft": [_r(np.percentile(f["measured_ttft"][sel] / ttft[sel], q)) for q in (10, 90)],
+                "rows": int(sel.sum()),
+            }
     return out
 
 
@@ -304,14 +267,29 @@ def _factors(theta: np.ndarray, start: int, names: tuple[str, ...]) -> dict:
     }
 
 
-def calibration(csv_path: Path) -> dict:
-    f = features(read_rows(csv_path))
+def _fitted_on(paths: list[Path], f: dict, skipped: list) -> dict:
+    return {
+        "files": [
+            {"file": "published/serving/" + p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()} for p in paths
+        ],
+        "rows": len(f["rows"]),
+        "rows_not_mapped": len(skipped) + len(f["skipped"]),
+        "rows_faster_than_bound": len(f["faster_than_bound"]),
+        "models": sorted({resolve_model(r.model).id for r in f["rows"]}),
+        "model_families": sorted({model_family(r.model) for r in f["rows"]}),
+        "hardware": sorted({r.hardware for r in f["rows"]}),
+    }
+
+
+def calibration(paths: list[Path]) -> dict:
+    mapped, skipped = mapped_rows(paths)
+    theta, f = fit_with_batches(mapped)
     idx = np.arange(len(f["rows"]))
-    theta = fit(f, idx)
     tpot, ttft = predict(theta, f, idx)
-    lomo, lomo_tpot, lomo_ttft = held_out(f, lambda r: r.model)
-    logo, _, _ = held_out(f, lambda r: r.hardware)
-    above = int(np.sum(f["bound_tpot"] > f["measured_tpot"]))
+    held, reports = {}, {}
+    for kind, fold in RANGE_FOLDS.items():
+        reports[fold], t, q = held_out(f, FOLDS[fold], start=theta)
+        held[kind] = (t, q)
     fitted = {
         "global": {p: _r(np.exp(theta[j]), 6) for j, p in enumerate(PARAMETER_NAMES)},
         "backend_factors": _factors(theta, NP, BACKENDS),
@@ -321,67 +299,66 @@ def calibration(csv_path: Path) -> dict:
     return {
         "version": VERSION,
         "id": f"serving-v{VERSION}-{digest}",  # changes whenever a fitted value does
-        "fitted_on": {
-            "file": "published/serving/" + csv_path.name,
-            "sha256": hashlib.sha256(csv_path.read_bytes()).hexdigest(),
-            "rows": len(idx),
-            "rows_not_mapped": len(f["skipped"]),
-        },
+        "fitted_on": _fitted_on(paths, f, skipped),
         "method": "scripts/fit_serving.py: log p = global + backend + family, ridge "
         f"{RIDGE} (TPOT parameters) and {RIDGE_TTFT} (TTFT ones) on the last two, "
         f"soft-L1 (scale {SOFT_L1_SCALE}) of log(estimate / measured), "
-        "Levenberg-Marquardt; TPOT parameters first, then the TTFT ones",
+        "Levenberg-Marquardt; TPOT parameters first, then the TTFT ones; aggregated and disaggregated "
+        f"runs together, the disaggregated decode batches refitted {DISAGG_ITERATIONS} times",
         "families": FAMILIES,
         **fitted,
-        "ranges": ranges(f, lomo_tpot, lomo_ttft),
+        "ranges": ranges(f, held),
         "fit_statistics": {
-            "in_sample": {"tpot": _errors(tpot, f["measured_tpot"]), "ttft": _errors(ttft, f["measured_ttft"])},
-            "leave_one_model_out": lomo,
-            "leave_one_gpu_out": logo,
-            "bound_above_measured_tpot_rows": above,
+            "in_sample": _report(f, tpot, ttft),
+            **{f"held_out_{fold}": report for fold, report in reports.items()},
+            "bound_above_measured_tpot_rows": len(f["faster_than_bound"]),
         },
     }
 
 
-# The held-out splits the README reports: the file keeps the first two (they also give the ranges).
-HELD_OUT = {
-    "each model": lambda r: r.model,
-    "each GPU": lambda r: r.hardware,
-    "each (model, GPU, backend) group": lambda r: (r.model, r.hardware, r.backend),
-    "each (backend, GPU) pair": lambda r: (r.backend, r.hardware),
-}
-
-
-def held_out_table(csv_path: Path) -> str:
-    """Median and p90 TPOT and median TTFT error, in sample and under each held-out split, as a
-    Markdown table (the README's)."""
-    f = features(read_rows(csv_path))
+def held_out_table(paths: list[Path]) -> str:
+    """Median and p90 TPOT and median TTFT error, in sample and under each grouped fold, for
+    the aggregated and the disaggregated runs (the README's table)."""
+    mapped, _ = mapped_rows(paths)
+    theta, f = fit_with_batches(mapped)
     idx = np.arange(len(f["rows"]))
-    tpot, ttft = predict(fit(f, idx), f, idx)
-    rows = [("in sample", {"tpot": _errors(tpot, f["measured_tpot"]), "ttft": _errors(ttft, f["measured_ttft"])})]
-    for name, key in HELD_OUT.items():
-        report, _, _ = held_out(f, key)
-        rows.append((f"{name} ({len(report['by_held_out'])} refits)", report["overall"]))
-    lines = ["| held out | TPOT median | TPOT p90 | TTFT median |", "|---|---:|---:|---:|"]
-    for name, e in rows:
-        tpot_e, ttft_e = e["tpot"], e["ttft"]
-        cells = (tpot_e["median_abs_error"], tpot_e["p90_abs_error"], ttft_e["median_abs_error"])
-        lines.append(f"| {name} | " + " | ".join(f"{c:.1%}" for c in cells) + " |")
+    rows = [("in sample", "-", _report(f, *predict(theta, f, idx)))]
+    for name, key in FOLDS.items():
+        report, _, _ = held_out(f, key, start=theta)
+        groups = len({str(key(r)) for r in f["rows"]})
+        rows.append((f"each {name} held out", str(groups), report))
+    lines = [
+        "| held out | groups | agg TPOT median | agg TPOT p90 | agg TTFT median | disagg TPOT median "
+        "| disagg TTFT median |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, groups, e in rows:
+        cells = (
+            e["aggregated"]["tpot"]["median_abs_error"],
+            e["aggregated"]["tpot"]["p90_abs_error"],
+            e["aggregated"]["ttft"]["median_abs_error"],
+            e["disaggregated"]["tpot"]["median_abs_error"],
+            e["disaggregated"]["ttft"]["median_abs_error"],
+        )
+        lines.append(f"| {name} | {groups} | " + " | ".join(f"{c:.1%}" for c in cells) + " |")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", default=str(TRAINING_CSV), help="measured runs (CSV, aiconfigurator columns)")
+    ap.add_argument(
+        "--data", nargs="+", default=[str(TRAINING_CSV), str(DISAGG_CSV)], help="measured runs (aiconfigurator CSV)"
+    )
     ap.add_argument("--out", default=str(CALIBRATION_PATH), help="calibration file to write")
     ap.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
-    ap.add_argument("--held-out", action="store_true", help="print the held-out error table; write nothing")
+    ap.add_argument("--held-out", action="store_true", help="print the grouped held-out table; write nothing")
     args = ap.parse_args(argv)
+    paths = [Path(p) for p in args.data]
     if args.held_out:
-        print(held_out_table(Path(args.data)))
+        print(held_out_table(paths))
         return 0
     text = "# Written by scripts/fit_serving.py; do not edit by hand (rerun the script).\n" + yaml.safe_dump(
-        calibration(Path(args.data)), sort_keys=False, width=110
+        calibration(paths), sort_keys=False, width=110
     )
     if args.check:
         same = Path(args.out).read_text(encoding="utf-8") == text

@@ -1,6 +1,7 @@
-"""Renew the README's screenshots (docs/screenshot*.png) from a live server in Debian's Chromium.
+"""Renew the README's screenshots (docs/screenshot*.png, docs/serving-*.png) from a live server in
+Debian's Chromium.
 
-    .venv/bin/python scripts/screenshots.py
+    .venv/bin/python scripts/screenshots.py [file name ...]
 
 Each shot is a link (the URL is the state) at a stated window size; the page is given time to
 draw its figures. No network beyond the loopback server (the same resolver rules as the tests).
@@ -16,7 +17,38 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from live_server import live_server  # noqa: E402
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+SERVING = "tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm&prec=fp8&tp=4&isl=1024&osl=1024"
+# a disaggregated deployment with shipped measured runs: DeepSeek-R1 NVFP4 on GB200, one TP4/EP4
+# prefill worker and one DP32/EP4 decode worker, beside nine aggregated TP4/EP4 instances
+SERVING_DISAGG = (
+    "tab=serving&model=deepseek-ai/DeepSeek-R1&hw=gb200&backend=trtllm&prec=fp4&tp=4&ep=4&isl=1024&osl=8192"
+    "&conc=256&mode=disagg&pworkers=1&ptp=4&pdp=1&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
+)
+
+
+def runs_link() -> str:
+    """`runs=` for the first five shipped runs of the serving page's default scenario (TensorRT-LLM,
+    Llama-3.1-70B FP8 on 4 x H200, published/serving/) pasted in the short form, as its Fit
+    button writes it."""
+    sys.path.insert(0, str(ROOT))
+    from app.dashboard.lib.params import shown
+    from app.dashboard.pages.serving.callbacks import fit_from_text
+    from app.dashboard.pages.serving.measured import matching_runs
+    from app.dashboard.pages.serving.params import PARAMS, ServingArgs
+    from app.dashboard.pages.serving.state import scenario_of
+
+    a = ServingArgs()
+    runs = matching_runs(a.model, "h200-sxm", scenario_of(a), True)[:5]
+    rows = [f"{r.row.scenario.concurrency},1024,1024,{r.row.ttft_s * 1e3:.3f},{r.row.tpot_s * 1e3:.4f}" for r in runs]
+    text = "\n".join(["concurrency,input_tokens,output_tokens,ttft_ms,tpot_ms", *rows])
+    store, status = fit_from_text(text, "h200-sxm", shown(PARAMS, a) | {"srv-hw.value": list(a.hardware)}, "en")
+    if store is None:
+        raise SystemExit(f"the runs were not fitted: {status}")
+    return "runs=" + store["runs"]
+
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -49,15 +81,27 @@ SHOTS = (  # (file, query, width, height, full page)
     ),
     ("screenshot-op-lab.png", "tab=ops&op=teaching&model=llama-2-7b&hw=h100-sxm5,rtx-4090", 1600, 1000, False),
     ("screenshot-training.png", "tab=training&hw=h100-sxm5", 1600, 1000, False),
+    ("serving-1400x900.png", SERVING, 1400, 900, False),
+    ("serving-zh-dark.png", SERVING + "&lang=zh&theme=dark", 1400, 900, False),
+    ("serving-fit-my-runs.png", SERVING + "&{runs}", 1400, 900, True),
+    ("serving-embed-800x500.png", SERVING + "&embed=1&controls=0", 800, 500, False),
+    ("serving-present-1920x1080.png", SERVING + "&present=1", 1920, 1080, False),
+    ("serving-phone-390x844.png", SERVING.replace("hw=h200-sxm", "hw=h200-sxm,b200") + "&lang=zh", 390, 844, True),
+    ("serving-no-fit.png", SERVING.replace("meta-llama/Llama-3.1-70B", "deepseek-ai/DeepSeek-R1"), 1400, 900, False),
+    ("serving-disagg-1400x900.png", SERVING_DISAGG, 1400, 900, True),
 )
 
 
 def main() -> int:
+    only = set(sys.argv[1:])  # file names to renew, or every one
+    runs = runs_link()
     with live_server() as (_proc, base), sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         for name, query, width, height, full in SHOTS:
+            if only and name not in only:
+                continue
             page = browser.new_page(viewport={"width": width, "height": height})
-            page.goto(f"{base}/?{query}")
+            page.goto(f"{base}/?{query.replace('{runs}', runs)}")
             page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30000)
             page.wait_for_timeout(2500)  # every panel's figure drawn
             page.screenshot(path=str(DOCS / name), full_page=full)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from fastapi.responses import JSONResponse
 
-from engine.errors import EngineInputError, UnknownIdError
+from engine.errors import EngineInputError, UnknownIdError, visible
 from engine.model_catalog import UnknownModelError
 
 
@@ -30,14 +30,17 @@ def engine_error_response(exc: EngineInputError) -> JSONResponse:
 
 
 def json_safe(params: dict | None) -> dict:
-    """An error's parameters as JSON: numbers, text, booleans and lists of them as they are,
-    anything else (an exception pydantic keeps in `ctx`) as its text."""
+    """An error's parameters as JSON: numbers, booleans and lists of them as they are, text and
+    anything else (an exception pydantic keeps in `ctx`) as its text with its bidi and control
+    characters escaped (engine.errors.visible)."""
 
     def plain(value: object) -> object:
-        if value is None or isinstance(value, bool | int | float | str):
+        if isinstance(value, str):
+            return visible(value)
+        if value is None or isinstance(value, bool | int | float):
             return value
         if isinstance(value, list | tuple):
             return [plain(v) for v in value]
-        return str(value)
+        return visible(str(value))
 
     return {str(k): plain(v) for k, v in (params or {}).items()}

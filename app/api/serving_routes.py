@@ -5,11 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from engine.hardware import get_accelerator
-from engine.model_catalog import load_model
 from engine.serving import serving_estimate
 from engine.serving.curve import serving_curve
+from engine.serving.disagg import disaggregated_estimate
 
+from ..service import serving_inputs
 from .schemas import ErrorResponse
 from .serving_schemas import ServingCurveRequest, ServingCurveResponse, ServingRequest, ServingResponse
 
@@ -20,7 +20,8 @@ ERRORS = {
     413: {"model": ErrorResponse, "description": "body larger than the limit (256 KiB)"},
     422: {
         "model": ErrorResponse,
-        "description": "invalid input: the field and what is allowed; an unknown model names the nearest known ones",
+        "description": "invalid input: the field and what is allowed; an unknown model names the nearest known "
+        "ones; a tensor_parallel past the accelerator's scale-up (NVLink) domain names the domain's size",
     },
 }
 
@@ -29,10 +30,19 @@ ERRORS = {
     "/serving",
     response_model=ServingResponse,
     responses=ERRORS,
-    summary="One serving instance at a concurrency: running batch, TTFT, TPOT, throughput (bound and estimate)",
+    summary="One serving instance, or a disaggregated deployment, at a concurrency: running batch, TTFT, TPOT, "
+    "throughput (bound and estimate)",
 )
 def serving(request: ServingRequest) -> JSONResponse:
-    model, hw = load_model(request.model), get_accelerator(request.hardware)
+    if request.disaggregated is not None:
+        d = request.disaggregated
+        model, hw = serving_inputs(request.model, request.hardware, d.prefill.tensor_parallel)
+        if d.decode.hardware is not None:
+            serving_inputs(request.model, d.decode.hardware, d.decode.tensor_parallel)
+        else:
+            hw.check_tensor_parallel(d.decode.tensor_parallel, "disaggregated.decode.tensor_parallel")
+        return JSONResponse(disaggregated_estimate(model, hw, request.disagg_scenario()))
+    model, hw = serving_inputs(request.model, request.hardware, request.tensor_parallel)
     return JSONResponse(serving_estimate(model, hw, request.scenario(request.concurrency)))
 
 
@@ -43,5 +53,5 @@ def serving(request: ServingRequest) -> JSONResponse:
     summary="Concurrency sweep: throughput per GPU against tokens per user, bound and estimate per point",
 )
 def serving_sweep(request: ServingCurveRequest) -> JSONResponse:
-    model, hw = load_model(request.model), get_accelerator(request.hardware)
+    model, hw = serving_inputs(request.model, request.hardware, request.tensor_parallel)
     return JSONResponse(serving_curve(model, hw, request.scenario(), request.concurrencies))

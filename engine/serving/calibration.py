@@ -40,6 +40,13 @@ PARAMETERS: dict[str, tuple[str, float, float]] = {
     "ttft_prefill_factor": ("TTFT prefill time over one prompt's calibrated prefill", 1.0, 20.0),
     "ttft_wait_steps": ("steps a new prompt waits and spans besides its prefill", 0.0, 200.0),
     "ttft_burst_share": ("share of requests that arrive in a wave and wait for its chunked prefill", 1e-4, 1.0),
+    # Disaggregated TTFT: physical limits, so no fit explains a slow first token by a link a
+    # hundred times slower than its card (RDMA transfers of KV blocks, NIXL or Mooncake, reach
+    # most of a NIC's line rate) or a prefill queue far from M/D/1's.
+    "disagg_prefill_factor": ("a disaggregated TTFT's prefill over its calibrated forward", 1.0, 5.0),
+    "kv_link_efficiency": ("achieved fraction of the link's bandwidth in a KV cache transfer", 0.2, 1.0),
+    "kv_transfer_latency_s": ("fixed cost of a disaggregated first token (transfer handshake, routing)", 1e-4, 1.0),
+    "prefill_queue_factor": ("a disaggregated prompt's wait over M/D/1's wait for the prefill in progress", 0.5, 4.0),
 }
 PARAMETER_NAMES = tuple(PARAMETERS)
 FAMILY_OF_PREFIX = (("gb", "blackwell"), ("b", "blackwell"), ("h", "hopper"))
@@ -85,11 +92,20 @@ class Calibration:
             out[name] = min(max(value, low), high)
         return out, used or "any", family
 
-    def ranges(self, backend: str | None, family: str | None) -> dict:
-        """Residual quantiles (estimate / measured spread) for the pair, else the global ones."""
-        table = self.data["ranges"]
-        key = f"{backend or 'any'}/{family or 'any'}"
-        return table.get(key) or table["any/any"]
+    def range_kind(self, model_id: str, hardware_id: str) -> str:
+        """Which kind of scenario this is for the fit: a new model (none of its runs fitted), a
+        new GPU, or a pairing of a fitted model and GPU. Each kind's range comes from the
+        held-out residuals of the cross-validation fold that imitates it."""
+        fitted = self.data["fitted_on"]
+        if model_id not in fitted.get("models", []):
+            return "new_model"
+        if hardware_id not in fitted.get("hardware", []):
+            return "new_gpu"
+        return "pairing"
+
+    def ranges(self, kind: str, mode: str = "aggregated") -> dict:
+        """Residual quantiles (measured / estimate, p10 and p90) of the kind's held-out fold."""
+        return self.data["ranges"][f"{kind}/{mode}"]
 
 
 @lru_cache(maxsize=4)

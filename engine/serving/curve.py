@@ -9,7 +9,7 @@ from ..errors import EngineInputError
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from .calibration import Calibration, load_calibration
-from .estimate import ensure_finite, serving_estimate
+from .estimate import answer_at, ensure_finite, serving_arrays
 from .scenario import MAX_CONCURRENCY, ServingScenario
 
 MAX_CURVE_POINTS = 256
@@ -23,7 +23,8 @@ def serving_curve(
     concurrencies: tuple[int, ...] | list[int] = DEFAULT_CONCURRENCIES,
     calibration: Calibration | None = None,
 ) -> dict:
-    """One point per concurrency (the scenario's own concurrency is ignored)."""
+    """One point per concurrency, in the order asked, a repeated concurrency answered again
+    where it was asked (and computed once); the scenario's own concurrency is ignored."""
     if not 1 <= len(concurrencies) <= MAX_CURVE_POINTS:
         raise EngineInputError(
             "concurrencies",
@@ -33,8 +34,7 @@ def serving_curve(
             params={"n": MAX_CURVE_POINTS},
         )
     cal = calibration or load_calibration()
-    points = []
-    for c in sorted(set(concurrencies)):
+    for c in concurrencies:
         if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= MAX_CONCURRENCY:
             raise EngineInputError(
                 "concurrencies",
@@ -42,15 +42,18 @@ def serving_curve(
                 code="int_range",
                 params={"value": repr(c)[:40], "low": 1, "high": MAX_CONCURRENCY},
             )
-        r = serving_estimate(model, hw, replace(sc, concurrency=c), cal, check_finite=False)
+    distinct = sorted(set(concurrencies))
+    a = serving_arrays(model, hw, sc, distinct, cal)  # every distinct point in one numpy pass
+    answered: dict[int, dict] = {}
+    for i, c in enumerate(distinct):
+        r = answer_at(a, i, model, hw, replace(sc, concurrency=c))
         ensure_finite([r["bound"], r["estimate"]])
-        points.append(
-            {
-                "concurrency": c,
-                "running_batch": r["running_batch"],
-                "queued": r["queued"],
-                "bound": r["bound"],
-                "estimate": r["estimate"],
-            }
-        )
+        answered[c] = {
+            "concurrency": c,
+            "running_batch": r["running_batch"],
+            "queued": r["queued"],
+            "bound": r["bound"],
+            "estimate": r["estimate"],
+        }
+    points = [answered[c] for c in concurrencies]  # in the order asked, a repeat answered again
     return {"model": model.id, "hardware": hw.id, "gpus": sc.gpus, "calibration": cal.id, "points": points}

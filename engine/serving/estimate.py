@@ -20,6 +20,7 @@ parts with engine/calibration/serving.yaml (engine.serving.calibration).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -32,7 +33,19 @@ from .step import ATTN_DECODE, ATTN_PREFILL, DEQUANT, EXPERT, StepCost, serving_
 
 
 def calibrated_step_s(
-    category, weight, compute_s, memory_s, link_s, messages, exchanges, layers, p: dict, requests=0.0, scale_out=0.0
+    category,
+    weight,
+    compute_s,
+    memory_s,
+    link_s,
+    messages,
+    exchanges,
+    layers,
+    p: dict,
+    requests=0.0,
+    scale_out=0.0,
+    expert_factor=1.0,
+    split_whole=False,
 ):
     """A step at the calibrated roofs. Arrays broadcast: ops on the last axis, parameters per
     row (the fit evaluates every measured row at once with this same function). A DEQUANT op
@@ -46,13 +59,17 @@ def calibrated_step_s(
     al., "MegaBlocks", MLSys 2023, §3), so they get their own expert_compute_efficiency. Each of
     the `scale_out` all-reduces whose tensor-parallel group spans nodes also pays
     scale_out_latency_s, the network's hops (InfiniBand between DGX nodes) on top of
-    collective_latency_s."""
+    collective_latency_s. Routed experts split whole over GPUs (expert parallelism) wait for
+    the busiest GPU: expert_factor, its share under uniform routing over the mean
+    (engine.serving.step.expert_parallel_imbalance), times moe_imbalance, the routing's skew
+    beyond uniform (fitted); sliced experts (moe_tensor_parallel) give every GPU the mean."""
     attention = (category == ATTN_DECODE) | (category == ATTN_PREFILL)
     eta_m = np.where(attention, p["attention_efficiency"][..., None], p["bandwidth_efficiency"][..., None])
     eta_c = np.where(attention, p["attention_efficiency"][..., None], p["compute_efficiency"][..., None])
     eta_c = np.where(category == EXPERT, p["expert_compute_efficiency"][..., None], eta_c)
     eta_c = np.where(category == DEQUANT, 1.0 / p["dequant_ops_per_weight"][..., None], eta_c)
-    mult = np.where(category == EXPERT, p["moe_imbalance"][..., None], 1.0)
+    skew = np.where(split_whole, p["moe_imbalance"], 1.0)
+    mult = np.where(category == EXPERT, expert_factor * np.asarray(skew)[..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
     return ops + link_time_s(link_s, messages, exchanges, scale_out, p) + fixed_time_s(layers, requests, p)
 
@@ -92,37 +109,107 @@ def _as_arrays(p: dict) -> dict:
     return {k: np.asarray(v, dtype=float) for k, v in p.items()}
 
 
-def _estimate_step_s(step: StepCost, arrays: dict) -> float:
-    return float(
-        calibrated_step_s(
-            step.category,
-            step.weight,
-            step.compute_s,
-            step.memory_s,
-            step.link_est_s,
-            step.messages,
-            step.exchanges,
-            step.layers,
-            arrays,
-            step.requests,
-            step.scale_out_messages,
-        )
+def _estimate_step_s(step: StepCost, arrays: dict) -> np.ndarray:
+    return calibrated_step_s(
+        step.category,
+        step.weight,
+        step.compute_s,
+        step.memory_s,
+        step.link_est_s,
+        step.messages,
+        step.exchanges,
+        step.layers,
+        arrays,
+        step.requests,
+        step.scale_out_messages,
+        1.0 if step.expert_factor is None else step.expert_factor,
+        step.experts_split_whole,
     )
 
 
-def _rates(sc: ServingScenario, running: int, tpot_s: float, ttft_s: float) -> dict:
+def _rates(gpus: int, running, tpot_s, ttft_s) -> dict:
     return {
         "ttft_s": ttft_s,
         "tpot_s": tpot_s,
-        "output_tokens_per_s_per_gpu": running / tpot_s / sc.gpus,
+        "output_tokens_per_s_per_gpu": running / tpot_s / gpus,
         "tokens_per_s_per_user": 1.0 / tpot_s,
     }
 
 
-def queue_steps(sc: ServingScenario, running: int) -> float:
+def queue_steps(sc: ServingScenario, running):
     """Little's law wait of a queued request in steps: the C - running ahead of it leave at
     running / output per step."""
     return (sc.concurrency - running) * sc.output_tokens / running
+
+
+def serving_arrays(
+    model: ModelConfig, hw: Accelerator, sc: ServingScenario, concurrency, calibration: Calibration | None = None
+) -> dict:
+    """Bound and estimate of the scenario at every concurrency in `concurrency` (an array; the
+    scenario's own concurrency is ignored): the same formulas as serving_estimate, one numpy row
+    per concurrency. Keys hold arrays (rates, parts, memory) or, for what does not depend on the
+    concurrency, scalars."""
+    sc.check_layout(model.is_moe, max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0))
+    cal = calibration or load_calibration()
+    conc = np.atleast_1d(np.asarray(concurrency, dtype=float))
+    cap = capacity(model, hw, sc)
+    b = np.minimum(conc, cap.max_running_batch)
+    p, backend_used, family = cal.parameters(sc.backend, hw.id)
+    steps = serving_steps(model, hw, sc, b)
+    step, decode_only, prefill = steps.tpot, steps.decode, steps.prefill
+    # tokens per sequence per step: 1, or E(a) under speculative decoding (the bound at the best
+    # acceptance of the range, the estimate at its middle)
+    spec = sc.speculative
+    e_bound, e_est = (1.0, 1.0) if spec is None else (
+        float(spec.tokens_per_step(spec.acceptance_high)), float(spec.tokens_per_step(spec.acceptance))
+    )  # fmt: skip
+    bound_tpot = step.at_roofs_s() / e_bound
+    arrays = _as_arrays(p)
+    est_step = _estimate_step_s(step, arrays)
+    est_tpot = est_step / e_est
+    link_est = link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p) / e_est
+    # the decode step's operators alone: its link and fixed costs are their own parts
+    d = decode_only
+    est_decode = (
+        _estimate_step_s(d, arrays)
+        - link_time_s(d.link_est_s, d.messages, d.exchanges, d.scale_out_messages, p)
+        - fixed_time_s(d.layers, d.requests, p)
+    ) / e_est
+    overhead = fixed_time_s(step.layers, step.requests, p) / e_est
+    bound_prefill = float(prefill.at_roofs_s()[0])
+    queue = (conc - b) * sc.output_tokens / b
+    est_prefill_step = float(_estimate_step_s(prefill, arrays)[0])
+    est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, arrays)
+    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b)
+    plain = bound_tpot if spec is None else serving_steps(model, hw, replace(sc, speculative=None), b).tpot.at_roofs_s()
+    range_kind = cal.range_kind(model.id, hw.id)
+    return {
+        "concurrency": conc,
+        "capacity": cap,
+        "running_batch": b,
+        "queued": conc - b,
+        "queue_steps": queue,
+        "prompts_per_step": steps.prompts_per_step,
+        "bound_tpot_s": bound_tpot,
+        "bound_ttft_s": bound_prefill + queue * bound_tpot,
+        "bound_prefill_s": bound_prefill,
+        "bound_decode_s": (decode_only.at_roofs_s() - decode_only.link_s) / e_bound,
+        "bound_link_s": step.link_s / e_bound,
+        "bound_tpot_s_without_speculation": plain,
+        "estimate_step_s": est_step,
+        "estimate_tpot_s": est_tpot,
+        "estimate_ttft_s": est_ttft,
+        "estimate_prefill_s": p["ttft_prefill_factor"] * est_prefill_step,
+        "estimate_decode_s": est_decode,
+        "estimate_link_s": link_est,
+        "estimate_overhead_s": overhead,
+        "ranges": cal.ranges(range_kind),
+        "range_kind": range_kind,
+        "parameters": p,
+        "backend_used": backend_used,
+        "family": family,
+        "calibration": cal,
+    }
 
 
 def serving_estimate(
@@ -134,72 +221,85 @@ def serving_estimate(
 ) -> dict:
     """Bound and estimate of one serving scenario (pure; SI units; every number finite; a
     caller that checks the numbers it keeps, the curve, may skip the whole-answer check)."""
-    sc.check_layout(model.is_moe, max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0))
-    cal = calibration or load_calibration()
-    cap = capacity(model, hw, sc)
-    b = cap.running_batch
-    p, backend_used, family = cal.parameters(sc.backend, hw.id)
-    steps = serving_steps(model, hw, sc, b)
-    step, decode_only, prefill = steps.tpot, steps.decode, steps.prefill
-    bound_tpot = step.at_roofs_s()
-    arrays = _as_arrays(p)
-    est_tpot = _estimate_step_s(step, arrays)
-    link_est = link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)
-    bound_parts = _breakdown(bound_tpot, decode_only.at_roofs_s() - decode_only.link_s, step.link_s, 0.0)
-    # the decode step's operators alone: its link and fixed costs are their own parts
-    d = decode_only
-    est_decode = (
-        _estimate_step_s(d, arrays)
-        - link_time_s(d.link_est_s, d.messages, d.exchanges, d.scale_out_messages, p)
-        - fixed_time_s(d.layers, d.requests, p)
+    a = serving_arrays(model, hw, sc, [sc.concurrency], calibration)
+    result = answer_at(a, 0, model, hw, sc)
+    if check_finite:
+        ensure_finite(result)
+    return result
+
+
+def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingScenario) -> dict:
+    """The answer's dict for row i of serving_arrays (the API's shape)."""
+    cap, cal, p = a["capacity"], a["calibration"], a["parameters"]
+    b = int(a["running_batch"][i])
+    c = int(a["concurrency"][i])
+    bound_tpot, est_tpot = float(a["bound_tpot_s"][i]), float(a["estimate_tpot_s"][i])
+    bound_ttft, est_ttft = float(a["bound_ttft_s"][i]), float(a["estimate_ttft_s"][i])
+    est_prefill = float(a["estimate_prefill_s"])
+    bound_parts = _breakdown(bound_tpot, float(a["bound_decode_s"][i]), float(a["bound_link_s"][i]), 0.0)
+    est_parts = _breakdown(
+        est_tpot, float(a["estimate_decode_s"][i]), float(a["estimate_link_s"][i]), float(a["estimate_overhead_s"][i])
     )
-    overhead = fixed_time_s(step.layers, step.requests, p)
-    est_parts = _breakdown(est_tpot, est_decode, link_est, overhead)
-    bound_prefill = prefill.at_roofs_s()
-    queue = queue_steps(sc, b)
-    est_prefill_step = _estimate_step_s(prefill, arrays)
-    est_prefill = p["ttft_prefill_factor"] * est_prefill_step
-    bound_wait = queue * bound_tpot
-    est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, arrays)
-    est_ttft = float(ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b))
-    est_wait = est_ttft - est_prefill
-    bound_ttft = bound_prefill + bound_wait
-    ranges = cal.ranges(backend_used if backend_used != "any" else None, family)
-    estimate = _rates(sc, b, est_tpot, est_ttft) | {
-        "tpot_s_range": _range(est_tpot, bound_tpot, ranges["tpot"]),
+    ranges = a["ranges"]
+    spec = sc.speculative
+    tpot_range = _range(est_tpot, bound_tpot, ranges["tpot"])
+    if spec is not None:  # the range spans the acceptance range too
+        step = float(a["estimate_step_s"][i])
+        fast, slow = (
+            step / float(spec.tokens_per_step(spec.acceptance_high)),
+            step / float(spec.tokens_per_step(spec.acceptance_low)),
+        )
+        tpot_range = [max(fast * ranges["tpot"][0], bound_tpot), max(slow * ranges["tpot"][1], bound_tpot)]
+    estimate = _rates(sc.gpus, b, est_tpot, est_ttft) | {
+        "tpot_s_range": tpot_range,
         "ttft_s_range": _range(est_ttft, bound_ttft, ranges["ttft"]),
+        "range_kind": a["range_kind"],
     }
-    result = {
+    queued = c - b
+    return {
         "model": model.id,
         "hardware": hw.id,
         "gpus": sc.gpus,
         "running_batch": b,
-        "queued": cap.queued,
-        "queue_reason": cap.reason,
-        "bound": _rates(sc, b, bound_tpot, bound_ttft),
+        "queued": queued,
+        "queue_reason": cap.reason_at(c),
+        "bound": _rates(sc.gpus, b, bound_tpot, bound_ttft),
         "estimate": estimate,
         "breakdown": {
             "tpot": {"bound": bound_parts, "estimate": est_parts},
             "ttft": {
-                "bound": {"prefill_s": bound_prefill, "wait_s": bound_wait},
-                "estimate": {"prefill_s": est_prefill, "wait_s": est_wait},
+                "bound": {"prefill_s": a["bound_prefill_s"], "wait_s": bound_ttft - a["bound_prefill_s"]},
+                "estimate": {"prefill_s": est_prefill, "wait_s": est_ttft - est_prefill},
             },
             "memory": _memory(cap),
-            "prompts_per_step": steps.prompts_per_step,
+            "prompts_per_step": float(a["prompts_per_step"][i]),
             "mean_context_tokens": sc.mean_context,
         },
         "calibration": {
             "id": cal.id,
-            "backend": backend_used,
-            "family": family or "any",
+            "backend": a["backend_used"],
+            "family": a["family"] or "any",
             "rows": cal.data["fitted_on"]["rows"],
             "parameters": p,
         },
-        "warnings": _warnings(model, sc, hw, cal, family, cap),
+        "warnings": _warnings(model, sc, hw, cal, a["family"], cap.reason_at(c) if queued else None),
+        "speculative": None if spec is None else _speculative(spec, float(a["bound_tpot_s_without_speculation"][i])),
     }
-    if check_finite:
-        ensure_finite(result)
-    return result
+
+
+def _speculative(spec, plain_bound_s: float) -> dict:
+    return {
+        "method": spec.method,
+        "draft_tokens": spec.draft_tokens,
+        "acceptance_rate": [spec.acceptance_low, spec.acceptance_high],
+        "tokens_per_step": {
+            "low": float(spec.tokens_per_step(spec.acceptance_low)),
+            "estimate": float(spec.tokens_per_step(spec.acceptance)),
+            "high": float(spec.tokens_per_step(spec.acceptance_high)),
+        },
+        # measured runs are checked against this one: no run without speculation beats it
+        "bound_tpot_s_without_speculation": plain_bound_s,
+    }
 
 
 def _breakdown(total_s: float, decode_s: float, communication_s: float, overhead_s: float) -> dict:
@@ -232,11 +332,11 @@ def _memory(cap) -> dict:
 
 
 def _warnings(
-    model: ModelConfig, sc: ServingScenario, hw: Accelerator, cal: Calibration, family: str | None, cap
+    model: ModelConfig, sc: ServingScenario, hw: Accelerator, cal: Calibration, family: str | None, queue: str | None
 ) -> list[str]:
     out = []
-    if cap.queued:
-        out.append(cap.reason)
+    if queue:
+        out.append(queue)
     if family is None:
         out.append(
             f"{hw.id} is in no calibrated accelerator family ({', '.join(cal.families)}): the estimate uses "

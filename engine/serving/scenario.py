@@ -10,11 +10,12 @@ DeepSeek-V3 technical report §3.4 and the SGLang/vLLM data-parallel-attention d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import EngineInputError
 from ..precision import check_dtype, dtype_bytes
 from ..transformer import Widths
+from .speculative import Speculative
 
 # vLLM's gpu_memory_utilization default (vllm/config: CacheConfig.gpu_memory_utilization = 0.9):
 # the fraction of each GPU's memory the engine may fill with weights, KV cache and workspace.
@@ -48,8 +49,9 @@ class ServingScenario:
     weight_dtype: str = "bf16"
     compute_dtype: str = "bf16"
     kv_dtype: str = "bf16"
-    memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
+    memory_utilization: float | None = None  # the backend's own knob; None: its default (capacity.memory_rule)
     backend: str | None = None
+    speculative: Speculative | None = None  # speculative decoding (engine.serving.speculative); None: none
 
     def __post_init__(self) -> None:
         _check_int("concurrency", self.concurrency, 1, MAX_CONCURRENCY)
@@ -69,7 +71,7 @@ class ServingScenario:
         check_dtype(self.compute_dtype, "compute_dtype")
         check_dtype(self.kv_dtype, "kv_dtype")
         u = self.memory_utilization
-        if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0:
+        if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float)) or not 0.0 < u <= 1.0):
             raise EngineInputError(
                 "memory_utilization",
                 f"{u!r} is not a fraction in (0, 1]",
@@ -138,3 +140,96 @@ def shard_degree(num_heads: int, tensor_parallel: int) -> int:
         return tensor_parallel  # within a board, a TP that does not divide the heads is refused
     per_gpu = -(-num_heads // tensor_parallel)
     return max(d for d in range(1, tensor_parallel + 1) if num_heads % d == 0 and num_heads // d >= per_gpu)
+
+
+# A worker's most GPUs and the most workers of one side: a deployment stays within MAX_GPUS.
+MAX_WORKERS = 1024
+MAX_PREFILL_BATCH = 1024
+
+
+@dataclass(frozen=True)
+class WorkerLayout:
+    """One side of a disaggregated deployment: `workers` instances of one layout (the same
+    meaning as ServingScenario's), a prefill worker's batch (prompts it prefills together,
+    TensorRT-LLM's max_batch_size on a context worker) and, on the decode side, optionally
+    another accelerator (Patel et al., "Splitwise", ISCA 2024: prefill on compute-rich GPUs,
+    decode on bandwidth-rich ones)."""
+
+    workers: int = 1
+    tensor_parallel: int = 1
+    attention_data_parallel: int = 1
+    moe_tensor_parallel: int = 1
+    expert_parallel: int = 1
+    batch: int = 1
+    hardware: str | None = None
+
+    def check(self, side: str) -> None:
+        _check_int(f"{side}.workers", self.workers, 1, MAX_WORKERS)
+        for name in ("tensor_parallel", "attention_data_parallel", "moe_tensor_parallel", "expert_parallel"):
+            _check_int(f"{side}.{name}", getattr(self, name), 1, MAX_GPUS)
+        _check_int(f"{side}.batch", self.batch, 1, MAX_PREFILL_BATCH)
+
+    @property
+    def gpus(self) -> int:
+        return self.tensor_parallel * self.attention_data_parallel
+
+    def instance(self, base: ServingScenario, concurrency: int) -> ServingScenario:
+        """One worker of this side as an aggregated instance of the base scenario."""
+        return replace(
+            base,
+            concurrency=concurrency,
+            tensor_parallel=self.tensor_parallel,
+            attention_data_parallel=self.attention_data_parallel,
+            moe_tensor_parallel=self.moe_tensor_parallel,
+            expert_parallel=self.expert_parallel,
+        )
+
+
+@dataclass(frozen=True)
+class KvLink:
+    """The link a prompt's KV cache crosses from its prefill worker to its decode worker. None:
+    auto (the scale-up link when both sides sit in one scale-up domain, else the scale-out NIC
+    of each GPU; engine.serving.disagg.kv_link)."""
+
+    bandwidth_bytes_per_s: float | None = None  # per GPU, per direction
+    latency_s: float | None = None
+
+    def check(self) -> None:
+        for name, low, high in (("bandwidth_bytes_per_s", 1e6, 1e14), ("latency_s", 1e-9, 1.0)):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not low <= v <= high):
+                raise EngineInputError(
+                    f"kv_link.{name}",
+                    f"{v!r} is not a number in [{low:g}, {high:g}]",
+                    code="number_range",
+                    params={"value": repr(v)[:40], "low": low, "high": high},
+                )
+
+
+@dataclass(frozen=True)
+class DisaggScenario:
+    """Prefill and decode on separate GPUs (Zhong et al., "DistServe", OSDI 2024; Patel et al.,
+    "Splitwise", ISCA 2024): `base` holds what both sides share (concurrency across the whole
+    deployment, lengths, precision, backend, memory rule); its own layout fields are ignored."""
+
+    base: ServingScenario
+    prefill: WorkerLayout
+    decode: WorkerLayout
+    kv_link: KvLink = KvLink()
+
+    def __post_init__(self) -> None:
+        self.prefill.check("prefill")
+        self.decode.check("decode")
+        self.kv_link.check()
+        if self.gpus > MAX_GPUS:
+            raise EngineInputError(
+                "disaggregated",
+                f"{self.gpus} GPUs in one deployment",
+                f"at most {MAX_GPUS}",
+                code="instance_gpus",
+                params={"n": self.gpus, "high": MAX_GPUS},
+            )
+
+    @property
+    def gpus(self) -> int:
+        return self.prefill.workers * self.prefill.gpus + self.decode.workers * self.decode.gpus

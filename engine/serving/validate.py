@@ -1,49 +1,92 @@
 """Score the serving estimate (and the bound) against measured runs: median and p90 absolute
 error of TPOT and TTFT, overall and by backend, GPU and model; the share of runs inside the
-estimate's range; every run the bound is above, with a warning."""
+estimate's range; every run the bound is above, with a warning. Aggregated runs are scored as
+before; disaggregated runs (mode disagg: engine.serving.disagg) are answered too and reported
+apart, under `disaggregated`.
+
+Rows are taken one at a time (a list, or engine.serving.mapping.stream_rows for a file) and each
+answered row is kept as ten numbers and three group codes, not as its whole answer, so memory
+grows by about a hundred bytes a row (1M rows of answers held 3.5 GB). A row that cannot be
+mapped or answered is named (line, field, why) and skipped; the report lists the first
+MAX_LISTED of those and of the flagged runs, and counts them all.
+"""
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable, Iterable
+
 import numpy as np
 
-from ..errors import EngineInputError
+from ..errors import EngineInputError, visible
 from ..hardware import get_accelerator
 from .calibration import Calibration, load_calibration
+from .disagg import disaggregated_estimate
 from .estimate import serving_estimate
-from .mapping import resolve_model, row_scenario
+from .mapping import CsvRow, resolve_model, row_scenario
+
+MAX_LISTED = 1000
+ID_CHARS = 80  # of a row's id echoed in the report
+_VALUES = ("measured_tpot_s", "measured_ttft_s", "estimate_tpot_s", "estimate_ttft_s", "bound_tpot_s", "bound_ttft_s")
+_RANGES = ("tpot_low", "tpot_high", "ttft_low", "ttft_high")
+_GROUPS = ("backend", "gpu", "model", "mode")
 
 
-def _stats(rows: list[dict]) -> dict:
+class _Answers:
+    """The answered rows, column by column: measured, estimate and bound times, the estimate's
+    ranges, and a code per group (backend, GPU, model)."""
+
+    def __init__(self) -> None:
+        self.columns = {name: array("d") for name in (*_VALUES, *_RANGES)}
+        self.codes = {group: array("i") for group in _GROUPS}
+        self.names: dict[str, dict[str, int]] = {group: {} for group in _GROUPS}
+
+    def __len__(self) -> int:
+        return len(self.codes["gpu"])
+
+    def add(self, groups: dict[str, str], measured: dict, estimate: dict, bound: dict) -> None:
+        for key in ("tpot_s", "ttft_s"):
+            self.columns[f"measured_{key}"].append(measured[key])
+            self.columns[f"estimate_{key}"].append(estimate[key])
+            self.columns[f"bound_{key}"].append(bound[key])
+        for key in ("tpot", "ttft"):
+            low, high = estimate[f"{key}_s_range"]
+            self.columns[f"{key}_low"].append(low)
+            self.columns[f"{key}_high"].append(high)
+        for group, name in groups.items():
+            self.codes[group].append(self.names[group].setdefault(name, len(self.names[group])))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {name: np.frombuffer(values, dtype=float) for name, values in self.columns.items()}
+
+    def members(self, group: str) -> dict[str, np.ndarray]:
+        """Row indices of each name of a group, by name."""
+        codes = np.frombuffer(self.codes[group], dtype=np.int32)
+        return {name: np.flatnonzero(codes == code) for name, code in sorted(self.names[group].items())}
+
+
+def _stats(cols: dict[str, np.ndarray], rows: np.ndarray) -> dict:
     def err(kind: str, key: str) -> np.ndarray:
-        return np.array([abs(r[kind][key] / r["measured"][key] - 1.0) for r in rows])
+        return np.abs(cols[f"{kind}_{key}_s"][rows] / cols[f"measured_{key}_s"][rows] - 1.0)
 
     def inside(key: str) -> float:
-        hits = [
-            r["estimate"][f"{key}_range"][0] <= r["measured"][key] <= r["estimate"][f"{key}_range"][1] for r in rows
-        ]
-        return float(np.mean(hits))
+        measured = cols[f"measured_{key}_s"][rows]
+        return float(np.mean((cols[f"{key}_low"][rows] <= measured) & (measured <= cols[f"{key}_high"][rows])))
 
-    out = {"rows": len(rows)}
+    out: dict = {"rows": len(rows)}
     for key in ("tpot", "ttft"):
-        e = err("estimate", f"{key}_s")
+        e = err("estimate", key)
         out[f"{key}_median_abs_error"] = float(np.median(e))
         out[f"{key}_p90_abs_error"] = float(np.percentile(e, 90))
-        out[f"{key}_in_range"] = inside(f"{key}_s")
+        out[f"{key}_in_range"] = inside(key)
     bound = {}
     for key in ("tpot", "ttft"):
-        e = err("bound", f"{key}_s")
+        e = err("bound", key)
         bound[f"{key}_median_abs_error"] = float(np.median(e))
         bound[f"{key}_p90_abs_error"] = float(np.percentile(e, 90))
-        bound[f"{key}_above_measured"] = sum(r["bound"][f"{key}_s"] > r["measured"][f"{key}_s"] for r in rows)
+        bound[f"{key}_above_measured"] = int(np.sum(cols[f"bound_{key}_s"][rows] > cols[f"measured_{key}_s"][rows]))
     out["bound"] = bound
     return out
-
-
-def _group(rows: list[dict], key: str) -> dict:
-    groups: dict[str, list[dict]] = {}
-    for r in rows:
-        groups.setdefault(r[key], []).append(r)
-    return {name: _stats(members) for name, members in sorted(groups.items())}
 
 
 def bound_warning(measured_tpot_s: float, bound_tpot_s: float) -> str:
@@ -54,41 +97,83 @@ def bound_warning(measured_tpot_s: float, bound_tpot_s: float) -> str:
     )
 
 
-def validate_rows(rows: list[dict], calibration: Calibration | None = None) -> dict:
-    """Map each row (engine.serving.mapping), answer it, and score bound and estimate."""
+def answer_row(fields: dict, cal: Calibration) -> tuple:
+    """(the mapped run, the estimate's answer for its scenario): aggregated or disaggregated."""
+    m = row_scenario(fields)
+    model, hw = resolve_model(m.model), get_accelerator(m.hardware)
+    if m.disagg is None:
+        return m, serving_estimate(model, hw, m.scenario, cal)
+    return m, disaggregated_estimate(model, hw, m.disagg, cal)
+
+
+def _shown_id(row: dict) -> str:
+    return visible(str(row.get("id") or "")[:ID_CHARS])
+
+
+def validate_rows(
+    rows: Iterable[dict | CsvRow],
+    calibration: Calibration | None = None,
+    on_skip: Callable[[dict], None] | None = None,
+) -> dict:
+    """Map each row (engine.serving.mapping), answer it, and score bound and estimate. A plain
+    dict row is numbered as line index + 2 (after the header); `on_skip` is called with each
+    skipped row's {line, id, field, reason} as it is met."""
     cal = calibration or load_calibration()
-    answered, unanswered, flagged = [], [], []
-    for row in rows:
+    answers = _Answers()
+    skipped, flagged = [], []
+    total = skipped_count = flagged_count = 0
+    for index, item in enumerate(rows):
+        row = item if isinstance(item, CsvRow) else CsvRow(index + 2, item)
+        total += 1
         try:
-            m = row_scenario(row)
-            result = serving_estimate(resolve_model(m.model), get_accelerator(m.hardware), m.scenario, cal)
+            if row.problem is not None:
+                raise row.problem
+            m, result = answer_row(row.fields, cal)
         except EngineInputError as exc:
-            unanswered.append({"id": row.get("id", ""), "reason": str(exc)})
+            entry = {"line": row.line, "id": _shown_id(row.fields), "field": exc.field, "reason": str(exc)}
+            skipped_count += 1
+            if on_skip is not None:
+                on_skip(entry)
+            if len(skipped) < MAX_LISTED:
+                skipped.append(entry)
             continue
-        entry = {
-            "id": m.id,
-            "backend": m.backend or "any",
-            "gpu": m.hardware,
-            "model": m.model,
-            "measured": {"tpot_s": m.tpot_s, "ttft_s": m.ttft_s},
-            "bound": result["bound"],
-            "estimate": result["estimate"],
-        }
+        mode = "aggregated" if m.disagg is None else "disaggregated"
+        groups = {"backend": m.backend or "any", "gpu": m.hardware, "model": m.model, "mode": mode}
+        answers.add(groups, {"tpot_s": m.tpot_s, "ttft_s": m.ttft_s}, result["estimate"], result["bound"])
         if result["bound"]["tpot_s"] > m.tpot_s:
-            flagged.append({"id": m.id, "warning": bound_warning(m.tpot_s, result["bound"]["tpot_s"])})
-        answered.append(entry)
-    if not answered:
+            flagged_count += 1
+            if len(flagged) < MAX_LISTED:
+                warning = bound_warning(m.tpot_s, result["bound"]["tpot_s"])
+                flagged.append({"id": _shown_id(row.fields), "warning": warning})
+    if not len(answers):
         raise EngineInputError(
             "data", "no row could be mapped onto a scenario", "aiconfigurator silicon CSV columns", code="map_no_rows"
         )
+    cols = answers.arrays()
+    modes = answers.members("mode")
+    agg = modes.get("aggregated", np.zeros(0, dtype=int))
+
+    def by(group: str, within: np.ndarray) -> dict:
+        members = answers.members(group).items()
+        return {
+            name: _stats(cols, np.intersect1d(rows, within)) for name, rows in members if np.isin(rows, within).any()
+        }
+
+    disagg = None
+    if "disaggregated" in modes:
+        rows = modes["disaggregated"]
+        disagg = _stats(cols, rows) | {"answered": len(rows), "by_gpu": by("gpu", rows), "by_model": by("model", rows)}
     return {
         "calibration": cal.id,
-        "rows": len(rows),
-        "answered": len(answered),
-        "overall": _stats(answered),
-        "by_backend": _group(answered, "backend"),
-        "by_gpu": _group(answered, "gpu"),
-        "by_model": _group(answered, "model"),
+        "rows": total,
+        "answered": len(answers),
+        "overall": _stats(cols, agg) if len(agg) else None,
+        "by_backend": by("backend", agg),
+        "by_gpu": by("gpu", agg),
+        "by_model": by("model", agg),
+        "disaggregated": disagg,
         "bound_above_measured_tpot": flagged,
-        "unanswered": unanswered,
+        "unanswered": skipped,
+        "bound_above_measured_tpot_count": flagged_count,
+        "unanswered_count": skipped_count,
     }

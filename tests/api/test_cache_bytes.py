@@ -94,3 +94,46 @@ def test_the_dashboard_caches_are_bounded_in_measured_bytes():
     assert cache.bytes <= 3_000_000 and len(cache) == 3
     assert cache.get(("huge",), lambda: np.zeros(1_000_000)).nbytes == 8_000_000  # answered, not kept
     assert ("huge",) not in cache._entries and cache.bytes <= 3_000_000
+
+
+def long_named(i: int, chars: int = 250_000) -> dict:
+    """Issue 34's repro: a 4-layer Llama whose `_name_or_path` is 250 KB, distinct per i."""
+    return LLAMA | {"hidden_size": 1024, "num_hidden_layers": 4, "_name_or_path": f"{i:06d}" + "n" * chars}
+
+
+def test_a_parsed_config_keeps_no_long_string():
+    from engine.model_catalog import load_model
+
+    model = load_model(long_named(0))
+    assert model.id == long_named(0)["_name_or_path"][:64]
+    assert approx_size(model) < 50 * 1024  # the 250 KB name was kept whole in model.hf_config
+    # keys the parser reads but does not check keep no padding either
+    model = load_model(long_named(1, 100) | {"qk_norm_type": {"pad": "x" * 100_000}, "topk_method": "t" * 100_000})
+    assert all(len(str(v)) <= 64 for k, v in model.hf_config.items() if k != "layer_types")
+
+
+def test_byte_lru_cache_bounds_the_models_its_keys_pin():
+    """An entry-counted cache (functools.lru_cache(512)) kept 512 custom models alive whatever
+    their size; byte_lru_cache counts each model in its key and lets the oldest go."""
+    import weakref
+    from dataclasses import dataclass
+
+    from engine.cache import byte_lru_cache
+
+    @dataclass(frozen=True)
+    class Big:
+        name: str
+        payload: str
+
+    @byte_lru_cache(300_000)
+    def work(model: Big, n: int) -> int:
+        return len(model.payload) + n
+
+    refs = []
+    for i in range(40):
+        model = Big(str(i), "x" * 100_000)
+        refs.append(weakref.ref(model))
+        assert work(model, 1) == work(model, 1) == 100_001  # the second call is a hit
+        del model
+    assert work.cache.bytes <= 300_000 and len(work.cache) <= 2
+    assert sum(r() is not None for r in refs) <= 2  # the others are freed, not pinned by the cache

@@ -150,7 +150,20 @@ BODIES = {
     "/api/v1/serving": [
         {"model": "llama-3-8b", "hardware": "h100-sxm5", "input_tokens": 1024, "output_tokens": 1024,
          "tensor_parallel": 1, "attention_data_parallel": 1, "moe_tensor_parallel": 1, "expert_parallel": 1,
-         "memory_utilization": 0.9, "concurrency": 16},
+         "memory_utilization": 0.9, "concurrency": 16,
+         "speculative": {"method": "eagle", "draft_tokens": 3, "acceptance_rate": [0.6, 0.8]}},
+        {"model": "llama-3-8b", "hardware": "h100-sxm5", "input_tokens": 1024, "output_tokens": 1024,
+         "memory_utilization": 0.9, "concurrency": 16,
+         "disaggregated": {"prefill": {"workers": 1, "tensor_parallel": 1, "attention_data_parallel": 1,
+                                       "moe_tensor_parallel": 1, "expert_parallel": 1, "batch": 1},
+                           "decode": {"workers": 1, "tensor_parallel": 1, "attention_data_parallel": 1,
+                                      "moe_tensor_parallel": 1, "expert_parallel": 1},
+                           "kv_link": {"bandwidth_gb_s": 50, "latency_us": 20}}},
+    ],
+    "/api/v1/plan": [
+        {"model": "llama-3-8b", "hardware": ["h100-sxm5"], "gpus": 2, "input_tokens": 512, "output_tokens": 256,
+         "ttft_s": 1.0, "tpot_s": 0.05, "top": 2, "precisions": ["fp8"], "backends": ["vllm"],
+         "memory_utilization": 0.9, "gpu_hour_price": {"h100-sxm5": 2.5}},
     ],
     "/api/v1/serving/curve": [
         {"model": "llama-3-8b", "hardware": "h100-sxm5", "input_tokens": 512, "output_tokens": 256,
@@ -264,3 +277,31 @@ def test_markup_in_any_user_string_is_answered_as_json(client, path, i, leaf, te
     assert r.status_code in (200, 404, 422), (leaf, r.status_code, r.text[:300])
     assert r.headers["content-type"].startswith("application/json") and r.headers["x-content-type-options"] == "nosniff"
     strict_json(r.text)
+
+
+# ---- issue 34: model ids with a decoration, curves in any order ------------------------------
+
+decorated_id = st.builds(
+    lambda name, before, after: before + name + after,
+    st.sampled_from(["llama-3-8b", "meta-llama/Llama-3.1-70B", "Qwen/Qwen3-32B-FP8", "deepseek-ai/DeepSeek-R1"]),
+    st.sampled_from(["", " ", "\t", "\u202e", "\u2066", "\x00"]),
+    st.sampled_from(["\n", " ", "\u202e", "-FP8-FP8", "-NVFP4-NVFP4", "-FP8-FP8-FP8-FP8", "\u200f"]),
+)
+
+
+@FUZZ
+@given(decorated_id)
+def test_a_decorated_model_id_is_refused_and_echoed_escaped(client, name):
+    r = post(client, "/api/v1/serving", {"model": name, "hardware": "h100-sxm5"})
+    assert r.status_code == 422 and r.json()["errors"][0]["code"] == "unknown_model", r.text[:300]
+    echoed = json.dumps(r.json(), ensure_ascii=False)
+    assert not any(c in echoed for c in "\n\t\x00\u202e\u2066\u200f"), echoed[:300]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from([1, 2, 8, 64, 300]), min_size=1, max_size=6))
+def test_curve_points_come_back_in_the_order_asked(client, concurrencies):
+    body = {"model": "llama-3-8b", "hardware": "h100-sxm5", "concurrencies": concurrencies}
+    r = post(client, "/api/v1/serving/curve", body)
+    assert r.status_code == 200, r.text[:300]
+    assert [p["concurrency"] for p in r.json()["points"]] == concurrencies

@@ -12,9 +12,8 @@ from app.dashboard.pages.ops.state import OpsState
 from app.dashboard.pages.roofline.callbacks import link_data
 from app.dashboard.pages.roofline.params import PRECISIONS
 from app.dashboard.pages.roofline.state import View, view_from_search
-from app.dashboard.pages.serving.compute import scenario_of
 from app.dashboard.pages.serving.params import OWN, ServingArgs
-from app.dashboard.pages.serving.state import link_of, parse_args
+from app.dashboard.pages.serving.state import link_of, parse_args, scenario_of
 from engine.model_catalog import preset_id_or_none
 
 

@@ -2,17 +2,19 @@
 measured runs (their source in the hover on screen, the bound at or above each in tokens/s per
 user), a concurrency change redraws and moves the address bar, five runs pasted on a what-if
 card at 0.7x the bandwidth fit a calibration that lowers the median error and survives a copied
-link; English and Chinese, light and dark, 1400x900, an 800x500 embed and 1920x1080, with a
-screenshot of each in docs/. Any console error fails (conftest)."""
+link; English and Chinese, light and dark, 1400x900, an 800x500 embed and 1920x1080. Pictures
+go to a temporary folder: docs/ is renewed by scripts/screenshots.py only. Any console error
+fails (conftest)."""
 
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Page, expect
 
+from engine.serving import load_calibration
+
 from .helpers import set_control
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 ISSUE = "/?tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm&prec=fp8&tp=4&isl=1024&osl=1024"
 GD = "document.querySelector('#srv-throughput .js-plotly-plot')"
 SLOW = "h200-sxm-0.7xbw:2.352:989.4:141"
@@ -56,7 +58,7 @@ def hover_text(page: Page, uid: str, index: int) -> str:
     return label.first.text_content()
 
 
-def test_issue_link_draws_the_three_and_the_bound_holds(page: Page, base_url):
+def test_issue_link_draws_the_three_and_the_bound_holds(page: Page, base_url, tmp_path):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(base_url + ISSUE)
     fig = figure(page)
@@ -69,11 +71,11 @@ def test_issue_link_draws_the_three_and_the_bound_holds(page: Page, base_url):
     for c, user in zip(measured["c"], measured["x"], strict=True):
         assert by_concurrency[c] >= user, (c, by_concurrency[c], user)
     label = hover_text(page, "serving--h200-sxm--measured", 2)
-    assert "measured" in label and "aiconfigurator" in label and "trtllm" in label and "estimate's error" in label
+    assert "measured" in label and "aiconfigurator" in label and "TensorRT-LLM" in label and "estimate's error" in label
     expect(page.locator("#srv-tables")).to_contain_text("bound")
-    expect(page.locator("#srv-tables")).to_contain_text("measured (concurrency 64, trtllm)")
-    expect(page.locator("#srv-insight")).to_contain_text("decode-bound")
-    page.screenshot(path=str(DOCS / "serving-1400x900.png"))
+    expect(page.locator("#srv-tables")).to_contain_text("measured (concurrency 64, TensorRT-LLM)")
+    expect(page.locator("#srv-insight")).to_contain_text("is bound by its fixed overhead per step")
+    page.screenshot(path=str(tmp_path / "serving-1400x900.png"))
 
     # a concurrency change redraws every view and replaces the address bar's conc=
     set_control(page, "srv-conc", 128)
@@ -104,33 +106,35 @@ def test_a_typed_concurrency_out_of_range_says_so_and_the_numbers_stay(page: Pag
     expect(page.locator("#srv-tables")).to_contain_text("concurrency 64")
 
 
-def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_url, context):
+def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_url, context, tmp_path):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(base_url + ISSUE + "&xhw=" + SLOW)
     figure(page)
     set_control(page, "srv-fit-target", "h200-sxm-0.7xbw")
     page.fill("#srv-runs", FIVE_RUNS)
     page.click("#srv-fit-run")
-    expect(page.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs on h200-sxm-0.7xbw")
-    page.wait_for_function("() => location.search.includes('fit=')")
+    state = page.locator("#srv-fit-state")
+    expect(state).to_contain_text("Fitted to your 5 runs on h200-sxm-0.7xbw (what-if), on this scenario")
+    page.wait_for_function("() => location.search.includes('runs=')")
     query = parse_qs(urlsplit(page.url).query)
-    runs, before, after, ttft_before, ttft_after = (float(x) for x in query["fiterr"][0].split(","))
-    assert runs == 5 and after < before and ttft_after <= ttft_before
-    assert query["fithw"] == ["h200-sxm-0.7xbw"]
+    assert "fit" not in query and "fiterr" not in query  # the link carries the runs, not results
     page.wait_for_function(f"() => {GD}.data.some(t => t.uid === 'serving--h200-sxm-0-7xbw--fitted')")
-    fitted = figure(page)["serving--h200-sxm-0-7xbw--fitted"]
+    fig = figure(page)
+    fitted, yours = fig["serving--h200-sxm-0-7xbw--fitted"], fig["serving--h200-sxm-0-7xbw--yours"]
+    assert yours["c"] == [4, 8, 16, 32, 64]
+    expect(page.locator("#srv-tables")).to_contain_text("yours (concurrency 64)")
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(DOCS / "serving-fit-my-runs.png"))
+    page.screenshot(path=str(tmp_path / "serving-fit-my-runs.png"))
 
-    # the copied link, in a fresh page, draws the same fitted curve and says what the fit did
+    # the copied link, in a fresh page, fits the same runs again and says what the fit did
     other = context.new_page()
     errors: list[str] = []
     other.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     other.goto(page.url)
     again = figure(other)["serving--h200-sxm-0-7xbw--fitted"]
     assert again["x"] == fitted["x"] and again["y"] == fitted["y"]
-    expect(other.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs")
-    expect(other.locator("#srv-fit-status")).to_contain_text("ms fixed overhead per step")
+    expect(other.locator("#srv-fit-state")).to_contain_text("Fitted to your 5 runs")
+    expect(other.locator("#srv-fit-state")).to_contain_text("ms fixed overhead per step")
     expect(other.locator("#srv-insight")).to_contain_text("Fitted to your 5 runs")
     assert not errors, errors
 
@@ -138,26 +142,49 @@ def test_fit_my_runs_on_a_slow_what_if_survives_a_copied_link(page: Page, base_u
     page.fill("#srv-runs", FIVE_RUNS + "\n8,abc,1024,200,9")
     page.click("#srv-fit-run")
     expect(page.locator("#srv-fit-status")).to_contain_text("line 7, input_tokens")
-    assert parse_qs(urlsplit(page.url).query)["fit"] == query["fit"]
+    assert parse_qs(urlsplit(page.url).query)["runs"] == query["runs"]
+    expect(state).to_contain_text("Fitted to your 5 runs")
+
+    # another scenario: the fit is named as another scenario's, not applied, and links back to it
+    set_control(page, "srv-tp", 8)
+    expect(state).to_contain_text("belongs to another scenario")
+    expect(state).to_contain_text("tensor parallel")
+    page.wait_for_function(f"() => !{GD}.data.some(t => t.uid === 'serving--h200-sxm-0-7xbw--fitted')")
+    page.click(".srv-fit-open")
+    expect(state).to_contain_text("on this scenario")
+    assert parse_qs(urlsplit(page.url).query)["tp"] == ["4"]
 
     # an uploaded file fits the same way
     upload = {"name": "runs.csv", "mimeType": "text/csv", "buffer": FIVE_RUNS.encode()}
     page.set_input_files("#srv-upload input[type=file]", files=[upload])
-    expect(page.locator("#srv-fit-status")).to_contain_text("Fitted to your 5 runs on h200-sxm-0.7xbw")
+    expect(state).to_contain_text("Fitted to your 5 runs")
 
 
-def test_chinese_dark(page: Page, base_url):
+def test_runs_faster_than_the_bound_are_named_and_the_fit_refused(page: Page, base_url):
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + ISSUE)
+    figure(page)
+    fast = FIVE_RUNS.splitlines()[0] + "\n4,1024,1024,230,0.1\n8,1024,1024,257,0.1\n16,1024,1024,282,0.1"
+    page.fill("#srv-runs", fast)
+    page.click("#srv-fit-run")
+    status = page.locator("#srv-fit-status")
+    expect(status).to_contain_text("A fit needs at least 3 runs")
+    expect(status).to_contain_text("line 2 (concurrency 4), tpot_ms: 0.1 ms is")
+    assert "runs=" not in page.url
+
+
+def test_chinese_dark(page: Page, base_url, tmp_path):
     page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(base_url + ISSUE + "&lang=zh&theme=dark")
     figure(page)
     expect(page.locator("#srv-chart-panel h2")).to_have_text("吞吐与交互性：上界、估计、实测")
-    expect(page.locator("#srv-insight")).to_contain_text("受 decode 限制")
+    expect(page.locator("#srv-insight")).to_contain_text("受每步固定开销限制")
     expect(page.locator("#srv-tables")).to_contain_text("上界")
     assert "theme-dark" in page.locator("#app-root").get_attribute("class")
-    page.screenshot(path=str(DOCS / "serving-zh-dark.png"))
+    page.screenshot(path=str(tmp_path / "serving-zh-dark.png"))
 
 
-def test_embed_800x500_and_presentation_1920x1080(page: Page, base_url):
+def test_embed_800x500_and_presentation_1920x1080(page: Page, base_url, tmp_path):
     page.set_viewport_size({"width": 800, "height": 500})
     page.goto(base_url + ISSUE + "&embed=1&controls=0")
     figure(page)
@@ -165,13 +192,13 @@ def test_embed_800x500_and_presentation_1920x1080(page: Page, base_url):
     box = page.locator("#srv-throughput").bounding_box()
     assert box["height"] >= 300 and box["y"] + box["height"] <= 501
     assert page.evaluate("() => document.documentElement.scrollHeight") <= 501
-    page.screenshot(path=str(DOCS / "serving-embed-800x500.png"))
+    page.screenshot(path=str(tmp_path / "serving-embed-800x500.png"))
 
     page.set_viewport_size({"width": 1920, "height": 1080})
     page.goto(base_url + ISSUE + "&present=1")
     figure(page)
     assert page.locator("#srv-throughput").bounding_box()["height"] >= 600
-    page.screenshot(path=str(DOCS / "serving-present-1920x1080.png"))
+    page.screenshot(path=str(tmp_path / "serving-present-1920x1080.png"))
 
 
 ROOFLINE_GD = "document.querySelector('#roofline-graph .js-plotly-plot')"
@@ -197,21 +224,36 @@ def test_roofline_estimate_point_beneath_the_decode_bound(page: Page, base_url):
     expect(insight).to_contain_text("Measured:")
 
 
-def test_exports_carry_scenario_calibration_and_source(page: Page, base_url):
+def test_exports_carry_scenario_calibration_and_source_under_one_stem(page: Page, base_url):
+    """Issue 29 §4: one naming rule for every export (no comma, the concurrency in it)."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(base_url + ISSUE)
+    page.goto(base_url + ISSUE.replace("hw=h200-sxm", "hw=h200-sxm,b200"))
     figure(page)
+    stem = "serving-llama-3.1-70b-h200-sxm+b200-c64"
     with page.expect_download() as csv_download:
         page.click("#srv-export-csv")
+    assert csv_download.value.suggested_filename == stem + ".csv"
     text = Path(csv_download.value.path()).read_text(encoding="utf-8")
-    assert "# calibration: calibration serving-v1-" in text and "aiconfigurator" in text
+    calibration = f"calibration {load_calibration().id}"  # the shipped one's id (serving-v2-... since issue 31)
+    assert f"# calibration: {calibration}" in text and "aiconfigurator" in text
     series = [line.split(",")[0] for line in text.splitlines() if not line.startswith("#")][1:]
-    assert {"bound", "estimate", "measured"} <= set(series) and series.count("measured") == 6
+    assert {"bound", "estimate", "measured"} <= set(series) and series.count("measured") == 12  # 6 a card
     with page.expect_download() as svg_download:
         page.click("#srv-export-svg")
+    assert svg_download.value.suggested_filename == stem + ".svg"
     svg = Path(svg_download.value.path()).read_text(encoding="utf-8")
-    assert "<svg" in svg and "calibration serving-v1-" in svg and "aiconfigurator" in svg
+    assert "<svg" in svg and calibration in svg and "aiconfigurator" in svg
+    with page.expect_download() as png_download:
+        page.click("#srv-export-png")
+    assert png_download.value.suggested_filename == stem + ".png"
     with page.expect_download() as html_download:
         page.click("#srv-export-html")
+    assert html_download.value.suggested_filename == stem + ".html"
     snapshot = Path(html_download.value.path()).read_text(encoding="utf-8")
-    assert "meta-llama/Llama-3.1-70B" in snapshot and "calibration serving-v1-" in snapshot
+    assert "meta-llama/Llama-3.1-70B" in snapshot and calibration in snapshot
+    # a changed concurrency renames every file
+    set_control(page, "srv-conc", 128)
+    page.wait_for_function("() => location.search.includes('conc=128')")
+    with page.expect_download() as png_download:
+        page.click("#srv-export-png")
+    assert png_download.value.suggested_filename == "serving-llama-3.1-70b-h200-sxm+b200-c128.png"

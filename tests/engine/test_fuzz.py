@@ -298,3 +298,52 @@ def test_a_legal_seed_run_with_one_odd_rate_is_finite_or_refused(value, field):
         assert exc.field == field
         return
     assert finite_everywhere(out)
+
+
+# ---- measured serving runs (llm-roofline validate serving, the page's own runs) -------------
+
+_SERVING_ROWS = None
+
+
+def shipped_serving_rows() -> list[dict]:
+    global _SERVING_ROWS
+    if _SERVING_ROWS is None:
+        from engine.serving.mapping import TRAINING_CSV, read_rows
+
+        _SERVING_ROWS = read_rows(TRAINING_CSV)[:50]
+    return _SERVING_ROWS
+
+
+serving_column = st.sampled_from(
+    ["batch_size", "isl", "osl", "tp_size", "attention_dp_size", "moe_tp_size", "moe_ep_size",
+     "silicon_ttft_ms", "silicon_tpot_ms", "system", "gemm_quant_mode", "model_path", "backend"]
+)  # fmt: skip
+measured_run = st.builds(
+    lambda i, changes: shipped_serving_rows()[i] | changes,
+    st.integers(min_value=0, max_value=49),
+    st.dictionaries(serving_column, number_text | cell, max_size=3),
+)
+
+
+@FUZZ
+@given(st.lists(measured_run, min_size=1, max_size=3))
+def test_measured_runs_are_answered_finite_or_named(rows):
+    """Issue 34: a zero, inf or 1e-320 in a run was a traceback, NaN in the report, or a run
+    that could not have happened counted as answered."""
+    from engine.serving.mapping import MAX_MS, MIN_MS, row_scenario
+    from engine.serving.validate import validate_rows
+
+    try:
+        report = validate_rows(rows)
+    except EngineInputError:
+        return  # no row could be mapped
+    json.dumps(report, allow_nan=False)
+    assert report["answered"] + report["unanswered_count"] == len(rows)
+    for skipped in report["unanswered"]:
+        assert skipped["line"] >= 2 and skipped["field"] and skipped["reason"]
+    for row in rows:
+        try:
+            run = row_scenario(row)
+        except EngineInputError:
+            continue
+        assert MIN_MS <= run.tpot_s * 1e3 <= MAX_MS and MIN_MS <= run.ttft_s * 1e3 <= MAX_MS

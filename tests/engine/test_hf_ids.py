@@ -54,11 +54,46 @@ def test_measured_set_ids_resolve(hf_id, preset):
     assert preset_record(hf_id)["id"] == preset
 
 
-@pytest.mark.parametrize("spelling", ["qwen/qwen3-32b", "QWEN/QWEN3-32B", " Qwen/Qwen3-32B ", "Qwen3-32B"])
+@pytest.mark.parametrize("spelling", ["qwen/qwen3-32b", "QWEN/QWEN3-32B", "Qwen3-32B"])
 def test_case_insensitive(spelling):
     """Repo ids and preset ids alike; a bare repo name is not a preset id, so only the cased
     preset id spelling 'Qwen3-32B' (= 'qwen3-32b') resolves without an owner."""
     assert resolve_model_id(spelling) == "qwen3-32b"
+
+
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "llama-3-8b\n",
+        " Qwen/Qwen3-32B ",
+        "\tllama-3-8b",
+        "meta-llama/Llama-3.1-70B-FP8-FP8-FP8-FP8",
+        "Qwen/Qwen3-32B-FP8-FP8",
+        "nvidia/DeepSeek-R1-NVFP4-NVFP4",
+        "Qwen/Qwen3-32B-FP8-Static-Static",
+    ],
+)
+def test_nothing_is_stripped_and_a_quantisation_suffix_matches_once(lookalike):
+    """Issue 34: `llama-3-8b\\n` and `...-70B-FP8-FP8-FP8-FP8` resolved to models. A name is
+    matched as sent (case aside), and one quantisation suffix is dropped, not a run of them;
+    the refusal names the nearest known names and shows a control character escaped."""
+    with pytest.raises(UnknownModelError) as refused:
+        resolve_model_id(lookalike)
+    assert refused.value.nearest and "\n" not in str(refused.value) and "\t" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "release, preset",
+    [
+        ("Qwen/Qwen3-32B-FP8-Static-PerTensor", "qwen3-32b"),
+        ("Qwen/Qwen3-32B-FP8-Dynamic", "qwen3-32b"),
+        ("Qwen/Qwen3-32B-AWQ", "qwen3-32b"),
+        ("Qwen/Qwen3-32B-GPTQ-Int4", "qwen3-32b"),
+        ("RedHatAI/Qwen3-32B-quantized.w4a16", "qwen3-32b"),
+    ],
+)
+def test_one_quantisation_suffix_still_resolves_to_its_base(release, preset):
+    assert resolve_model_id(release) == preset
 
 
 def test_quantised_release_maps_to_base_architecture():

@@ -1,11 +1,12 @@
 """The fit to a user's own runs: it recovers the numbers that made the runs, never leaves its
-limits, and lowers the error on the runs it was given."""
+limits, and lowers the error on the runs it was given; a run faster than the bound is named
+and left out, a fit needs MIN_RUNS runs, and a fitted number never crosses the bound."""
 
 from dataclasses import replace
 
 import pytest
 
-from engine.serving_userfit import LIMITS, RunParts, UserFit, fit_user_runs
+from engine.serving_userfit import LIMITS, MIN_RUNS, FitRefused, RunParts, UserFit, fit_user_runs, fitted_rates
 
 
 def _runs(truth: UserFit, operators=(4e-3, 6e-3, 9e-3, 14e-3, 20e-3)) -> list[RunParts]:
@@ -17,7 +18,9 @@ def _runs(truth: UserFit, operators=(4e-3, 6e-3, 9e-3, 14e-3, 20e-3)) -> list[Ru
         est_ttft = prefill + (10 + queue) * est_tpot
         tpot = truth.tpot_s(ops, comm)
         ttft = truth.ttft_s(est_ttft - queue * est_tpot, queue, tpot, est_tpot)
-        runs.append(RunParts(tpot, ttft, ops, comm, 2e-4, prefill, queue, est_tpot, est_ttft))
+        # the bound: the operators at the roofs (half the calibrated time), the link, no overhead
+        bound_tpot, bound_ttft = ops / 2 + comm, prefill / 3
+        runs.append(RunParts(tpot, ttft, ops, comm, 2e-4, prefill, queue, est_tpot, est_ttft, bound_tpot, bound_ttft))
     return runs
 
 
@@ -41,11 +44,53 @@ def test_a_negative_overhead_is_held_at_zero_and_the_scale_refitted():
     assert 0.9 < report.fit.tpot_scale < 1.2
 
 
-def test_one_run_fits_the_scale_alone_and_keeps_the_shipped_overhead():
+@pytest.mark.parametrize("count", [1, MIN_RUNS - 1])
+def test_fewer_runs_than_a_fit_needs_are_refused(count):
+    """Two runs fit two numbers exactly: "error 0%" would say nothing."""
     truth = UserFit(tpot_scale=2.0, step_overhead_s=2e-4, ttft_scale=1.0, wait_steps=10.0)
-    report = fit_user_runs(_runs(truth, operators=(5e-3,)))
-    assert report.fit.step_overhead_s == 2e-4
-    assert report.fit.tpot_scale == pytest.approx(2.0, rel=1e-9)
+    with pytest.raises(FitRefused) as caught:
+        fit_user_runs(_runs(truth, operators=(5e-3, 8e-3)[:count]))
+    assert caught.value.kept == count and caught.value.breaches == ()
+
+
+def test_a_run_faster_than_the_bound_is_named_and_left_out():
+    truth = UserFit(tpot_scale=1.6, step_overhead_s=1.5e-3, ttft_scale=2.0, wait_steps=4.0)
+    runs = _runs(truth)
+    runs[2] = replace(runs[2], measured_tpot_s=1e-4)  # 0.1 ms: faster than any bound here
+    report = fit_user_runs(runs)
+    assert report.runs == 4
+    ((breach),) = report.excluded
+    assert (breach.index, breach.field, breach.measured_s) == (2, "tpot", 1e-4)
+    assert breach.faster == pytest.approx(runs[2].bound_tpot_s / 1e-4)
+    assert report.fit.tpot_scale == pytest.approx(1.6, rel=1e-9)  # the other runs still fit exactly
+
+
+def test_three_runs_faster_than_the_bound_refuse_the_fit():
+    """The issue's paste: three runs at TPOT 0.1 ms were fitted, and the fit crossed the bound."""
+    truth = UserFit(tpot_scale=1.0, step_overhead_s=2e-4, ttft_scale=1.0, wait_steps=10.0)
+    runs = [replace(r, measured_tpot_s=1e-4) for r in _runs(truth, operators=(4e-3, 6e-3, 9e-3))]
+    with pytest.raises(FitRefused) as caught:
+        fit_user_runs(runs)
+    assert caught.value.kept == 0 and [b.index for b in caught.value.breaches] == [0, 1, 2]
+
+
+def test_a_fitted_number_faster_than_the_bound_is_held_at_it_and_says_so():
+    result = {
+        "running_batch": 8,
+        "gpus": 2,
+        "bound": {"tpot_s": 5e-3, "ttft_s": 0.02},
+        "estimate": {"tpot_s": 10e-3, "ttft_s": 0.1},
+        "breakdown": {
+            "tpot": {"estimate": {"total_s": 10e-3, "communication_s": 1e-3, "overhead_s": 1e-3}},
+            "ttft": {"estimate": {"prefill_s": 0.05}},
+        },
+    }
+    fast = UserFit(tpot_scale=0.05, step_overhead_s=0.0, ttft_scale=0.05, wait_steps=0.0)
+    rates = fitted_rates(result, 0.0, fast)
+    assert rates["tpot_s"] == 5e-3 and rates["ttft_s"] == 0.02 and rates["at_bound"] is True
+    assert rates["output_tokens_per_s_per_gpu"] == pytest.approx(8 / 5e-3 / 2)
+    slow = UserFit(tpot_scale=1.0, step_overhead_s=1e-3, ttft_scale=1.0, wait_steps=0.0)
+    assert fitted_rates(result, 0.0, slow)["at_bound"] is False
 
 
 def test_every_fitted_number_stays_within_its_limits():
@@ -56,7 +101,7 @@ def test_every_fitted_number_stays_within_its_limits():
 
 
 def test_no_runs_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(FitRefused):
         fit_user_runs([])
 
 

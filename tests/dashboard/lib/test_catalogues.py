@@ -121,6 +121,7 @@ ENGINE_SAMPLE = SAMPLE | {"field": "tensor_parallel", "value": "0", "hardware": 
                           "height": "4", "width": "4", "part": "bandwidth", "kv": "8", "hidden": "4096",
                           "model_type": "qwen3", "moe": "8", "experts": "64", "weights": "15.0",
                           "usable": "72.0", "utilization": "0.9", "bound": "> 0", "missing": "flops",
+                          "rule": "vLLM gpu_memory_utilization 0.9", "fits": "2",
                           "line": "3", "cells": "3", "columns": "4", "steps": "2",
                           "detail": "Field required", "nearest": "llama-3-8b, qwen3-8b"}  # fmt: skip
 

@@ -5,16 +5,12 @@ hand-made request to a callback gets the defaults, never a 500."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import zlib
-
+from app.dashboard.lib.packed import NotPacked, pack, unpack
 from engine.errors import EngineInputError
 from engine.model_catalog import MAX_CONFIG_BYTES, load_model
 
-# A custom config.json travels in the link as `cfg=` (raw deflate, base64url): the app keeps
-# no state, so a link, a reload or a language switch brings the model back. 6,000 characters
+# A custom config.json travels in the link as `cfg=` (lib/packed.py: raw deflate, base64url):
+# the app keeps no state, so a link, a reload or a language switch brings the model back. 6,000 characters
 # hold a typical config.json (~1 KB; ~600 characters encoded) with room to spare while the
 # whole URL stays far below what browsers, proxies and wiki pages accept.
 MAX_CONFIG_TOKEN_CHARS = 6000
@@ -22,9 +18,7 @@ MAX_CONFIG_TOKEN_CHARS = 6000
 
 def encode_config(config: dict) -> str:
     """config.json -> `cfg=` token: compact JSON, raw deflate, base64url without padding."""
-    raw = json.dumps(config, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    packed = zlib.compress(raw, 9)[2:-4]  # zlib header and checksum off: raw deflate
-    return base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+    return pack(config)
 
 
 def decode_config(token: str) -> dict:
@@ -37,11 +31,8 @@ def decode_config(token: str) -> dict:
             params={"n": f"{len(token):,}", "max": f"{MAX_CONFIG_TOKEN_CHARS:,}"},
         )
     try:
-        packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        inflater = zlib.decompressobj(-15)
-        raw = inflater.decompress(packed, MAX_CONFIG_BYTES + 1)  # a deflate bomb stops here
-        config = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_CONFIG_BYTES else None
-    except (binascii.Error, ValueError, zlib.error, RecursionError, UnicodeDecodeError):
+        config = unpack(token, MAX_CONFIG_BYTES)  # a deflate bomb stops at the limit
+    except NotPacked:
         raise EngineInputError("cfg", "not a config link made by this app", code="cfg_not_ours") from None
     if not isinstance(config, dict):
         raise EngineInputError("cfg", "not a config link made by this app", code="cfg_not_ours")

@@ -1,6 +1,7 @@
 """The Serving page's callbacks, module-level with keyword inputs (lib/callbacks.py): the
-controls -> both charts, the tables, the insight and the canonical link; the fit to the
-user's runs -> the fit's link parameters; what-if cards; the downloads."""
+controls -> both charts, the tables, the insight, the fit's standing and the canonical link;
+the user's runs -> the runs the link carries (`runs=`), fitted first; what-if cards; the
+downloads."""
 
 from __future__ import annotations
 
@@ -12,25 +13,39 @@ from app.dashboard.components.plot_style import message_figure
 from app.dashboard.components.what_if import added_what_if
 from app.dashboard.lib.callbacks import Callbacks
 from app.dashboard.lib.markup import plotly_text
-from app.dashboard.lib.params import control_inputs, write_link
+from app.dashboard.lib.params import control_inputs
 from app.dashboard.pages.roofline.state import View
-from app.dashboard.pages.serving.compute import _accelerator, compute, scenario_of
-from app.dashboard.pages.serving.exports import serving_csv, serving_html, serving_json
+from app.dashboard.pages.serving.carried import MAX_TOKEN_CHARS, encode_runs, scenario_pairs
+from app.dashboard.pages.serving.compute import compute
+from app.dashboard.pages.serving.deployment import compared
+from app.dashboard.pages.serving.disagg_words import deployment_insight
+from app.dashboard.pages.serving.exports import export_title, serving_csv, serving_html, serving_json
 from app.dashboard.pages.serving.figures import throughput_figure
-from app.dashboard.pages.serving.insight import fit_parameters_sentence, fit_sentence, insight
+from app.dashboard.pages.serving.fit import carried_fit
+from app.dashboard.pages.serving.fit_view import fit_state, problem_message, runs_message
+from app.dashboard.pages.serving.insight import insight
 from app.dashboard.pages.serving.latency import latency_figure
-from app.dashboard.pages.serving.params import BY_NAME, PARAMS, FitError, ServingArgs
+from app.dashboard.pages.serving.params import PARAMS, ServingArgs
 from app.dashboard.pages.serving.provenance import provenance
-from app.dashboard.pages.serving.runs import RunsError, decode_upload, fit_runs, parse_runs
-from app.dashboard.pages.serving.state import accelerator_ids, accelerator_specs, args_from_controls, link_of
-from app.dashboard.pages.serving.table import accelerator_table
-from app.dashboard.pages.serving.words import w, why
-from engine.errors import EngineInputError
+from app.dashboard.pages.serving.runs import RunsError, decode_upload, parse_runs
+from app.dashboard.pages.serving.state import (
+    accelerator_ids,
+    accelerator_specs,
+    aggregated_args,
+    args_from_controls,
+    export_name,
+    fit_targets,
+    link_of,
+    scenario_of,
+)
+from app.dashboard.pages.serving.table import accelerator_table, deployment_table
+from app.dashboard.pages.serving.words import runs_count, w
+from engine.hardware import catalogue
 
 CALLBACKS = Callbacks()
 FLAGS = State("srv-flags", "data")
 CONTROLS = {**control_inputs(PARAMS, Input), "srv-hw.value": Input("srv-hw", "value")}
-OUTPUTS = ("error", "throughput", "latency", "tables", "insight", "provenance")
+OUTPUTS = ("error", "throughput", "latency", "tables", "insight", "provenance", "fit_state")
 
 
 def page_view(flags: object) -> View:
@@ -48,40 +63,57 @@ def page_view(flags: object) -> View:
 
 
 def figures(a: ServingArgs, lang: str, theme: str, present: bool) -> tuple[dict, dict, tuple]:
-    accs = compute(a)
+    """Both charts; the scenario, calibration and source are the page's caption above them,
+    and the throughput chart's image export carries them as its title (`meta.export`). In
+    disaggregated mode each deployment is drawn beside its aggregated comparison."""
+    accs = compute(aggregated_args(a))
+    beside = compared(a)
     # accelerator, model and run names are user text: Plotly draws them as text, never markup
     shown = [replace(acc, name=plotly_text(acc.name)) for acc in accs]
-    prov = {k: plotly_text(v) for k, v in provenance(a, lang).items()}
-    top = throughput_figure(shown, a.concurrency, lang, theme, present)
-    top["layout"]["title"] = {
-        "text": f"<span style='font-size:0.8em'>{prov['scenario']}<br>{prov['calibration']} · "
-        f"{prov['measured_source']}</span>",
-        "x": 0.01,
-        "xanchor": "left",
-        "y": 1,
-        "yref": "container",
-        "yanchor": "top",
-        "pad": {"t": 6},
-        "font": {"size": 15 if present else 11},
-    }
-    top["layout"]["margin"]["t"] = 70 if present else 56
-    return top, latency_figure(shown, a.concurrency, lang, theme, present), accs
+    if beside is not None:
+        beside = replace(beside, deployments=tuple(replace(d, name=plotly_text(d.name)) for d in beside.deployments))
+    top = throughput_figure(shown, a.concurrency, lang, theme, present, beside)
+    if top["data"]:
+        lines = [plotly_text(v) for v in provenance(a, lang).values()]
+        top["layout"]["meta"] = {"export": export_title(lines)}
+    return top, latency_figure(shown, a.concurrency, lang, theme, present, beside), accs
+
+
+def at_bound(accs) -> tuple[int, int]:
+    """(fitted points held at the bound, fitted points) over every accelerator's curve."""
+    fitted = [p["fitted"] for acc in accs if not acc.error for p in acc.points if "fitted" in p]
+    return sum(f["at_bound"] for f in fitted), len(fitted)
 
 
 def outputs(
     a: ServingArgs, problems: list[str], lang: str, theme: str, present: bool, refused: list[str] = ()
 ) -> tuple:
-    """(error, throughput figure, latency figure, tables, insight, provenance): the first
-    render and every callback show the same thing for the same inputs. A problem blocks the
-    numbers; a refused box's sentence stands above numbers computed with the value it names."""
+    """(error, throughput figure, latency figure, tables, insight, provenance, the fit's
+    standing): the first render and every callback show the same thing for the same inputs.
+    A problem blocks the numbers; a refused box's sentence stands above numbers computed with
+    the value it names."""
     if problems:
-        return [html.P(p) for p in problems], message_figure("—"), message_figure("—"), [], [], []
+        return [html.P(p) for p in problems], message_figure("—"), message_figure("—"), [], [], [], []
     top, bottom, accs = figures(a, lang, theme, present)
-    tables = [accelerator_table(acc, a.concurrency, a.gpu_hour_price, lang) for acc in accs]
-    prov = provenance(a, lang)
-    caption = [html.Span(prov["scenario"]), html.Br(), html.Span(prov["calibration"]), html.Br()]
-    caption.append(html.Span(prov["measured_source"]))
-    return [html.P(r) for r in refused], top, bottom, tables, insight(accs, a.concurrency, a.fit_error, lang), caption
+    beside, instance = compared(a), aggregated_args(a).concurrency
+    tables = [accelerator_table(acc, a.concurrency, a.gpu_hour_price, lang, beside) for acc in accs]
+    report = carried_fit(a.runs).report if a.runs else None
+    words = insight(accs, instance, lang, report)
+    if beside is not None:  # the deployments first, then the aggregated instances they are compared with
+        tables = [deployment_table(d, a.concurrency, a.gpu_hour_price, lang) for d in beside.deployments] + tables
+        words = deployment_insight(beside, a, lang) + words
+    caption = []
+    for line in provenance(a, lang).values():
+        caption += [html.Span(line), html.Br()]
+    return (
+        [html.P(r) for r in refused],
+        top,
+        bottom,
+        tables,
+        words,
+        caption[:-1],
+        fit_state(a, lang, theme, at_bound(accs)),
+    )
 
 
 @CALLBACKS.server(
@@ -97,12 +129,14 @@ def outputs(
                     ("srv-tables", "children"),
                     ("srv-insight", "children"),
                     ("srv-provenance", "children"),
+                    ("srv-fit-state", "children"),
                 ),
                 strict=True,
             )
         },
         "link": Output("srv-link", "data"),
         "targets": Output("srv-fit-target", "options"),
+        "sides_hidden": Output("srv-disagg", "hidden"),
     },
     inputs={"controls": CONTROLS},
     state={"flags": FLAGS},
@@ -111,48 +145,40 @@ def update_serving(controls: dict, flags: object) -> dict:
     view = page_view(flags)
     a, problems, refused = args_from_controls(controls, view.lang)
     shown = outputs(a, problems, view.lang, view.theme, view.present, refused)
-    targets = [{"label": x, "value": x} for x in accelerator_ids(a)]
-    return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, a), "targets": targets}
-
-
-def _runs_message(error: RunsError, lang: str) -> list:
-    items = []
-    for line, name, what in error.problems[:12]:
-        text = why(what, lang) if isinstance(what, Exception) else w(f"srv_runs_{what}", lang)
-        where = w("srv_runs_where", lang, line=line, field=name or "—") if line else ""
-        items.append(html.Li(f"{where}{text}"))
-    more = len(error.problems) - 12
-    if more > 0:
-        items.append(html.Li(w("srv_runs_more", lang, n=more)))
-    return [html.P(w("srv_runs_refused", lang)), html.Ul(items)]
+    targets = fit_targets(a)
+    link = link_of(view, a)
+    return {
+        **dict(zip(OUTPUTS, shown, strict=True)),
+        "link": link,
+        "targets": targets,
+        "sides_hidden": a.mode != "disagg",
+    }
 
 
 def fit_from_text(text: object, target: object, controls: dict, lang: str) -> tuple[dict | None, list]:
-    """({fit, fiterr, fithw} or None, status): the whole paste is fitted or nothing is."""
+    """({"runs": token} or None, status): the whole paste is fitted, on the page's scenario and
+    the accelerator it was measured on, or nothing is. The token is the link's: it is read back
+    and fitted as a link is, so the page never writes a link its reader refuses."""
     a, problems, refused = args_from_controls(controls, lang)
     if problems or refused:  # a fit to a scenario the reader did not ask for would mislead
         return None, [html.P(p) for p in problems + refused]
     specs = dict(zip(accelerator_ids(a), accelerator_specs(a), strict=True))
-    target = target if target in specs else next(iter(specs), None)
+    target = target if isinstance(target, str) and target in specs else next(iter(specs), None)
     if target is None:
         return None, [html.P(w("srv_no_accelerator", lang))]
+    spec, base = specs[target], scenario_of(a)
     try:
-        runs = parse_runs(text, scenario_of(a))
-        report = fit_runs(a, _accelerator(specs[target]), runs)
+        runs = parse_runs(text, base, a.model, spec if spec in catalogue() else None)
     except RunsError as exc:
-        return None, _runs_message(exc, lang)
-    except EngineInputError as exc:  # the page's own scenario is one the engine refuses
-        return None, [html.P(w("srv_acc_error", lang, msg=why(exc, lang)))]
-    error = FitError(
-        report.runs,
-        report.tpot_error_before,
-        report.tpot_error_after,
-        report.ttft_error_before,
-        report.ttft_error_after,
-    )
-    fitted = ServingArgs(fit=report.fit, fit_error=error, fit_hardware=target)
-    store = dict(write_link([BY_NAME[n] for n in ("fit", "fiterr", "fithw")], fitted))
-    return store, [html.P(fit_sentence(error, target, lang)), html.P(fit_parameters_sentence(report.fit, lang))]
+        return None, runs_message(exc, lang)
+    token = encode_runs(scenario_pairs(a, spec), base, runs)
+    if len(token) > MAX_TOKEN_CHARS:
+        size = {"chars": f"{len(token):,}", "max": f"{MAX_TOKEN_CHARS:,}"}
+        return None, [html.P(w("srv_fit_link_too_long", lang, runs=runs_count(len(runs), lang), **size))]
+    fit = carried_fit(token)
+    if fit.report is None:
+        return None, problem_message(fit, lang)
+    return {"runs": token}, []
 
 
 @CALLBACKS.server(
@@ -177,7 +203,7 @@ def fit_my_runs(run, clear, upload, text, target, controls, flags, trigger=None)
         try:
             text = decode_upload(upload)
         except RunsError as exc:
-            return {"fit": no_update, "status": _runs_message(exc, lang)}
+            return {"fit": no_update, "status": runs_message(exc, lang)}
     store, status = fit_from_text(text, target, controls, lang)
     return {"fit": no_update if store is None else store, "status": status}
 
@@ -223,12 +249,12 @@ def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
     if problems or trigger not in ("srv-export-csv", "srv-export-json", "srv-export-html"):
         return {"file": no_update}
     prov = provenance(a, view.lang)
-    name = f"serving-{a.model.replace('/', '_')}-{'-'.join(accelerator_ids(a))[:60]}-c{a.concurrency}"
-    accs = compute(a)
+    name = export_name(a)
+    accs, beside = compute(aggregated_args(a)), compared(a)
     if trigger == "srv-export-csv":
-        return {"file": dcc.send_string(serving_csv(accs, prov), f"{name}.csv")}
+        return {"file": dcc.send_string(serving_csv(accs, prov, beside), f"{name}.csv")}
     if trigger == "srv-export-json":
-        return {"file": dcc.send_string(serving_json(accs, prov), f"{name}.json")}
+        return {"file": dcc.send_string(serving_json(accs, prov, beside), f"{name}.json")}
     top, bottom, _ = figures(a, view.lang, view.theme, False)
     query = (link or {}).get("template", "") if isinstance(link, dict) else ""
     return {"file": dcc.send_string(serving_html([top, bottom], prov, "?" + query), f"{name}.html")}
@@ -236,6 +262,7 @@ def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
 
 # the address bar follows the controls (history.replaceState): a link reproduces the view
 CALLBACKS.client("url", "sync", Output("srv-url", "data"), Input("srv-link", "data"), State("srv-url", "data"))
+CALLBACKS.client("serving", "nameCameras", Output("srv-camera", "data"), Input("srv-url", "data"))
 CALLBACKS.client(
     "serving",
     "exportImage",

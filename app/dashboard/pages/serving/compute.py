@@ -1,6 +1,7 @@
 """The Serving page's engine calls: ServingArgs -> per accelerator, the bound and the estimate
 over a concurrency sweep, the chosen concurrency, the shipped measured runs of the same
-scenario with the estimate's error on each, and the fitted estimate when the link carries a fit.
+scenario with the estimate's error on each, and, where the link's fit applies (fit.py), the
+fitted estimate and the user's own runs.
 
 Every number comes from engine.serving (`serving_estimate`, the function behind
 POST /api/v1/serving) and engine.serving_userfit; the figures, table and insight only format
@@ -13,17 +14,16 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from app.dashboard.pages.serving.measured import Run, matching_runs
-from app.dashboard.pages.serving.params import PRECISIONS, ServingArgs
-from app.dashboard.pages.serving.state import accelerator_specs, fit_target
+from app.dashboard.pages.serving.fit import Applied, YourRun, applied_fit
+from app.dashboard.pages.serving.measured import Nearby, Run, matching_runs, nearby_runs
+from app.dashboard.pages.serving.params import ServingArgs
+from app.dashboard.pages.serving.state import accelerator_of, accelerator_specs, scenario_of
 from engine.errors import EngineInputError
-from engine.hardware import Accelerator, get_accelerator
 from engine.model_catalog import get_model
 from engine.serving import ServingScenario, serving_estimate
 from engine.serving.estimate import queue_steps
 from engine.serving.scenario import MAX_CONCURRENCY
-from engine.serving_userfit import fitted_rates
-from engine.what_if import parse_what_if
+from engine.serving_userfit import UserFit, fitted_rates
 
 SWEEP_STEP = 2**0.5  # two points per doubling of concurrency: a smooth curve in ~25 estimates
 QUEUE_REACH = 4  # the latency chart runs to this many times the memory cap, to show the queue
@@ -40,6 +40,11 @@ class MeasuredPoint:
     ttft_error: float
     fitted_tpot_error: float | None
 
+    @property
+    def faster_than_bound(self) -> tuple[str, ...]:
+        """The times in which this run beats its bound (none should: said where one does)."""
+        return tuple(k for k in ("tpot", "ttft") if self.measured[f"{k}_s"] < self.bound[f"{k}_s"])
+
 
 @dataclass(frozen=True)
 class AcceleratorServing:
@@ -51,29 +56,11 @@ class AcceleratorServing:
     max_fits: int = 0
     points: list[dict] = field(default_factory=list)  # concurrency, running_batch, queued, bound, estimate, fitted
     measured: list[MeasuredPoint] = field(default_factory=list)
-
-
-def scenario_of(a: ServingArgs, concurrency: int | None = None) -> ServingScenario:
-    """The engine's scenario; KV in fp8 whenever the weights are below 16 bits (the shipped
-    data's mapping, published/serving/README.md); the routed experts split over the instance."""
-    weight, compute_dtype = PRECISIONS[a.precision]
-    gpus = a.tensor_parallel * a.attention_data_parallel
-    ep = a.expert_parallel if gpus % a.expert_parallel == 0 else 1
-    moe = get_model(a.model).is_moe
-    return ServingScenario(
-        concurrency=concurrency or a.concurrency,
-        input_tokens=a.input_tokens,
-        output_tokens=a.output_tokens,
-        tensor_parallel=a.tensor_parallel,
-        attention_data_parallel=a.attention_data_parallel,
-        moe_tensor_parallel=gpus // ep if moe else 1,
-        expert_parallel=ep if moe else 1,
-        weight_dtype=weight,
-        compute_dtype=compute_dtype,
-        kv_dtype="bf16" if weight in ("bf16", "fp16") else "fp8",
-        memory_utilization=a.memory_utilization,
-        backend=None if a.backend == "any" else a.backend,
-    )
+    fit_kind: str | None = None  # here | extrapolated: how the link's fit applies (fit.py)
+    yours: tuple[YourRun, ...] = ()  # the user's runs of this scenario, by concurrency
+    tensor_parallel: int = 1
+    min_tp: int | None = None  # with a model that does not fit: the smallest TP that does
+    nearby: list[Nearby] = field(default_factory=list)  # without a matching shipped run: the nearest ones
 
 
 def sweep(max_fits: int, chosen: int) -> list[int]:
@@ -85,10 +72,6 @@ def sweep(max_fits: int, chosen: int) -> list[int]:
         out.add(round(x))
         x *= SWEEP_STEP
     return sorted(c for c in out if 1 <= c <= top)
-
-
-def _accelerator(spec: str) -> Accelerator:
-    return get_accelerator(spec) if ":" not in spec else parse_what_if(spec)
 
 
 def _measured(model, hw, run: Run, fit) -> MeasuredPoint:
@@ -124,11 +107,11 @@ def _point(r: dict, sc: ServingScenario, fit) -> dict:
 
 
 @lru_cache(maxsize=64)
-def _curve(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
+def _curve(a: ServingArgs, spec: str, fit: UserFit | None) -> AcceleratorServing:
     """What does not move with the concurrency (`a.concurrency` is 1 here): the sweep and the
     measured runs, so a concurrency change costs one estimate per accelerator."""
     try:
-        hw = _accelerator(spec)
+        hw = accelerator_of(spec)
     except EngineInputError as exc:
         return AcceleratorServing(spec.split(":", 1)[0], spec, error=exc.with_traceback(None))
     try:
@@ -137,8 +120,10 @@ def _curve(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
         hw.check_tensor_parallel(a.tensor_parallel)
         first = serving_estimate(model, hw, sc)
     except EngineInputError as exc:
-        return AcceleratorServing(hw.id, hw.name, error=exc.with_traceback(None))
-    fit = a.fit if fit_here else None
+        fits_at = smallest_tp(a, hw) if exc.code == "serving_no_fit" else None
+        return AcceleratorServing(
+            hw.id, hw.name, exc.with_traceback(None), tensor_parallel=a.tensor_parallel, min_tp=fits_at
+        )
     max_fits = first["breakdown"]["memory"]["max_running_batch"]
     points = []
     for c in sweep(max_fits, 1):
@@ -150,24 +135,48 @@ def _curve(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
             runs.append(_measured(model, hw, run, fit))
         except EngineInputError:  # a shipped run the engine cannot place on this card: not drawn
             continue
-    return AcceleratorServing(hw.id, hw.name, None, first, None, max_fits, points, runs)
+    nearby = [] if runs else nearby_runs(a.model, hw.id, sc, not model.is_moe)
+    return AcceleratorServing(hw.id, hw.name, None, first, None, max_fits, points, runs, nearby=nearby)
 
 
-def one_accelerator(a: ServingArgs, spec: str, fit_here: bool) -> AcceleratorServing:
-    """The curve (cached), with the chosen concurrency's estimate put on it."""
-    curve = _curve(replace(a, concurrency=1), spec, fit_here)
+# the tensor-parallel degrees a deployment uses (a power of two, or a whole NVL72 rack)
+TP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 72)
+
+
+def smallest_tp(a: ServingArgs, hw) -> int | None:
+    """The smallest tensor-parallel degree above the page's at which the scenario fits on `hw`
+    (the engine answers at concurrency 1), None if none this card offers does."""
+    model = get_model(a.model)
+    for tp in (d for d in TP_DEGREES if d > a.tensor_parallel):
+        try:
+            hw.check_tensor_parallel(tp)
+            serving_estimate(model, hw, scenario_of(replace(a, tensor_parallel=tp, concurrency=1)))
+        except EngineInputError as exc:
+            if exc.code in ("serving_no_fit", "expert_layout"):
+                continue
+            return None  # past what the card's NVLink domain or the model's heads allow
+        return tp
+    return None
+
+
+def one_accelerator(a: ServingArgs, spec: str, applied: Applied | None) -> AcceleratorServing:
+    """The curve (cached), with the chosen concurrency's estimate put on it, and the link's fit
+    and the user's runs when they apply to this accelerator."""
+    fit = applied.fit if applied is not None else None
+    curve = _curve(replace(a, concurrency=1, runs=None), spec, fit)  # the fit is its own key
     if curve.error:
         return curve
     sc = scenario_of(a)
     try:
-        chosen = serving_estimate(get_model(a.model), _accelerator(spec), sc)
+        chosen = serving_estimate(get_model(a.model), accelerator_of(spec), sc)
     except EngineInputError as exc:  # not expected: the same scenario answered at concurrency 1
         return AcceleratorServing(curve.id, curve.name, error=exc.with_traceback(None))
-    fit = a.fit if fit_here else None
     point = _point(chosen, sc, fit)
     points = sorted([p for p in curve.points if p["concurrency"] != a.concurrency] + [point], key=_by_concurrency)
-    fitted = point.get("fitted")
-    return replace(curve, chosen=chosen, fitted=fitted, points=points)
+    if applied is None:
+        return replace(curve, chosen=chosen, points=points)
+    yours = tuple(sorted(applied.runs, key=lambda r: r.run.scenario.concurrency))
+    return replace(curve, chosen=chosen, fitted=point["fitted"], points=points, fit_kind=applied.kind, yours=yours)
 
 
 def _by_concurrency(point: dict) -> int:
@@ -177,15 +186,23 @@ def _by_concurrency(point: dict) -> int:
 @lru_cache(maxsize=32)
 def compute(a: ServingArgs) -> tuple[AcceleratorServing, ...]:
     """One AcceleratorServing per accelerator of the page, catalogue cards then what-ifs."""
-    target = fit_target(a)
-    return tuple(one_accelerator(a, spec, spec.split(":", 1)[0] == target) for spec in accelerator_specs(a))
+    applied = applied_fit(a)
+    return tuple(
+        one_accelerator(a, spec, applied if applied is not None and applied.spec == spec else None)
+        for spec in accelerator_specs(a)
+    )
 
 
 def nearest_run(acc: AcceleratorServing, concurrency: int) -> MeasuredPoint | None:
     """The measured run nearest the chosen concurrency (on a log scale: 48 is nearer 64 than 32)."""
-    if not acc.measured:
+    return nearest(acc.measured, lambda m: m.run.row.scenario.concurrency, concurrency)
+
+
+def nearest(items, concurrency_of, concurrency: int):
+    """The item whose concurrency is nearest on a log scale (None without items)."""
+    if not items:
         return None
-    return min(acc.measured, key=lambda m: abs(math.log(m.run.row.scenario.concurrency / concurrency)))
+    return min(items, key=lambda m: abs(math.log(concurrency_of(m) / concurrency)))
 
 
 def cost_per_million(price_per_gpu_hour: float | None, tokens_per_s_per_gpu: float) -> float | None:

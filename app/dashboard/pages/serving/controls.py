@@ -8,9 +8,17 @@ from dash import dcc, html
 
 from app.dashboard.components.fields import dropdown_labels, field, number_box
 from app.dashboard.components.what_if import what_if_picker
-from app.dashboard.lib.params import write_link
-from app.dashboard.pages.serving.params import BACKEND_CHOICES, BY_NAME, PRECISIONS, ServingArgs
-from app.dashboard.pages.serving.state import accelerator_ids, fit_target
+from app.dashboard.pages.serving.fit import carried_fit
+from app.dashboard.pages.serving.params import (
+    BACKEND_CHOICES,
+    BY_NAME,
+    KV_LINK_GB_S,
+    KV_LINK_US,
+    MODES,
+    PRECISIONS,
+    ServingArgs,
+)
+from app.dashboard.pages.serving.state import fit_targets
 from app.dashboard.pages.serving.words import w
 from engine.hardware import catalogue
 from engine.model_catalog import model_ids, model_names
@@ -57,6 +65,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
         html.Div(id="srv-whatif-error", className="error", role="alert"),
         field(w("srv_field_backend", lang), _radio("srv-backend", backends, a.backend)),
         field(w("srv_field_prec", lang), _radio("srv-prec", [(p, p) for p in PRECISIONS], a.precision)),
+        field(w("srv_field_mode", lang), _radio("srv-mode", [(m, w(f"srv_mode_{m}", lang)) for m in MODES], a.mode)),
         html.Div(
             [
                 field(w("srv_field_tp", lang), number_box("srv-tp", a.tensor_parallel, 1, 72, 1), html_for="srv-tp"),
@@ -69,6 +78,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
             ],
             className="field-pair srv-triple",
         ),
+        disagg_controls(a, lang),
         html.Div(
             [
                 field(
@@ -88,6 +98,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
             w("srv_field_conc", lang),
             number_box("srv-conc", a.concurrency, 1, MAX_CONCURRENCY, 1),
             html_for="srv-conc",
+            id="srv-conc-field",  # first in an embed's short column (08-serving.css)
         ),
         html.Div(
             [
@@ -107,13 +118,72 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
     ]
 
 
-def fit_store(a: ServingArgs) -> dict:
-    """What `srv-fit` holds: the fit's three link parameters as the link writes them."""
-    return {name: text for name, text in write_link([BY_NAME[n] for n in ("fit", "fiterr", "fithw")], a)}
+# the rows of the sides' grid: (link name after the side's letter, ServingArgs field after the side)
+SIDE_ROWS = (("workers", "workers"), ("tp", "tp"), ("dp", "adp"), ("mtp", "moe_tp"), ("ep", "ep"), ("batch", "batch"))
 
 
-def fit_controls(a: ServingArgs, lang: str, status: list) -> html.Section:
-    ids = accelerator_ids(a)
+def _side_box(a: ServingArgs, side: str, name: str, field_name: str, lang: str):
+    """One side's box, its limits the parameter's own; a MoE split left empty is worked out."""
+    pname = f"{side[0]}{name}"
+    kind = BY_NAME[pname].kind
+    label = w(f"srv_field_{pname}", lang)
+    props = {"placeholder": w("srv_auto", lang)} if name == "mtp" else {}
+    box = number_box(f"srv-{pname}", getattr(a, f"{side}_{field_name}"), kind.low, kind.high, 1, **props)
+    # the box's own name for a screen reader (the grid's row and column say it to the eye)
+    return html.Label([html.Span(label, className="srv-box-name"), box], className="srv-side-box", title=label)
+
+
+def disagg_controls(a: ServingArgs, lang: str) -> html.Div:
+    """The disaggregated deployment (hidden in aggregated mode): a row per layout field, a
+    column per side (the prefill batch on the prefill side only), then the KV link."""
+    cells = [html.Span(), html.Span(w("srv_side_prefill", lang), className="srv-side-head")]
+    cells.append(html.Span(w("srv_side_decode", lang), className="srv-side-head"))
+    for name, field_name in SIDE_ROWS:
+        cells.append(html.Span(w(f"srv_row_{name}", lang), className="field-label"))
+        for side in ("prefill", "decode"):
+            if f"{side[0]}{name}" in BY_NAME:
+                cells.append(_side_box(a, side, name, field_name, lang))
+            else:
+                cells.append(html.Span())
+    link = html.Div(
+        [
+            field(
+                w("srv_field_kvlink_bw", lang),
+                number_box("srv-kvbw", a.kv_link_gb_s, *KV_LINK_GB_S, placeholder=w("srv_auto", lang)),
+                html_for="srv-kvbw",
+            ),
+            field(
+                w("srv_field_kvlink_lat", lang),
+                number_box("srv-kvlat", a.kv_link_latency_us, *KV_LINK_US, placeholder=w("srv_auto", lang)),
+                html_for="srv-kvlat",
+            ),
+        ],
+        className="field-pair",
+    )
+    return html.Div(
+        [
+            html.P(w("srv_disagg_help", lang), className="help"),
+            html.Div(cells, className="srv-sides", role="group", **{"aria-label": w("srv_mode_disagg", lang)}),
+            link,
+        ],
+        id="srv-disagg",
+        className="srv-disagg",
+        hidden=a.mode != "disagg",
+    )
+
+
+def fit_target_value(a: ServingArgs, targets: list[dict]) -> str | None:
+    """The accelerator the link's runs were measured on when the page has it, else the first."""
+    fit = carried_fit(a.runs) if a.runs else None
+    values = [o["value"] for o in targets]
+    own = fit.hw_id if fit is not None and fit.hw_id in values else None
+    return own or (values[0] if values else None)
+
+
+def fit_controls(a: ServingArgs, lang: str, state: list) -> html.Section:
+    """The paste, the upload, the accelerator the runs were measured on, Fit and Clear; below
+    them the last paste's problems (`srv-fit-status`) and the link's fit (`srv-fit-state`)."""
+    targets = fit_targets(a)
     return html.Section(
         [
             html.H2(w("srv_fit_title", lang)),
@@ -138,8 +208,8 @@ def fit_controls(a: ServingArgs, lang: str, status: list) -> html.Section:
                 w("srv_fit_target", lang),
                 dcc.Dropdown(
                     id="srv-fit-target",
-                    options=[{"label": x, "value": x} for x in ids],
-                    value=fit_target(a) or (ids[0] if ids else None),
+                    options=targets,
+                    value=fit_target_value(a, targets),
                     clearable=False,
                 ),
             ),
@@ -150,8 +220,9 @@ def fit_controls(a: ServingArgs, lang: str, status: list) -> html.Section:
                 ],
                 className="inline-row",
             ),
-            html.Div(status, id="srv-fit-status", role="status", className="srv-fit-status"),
-            dcc.Store(id="srv-fit", data=fit_store(a)),
+            html.Div(id="srv-fit-status", role="status", className="srv-fit-status"),
+            html.Div(state, id="srv-fit-state", className="srv-fit-state"),
+            dcc.Store(id="srv-fit", data={"runs": a.runs} if a.runs else {}),
         ],
         className="panel srv-fit-panel",
         id="srv-fit-panel",

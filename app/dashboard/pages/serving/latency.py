@@ -1,16 +1,26 @@
 """The Serving page's second chart: TPOT and TTFT against concurrency (bound, estimate,
-measured runs, the fitted estimate), and below them the running batch and the queue; the
+measured runs, the fitted estimate and the user's own runs), and below them the running batch and the queue; the
 concurrency where memory, not compute, starts to cap the running batch is marked per
 accelerator. Formatting only: every number is a field of compute()'s results."""
 
 from __future__ import annotations
 
-import math
-
 from app.dashboard.components.plot_style import THEMES, color_for
 from app.dashboard.lib.uids import uid
+from app.dashboard.pages.serving.axes import UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
-from app.dashboard.pages.serving.figures import _layout, measured_hover
+from app.dashboard.pages.serving.figures import (
+    _layout,
+    fitted_label,
+    hover_conc,
+    kind_label,
+    measured_hover,
+    reasons_figure,
+    titled_groups,
+    unfit_notes,
+    yours_hover,
+    yours_symbols,
+)
 from app.dashboard.pages.serving.words import w
 from app.units import plain
 
@@ -18,10 +28,12 @@ ROWS = (("tpot", "y", [0.68, 1.0]), ("ttft", "y2", [0.34, 0.64]), ("requests", "
 DASH = {"bound": "solid", "estimate": "dash", "fitted": "dot"}
 
 
-def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
+def _series(acc, i, theme, lang, metric, axis, kind, times=1, mode=None) -> dict:
+    """A TPOT or TTFT series; `times` instances sharing each point's concurrency (beside a
+    disaggregated deployment, `mode` agg: the names say "aggregated")."""
     pts = acc.points
     values = [p[kind][f"{metric}_s"] * 1e3 for p in pts]
-    label = w(f"srv_{kind}", lang)
+    label = fitted_label(acc, lang) if kind == "fitted" else kind_label(kind, lang, mode)
     return {
         "type": "scatter",
         "mode": "lines",
@@ -29,13 +41,14 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
         "name": f"{acc.name} · {metric.upper()} {label}",
         "legendgroup": acc.id,
         "showlegend": metric == "tpot",
-        "x": [p["concurrency"] for p in pts],
+        "x": [p["concurrency"] * times for p in pts],
         "y": values,
         "yaxis": axis,
         "text": [
             f"<b>{acc.name}</b> · {metric.upper()} {label}: {plain(v)} ms<br>"
-            + w("srv_hover_conc", lang, c=f"{p['concurrency']:,}", run=f"{p['running_batch']:,}")
+            + hover_conc(p, lang, times)
             + (f"<br>{w('srv_queued', lang)}: {p['queued']:,}" if p["queued"] else "")
+            + (f"<br>{w('srv_hover_at_bound', lang)}" if p[kind].get("at_bound") else "")
             for p, v in zip(pts, values, strict=True)
         ],
         "hovertemplate": "%{text}<extra></extra>",
@@ -43,28 +56,33 @@ def _series(acc, i, theme, lang, metric, axis, kind) -> dict:
     }
 
 
-def _measured(acc, i, theme, lang, metric, axis) -> dict:
+def _runs(acc, i, theme, lang, metric, axis, kind: str, times: int = 1, mode=None) -> dict:
+    """The shipped measured runs (`measured`, diamonds) or the user's (`yours`, stars; an x
+    for one left out of the fit) at their concurrencies."""
+    mine = kind == "yours"
+    items = acc.yours if mine else acc.measured
+    marker = {"color": color_for(i, theme), "size": 10, "symbol": yours_symbols(acc), "line": {"width": 1.5}}
     return {
         "type": "scatter",
         "mode": "markers",
-        "uid": uid("latency", acc.id, f"{metric}-measured"),
-        "name": f"{acc.name} · {metric.upper()} {w('srv_measured', lang)}",
+        "uid": uid("latency", acc.id, f"{metric}-{kind}"),
+        "name": f"{acc.name} · {metric.upper()} {kind_label(kind, lang, mode)}",
         "legendgroup": acc.id,
         "showlegend": False,
-        "x": [m.run.row.scenario.concurrency for m in acc.measured],
-        "y": [m.measured[f"{metric}_s"] * 1e3 for m in acc.measured],
+        "x": [(r.run.scenario.concurrency if mine else r.run.row.scenario.concurrency) * times for r in items],
+        "y": [r.measured[f"{metric}_s"] * 1e3 for r in items],
         "yaxis": axis,
-        "text": [measured_hover(acc.name, m, lang) for m in acc.measured],
+        "text": [yours_hover(acc.name, r, lang) if mine else measured_hover(acc.name, r, lang) for r in items],
         "hovertemplate": "%{text}<extra></extra>",
-        "marker": {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
+        "marker": marker if mine else {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
     }
 
 
-def _requests(acc, i, theme, lang) -> list[dict]:
+def _requests(acc, i, theme, lang, times: int = 1, mode=None) -> list[dict]:
     pts = acc.points
     out = []
     for key, dash in (("running_batch", "solid"), ("queued", "dot")):
-        label = w("srv_running" if key == "running_batch" else "srv_queued", lang)
+        label = kind_label("running" if key == "running_batch" else "queued", lang, mode)
         out.append(
             {
                 "type": "scatter",
@@ -72,11 +90,10 @@ def _requests(acc, i, theme, lang) -> list[dict]:
                 "uid": uid("latency", acc.id, key.replace("_", "-")),
                 "name": f"{acc.name} · {label}",
                 "legendgroup": acc.id,
-                "showlegend": False,
-                "x": [p["concurrency"] for p in pts],
-                "y": [p[key] for p in pts],
+                "x": [p["concurrency"] * times for p in pts],
+                "y": [p[key] * times for p in pts],
                 "yaxis": "y3",
-                "text": [f"<b>{acc.name}</b> · {label}: {p[key]:,}" for p in pts],
+                "text": [f"<b>{acc.name}</b> · {label}: {p[key] * times:,}" for p in pts],
                 "hovertemplate": "%{text}<extra></extra>",
                 "line": {"color": color_for(i, theme), "dash": dash, "width": 1.5},
             }
@@ -84,69 +101,73 @@ def _requests(acc, i, theme, lang) -> list[dict]:
     return out
 
 
-def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str) -> tuple[dict, dict]:
-    """A vertical line at the largest running batch memory holds, with its label."""
+def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str, times: int = 1, mode=None) -> tuple[dict, dict]:
+    """A vertical line at the largest running batch memory holds (over `times` instances), and
+    its legend entry (the words in the legend, never on the plot: two cards' labels printed
+    over each other and over the curves)."""
     color = color_for(i, theme)
-    shape = {
-        "type": "line",
-        "xref": "x",
-        "yref": "paper",
-        "x0": acc.max_fits,
-        "x1": acc.max_fits,
-        "y0": 0,
-        "y1": 1,
-        "line": {"color": color, "dash": "dashdot", "width": 1.5},
+    line = {"color": color, "dash": "dashdot", "width": 1.5}
+    cap = acc.max_fits * times
+    words = w("srv_memory_cap", lang, n=f"{cap:,}")
+    if mode is not None:  # beside a disaggregated deployment: the aggregated instances' cap
+        words = f"{w(f'srv_mode_{mode}', lang)} · {words}"
+    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": cap, "x1": cap, "y0": 0, "y1": 1}
+    entry = {
+        "type": "scatter",
+        "mode": "lines",
+        "uid": uid("latency", acc.id, "memory-cap"),
+        "name": f"{acc.name} · "
+        + (f"{w(f'srv_mode_{mode}', lang)} · " if mode else "")
+        + w("srv_memory_cap", lang, n=f"{cap:,}"),
+        "legendgroup": acc.id,
+        "x": [None],
+        "y": [None],
+        "yaxis": "y3",
+        "hoverinfo": "skip",
+        "line": line,
     }
-    note = {
-        "x": math.log10(acc.max_fits),
-        "xref": "x",
-        "yref": "paper",
-        "y": 0.3,
-        "yanchor": "bottom",
-        "text": f"{acc.id}: " + w("srv_memory_cap", lang, n=f"{acc.max_fits:,}"),
-        "showarrow": False,
-        # the line carries the accelerator's colour; the text the theme's (WCAG AA on both themes)
-        "font": {"color": THEMES.get(theme, THEMES["light"])["font"], "size": 11},
-        "xanchor": "right",
-        "textangle": -90,
-    }
-    return shape, note
+    return {**shape, "line": line}, entry
 
 
-def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False) -> dict:
-    data, shapes, notes = [], [], []
+def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", present: bool = False, beside=None) -> dict:
+    """TTFT, TPOT and the requests against concurrency per accelerator; `beside` (deployment.
+    Compared): each deployment too, and the aggregated instances its GPUs hold at their
+    summed concurrency."""
+    from app.dashboard.pages.serving.disagg_figures import latency_traces
+
+    times, mode = (beside.replicas, "agg") if beside is not None else (1, None)
+    data, shapes = [], []
     for i, acc in enumerate(accs):
+        if beside is not None and not beside.deployments[i].error:
+            data += latency_traces(beside.deployments[i], i, theme, lang, ROWS)
         if acc.error or acc.chosen is None:
             continue
         kinds = ("bound", "estimate", "fitted") if acc.fitted is not None else ("bound", "estimate")
         for metric, axis, _ in ROWS[:2]:
-            data += [_series(acc, i, theme, lang, metric, axis, kind) for kind in kinds]
-            if acc.measured:
-                data.append(_measured(acc, i, theme, lang, metric, axis))
-        data += _requests(acc, i, theme, lang)
-        shape, note = _cap_mark(acc, i, theme, lang)
+            data += [_series(acc, i, theme, lang, metric, axis, kind, times, mode) for kind in kinds]
+            for kind in ("measured", "yours"):
+                if getattr(acc, kind):
+                    data.append(_runs(acc, i, theme, lang, metric, axis, kind, times, mode))
+        data += _requests(acc, i, theme, lang, times, mode)
+        shape, entry = _cap_mark(acc, i, theme, lang, times, mode)
         shapes.append(shape)
-        notes.append(note)
+        data.append(entry)
+    if beside is not None:
+        titled_groups(data, {acc.id: acc.name for acc in accs})
+    notes = unfit_notes(accs, theme, lang, beside)
+    if notes and not data:  # nothing to draw: the reasons where the chart was
+        return reasons_figure(notes, lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     layout = _layout(lang, theme, present)
-    layout["xaxis"] = {
-        "type": "log",
-        "title": {"text": w("srv_axis_conc", lang)},
-        "gridcolor": colors["grid"],
-        "anchor": "y3",
-        "dtick": "D2",
-    }
+    base = {"title": {"text": w("srv_axis_conc", lang), "standoff": 8}, "gridcolor": colors["grid"], "anchor": "y3"}
+    layout["xaxis"] = label_log_axis(base, [x for t in data for x in t["x"] if x is not None])
     titles = {"tpot": "srv_axis_tpot", "ttft": "srv_axis_ttft", "requests": "srv_axis_requests"}
     for metric, axis, domain in ROWS:
         key = "yaxis" if axis == "y" else f"yaxis{axis[1:]}"
-        layout[key] = {
-            "type": "log" if metric != "requests" else "linear",
-            **({"dtick": 1} if metric != "requests" else {}),  # a label per decade: TTFT spans several
-            "title": {"text": w(titles[metric], lang)},
-            "domain": domain,
-            "gridcolor": colors["grid"],
-            "anchor": "x",
-        }
+        base = {"title": {"text": w(titles[metric], lang)}, "domain": domain, "gridcolor": colors["grid"]}
+        base |= {"anchor": "x", "automargin": True}
+        values = [y for t in data if t.get("yaxis") == axis for y in t["y"] if y is not None]
+        layout[key] = base if metric == "requests" else label_log_axis(base, values, UP)
     shapes.append(_chosen_line(concurrency, colors))
     layout["shapes"] = shapes
     layout["annotations"] = notes

@@ -14,9 +14,8 @@ from app.dashboard.pages.links import carried
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.callbacks import outputs
 from app.dashboard.pages.serving.controls import fit_controls, scenario_controls
-from app.dashboard.pages.serving.insight import fit_parameters_sentence, fit_sentence
 from app.dashboard.pages.serving.params import OWN
-from app.dashboard.pages.serving.state import fit_target, link_of, parse_args
+from app.dashboard.pages.serving.state import export_name, link_of, parse_args
 from app.dashboard.pages.serving.words import w
 
 
@@ -39,22 +38,19 @@ def page(view: View) -> html.Div:
     lang = view.lang
     view = replace(view, carry=carried(view.lab_args, OWN))
     args, notices = parse_args(view)
-    error, top, bottom, tables, words, caption = outputs(args, [], lang, view.theme, view.present)
+    error, top, bottom, tables, words, caption, fit_state = outputs(args, [], lang, view.theme, view.present)
     flags = {"lang": lang, "theme": view.theme, "embed": view.embed, "present": view.present}
     flags["carry"] = [list(c) for c in view.carry]
     link = link_of(view, args)
-    name = f"serving-{args.model.replace('/', '_')}-c{args.concurrency}"
-    fit_status = []
-    if args.fit:
-        fit_status = [html.P(fit_sentence(args.fit_error, fit_target(args), lang))]
-        fit_status.append(html.P(fit_parameters_sentence(args.fit, lang)))
+    name = export_name(args)
     body = html.Main(
         [
             dcc.Store(id="srv-flags", data=flags),
             dcc.Store(id="srv-link", data=link),
             dcc.Store(id="srv-url", data=""),
+            dcc.Store(id="srv-camera", data=""),
             html.Div(
-                [*scenario_controls(args, lang), fit_controls(args, lang, fit_status)],
+                [*scenario_controls(args, lang), fit_controls(args, lang, fit_state)],
                 className="controls srv-controls",
                 id="srv-controls",
             ),
@@ -64,6 +60,8 @@ def page(view: View) -> html.Div:
                     html.Section(
                         [
                             html.H2(w("srv_chart_title", lang)),
+                            # the scenario above the chart, in text that wraps (a figure title is cut)
+                            html.P(caption, id="srv-provenance", className="help srv-provenance"),
                             dcc.Graph(
                                 id="srv-throughput", figure=top, config=graph_config(name), className="srv-graph"
                             ),
@@ -95,7 +93,6 @@ def page(view: View) -> html.Div:
                         className="panel srv-latency-panel",
                         id="srv-latency-panel",
                     ),
-                    html.P(caption, id="srv-provenance", className="help srv-provenance"),
                 ],
                 className="srv-results",
             ),

@@ -8,32 +8,27 @@ on every tab; the rest of the link is this table's.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param
+from app.dashboard.lib.params import Choice, Float, Int, Invalid, Param, Why, typed_text
 from app.dashboard.pages.roofline.params import MAX_HARDWARE, PRECISIONS, WhatIfs
 from engine.model_catalog import nearest_model_names, preset_id_or_none
-from engine.serving.scenario import BACKENDS, DEFAULT_MEMORY_UTILIZATION, MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS
-from engine.serving_userfit import LIMITS, UserFit
+from engine.serving.scenario import (
+    BACKENDS,
+    DEFAULT_MEMORY_UTILIZATION,
+    MAX_CONCURRENCY,
+    MAX_GPUS,
+    MAX_PREFILL_BATCH,
+    MAX_TOKENS,
+    MAX_WORKERS,
+)
 
 __all__ = ["MAX_HARDWARE", "PRECISIONS"]
 
 BACKEND_CHOICES = ("any", *BACKENDS)
+MODES = ("agg", "disagg")  # aggregated (one instance does both) | disaggregated (prefill and decode workers)
 DEFAULT_HARDWARE = ("h200-sxm",)
 MAX_PRICE = 1000.0  # USD per GPU-hour: far above any rental price
-
-
-@dataclass(frozen=True)
-class FitError:
-    """What a fit to the user's runs did, carried beside its parameters so a shared link can
-    say it: how many runs, the median TPOT and TTFT error before and after (fractions)."""
-
-    runs: int
-    tpot_before: float
-    tpot_after: float
-    ttft_before: float
-    ttft_after: float
 
 
 @dataclass(frozen=True)
@@ -55,9 +50,24 @@ class ServingArgs:
     concurrency: int = 64
     memory_utilization: float = DEFAULT_MEMORY_UTILIZATION
     gpu_hour_price: float | None = None
-    fit: UserFit | None = None
-    fit_error: FitError | None = None
-    fit_hardware: str | None = None  # the accelerator the fit belongs to; None: the first
+    runs: str | None = None  # the user's runs and the scenario they were fitted on (carried.py)
+    # Disaggregated serving (engine.serving.disagg): prefill and decode workers, each side's
+    # layout; a MoE split of None is the worker's GPUs over its expert parallelism. The layout
+    # above stays the aggregated instance the deployment is compared with.
+    mode: str = "agg"  # agg | disagg
+    prefill_workers: int = 1
+    prefill_tp: int = 4
+    prefill_adp: int = 1
+    prefill_moe_tp: int | None = None
+    prefill_ep: int = 1
+    prefill_batch: int = 1
+    decode_workers: int = 1
+    decode_tp: int = 4
+    decode_adp: int = 1
+    decode_moe_tp: int | None = None
+    decode_ep: int = 1
+    kv_link_gb_s: float | None = None  # None: auto (engine.serving.disagg.kv_link_for)
+    kv_link_latency_us: float | None = None  # None: calibrated; only with a bandwidth
 
 
 class Model:
@@ -80,40 +90,23 @@ class Model:
         return value
 
 
-def _numbers(text: str, count: int) -> list[float]:
-    parts = text.split(",")
-    if len(parts) != count or len(text) > 200:
-        raise Invalid("fit_format")
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        raise Invalid("fit_format") from None
-    if not all(math.isfinite(v) for v in values):
-        raise Invalid("fit_format")
-    return values
+class RunsToken:
+    """`runs=`: the user's runs and the scenario they were fitted on, packed (carried.py); the
+    page fits them again wherever the link is opened."""
 
+    def parse(self, text: str) -> str:
+        from app.dashboard.pages.serving.carried import decode_runs  # carried.py reads PARAMS
 
-class Fit:
-    """`fit=tpot_scale,overhead_ms,ttft_scale,wait_steps`: a fitted calibration (a few numbers,
-    engine.serving_userfit), each within its physical limits."""
+        decode_runs(text)  # Invalid names what is wrong
+        return text
 
-    def parse(self, text: str) -> UserFit:
-        scale, overhead_ms, ttft_scale, wait = _numbers(text, 4)
-        values = {"tpot_scale": scale, "step_overhead_s": overhead_ms / 1e3, "ttft_scale": ttft_scale}
-        values["wait_steps"] = wait
-        for name, value in values.items():
-            low, high = LIMITS[name]
-            if not low <= value <= high:
-                raise Invalid("fit_format")
-        return UserFit(**values)
+    def write(self, value: str) -> str:
+        return value
 
-    def write(self, value: UserFit) -> str:
-        return f"{value.tpot_scale:.4g},{value.step_overhead_s * 1e3:.4g},{value.ttft_scale:.4g},{value.wait_steps:.4g}"
-
-    def read(self, value: object) -> UserFit:
-        if not isinstance(value, dict) or not isinstance(value.get("fit"), str):
+    def read(self, value: object) -> str:
+        if not isinstance(value, dict) or not isinstance(value.get("runs"), str):
             raise Invalid("missing")
-        return self.parse(value["fit"])
+        return self.parse(value["runs"])
 
     def show(self, value) -> None:
         return None
@@ -121,57 +114,103 @@ class Fit:
     shows = False  # the fit's store is filled by the layout
 
 
-class FitErrors:
-    """`fiterr=runs,tpot_before%,tpot_after%,ttft_before%,ttft_after%`."""
-
-    def parse(self, text: str) -> FitError:
-        runs, *errors = _numbers(text, 5)
-        if runs != int(runs) or not 1 <= runs <= 10_000 or not all(0 <= e <= 1e6 for e in errors):
-            raise Invalid("fit_format")
-        return FitError(int(runs), *(e / 100 for e in errors))
-
-    def write(self, value: FitError) -> str:
-        errors = (value.tpot_before, value.tpot_after, value.ttft_before, value.ttft_after)
-        return ",".join([str(value.runs), *(f"{e * 100:.3g}" for e in errors)])
-
-    def read(self, value: object) -> FitError:
-        if not isinstance(value, dict) or not isinstance(value.get("fiterr"), str):
-            raise Invalid("missing")
-        return self.parse(value["fiterr"])
-
-    def show(self, value) -> None:
-        return None
-
-    shows = False
+# The KV link's limits: the API's (app/api/serving_schemas.py KvLinkFields), GB/s and µs.
+KV_LINK_GB_S = (0.001, 100_000.0)
+KV_LINK_US = (0.001, 1e6)
 
 
-class HardwareName:
-    """`fithw=`: an accelerator of the page by id (a what-if by its name); checked against the
-    page's accelerators once both are read (state.consistent)."""
+class KvLinkText:
+    """`kvlink=`: `auto`, a bandwidth in GB/s per GPU, or `GB/s:µs` (a latency per transfer
+    too); on the page two boxes, the bandwidth (empty: auto) and the latency (empty: the
+    calibrated one). Read and written as (GB/s or None, µs or None)."""
 
-    def parse(self, text: str) -> str:
-        if not 1 <= len(text) <= 60:
-            raise Invalid("unknown_accelerator")
-        return text
+    def __init__(self) -> None:
+        self.bandwidth = Float(*KV_LINK_GB_S)
+        self.latency = Float(*KV_LINK_US)
 
-    def write(self, value: str) -> str:
+    def parse(self, text: str) -> tuple[float | None, float | None]:
+        if text == "auto":
+            return None, None
+        bandwidth, colon, latency = text.partition(":")
+        return self.bandwidth.parse(bandwidth), self.latency.parse(latency) if colon else None
+
+    def write(self, value: tuple) -> str:
+        bandwidth, latency = value
+        if bandwidth is None:
+            return "auto"
+        text = self.bandwidth.write(bandwidth)
+        return text if latency is None else f"{text}:{self.latency.write(latency)}"
+
+    def read_all(self, bandwidth: object, latency: object) -> tuple[tuple | None, list]:
+        """(value, [(typed, why)]) from the two boxes: an empty bandwidth is auto (the latency
+        box then says nothing: a latency needs a link to be on), an empty latency the
+        calibrated one; a refused box is named by its own Why (`box`)."""
+        if bandwidth in (None, ""):
+            return (None, None), []
+        try:
+            gb_s = self.bandwidth.read(bandwidth)
+        except Invalid as exc:
+            return None, [(typed_text(bandwidth), Why(exc.why.code, exc.why.params | {"box": "bw"}))]
+        if latency in (None, ""):
+            return (gb_s, None), []
+        try:
+            return (gb_s, self.latency.read(latency)), []
+        except Invalid as exc:  # the bandwidth stands, with the calibrated latency
+            return (gb_s, None), [(typed_text(latency), Why(exc.why.code, exc.why.params | {"box": "lat"}))]
+
+    def show(self, value: tuple) -> tuple:
         return value
 
-    def read(self, value: object) -> str:
-        if not isinstance(value, dict) or not isinstance(value.get("fithw"), str):
-            raise Invalid("missing")
-        return self.parse(value["fithw"])
 
-    def show(self, value) -> None:
-        return None
+class AutoInt(Int):
+    """A whole number, or None (an empty box, a link without it): worked out by the page."""
 
-    shows = False
+    def read(self, value: object) -> int | None:
+        return None if value in (None, "") else super().read(value)
 
 
 def _default(value):
     return lambda v: v == value
 
 
+class DeploymentParam(Param):
+    """A parameter of the disaggregated deployment: in the link only in that mode, so an
+    aggregated link stays as it was."""
+
+    def texts(self, state: object, template: bool = False) -> list[str]:
+        return super().texts(state, template) if getattr(state, "mode", None) == "disagg" else []
+
+
+def _side(side: str) -> tuple[Param, ...]:
+    """One side's layout: `pworkers`, `ptp`, `pdp`, `pmtp`, `pep` (and `pbatch`), or `d...`."""
+    s = side[0]
+    rows = [
+        ("workers", "workers", Int(1, MAX_WORKERS), None),
+        ("tp", "tp", Int(1, 72), None),
+        ("dp", "adp", Int(1, 72), None),
+        ("mtp", "moe_tp", AutoInt(1, MAX_GPUS), None),
+        ("ep", "ep", Int(1, MAX_GPUS), None),
+    ]
+    if side == "prefill":
+        rows.append(("batch", "batch", Int(1, MAX_PREFILL_BATCH), _default(1)))
+    return tuple(
+        DeploymentParam(f"{s}{name}", f"{side}_{field}", kind, control=(f"srv-{s}{name}", "value"), omit=omit)
+        for name, field, kind, omit in rows
+    )
+
+
+# The disaggregated deployment's parameters: in the link only in that mode.
+DISAGG_PARAMS: tuple[Param, ...] = (
+    *_side("prefill"),
+    *_side("decode"),
+    DeploymentParam(
+        "kvlink",
+        ("kv_link_gb_s", "kv_link_latency_us"),
+        KvLinkText(),
+        control=(("srv-kvbw", "value"), ("srv-kvlat", "value")),
+        omit=_default((None, None)),
+    ),
+)
 PARAMS: tuple[Param, ...] = (
     Param("model", "model", Model(), control=("srv-model", "value")),
     Param("backend", "backend", Choice(BACKEND_CHOICES), control=("srv-backend", "value")),
@@ -190,10 +229,11 @@ PARAMS: tuple[Param, ...] = (
         omit=_default(DEFAULT_MEMORY_UTILIZATION),
     ),
     Param("price", "gpu_hour_price", Float(0, MAX_PRICE, open_low=True), control=("srv-price", "value")),
-    Param("fit", "fit", Fit(), control=("srv-fit", "data")),
-    Param("fiterr", "fit_error", FitErrors(), control=("srv-fit", "data")),
-    Param("fithw", "fit_hardware", HardwareName(), control=("srv-fit", "data")),
+    Param("mode", "mode", Choice(MODES), control=("srv-mode", "value"), omit=_default("agg")),
+    *DISAGG_PARAMS,
+    Param("runs", "runs", RunsToken(), control=("srv-fit", "data")),
     Param("xhw", "what_if", WhatIfs(), control=("srv-what-if", "value"), repeat=True),
 )
+DISAGG = frozenset(p.name for p in DISAGG_PARAMS)
 BY_NAME = {p.name: p for p in PARAMS}
 OWN = frozenset(BY_NAME)

@@ -16,16 +16,14 @@ from functools import lru_cache
 from app.dashboard.components.plot_style import color_for
 from app.dashboard.lib.markup import plotly_names
 from app.dashboard.lib.uids import uid
-from app.dashboard.pages.serving.compute import scenario_of
-from app.dashboard.pages.serving.measured import matching_runs
+from app.dashboard.pages.serving.measured import Run, matching_runs
 from app.dashboard.pages.serving.params import ServingArgs
-from app.dashboard.pages.serving.words import w
+from app.dashboard.pages.serving.state import accelerator_of, scenario_of
+from app.dashboard.pages.serving.words import run_description, w
 from app.units import plain, si
 from engine.errors import EngineInputError
-from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
 from engine.serving import serving_estimate
-from engine.what_if import parse_what_if
 
 
 @dataclass(frozen=True)
@@ -34,7 +32,7 @@ class DecodeEstimate:
     estimate_tpot_s: float
     estimate_tpot_range_s: tuple[float, float]
     measured_tpot_s: float | None  # the shipped run of this scenario at this concurrency, if any
-    measured_source: str | None
+    measured_run: Run | None  # described in words on screen (words.run_description), never by its id
     bound_ttft_s: float = 0.0
     estimate_ttft_s: float = 0.0
     estimate_ttft_range_s: tuple[float, float] = (0.0, 0.0)
@@ -73,7 +71,7 @@ def decode_estimate(args: ServingArgs, hw_spec: str) -> DecodeEstimate | None:
     chosen concurrency (compute.one_accelerator: serving_estimate of compute.scenario_of); None
     when the engine cannot answer (the model does not fit, say): no point is drawn."""
     try:
-        hw = get_accelerator(hw_spec) if ":" not in hw_spec else parse_what_if(hw_spec)
+        hw = accelerator_of(hw_spec)
         model = get_model(args.model)
         sc = scenario_of(args)
         hw.check_tensor_parallel(args.tensor_parallel)
@@ -92,7 +90,7 @@ def decode_estimate(args: ServingArgs, hw_spec: str) -> DecodeEstimate | None:
         est["tpot_s"],
         (est["tpot_s_range"][0], est["tpot_s_range"][1]),
         run.row.tpot_s if run else None,
-        f"{run.row.backend} · {run.row.id}" if run else None,
+        run,
         bound["ttft_s"],
         est["ttft_s"],
         (est["ttft_s_range"][0], est["ttft_s_range"][1]),
@@ -171,7 +169,10 @@ def estimate_sentence(name: str, est: DecodeEstimate, lang: str) -> str:
     )
     if est.measured_tpot_s is not None:
         text += " " + w(
-            "srv_roof_measured", lang, measured=plain(est.measured_tpot_s * 1e3), source=est.measured_source
+            "srv_roof_measured",
+            lang,
+            measured=plain(est.measured_tpot_s * 1e3),
+            source=run_description(est.measured_run, lang),
         )
     return text
 

@@ -1,13 +1,15 @@
 """The Serving page's link: every parameter read from its one table, written back the same,
-bad values named and dropped, the fit's numbers carried whole or not at all."""
+bad values named and dropped; a fit travels as its runs (`runs=`), never as its results."""
+
+import pytest
 
 from app.dashboard.lib.params import shown, write_link
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.callbacks import outputs
 from app.dashboard.pages.serving.params import PARAMS, ServingArgs
-from app.dashboard.pages.serving.state import args_from_controls, fit_target, link_of, parse_args
+from app.dashboard.pages.serving.state import args_from_controls, link_of, parse_args
 from engine.serving.scenario import MAX_CONCURRENCY
-from engine.serving_userfit import UserFit
+from tests.dashboard.pages.serving.test_serving_fit import runs_token
 
 
 def view_of(query: str, lang: str = "en") -> View:
@@ -34,16 +36,16 @@ def test_the_issue_link_reads_whole():
 
 
 def test_bad_values_are_named_and_the_default_kept():
-    a, notices = parse_args(view_of("model=nope/nope&tp=0&conc=abc&backend=tgi&memutil=2&fit=1,2&zzz=1"))
+    a, notices = parse_args(view_of("model=nope/nope&tp=0&conc=abc&backend=tgi&memutil=2&runs=AAAA&zzz=1"))
     text = " ".join(notices)
-    for name in ("model=nope/nope", "tp=0", "conc=abc", "backend=tgi", "memutil=2", "fit=1,2", "zzz=1"):
+    for name in ("model=nope/nope", "tp=0", "conc=abc", "backend=tgi", "memutil=2", "runs=AAAA", "zzz=1"):
         assert name in text
     assert a == ServingArgs()
 
 
 def test_zh_notices_are_in_chinese():
-    _, notices = parse_args(view_of("fit=1,2", lang="zh"))
-    assert "忽略" in notices[0] or "应为" in notices[0]
+    _, notices = parse_args(view_of("runs=xyz", lang="zh"))
+    assert "忽略" in notices[0] and "不是本页写出的实测数据" in notices[0]
 
 
 def test_the_link_writes_what_it_read():
@@ -60,26 +62,31 @@ def test_expert_parallel_must_divide_the_instance_and_is_dropped_on_a_dense_mode
     assert a.expert_parallel == 1
 
 
-def test_a_fit_travels_in_the_link_and_belongs_to_an_accelerator_of_the_page():
-    q = DONE_WHEN + "&fit=1.2,0.5,0.8,12&fiterr=5,30,3,20,9&fithw=h200-sxm"
+def test_a_link_stating_a_fits_results_is_refused_by_name():
+    """Issue 34 §4: `fit=`/`fiterr=` once made the page say "Fitted to your 10000 runs ...
+    1000000.0% → 0.0%", numbers it never computed."""
+    q = DONE_WHEN + "&fit=20,50,50,500&fiterr=10000,1000000,0,1000000,0&fithw=h200-sxm"
     a, notices = parse_args(view_of(q))
-    assert notices == []
-    assert a.fit == UserFit(1.2, 0.0005, 0.8, 12.0) and a.fit_error.runs == 5
-    assert abs(a.fit_error.tpot_before - 0.30) < 1e-12 and fit_target(a) == "h200-sxm"
-    written = dict(write_link(PARAMS, a))
-    assert written["fit"] == "1.2,0.5,0.8,12" and written["fiterr"] == "5,30,3,20,9"
-    a, notices = parse_args(view_of(DONE_WHEN + "&fit=1.2,0.5,0.8,12&fithw=b200"))
-    assert a.fit is None and any("fithw=b200" in n for n in notices)
+    assert a == parse_args(view_of(DONE_WHEN))[0] and a.runs is None
+    assert len(notices) == 3 and all("carries the runs themselves" in n for n in notices)
 
 
-def test_a_fit_out_of_its_limits_is_refused():
-    a, notices = parse_args(view_of(DONE_WHEN + "&fit=1000,0.5,0.8,12"))
-    assert a.fit is None and notices
+def test_the_runs_travel_in_the_link_and_read_back_whole():
+    token = runs_token()
+    a, notices = parse_args(view_of(DONE_WHEN + "&runs=" + token))
+    assert notices == [] and a.runs == token
+    assert dict(write_link(PARAMS, a))["runs"] == token
+
+
+@pytest.mark.parametrize("token", ["", "x" * 6001, "AAAA", "%00", "eJzLSM3JyQcABiwCFQ"])
+def test_runs_the_page_did_not_write_are_named_and_dropped(token):
+    a, notices = parse_args(view_of(DONE_WHEN + "&runs=" + token))
+    assert a.runs is None and len(notices) == 1 and "runs=" in notices[0]
 
 
 def test_controls_round_trip_through_the_table():
-    a, _ = parse_args(view_of(DONE_WHEN + "&conc=96&price=3&fit=1.2,0.5,0.8,12&fiterr=5,30,3,20,9"))
-    controls = shown(PARAMS, a) | {"srv-hw.value": list(a.hardware), "srv-fit.data": dict(write_link(PARAMS[11:14], a))}
+    a, _ = parse_args(view_of(DONE_WHEN + "&conc=96&price=3&runs=" + runs_token()))
+    controls = shown(PARAMS, a) | {"srv-hw.value": list(a.hardware), "srv-fit.data": {"runs": a.runs}}
     back, problems, refused = args_from_controls(controls)
     assert problems == [] and refused == [] and back == a
 
@@ -111,7 +118,7 @@ def test_a_refused_box_stands_above_numbers_computed_with_the_value_it_names():
     a, _ = parse_args(view_of(DONE_WHEN))
     controls = shown(PARAMS, a) | {"srv-hw.value": ["h200-sxm"], "srv-conc.value": 0}
     back, problems, refused = args_from_controls(controls)
-    error, top, bottom, tables, words, caption = outputs(back, problems, "en", "light", False, refused)
+    error, top, bottom, tables, words, caption, _ = outputs(back, problems, "en", "light", False, refused)
     assert [p.children for p in error] == refused and "(you typed 0)" in refused[0]
     assert top["data"] and bottom["data"] and tables
 

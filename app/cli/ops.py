@@ -28,8 +28,8 @@ from engine.oplab import (
 from engine.ops import ELEMENTWISE_KINDS
 from engine.precision import DTYPES
 
-from .service import resolve_hardware
-from .units import duration, plain, si
+from ..service import resolve_hardware
+from ..units import duration, plain, si
 
 
 def _hardware(args: argparse.Namespace) -> list:
@@ -161,7 +161,7 @@ def _common(p: argparse.ArgumentParser, overhead: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="the API's /api/v1/ops answer (SI units)")
 
 
-def add_ops_parser(sub) -> None:  # noqa: ANN001  (argparse's private subparsers action)
+def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers action)
     ops = sub.add_parser("ops", help="the op lab: GEMM, conv2d, elementwise chains on the roofline")
     kinds = ops.add_subparsers(dest="op_kind", required=True)
 

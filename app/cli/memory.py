@@ -3,7 +3,7 @@ usable share a serving engine fills, and the sentence when the card and that sha
 
 from __future__ import annotations
 
-from .units import memory, plain
+from ..units import memory, plain
 
 
 def usable_words(utilization: float) -> str:

@@ -1,0 +1,7 @@
+"""`python -m app.cli ...`, the same as the `llm-roofline` console script."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,348 @@
+"""Deployment planner: the best way to serve a model on N GPUs under a latency target.
+
+`plan` enumerates the candidate space (engine.planner.space), scores every candidate with the
+serving estimate, vectorised (engine.planner.score), keeps those whose estimate (or the
+pessimistic end of its range) meets TTFT <= ttft_s and TPOT <= tpot_s, and returns the Pareto
+frontier of output tokens/s/GPU against tokens/s/user per mode and accelerator, the best
+candidate (most tokens/s/GPU, or least $/Mtok when every accelerator has a price), the top N with
+their launch commands (engine.planner.launch), and a verdict. Pure: no web imports.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import EngineInputError
+from ..hardware import Accelerator
+from ..model import ModelConfig
+from ..model_catalog import hf_repo, native_precision
+from ..request import check_price
+from ..serving.calibration import Calibration, load_calibration
+from ..serving.scenario import BACKENDS, MAX_TOKENS
+from . import frontier as fr
+from .launch import aggregated_commands, disaggregated_commands
+from .score import base_scenario, score_aggregated, score_disaggregated
+from .space import MAX_BUDGET, PRECISIONS, instance_layouts, precisions_for
+
+MODES = ("aggregated", "disaggregated")
+TARGETS = ("estimate", "pessimistic")
+MAX_TOP = 100
+MAX_HARDWARE = 8
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    gpus: int
+    input_tokens: int = 1024
+    output_tokens: int = 1024
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+    backends: tuple[str, ...] = BACKENDS
+    modes: tuple[str, ...] = MODES
+    precisions: tuple[str, ...] | None = None
+    gpu_hour_price: dict = field(default_factory=dict)
+    target: str = "estimate"
+    top: int = 10
+    memory_utilization: float | None = None
+
+    def check(self) -> None:
+        _int("gpus", self.gpus, 1, MAX_BUDGET)
+        _int("input_tokens", self.input_tokens, 1, MAX_TOKENS)
+        _int("output_tokens", self.output_tokens, 1, MAX_TOKENS)
+        _int("top", self.top, 1, MAX_TOP)
+        for name in ("ttft_s", "tpot_s"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 3600):
+                raise EngineInputError(
+                    name, f"{v!r} is not a time in (0, 3600] s", code="number_range",
+                    params={"value": repr(v)[:40], "low": 0, "high": 3600},
+                )  # fmt: skip
+        _choices("backends", self.backends, BACKENDS)
+        _choices("modes", self.modes, MODES)
+        if self.target not in TARGETS:
+            raise EngineInputError(
+                "target", f"{self.target!r} is not a target", ", ".join(TARGETS), code="plan_target",
+                params={"value": repr(self.target)[:40], "allowed": ", ".join(TARGETS)},
+            )  # fmt: skip
+
+
+def _int(name: str, value, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise EngineInputError(
+            name, f"{value!r} is not an integer in [{low}, {high}]", code="int_range",
+            params={"value": repr(value)[:40], "low": low, "high": high},
+        )  # fmt: skip
+
+
+def _choices(name: str, values, allowed) -> None:
+    if not values or any(v not in allowed for v in values):
+        bad = next((v for v in values if v not in allowed), "")
+        raise EngineInputError(
+            name, f"{bad!r} is not one of them" if values else "none given", ", ".join(allowed),
+            code="plan_choice", params={"value": repr(bad)[:40], "allowed": ", ".join(allowed)},
+        )  # fmt: skip
+
+
+def plan(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, calibration: Calibration | None = None):
+    """Search every candidate (module docstring); returns the answer's dict (the API's shape)."""
+    started = time.perf_counter()
+    req.check()
+    if not 1 <= len(hardware) <= MAX_HARDWARE:
+        raise EngineInputError(
+            "hardware", f"{len(hardware)} accelerators", f"1 to {MAX_HARDWARE}", code="list_length",
+            params={"n": MAX_HARDWARE},
+        )  # fmt: skip
+    ids = {hw.id for hw in hardware}
+    for hw_id, price in req.gpu_hour_price.items():
+        if hw_id not in ids:
+            raise EngineInputError(
+                "gpu_hour_price", f"{hw_id!r} is not one of the accelerators searched", ", ".join(sorted(ids)),
+                code="plan_price_hardware", params={"value": repr(hw_id)[:64], "allowed": ", ".join(sorted(ids))},
+            )  # fmt: skip
+        check_price(price)
+    cal = calibration or load_calibration()
+    cols, dropped = _score_all(model, hardware, req, cal)
+    n = len(cols.get("tpot_s", []))
+    if n:
+        cols["usd_per_million_tokens"] = fr.usd_per_million_tokens(cols, req.gpu_hour_price)
+        cols["tokens_per_s_per_user"] = 1.0 / cols["tpot_s"]
+    pessimistic = req.target == "pessimistic"
+    ok = fr.meets(cols, req.ttft_s, req.tpot_s, pessimistic) if n else np.zeros(0, dtype=bool)
+    ok_est = fr.meets(cols, req.ttft_s, req.tpot_s, False) if n else ok
+    ok_pes = fr.meets(cols, req.ttft_s, req.tpot_s, True) if n else ok
+    by_cost = bool(req.gpu_hour_price) and all(hw.id in req.gpu_hour_price for hw in hardware)
+    ranked = fr.ranking(cols, ok, by_cost) if n else np.zeros(0, dtype=int)
+    summary = _Summarise(model, cols, ok_est, ok_pes, req)
+    front = {mode: _frontier(cols, mode, hardware, summary) for mode in MODES if n and mode in req.modes}
+    top = [summary(i, launch=True) for i in ranked[: req.top]]
+    best = top[0] if top else None
+    answer = {
+        "model": model.id,
+        "hardware": [hw.id for hw in hardware],
+        "gpus": req.gpus,
+        "target": req.target,
+        "targets": {"ttft_s": req.ttft_s, "tpot_s": req.tpot_s},
+        "ranked_by": "usd_per_million_tokens" if by_cost else "output_tokens_per_s_per_gpu",
+        "candidates": {"evaluated": int(n), "dropped_memory": int(dropped), "meeting_target": int(ok.sum())},
+        "frontier": front,
+        "best": best,
+        "top": top,
+        "best_by_mode": _best_by(cols, ranked, "mode", summary),
+        "best_by_hardware": _best_by(cols, ranked, "hardware", summary),
+        "calibration": cal.id,
+    }
+    answer["reason"] = None if best else _reason(cols, req, pessimistic, n)
+    answer["verdict"] = verdict(answer)
+    answer["seconds"] = time.perf_counter() - started
+    return answer
+
+
+def _score_all(model, hardware, req: PlanRequest, cal) -> tuple[dict, int]:
+    parts, dropped = [], 0
+    for hw in hardware:
+        layouts = instance_layouts(model, hw, req.gpus)
+        for precision in precisions_for(hw, list(req.precisions or []), native_precision(model.id)):
+            for backend in req.backends:
+                base = base_scenario(precision, backend, req.input_tokens, req.output_tokens, req.memory_utilization)
+                if "aggregated" in req.modes:
+                    cols, d = score_aggregated(model, hw, layouts, req.gpus, base, cal)
+                    parts.append(cols)
+                    dropped += d
+                if "disaggregated" in req.modes and req.gpus >= 2:
+                    cols, d = score_disaggregated(model, hw, layouts, req.gpus, base, cal)
+                    parts.append(cols)
+                    dropped += d
+    parts = [p for p in parts if p and len(p["tpot_s"])]
+    if not parts:
+        return {}, dropped
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}, dropped
+
+
+def _frontier(cols, mode: str, hardware, summary) -> list[dict]:
+    out = []
+    for hw in hardware:
+        rows = np.flatnonzero((cols["mode"] == mode) & (cols["hardware"] == hw.id))
+        for i in fr.pareto(cols["tokens_per_s_per_gpu"], cols["tokens_per_s_per_user"], rows):
+            out.append(summary(i))
+    return out
+
+
+def _best_by(cols, ranked, key: str, summary) -> dict:
+    """The first-ranked row of each value of `key` (mode, accelerator)."""
+    if not len(ranked):
+        return {}
+    names = cols[key][ranked].astype(str)
+    _, first = np.unique(names, return_index=True)
+    return {names[j]: summary(ranked[j]) for j in sorted(first)}
+
+
+class _Summarise:
+    """Row i of the columns as the answer's candidate summary (with its serving request)."""
+
+    def __init__(self, model, cols, ok_est, ok_pes, req: PlanRequest):
+        self.model, self.cols, self.ok_est, self.ok_pes, self.req = model, cols, ok_est, ok_pes, req
+
+    def __call__(self, i: int, launch: bool = False) -> dict:
+        c = self.cols
+        mode = str(c["mode"][i])
+        out = {
+            "mode": mode,
+            "hardware": str(c["hardware"][i]),
+            "hardware_name": str(c["hardware_name"][i]),
+            "backend": str(c["backend"][i]),
+            "precision": str(c["precision"][i]),
+            "gpus": int(c["gpus"][i]),
+            "concurrency": int(c["concurrency"][i]),
+            "running_batch": int(c["running_batch"][i]),
+            "estimate": {
+                "ttft_s": float(c["ttft_s"][i]),
+                "tpot_s": float(c["tpot_s"][i]),
+                "ttft_s_range": [float(c["ttft_low_s"][i]), float(c["ttft_high_s"][i])],
+                "tpot_s_range": [float(c["tpot_low_s"][i]), float(c["tpot_high_s"][i])],
+                "output_tokens_per_s_per_gpu": float(c["tokens_per_s_per_gpu"][i]),
+                "output_tokens_per_s_per_gpu_range": [
+                    float(c["tokens_per_s_per_gpu_low"][i]),
+                    float(c["tokens_per_s_per_gpu_high"][i]),
+                ],
+                "tokens_per_s_per_user": float(c["tokens_per_s_per_user"][i]),
+            },
+            "bound": {"ttft_s": float(c["bound_ttft_s"][i]), "tpot_s": float(c["bound_tpot_s"][i])},
+            "usd_per_million_tokens": _finite(c["usd_per_million_tokens"][i]),
+            "memory_headroom": float(c["memory_headroom"][i]),
+            "limited_by": str(c["limited_by"][i]),
+            "meets_target": {"estimate": bool(self.ok_est[i]), "pessimistic": bool(self.ok_pes[i])},
+        }
+        out |= self._layout(i, mode)
+        out["serving_request"] = self._request(i, mode)
+        if launch:
+            out["launch"] = self._launch(i, mode)
+        return out
+
+    def _layout(self, i: int, mode: str) -> dict:
+        c = self.cols
+        if mode == "aggregated":
+            lay = c["layout"][i]
+            return {
+                "layout": _layout_dict(lay),
+                "layout_words": lay.words(),
+                "replicas": int(c["replicas"][i]),
+                "instance_concurrency": int(c["instance_concurrency"][i]),
+            }
+        pre, dec = c["prefill_layout"][i], c["decode_layout"][i]
+        x, y = int(c["prefill_workers"][i]), int(c["decode_workers"][i])
+        return {
+            "prefill": _layout_dict(pre) | {"workers": x},
+            "decode": _layout_dict(dec) | {"workers": y},
+            "layout_words": f"{x}P ({pre.words()}) + {y}D ({dec.words()})",
+            "xpyd": f"{x}P{y}D",
+        }
+
+    def _request(self, i: int, mode: str) -> dict:
+        """The POST /api/v1/serving body that reproduces this candidate's numbers."""
+        c, req = self.cols, self.req
+        weight, compute, kv = PRECISIONS[str(c["precision"][i])]
+        body = {
+            "model": self.model.id,
+            "hardware": str(c["hardware"][i]),
+            "backend": str(c["backend"][i]),
+            "input_tokens": req.input_tokens,
+            "output_tokens": req.output_tokens,
+            "weight_dtype": weight,
+            "compute_dtype": compute,
+            "kv_dtype": kv,
+            "memory_utilization": req.memory_utilization,
+        }
+        if mode == "aggregated":
+            return body | _layout_dict(c["layout"][i]) | {"concurrency": int(c["instance_concurrency"][i])}
+        pre, dec = c["prefill_layout"][i], c["decode_layout"][i]
+        return body | {
+            "concurrency": int(c["concurrency"][i]),
+            "disaggregated": {
+                "prefill": _layout_dict(pre) | {"workers": int(c["prefill_workers"][i]), "batch": 1},
+                "decode": _layout_dict(dec) | {"workers": int(c["decode_workers"][i])},
+                "kv_link": "auto",
+            },
+        }
+
+    def _launch(self, i: int, mode: str) -> list[dict]:
+        c, req = self.cols, self.req
+        backend = str(c["backend"][i])
+        kv = PRECISIONS[str(c["precision"][i])][2]
+        repo = hf_repo(self.model.id)
+        if mode == "aggregated":
+            lay = c["layout"][i]
+            per_instance = int(c["instance_concurrency"][i])
+            return aggregated_commands(
+                backend, repo, lay, int(c["replicas"][i]), per_instance, kv, req.memory_utilization, 8192
+            )
+        y = int(c["decode_workers"][i])
+        per_decode = max(1, -(-int(c["concurrency"][i]) // y))
+        return disaggregated_commands(
+            backend, repo, c["prefill_layout"][i], int(c["prefill_workers"][i]), c["decode_layout"][i], y,
+            per_decode, kv, req.memory_utilization, req.input_tokens + 1500,
+        )  # fmt: skip
+
+
+def _layout_dict(lay) -> dict:
+    return {
+        "tensor_parallel": lay.tensor_parallel,
+        "attention_data_parallel": lay.attention_data_parallel,
+        "moe_tensor_parallel": lay.moe_tensor_parallel,
+        "expert_parallel": lay.expert_parallel,
+    }
+
+
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
+    """Why there is no best, and what would have to change: the nearest targets met."""
+    if not n:
+        return {"code": "plan_nothing_fits", "nearest": None, "words": "no candidate fits in memory: more GPUs"}
+    near = fr.nearest_target(cols, req.ttft_s, req.tpot_s, pessimistic)
+    words = []
+    if req.tpot_s is not None and near["tpot_s_at_asked_ttft"] is not None:
+        words.append(f"a TPOT target of {near['tpot_s_at_asked_ttft'] * 1e3:.3g} ms or more at the asked TTFT")
+    if req.ttft_s is not None and near["ttft_s_at_asked_tpot"] is not None:
+        words.append(f"a TTFT target of {near['ttft_s_at_asked_tpot'] * 1e3:.3g} ms or more at the asked TPOT")
+    if not words:
+        words.append(
+            f"no candidate meets either target alone: the fastest TPOT is {near['tpot_s_best'] * 1e3:.3g} ms and "
+            f"the fastest TTFT {near['ttft_s_best'] * 1e3:.3g} ms on {req.gpus} GPUs; more or faster GPUs, or "
+            "another precision"
+        )
+    return {"code": "plan_no_candidate", "nearest": near, "words": "nothing meets the target; it would take " + (
+        " or ".join(words))}  # fmt: skip
+
+
+def verdict(answer: dict) -> dict:
+    """One line from the answer's fields: the best, and how the other mode compares."""
+    best = answer["best"]
+    if best is None:
+        return {"text": answer["reason"]["words"], "ratio_other_mode": None}
+    modes = answer["best_by_mode"]
+    other = "disaggregated" if best["mode"] == "aggregated" else "aggregated"
+    key = "usd_per_million_tokens" if answer["ranked_by"] == "usd_per_million_tokens" else None
+    ratio = None
+    if other in modes:
+        a, b = best["estimate"]["output_tokens_per_s_per_gpu"], modes[other]["estimate"]["output_tokens_per_s_per_gpu"]
+        ratio = b / a
+    rate = best["estimate"]["output_tokens_per_s_per_gpu"]
+    low, high = best["estimate"]["output_tokens_per_s_per_gpu_range"]
+    text = (
+        f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {best['layout_words']} at "
+        f"concurrency {best['concurrency']}: {rate:,.0f} tok/s/GPU (range {low:,.0f}-{high:,.0f})"
+    )
+    if best["usd_per_million_tokens"] is not None:
+        text += f", ${best['usd_per_million_tokens']:.2f}/Mtok"
+    text += "."
+    if ratio is not None:
+        text += f" The best {other} deployment reaches {ratio:.2g}x of that."
+    elif other in answer.get("modes_searched", MODES):
+        text += f" No {other} deployment meets the target."
+    return {"text": text, "ratio_other_mode": ratio, "ranked_by": key or "output_tokens_per_s_per_gpu"}

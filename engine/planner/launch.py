@@ -1,0 +1,112 @@
+"""Launch commands for a candidate, in each backend's own flags.
+
+The flags are each backend's documented command line (README "Deployment planner" cites them):
+- vLLM (`vllm serve`, docs.vllm.ai "vllm serve" and "Data Parallel Deployment"):
+  --tensor-parallel-size, --data-parallel-size, --enable-expert-parallel, --max-num-seqs,
+  --gpu-memory-utilization, --kv-cache-dtype; disaggregated prefill/decode through the NIXL
+  connector, --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'.
+- SGLang (`python -m sglang.launch_server`, docs.sglang.ai "Server Arguments" and "PD
+  Disaggregation"): --tp, --dp, --enable-dp-attention, --ep-size, --max-running-requests,
+  --mem-fraction-static, --kv-cache-dtype, --disaggregation-mode prefill|decode, and the
+  router `python -m sglang_router.launch_router --pd-disaggregation`.
+- TensorRT-LLM (`trtllm-serve`, nvidia.github.io/TensorRT-LLM "trtllm-serve" and
+  "Disaggregated Serving"): --tp_size (the worker's world size), --ep_size, --max_batch_size,
+  --max_num_tokens, --kv_cache_free_gpu_memory_fraction, --extra_llm_api_options FILE for
+  enable_attention_dp and the cache transceiver, and `trtllm-serve disaggregated -c FILE`.
+"""
+
+from __future__ import annotations
+
+from .space import Layout
+
+KV_FLAG = {"vllm": {"fp8": "fp8"}, "sglang": {"fp8": "fp8_e4m3"}}
+VLLM_NIXL = '\'{"kv_connector":"NixlConnector","kv_role":"kv_both"}\''
+
+
+def _vllm(model: str, lay: Layout, batch: int, util: float | None, kv: str, extra: str = "") -> str:
+    parts = [f"vllm serve {model}", f"--tensor-parallel-size {lay.tensor_parallel}"]
+    if lay.attention_data_parallel > 1:
+        parts.append(f"--data-parallel-size {lay.attention_data_parallel}")
+    if lay.expert_parallel > 1:
+        parts.append("--enable-expert-parallel")
+    parts.append(f"--max-num-seqs {batch}")
+    parts.append(f"--gpu-memory-utilization {util if util is not None else 0.9:g}")
+    if kv in KV_FLAG["vllm"]:
+        parts.append(f"--kv-cache-dtype {KV_FLAG['vllm'][kv]}")
+    return " ".join(parts) + extra
+
+
+def _sglang(model: str, lay: Layout, batch: int, util: float | None, kv: str, extra: str = "") -> str:
+    parts = [f"python -m sglang.launch_server --model-path {model}", f"--tp {lay.gpus}"]
+    if lay.attention_data_parallel > 1:
+        parts += [f"--dp {lay.attention_data_parallel}", "--enable-dp-attention"]
+    if lay.expert_parallel > 1:
+        parts.append(f"--ep-size {lay.expert_parallel}")
+    parts.append(f"--max-running-requests {batch}")
+    if util is not None:
+        parts.append(f"--mem-fraction-static {util:g}")
+    if kv in KV_FLAG["sglang"]:
+        parts.append(f"--kv-cache-dtype {KV_FLAG['sglang'][kv]}")
+    return " ".join(parts) + extra
+
+
+def _trtllm_options(lay: Layout, role: str | None) -> list[str]:
+    lines = []
+    if lay.attention_data_parallel > 1:
+        lines.append("enable_attention_dp: true")
+    if role is not None:
+        lines += ["cache_transceiver_config:", "  backend: DEFAULT"]
+        if role == "context":
+            lines.append("disable_overlap_scheduler: true")
+    return lines
+
+
+def _trtllm(model: str, lay: Layout, batch: int, tokens: int, util: float | None, role: str | None = None) -> str:
+    options = _trtllm_options(lay, role)
+    name = f"extra-{role or 'llm-api'}.yaml"
+    parts = [f"trtllm-serve {model}", f"--tp_size {lay.gpus}"]
+    if lay.expert_parallel > 1:
+        parts.append(f"--ep_size {lay.expert_parallel}")
+    parts += [f"--max_batch_size {batch}", f"--max_num_tokens {tokens}"]
+    if util is not None:
+        parts.append(f"--kv_cache_free_gpu_memory_fraction {util:g}")
+    if options:
+        body = "\\n".join(options)
+        return f"printf '{body}\\n' > {name} && " + " ".join(parts) + f" --extra_llm_api_options {name}"
+    return " ".join(parts)
+
+
+def aggregated_commands(backend: str, model: str, lay: Layout, replicas: int, batch: int, kv: str, util, budget_tokens):
+    """One instance's command and how many to start."""
+    if backend == "vllm":
+        cmd = _vllm(model, lay, batch, util, kv)
+    elif backend == "sglang":
+        cmd = _sglang(model, lay, batch, util, kv)
+    else:
+        cmd = _trtllm(model, lay, batch, budget_tokens, util)
+    return [{"role": "instance", "count": replicas, "gpus_each": lay.gpus, "command": cmd}]
+
+
+def disaggregated_commands(
+    backend: str, model: str, pre: Layout, x: int, dec: Layout, y: int, batch: int, kv: str, util, prefill_tokens: int
+):
+    """The prefill and decode workers' commands and counts, and the router that joins them."""
+    if backend == "sglang":
+        p = _sglang(model, pre, max(1, batch), util, kv, " --disaggregation-mode prefill")
+        d = _sglang(model, dec, batch, util, kv, " --disaggregation-mode decode")
+        router = "python -m sglang_router.launch_router --pd-disaggregation --prefill http://PREFILL:30000 " + (
+            "--decode http://DECODE:30000"
+        )
+    elif backend == "vllm":
+        p = _vllm(model, pre, max(1, batch), util, kv, f" --kv-transfer-config {VLLM_NIXL}")
+        d = _vllm(model, dec, batch, util, kv, f" --kv-transfer-config {VLLM_NIXL}")
+        router = "a prefill/decode proxy (vLLM's disaggregated-serving examples) in front of both"
+    else:
+        p = _trtllm(model, pre, 1, prefill_tokens, util, role="context")
+        d = _trtllm(model, dec, batch, batch, util, role="generation")
+        router = "trtllm-serve disaggregated -c disagg.yaml  # context_servers and generation_servers: the URLs above"
+    return [
+        {"role": "prefill", "count": x, "gpus_each": pre.gpus, "command": p},
+        {"role": "decode", "count": y, "gpus_each": dec.gpus, "command": d},
+        {"role": "router", "count": 1, "gpus_each": 0, "command": router},
+    ]

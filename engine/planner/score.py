@@ -1,0 +1,300 @@
+"""Score every candidate with the serving estimate, vectorised with numpy.
+
+Aggregated: one engine.serving.estimate.serving_arrays call per (layout, backend, precision)
+answers its whole concurrency grid at once. Disaggregated: per (decode layout, backend,
+precision), every prefill layout x worker pair x concurrency is one row of arrays, and
+engine.serving.disagg.deployment_loop runs the closed loop over all of them at once (the decode
+steps are built for every row's batch in one call). Both are the same functions POST
+/api/v1/serving answers with, so a candidate's `serving_request` reproduces its numbers.
+
+Each scorer returns columns (a dict of equal-length arrays plus per-row Python objects where a
+column is not a number) and the count of candidates dropped because they do not fit in memory
+under the backend's rule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ..errors import EngineInputError
+from ..hardware import Accelerator
+from ..model import ModelConfig
+from ..serving.calibration import Calibration
+from ..serving.capacity import capacity
+from ..serving.disagg import (
+    _experts,
+    _step_s,
+    decode_side,
+    decode_times,
+    deployment_loop,
+    kv_link_for,
+    prefill_side,
+    transfer_bytes,
+)
+from ..serving.estimate import serving_arrays
+from ..serving.scenario import DisaggScenario, ServingScenario
+from ..serving.step import decode_steps
+from .space import (
+    CONCURRENCY_POINTS,
+    DISAGG_CONCURRENCY_POINTS,
+    PRECISIONS,
+    PREFILL_SHORTLIST,
+    Layout,
+    balanced_pairs,
+    concurrency_grid,
+)
+
+
+def base_scenario(precision: str, backend: str, isl: int, osl: int, memory_utilization: float | None):
+    weight, compute, kv = PRECISIONS[precision]
+    return ServingScenario(
+        concurrency=1,
+        input_tokens=isl,
+        output_tokens=osl,
+        weight_dtype=weight,
+        compute_dtype=compute,
+        kv_dtype=kv,
+        backend=backend,
+        memory_utilization=memory_utilization,
+    )
+
+
+def _range(est, bound, q) -> tuple[np.ndarray, np.ndarray]:
+    """The estimate's p10-p90 range, never below the bound (engine.serving.estimate._range)."""
+    return np.maximum(est * q[0], bound), np.maximum(est * q[1], bound)
+
+
+def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Calibration) -> tuple[dict, int]:
+    cols: dict[str, list] = {}
+    dropped = 0
+    for lay in layouts:
+        sc = lay.worker().instance(base, 1)
+        try:
+            sc.check_layout(model.is_moe, _experts(model))
+            room = capacity(model, hw, sc)
+        except EngineInputError:
+            dropped += CONCURRENCY_POINTS
+            continue
+        grid = concurrency_grid(room.max_running_batch)
+        a = serving_arrays(model, hw, sc, grid, cal)
+        replicas = budget // lay.gpus
+        n = len(grid)
+        est_tpot, est_ttft = a["estimate_tpot_s"], a["estimate_ttft_s"]
+        bound_tpot, bound_ttft = a["bound_tpot_s"], a["bound_ttft_s"]
+        tpot_lo, tpot_hi = _range(est_tpot, bound_tpot, a["ranges"]["tpot"])
+        ttft_lo, ttft_hi = _range(est_ttft, bound_ttft, a["ranges"]["ttft"])
+        running = a["running_batch"]
+        usable = room.usable_bytes_per_gpu
+        used = room.weights_bytes_per_gpu + running / lay.attention_data_parallel * (
+            room.kv_bytes_per_request + room.workspace_bytes_per_request
+        )
+        _extend(
+            cols,
+            n,
+            mode="aggregated",
+            hardware=hw.id,
+            hardware_name=hw.name,
+            backend=base.backend,
+            precision=_precision_name(base),
+            layout=lay,
+            prefill_layout=None,
+            decode_layout=None,
+            replicas=replicas,
+            prefill_workers=0,
+            decode_workers=0,
+            gpus=replicas * lay.gpus,
+            concurrency=grid * replicas,
+            instance_concurrency=grid,
+            running_batch=running * replicas,
+            tpot_s=est_tpot,
+            ttft_s=est_ttft,
+            tpot_low_s=tpot_lo,
+            tpot_high_s=tpot_hi,
+            ttft_low_s=ttft_lo,
+            ttft_high_s=ttft_hi,
+            bound_tpot_s=bound_tpot,
+            bound_ttft_s=bound_ttft,
+            tokens_per_s_per_gpu=running / est_tpot / lay.gpus,
+            tokens_per_s_per_gpu_low=running / tpot_hi / lay.gpus,
+            tokens_per_s_per_gpu_high=running / tpot_lo / lay.gpus,
+            memory_headroom=1.0 - used / usable,
+            limited_by=np.where(a["queued"] > 0, "memory", "decode"),
+            queued=a["queued"] * replicas,
+        )
+    return _arrays(cols), dropped
+
+
+def _precision_name(sc: ServingScenario) -> str:
+    for name, dtypes in PRECISIONS.items():
+        if dtypes == (sc.weight_dtype, sc.compute_dtype, sc.kv_dtype):
+            return name
+    return sc.weight_dtype
+
+
+def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: Calibration) -> tuple[dict, int]:
+    p_dict = cal.parameters(base.backend, hw.id)[0]
+    p = {k: np.asarray(v, dtype=float) for k, v in p_dict.items()}
+    kind = cal.range_kind(model.id, hw.id)
+    q = cal.ranges(kind, "disaggregated")
+    halves = [lay for lay in layouts if 2 * lay.gpus <= budget]  # room for the other side
+    prefill, decode = {}, {}
+    for lay in halves:
+        for side, build, into in ((prefill_side, lay.worker(), prefill), (decode_side, lay.worker(), decode)):
+            with contextlib.suppress(EngineInputError):  # does not fit: dropped, counted below
+                into[lay] = side(model, hw, base, build)
+    for pre in prefill.values():  # each prefill layout's forward at the calibrated roofs, both batches
+        pre["est"] = _step_s(pre["steps"], p) * p["disagg_prefill_factor"]
+    prefill = _shortlist(prefill)
+    cols: dict[str, list] = {}
+    for ld, dec in decode.items():
+        dec["tpot_cap"] = _step_s(decode_steps(model, hw, dec["sc"], dec["cap"].max_running_batch), p)[0]
+        rows = _disagg_rows(model, hw, base, budget, prefill, ld, dec)
+        if rows is not None:
+            _score_rows(cols, model, hw, base, rows, dec, ld, p, q)
+    skipped = (len(halves) - len(prefill)) + (len(halves) - len(decode))
+    return _arrays(cols), max(skipped, 0) * DISAGG_CONCURRENCY_POINTS
+
+
+def _per_worker_rps(pre: dict) -> float:
+    """A prefill worker's requests/s at a full batch (estimate), per rank."""
+    return pre["full"] / float(pre["est"][1])
+
+
+def _shortlist(prefill: dict) -> dict:
+    """The prefill layouts worth pairing: the PREFILL_SHORTLIST with the most requests/s per GPU
+    (a prefill worker is compute-bound; these serve the most prompts for their GPUs) and the one
+    with the fastest single prompt (the lowest TTFT)."""
+    if len(prefill) <= PREFILL_SHORTLIST:
+        return prefill
+    per_gpu = {lay: _per_worker_rps(pre) * lay.attention_data_parallel / lay.gpus for lay, pre in prefill.items()}
+    keep = sorted(prefill, key=lambda lay: -per_gpu[lay])[:PREFILL_SHORTLIST]
+    keep.append(min(prefill, key=lambda lay: float(prefill[lay]["est"][0])))
+    return {lay: prefill[lay] for lay in dict.fromkeys(keep)}
+
+
+def _disagg_rows(model, hw, base, budget, prefill, ld: Layout, dec) -> dict | None:
+    """Every (prefill layout, worker pair, concurrency) with this decode layout, as arrays: the
+    link and transfer terms engine.serving.disagg.sides computes for one deployment, for all."""
+    cap = dec["cap"].max_running_batch
+    out: dict[str, list] = {k: [] for k in ("lp", "x", "y", "c", "bandwidth", "link_bytes", "per_request")}
+    grids: dict[int, np.ndarray] = {}
+    decode_rps = cap / (base.output_tokens * float(dec["tpot_cap"]))  # one decode worker at its memory cap
+    for lp, pre in prefill.items():
+        whole, sent, received = transfer_bytes(model, DisaggScenario(base, lp.worker(), ld.worker()))
+        ratio = decode_rps / (_per_worker_rps(pre) * lp.attention_data_parallel)
+        for x, y in balanced_pairs(budget, lp.gpus, ld.gpus, ratio):
+            bandwidth = kv_link_for(hw, hw, x * lp.gpus + y * ld.gpus)[0]
+            per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))
+            grid = grids.setdefault(y, concurrency_grid(y * cap, DISAGG_CONCURRENCY_POINTS))
+            n = len(grid)
+            out["lp"] += [lp] * n
+            out["x"] += [x] * n
+            out["y"] += [y] * n
+            out["c"].append(grid)
+            out["bandwidth"] += [bandwidth] * n
+            out["link_bytes"] += [max(sent, received)] * n
+            out["per_request"] += [per_request] * n
+    if not out["c"]:
+        return None
+    out["c"] = np.concatenate(out["c"])
+    out["prefill"] = prefill
+    return out
+
+
+def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
+    prefill = rows["prefill"]
+    lps = rows["lp"]
+    c = rows["c"].astype(float)
+    x = np.array(rows["x"], dtype=float)
+    y = np.array(rows["y"], dtype=float)
+    sc_d = dec["sc"]
+    cap = float(dec["cap"].max_running_batch)
+    index = {lp: j for j, lp in enumerate(prefill)}
+    which = np.array([index[lp] for lp in lps])
+    bound_steps = np.array([prefill[lp]["steps"].at_roofs_s() for lp in prefill])
+    est_steps = np.array([_step_s(pre["steps"], p) * p["disagg_prefill_factor"] for pre in prefill.values()])
+    adp = np.array([lp.attention_data_parallel for lp in prefill], dtype=float)[which]
+    full = np.array([pre["full"] for pre in prefill.values()])[which]
+    d = {
+        "output_tokens": float(base.output_tokens),
+        "decode_workers": y,
+        "cap": cap,
+        "prefill_slots": x * adp,
+        "prefill_full": full,
+        "bandwidth": np.array(rows["bandwidth"]),
+        "link_bytes": np.array(rows["link_bytes"]),
+        "link_rps_per_bw": 1.0 / np.array(rows["per_request"]),
+        "n0": np.minimum(c / y, cap),
+        "tpot": decode_times(model, hw, sc_d),
+    }
+    d["prefill_one_s"], d["prefill_full_s"] = bound_steps[which, 0], bound_steps[which, 1]
+    bound = deployment_loop(c, d, None)
+    d["prefill_one_s"], d["prefill_full_s"] = est_steps[which, 0], est_steps[which, 1]
+    e = deployment_loop(c, d, p)
+    gpus = x * np.array([lp.gpus for lp in prefill])[which] + y * ld.gpus
+    tpot_lo, tpot_hi = _range(e["tpot_s"], bound["tpot_s"], q["tpot"])
+    ttft_lo, ttft_hi = _range(e["ttft_s"], bound["ttft_s"], q["ttft"])
+    rate = e["requests_per_s"] * base.output_tokens / gpus
+    mu_p, mu_d, mu_l = e["prefill_capacity_rps"], e["decode_capacity_at_cap_rps"], e["link_capacity_rps"]
+    limited = np.where(mu_p <= np.minimum(mu_d, mu_l), "prefill", np.where(mu_d <= mu_l, "decode", "kv_link"))
+    headroom = 1.0 - e["decode_running"] / cap  # the decode workers' KV cache still free
+    _extend(
+        cols,
+        len(c),
+        mode="disaggregated",
+        hardware=hw.id,
+        hardware_name=hw.name,
+        backend=base.backend,
+        precision=_precision_name(base),
+        layout=None,
+        prefill_layout=lps,
+        decode_layout=ld,
+        replicas=0,
+        prefill_workers=x.astype(int),
+        decode_workers=y.astype(int),
+        gpus=gpus.astype(int),
+        concurrency=c.astype(int),
+        instance_concurrency=c.astype(int),
+        running_batch=np.round(e["decode_running"] * y).astype(int),
+        tpot_s=e["tpot_s"],
+        ttft_s=e["ttft_s"],
+        tpot_low_s=tpot_lo,
+        tpot_high_s=tpot_hi,
+        ttft_low_s=ttft_lo,
+        ttft_high_s=ttft_hi,
+        bound_tpot_s=bound["tpot_s"],
+        bound_ttft_s=bound["ttft_s"],
+        tokens_per_s_per_gpu=rate,
+        tokens_per_s_per_gpu_low=rate * e["tpot_s"] / tpot_hi,
+        tokens_per_s_per_gpu_high=rate * e["tpot_s"] / tpot_lo,
+        memory_headroom=headroom,
+        limited_by=limited,
+        queued=np.zeros(len(c), dtype=int),
+    )
+
+
+def _extend(cols: dict, n: int, **values) -> None:
+    """Append n rows: an array or list per column, or one value for all n."""
+    for key, value in values.items():
+        if isinstance(value, np.ndarray):
+            block = value
+        elif isinstance(value, list):
+            block = np.empty(n, dtype=object)
+            block[:] = value
+        else:
+            block = np.full(n, value, dtype=object if not isinstance(value, (int, float)) else type(value))
+        cols.setdefault(key, []).append(block)
+
+
+def _arrays(cols: dict) -> dict:
+    """Each column's blocks as one array (numbers stay numeric; layouts and names objects)."""
+    out = {}
+    for key, blocks in cols.items():
+        numeric = all(b.dtype != object for b in blocks)
+        out[key] = np.concatenate(blocks) if numeric else np.concatenate([b.astype(object) for b in blocks])
+    return out
+
+
+__all__ = ["Accelerator", "ModelConfig", "base_scenario", "score_aggregated", "score_disaggregated"]

@@ -1,0 +1,449 @@
+"""Disaggregated serving: prefill workers, the KV cache's transfer, decode workers.
+
+A request's prompt is prefilled on a prefill worker, its KV cache crosses a link to a decode
+worker, and its output tokens are decoded there (Zhong et al., "DistServe", OSDI 2024; Patel et
+al., "Splitwise", ISCA 2024; NVIDIA Dynamo, SGLang's PD disaggregation, Mooncake). C clients
+keep one request each in flight (a closed loop, as the measured benchmarks run).
+
+Per side, the work is the aggregated engine's (engine.serving.step):
+- a decode worker's step decodes its running batch at the mean context with no prompt merged
+  in (`decode_steps`): the point of disaggregation, and why its TPOT is flat in the input;
+- a prefill worker's forward prefills `batch` prompts on each attention-DP rank at once
+  (`prefill_batch_steps`), S seconds.
+
+The deployment (README "Disaggregated serving"):
+- prefill capacity mu_p = prefill workers x ranks x batch / S requests/s; decode capacity
+  mu_d = decode workers x n / (output x TPOT(n)) at n requests per decode worker; link capacity
+  mu_l = the busiest side's NICs over the bytes each request sends or receives.
+- KV transfer: the prompt's KV bytes split over the prefill rank's tensor-parallel GPUs (each
+  sends its shard), received whole by each decode GPU that keeps the whole cache (an MLA
+  latent) or its KV heads' share; the slower end at the link's bandwidth, plus a latency per
+  transfer, and concurrent transfers share the link (processor sharing: time / (1 - rho_l);
+  BLIS models the same with a base latency plus bytes over a shared link).
+- The closed loop: with nobody queued the cycle is D = S + transfer + output x TPOT, and the
+  deployment serves X = min(C / D, mu_p, mu_l, mu_d at the memory cap) requests/s. A side at
+  capacity holds the excess in its queue (Little's law: the wait is C / X - D); below it a
+  prompt still waits for the prefill in progress, the M/D/1 mean wait rho / (2 (1 - rho)) x S,
+  times the fitted prefill_queue_factor in the estimate (the bound waits for nothing).
+- Decoding requests per decode worker n = X x output x TPOT / decode workers (Little's law),
+  at most the worker's memory cap: the decode batch follows the loop, one correction step from
+  n0 = min(C / decode workers, cap).
+- TTFT = S + the prefill queue + the transfer; TPOT = the decode step at n.
+
+Bound: the roofs and the link's peak, no latency, no queue. Estimate: the calibrated parts
+(engine.serving.calibration: the steps' fractions, kv_link_efficiency, kv_transfer_latency_s,
+prefill_queue_factor, and disagg_prefill_factor on the prefill). Pure; SI units.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import EngineInputError
+from ..hardware import Accelerator, get_accelerator
+from ..memory import kv_bytes_per_sequence
+from ..model import ModelConfig
+from .calibration import Calibration, load_calibration
+from .capacity import GIB, capacity
+from .estimate import calibrated_step_s, ensure_finite, fixed_time_s, link_time_s
+from .scenario import DisaggScenario, KvLink, ServingScenario, shard_degree
+from .step import StepCost, decode_steps, prefill_batch_steps, scale_out_bytes_per_s, step_token_budget
+
+# The M/D/1 wait grows without bound as a side nears its capacity; past this share of it the
+# closed loop's own wait (Little's law) takes over.
+SATURATED = 0.98
+
+
+def kv_link(prefill_hw: Accelerator, decode_hw: Accelerator, ds: DisaggScenario) -> tuple[float, str]:
+    """(bytes/s per GPU per direction, what it is) the KV cache crosses (kv_link_for)."""
+    return kv_link_for(prefill_hw, decode_hw, ds.gpus, ds.kv_link.bandwidth_bytes_per_s)
+
+
+def kv_link_for(prefill_hw: Accelerator, decode_hw: Accelerator, gpus: int, given: float | None = None):
+    """The scale-up link when both sides are one accelerator kind whose scale-up domain holds
+    the whole deployment of `gpus` (an NVL72 rack), else each GPU's scale-out NIC
+    (hardware/*.yaml); a bandwidth the user gives wins."""
+    if given:
+        return float(given), "given"
+    domain = getattr(prefill_hw, "scale_up_domain_size", None) or 0
+    link = prefill_hw.link_bandwidth()
+    if prefill_hw.id == decode_hw.id and link is not None and gpus <= domain:
+        return float(link[1]), f"{link[0]}: both sides in one {domain}-GPU scale-up domain"
+    nic = min(scale_out_bytes_per_s(prefill_hw), scale_out_bytes_per_s(decode_hw))
+    return nic, "scale-out network (each GPU's NIC)"
+
+
+def transfer_bytes(model: ModelConfig, ds: DisaggScenario) -> tuple[float, float, float]:
+    """(bytes one request's KV cache holds, bytes each prefill GPU sends, bytes each decode GPU
+    receives). A prefill rank's tensor-parallel GPUs split the sending; a decode GPU receives
+    what it keeps: its KV heads' share, or the whole latent of an MLA model (every
+    tensor-parallel GPU keeps it: engine.model.ModelConfig.shard)."""
+    kv = ds.base.widths.kv
+    whole = float(kv_bytes_per_sequence(model, ds.base.input_tokens, kv))
+    decode_shard = model.shard(shard_degree(model.num_heads, ds.decode.tensor_parallel))
+    received = float(kv_bytes_per_sequence(decode_shard, ds.base.input_tokens, kv))
+    return whole, whole / ds.prefill.tensor_parallel, received
+
+
+def _step_s(step: StepCost, p: dict | None) -> np.ndarray:
+    """A step at the roofs (p None) or at the calibrated parameters p."""
+    if p is None:
+        return step.at_roofs_s()
+    return calibrated_step_s(
+        step.category, step.weight, step.compute_s, step.memory_s, step.link_est_s, step.messages,
+        step.exchanges, step.layers, p, step.requests, step.scale_out_messages, step.expert_factor,
+        step.experts_split_whole,
+    )  # fmt: skip
+
+
+def prefill_batch(x, slots, s1, s_max, b_max):
+    """Prompts per prefill forward at x requests/s over `slots` ranks: those that arrive during
+    one forward (a bulk-service queue), between 1 and b_max. A forward of B prompts takes
+    S(B) = s1 + (B - 1) s, affine between one prompt and a full batch (each op is affine in its
+    tokens; engine.serving.step)."""
+    per = np.where(b_max > 1, (s_max - s1) / np.maximum(b_max - 1, 1e-12), 0.0)
+    room = slots - x * per
+    b = np.where(room > 0, x * (s1 - per) / np.where(room > 0, room, 1.0), b_max)
+    b = np.clip(b, 1.0, b_max)
+    return b, s1 + (b - 1.0) * per
+
+
+def closed_loop(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, tpot_cap, tpot_at, p):
+    """The closed loop of C clients over the two sides (module docstring); every argument an
+    array over rows or a number; `prefill` = (ranks, forward of one prompt s, forward of a
+    full batch s, full batch). p None: the bound (no latency, no queue, the link unshared);
+    else the calibrated kv_transfer_latency_s and prefill_queue_factor (arrays broadcast, as the
+    fit passes one set per row). `tpot_at(n)` gives the decode step at n requests per worker
+    (the engine evaluates it; the fit, at its previous n)."""
+    slots, s1, s_max, b_max = prefill
+    mu_p = slots * b_max / s_max
+    mu_d_cap = decode_workers * cap / (osl * tpot_cap)
+    free = c / (s1 + link_s + osl * tpot0)  # what the loop asks with nobody queued
+    limit = np.minimum(np.minimum(mu_p, link_rps), mu_d_cap)
+    x = np.minimum(free, limit)
+    batch, prefill_s = prefill_batch(x, slots, s1, s_max, b_max)
+    n = np.clip(x * osl * tpot0 / decode_workers, 1.0, cap)
+    tpot = tpot_at(n)
+    rho_p, rho_l = np.minimum(x / mu_p, SATURATED), np.minimum(x / link_rps, SATURATED)
+    if p is None:
+        transfer, fixed, queue = link_s + 0.0 * c, 0.0 * c, 0.0 * c
+    else:
+        transfer, fixed = link_s / (1.0 - rho_l), p["kv_transfer_latency_s"] + 0.0 * c
+        queue = p["prefill_queue_factor"] * rho_p / (2.0 * (1.0 - rho_p)) * prefill_s
+    # a side at capacity: the excess clients wait in line (Little's law over the whole loop)
+    backlog = np.maximum(c / x - (prefill_s + transfer + fixed + osl * tpot), 0.0)
+    queue = np.where(free >= limit, np.maximum(queue, backlog), queue)
+    return {
+        "tpot_s": tpot,
+        "ttft_s": prefill_s + queue + transfer + fixed,
+        "prefill_s": prefill_s,
+        "prefill_batch": batch,
+        "prefill_queue_s": queue,
+        "kv_transfer_s": transfer,
+        "fixed_s": fixed,
+        "requests_per_s": x,
+        "decode_running": n,
+        "prefill_capacity_rps": mu_p + 0.0 * c,
+        "decode_capacity_rps": decode_workers * n / (osl * tpot),
+        "decode_capacity_at_cap_rps": mu_d_cap + 0.0 * c,
+        "link_capacity_rps": link_rps + 0.0 * c,
+    }
+
+
+def deployment_loop(c, d: dict, p: dict | None) -> dict:
+    """The loop of one deployment at the roofs (p None) or at the calibrated parameters p."""
+    eff = 1.0 if p is None else p["kv_link_efficiency"]
+    bw = d["bandwidth"] * eff
+    prefill = (d["prefill_slots"], d["prefill_one_s"], d["prefill_full_s"], d["prefill_full"])
+    return closed_loop(
+        c, d["output_tokens"], d["decode_workers"], d["cap"], prefill, d["link_bytes"] / bw,
+        d["link_rps_per_bw"] * bw, d["tpot"](d["n0"], p), d["tpot"](d["cap"], p), lambda n: d["tpot"](n, p), p,
+    )  # fmt: skip
+
+
+def prefill_side(model, hw, base: ServingScenario, layout) -> dict:
+    """A prefill worker of `layout` (any worker count): its forward of one prompt and of a full
+    batch per rank (rows of `steps`), and how many prompts a full batch holds. A forward takes
+    the worker's batch, or as many whole prompts as the backend's step token budget holds when
+    more wait (engine.serving.step.step_token_budget); raises when they do not fit."""
+    full = max(layout.batch, step_token_budget(base.backend, hw.memory_bytes) // base.input_tokens, 1)
+    sc_p = layout.instance(base, layout.attention_data_parallel * full)
+    sc_p.check_layout(model.is_moe, _experts(model))
+    cap_p = capacity(model, hw, sc_p)  # raises when weights and one prompt do not fit
+    fits = cap_p.max_running_batch // layout.attention_data_parallel
+    if fits < layout.batch:
+        raise EngineInputError(
+            "disaggregated.prefill.batch",
+            f"{layout.batch} prompts per rank do not fit a prefill worker's memory ({fits} per rank would)",
+            code="prefill_batch_fit",
+            params={"n": layout.batch, "fits": fits},
+        )
+    full = min(full, fits)
+    return {"sc": sc_p, "cap": cap_p, "full": float(full), "steps": prefill_batch_steps(model, hw, sc_p, [1.0, full])}
+
+
+def decode_side(model, hw, base: ServingScenario, layout) -> dict:
+    """A decode worker of `layout`: its scenario and its memory cap (requests it holds)."""
+    sc_d = layout.instance(base, 1)
+    sc_d.check_layout(model.is_moe, _experts(model))
+    cap_d = capacity(model, hw, sc_d)
+    return {"sc": sc_d, "cap": cap_d}
+
+
+def _experts(model) -> int:
+    return max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0)
+
+
+def sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
+    """What the loop needs of each side, built once per deployment."""
+    base = ds.base
+    pre = prefill_side(model, prefill_hw, base, ds.prefill)
+    dec = decode_side(model, decode_hw, base, ds.decode)
+    bandwidth, link_words = kv_link(prefill_hw, decode_hw, ds)
+    whole, sent, received = transfer_bytes(model, ds)
+    p_gpus = ds.prefill.workers * ds.prefill.gpus
+    d_gpus = ds.decode.workers * ds.decode.gpus
+    # requests/s the link carries per byte/s of bandwidth: the busier end's NICs
+    per_request = max(whole / p_gpus, received * ds.decode.tensor_parallel / d_gpus)
+    sc_d = dec["sc"]
+
+    return {
+        "sc_p": pre["sc"],
+        "sc_d": sc_d,
+        "cap_p": pre["cap"],
+        "cap_d": dec["cap"],
+        "cap": float(dec["cap"].max_running_batch),
+        "decode_workers": float(ds.decode.workers),
+        "prefill_slots": float(ds.prefill.workers * ds.prefill.attention_data_parallel),
+        "prefill_full": pre["full"],
+        "prefill_steps": pre["steps"],  # rows: one prompt, a full batch
+        "output_tokens": float(base.output_tokens),
+        "bandwidth": bandwidth,
+        "link_words": link_words,
+        "link_bytes": max(sent, received),
+        "link_rps_per_bw": 1.0 / per_request,
+        "kv_bytes_per_request": whole,
+        "tpot": decode_times(model, decode_hw, sc_d),
+    }
+
+
+def decode_times(model, hw, sc_d: ServingScenario):
+    """The loop's decode step at n requests per worker, at the roofs (params None) or the
+    calibrated parameters; the steps at the same batches are built once for both (the bound's
+    and the estimate's loops ask for n0 and the cap alike). `.steps(n)` gives the StepCost."""
+    built: dict = {}
+
+    def steps(n) -> StepCost:
+        n = np.asarray(n, dtype=float)
+        key = n.tobytes()
+        if key not in built:
+            built[key] = decode_steps(model, hw, sc_d, n)
+        return built[key]
+
+    def tpot(n, params: dict | None) -> np.ndarray:
+        return _step_s(steps(n), params)
+
+    tpot.steps = steps
+    return tpot
+
+
+def disagg_arrays(
+    model: ModelConfig,
+    prefill_hw: Accelerator,
+    decode_hw: Accelerator,
+    ds: DisaggScenario,
+    concurrency,
+    calibration: Calibration | None = None,
+) -> dict:
+    """Bound and estimate of the deployment at each concurrency in `concurrency`."""
+    cal = calibration or load_calibration()
+    p, backend_used, family = cal.parameters(ds.base.backend, decode_hw.id)
+    p_prefill = cal.parameters(ds.base.backend, prefill_hw.id)[0]
+    if ds.kv_link.latency_s is not None:  # a latency the user gives replaces the calibrated one
+        p = p | {"kv_transfer_latency_s": float(ds.kv_link.latency_s)}
+    arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
+    prefill_arrays = {k: np.asarray(v, dtype=float) for k, v in p_prefill.items()}
+    d = sides(model, prefill_hw, decode_hw, ds)
+    c = np.atleast_1d(np.asarray(concurrency, dtype=float))
+    d["n0"] = np.minimum(c / d["decode_workers"], d["cap"])
+    steps = d["prefill_steps"]
+    d["prefill_one_s"], d["prefill_full_s"] = (float(t) for t in steps.at_roofs_s())
+    bound = deployment_loop(c, d, None)
+    # the prefill runs on its own accelerator's calibration, times the fitted prefill factor
+    one, full = _step_s(steps, prefill_arrays) * prefill_arrays["disagg_prefill_factor"]
+    d["prefill_one_s"], d["prefill_full_s"] = float(one), float(full)
+    estimate = deployment_loop(c, d, arrays)
+    return {
+        "concurrency": c,
+        "sides": d,
+        "bound": bound,
+        "estimate": estimate,
+        "parameters": p,
+        "backend_used": backend_used,
+        "family": family,
+        "calibration": cal,
+        "ranges": cal.ranges(cal.range_kind(model.id, decode_hw.id), "disaggregated"),
+        "range_kind": cal.range_kind(model.id, decode_hw.id),
+    }
+
+
+def _decode_parts(d: dict, n, p: dict) -> dict:
+    step = d["tpot"].steps(n)
+    link = float(link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)[0])
+    fixed = float(fixed_time_s(step.layers, step.requests, p)[0])
+    total = float(_step_s(step, p)[0])
+    return {"total_s": total, "decode_s": total - link - fixed, "communication_s": link, "overhead_s": fixed}
+
+
+def disaggregated_estimate(
+    model: ModelConfig,
+    hw: Accelerator,
+    ds: DisaggScenario,
+    calibration: Calibration | None = None,
+) -> dict:
+    """The answer's dict (the API's shape, as serving_estimate's) of one deployment: `hw` runs
+    prefill, and decode too unless ds.decode.hardware names another accelerator."""
+    decode_hw = get_accelerator(ds.decode.hardware) if ds.decode.hardware else hw
+    a = disagg_arrays(model, hw, decode_hw, ds, [ds.base.concurrency], calibration)
+    result = disagg_answer_at(a, 0, model, hw, decode_hw, ds)
+    ensure_finite(result)
+    return result
+
+
+def _rates(gpus: int, osl: int, loop: dict, i: int) -> dict:
+    tpot = float(loop["tpot_s"][i])
+    return {
+        "ttft_s": float(loop["ttft_s"][i]),
+        "tpot_s": tpot,
+        "output_tokens_per_s_per_gpu": float(loop["requests_per_s"][i]) * osl / gpus,
+        "tokens_per_s_per_user": 1.0 / tpot,
+    }
+
+
+def _range(estimate_s: float, bound_s: float, quantiles: list[float]) -> list[float]:
+    return [max(estimate_s * quantiles[0], bound_s), max(estimate_s * quantiles[1], bound_s)]
+
+
+def _side_memory(cap, rule_side: str) -> dict:
+    return {
+        "weights_bytes_per_gpu": cap.weights_bytes_per_gpu,
+        "kv_bytes_per_request_per_gpu": cap.kv_bytes_per_request,
+        "usable_bytes_per_gpu": cap.usable_bytes_per_gpu,
+        "max_running_batch": cap.max_running_batch,
+        "rule": cap.rule,
+        "side": rule_side,
+    }
+
+
+def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
+    d, est, bnd, p, cal = a["sides"], a["estimate"], a["bound"], a["parameters"], a["calibration"]
+    osl, gpus = ds.base.output_tokens, ds.gpus
+    n = float(est["decode_running"][i])
+    bound_rates = _rates(gpus, osl, bnd, i)
+    est_rates = _rates(gpus, osl, est, i)
+    ranges = a["ranges"]
+    est_rates |= {
+        "tpot_s_range": _range(est_rates["tpot_s"], bound_rates["tpot_s"], ranges["tpot"]),
+        "ttft_s_range": _range(est_rates["ttft_s"], bound_rates["ttft_s"], ranges["ttft"]),
+        "range_kind": a["range_kind"],
+    }
+    mu_p, mu_d = float(est["prefill_capacity_rps"][i]), float(est["decode_capacity_rps"][i])
+    mu_l, x = float(est["link_capacity_rps"][i]), float(est["requests_per_s"][i])
+    mu_d_cap = float(est["decode_capacity_at_cap_rps"][i])
+    limited = min((mu_p, "prefill"), (mu_d_cap, "decode"), (mu_l, "kv_link"))[1]
+    per_prefill, per_decode = mu_p / ds.prefill.workers, mu_d_cap / ds.decode.workers
+    decode_parts = _decode_parts(
+        d, est["decode_running"][i : i + 1], {k: np.asarray(v, dtype=float) for k, v in p.items()}
+    )
+    bound_step = d["tpot"].steps(bnd["decode_running"][i : i + 1])
+    bound_link = float(bound_step.link_s[0])
+    bound_decode = float(bound_step.at_roofs_s()[0]) - bound_link
+    return {
+        "model": model.id,
+        "hardware": prefill_hw.id,
+        "gpus": gpus,
+        "running_batch": int(round(n * ds.decode.workers)),
+        "queued": 0,
+        "queue_reason": _queue_words(est, i, limited),
+        "bound": bound_rates,
+        "estimate": est_rates,
+        "breakdown": {
+            "tpot": {
+                "bound": {
+                    "total_s": bound_rates["tpot_s"],
+                    "decode_s": bound_decode,
+                    "prefill_share_s": 0.0,
+                    "communication_s": 0.0,
+                    "overhead_s": 0.0,
+                },  # fmt: skip
+                "estimate": decode_parts | {"prefill_share_s": 0.0},
+            },
+            "ttft": {
+                "bound": _ttft_parts(bnd, i),
+                "estimate": _ttft_parts(est, i),
+            },
+            "memory": {"prefill": _side_memory(d["cap_p"], "prefill"), "decode": _side_memory(d["cap_d"], "decode")},
+            "prompts_per_step": 0.0,
+            "mean_context_tokens": ds.base.mean_context,
+            "kv_transfer": {
+                "bytes_per_request": d["kv_bytes_per_request"],
+                "bytes_per_link": d["link_bytes"],
+                "link_bytes_per_s": d["bandwidth"],
+                "link": d["link_words"],
+            },
+        },
+        "disaggregated": {
+            "prefill": _side(ds.prefill, prefill_hw),
+            "decode": _side(ds.decode, decode_hw),
+            "limited_by": limited,
+            "requests_per_s": x,
+            "prefill_capacity_rps": mu_p,
+            "decode_capacity_rps": mu_d,
+            "decode_capacity_at_memory_cap_rps": mu_d_cap,
+            "kv_link_capacity_rps": mu_l,
+            "prefill_idle": max(0.0, 1.0 - x / mu_p),
+            "decode_idle": max(0.0, 1.0 - x / mu_d_cap),
+            "balanced_ratio": per_decode / per_prefill,  # prefill workers per decode worker
+            "decode_running_per_worker": n,
+            "memory_rule": {"prefill": d["cap_p"].rule, "decode": d["cap_d"].rule},
+        },
+        "calibration": {
+            "id": cal.id,
+            "backend": a["backend_used"],
+            "family": a["family"] or "any",
+            "rows": cal.data["fitted_on"]["rows"],
+            "parameters": p,
+        },
+        "warnings": [],
+    }
+
+
+def _ttft_parts(loop: dict, i: int) -> dict:
+    """TTFT's parts: the prefill, its queue, the KV cache's transfer over the link, and the
+    first token's fixed cost (the transfer's handshake, routing: kv_transfer_latency_s)."""
+    parts = {k: float(loop[k][i]) for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")}
+    return parts | {"wait_s": parts["prefill_queue_s"]}
+
+
+def _side(side, hw) -> dict:
+    return {
+        "workers": side.workers,
+        "tensor_parallel": side.tensor_parallel,
+        "attention_data_parallel": side.attention_data_parallel,
+        "moe_tensor_parallel": side.moe_tensor_parallel,
+        "expert_parallel": side.expert_parallel,
+        "batch": side.batch,
+        "hardware": hw.id,
+        "gpus": side.workers * side.gpus,
+    }
+
+
+def _queue_words(est: dict, i: int, limited: str) -> str:
+    n = float(est["decode_running"][i])
+    return (
+        f"{n:.0f} requests decode on each decode worker; {limited.replace('_', ' ')} limits the deployment "
+        f"at {float(est['requests_per_s'][i]):.3g} requests/s"
+    )
+
+
+__all__ = ["DisaggScenario", "KvLink", "ServingScenario", "disagg_arrays", "disaggregated_estimate", "GIB"]

@@ -1,0 +1,266 @@
+"""The engine's view of every measured run, and the estimate's formulas over them (the fit's
+model): scripts/fit_serving.py fits the calibration with these.
+
+A row is aggregated (one server instance: engine.serving.estimate) or disaggregated (prefill
+and decode workers: engine.serving.disagg). For each, the steps the estimate needs are built
+once at the ideal roofs (engine.serving.step); the calibrated parameters then scale them with
+the engine's own formulas (calibrated_step_s, ttft_estimate_s, closed_loop), one set of
+parameters per row (global x backend x accelerator family), so a fit evaluates every row at
+once. A disaggregated row's decode batch follows the loop (Little's law); the features hold
+its decode step at the batch the previous fit gave (`decode_running`), and the fit iterates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
+from engine.serving.calibration import PARAMETER_NAMES, PARAMETERS
+from engine.serving.capacity import capacity
+from engine.serving.disagg import closed_loop, deployment_loop, sides
+from engine.serving.estimate import calibrated_step_s, queue_steps, ttft_estimate_s
+from engine.serving.mapping import read_rows, resolve_model, row_scenario
+from engine.serving.step import decode_steps, serving_steps
+
+BACKENDS = ("trtllm", "vllm", "sglang")
+FAMILIES = {"hopper": ["h100-sxm5", "h100-pcie", "h200-sxm"], "blackwell": ["b200", "b300", "gb200", "gb300"]}
+MODEL_FAMILIES = ("llama", "qwen", "gpt-oss", "deepseek", "kimi", "minimax", "glm")
+
+
+def model_family(model_path: str) -> str:
+    """A model's family (what a new model differs in): the first known family name in its id."""
+    low = model_path.lower()
+    return next((name for name in MODEL_FAMILIES if name in low), low)
+
+
+def _family_index(hardware: str) -> int:
+    for i, ids in enumerate(FAMILIES.values()):
+        if hardware in ids:
+            return i
+    return -1
+
+
+def _pad(steps: list, n: int) -> dict:
+    """StepCost rows (R = 1 each, different op counts) as one zero-padded block."""
+    out = {k: np.zeros((len(steps), n)) for k in ("category", "weight", "compute_s", "memory_s", "expert_factor")}
+    for i, s in enumerate(steps):
+        m = len(s.category)
+        out["category"][i, :m] = s.category
+        for k in ("weight", "compute_s", "memory_s", "expert_factor"):
+            out[k][i, :m] = getattr(s, k)[0]
+    out["split_whole"] = np.array([s.experts_split_whole for s in steps])
+    out["link_s"] = np.array([s.link_est_s[0] for s in steps])
+    for key, attr in (("messages", "messages"), ("exchanges", "exchanges"), ("layers", "layers")):
+        out[key] = np.array([getattr(s, attr) for s in steps], dtype=float)
+    out["requests"] = np.array([s.requests[0] for s in steps], dtype=float)
+    out["scale_out"] = np.array([s.scale_out_messages for s in steps], dtype=float)
+    return out
+
+
+def _block(named: dict[str, list]) -> dict:
+    width = max((len(s.category) for steps in named.values() for s in steps), default=1)
+    return {name: _pad(steps, width) for name, steps in named.items()}
+
+
+def _aggregated(m, model, hw) -> dict:
+    m.scenario.check_layout(model.is_moe, max(layer.mlp.num_experts for layer, _ in model.layer_groups))
+    cap = capacity(model, hw, m.scenario)
+    steps = serving_steps(model, hw, m.scenario, cap.running_batch)
+    return {
+        "steps": {"tpot": steps.tpot, "prefill": steps.prefill, "chunk": steps.chunk},
+        "queue": queue_steps(m.scenario, cap.running_batch),
+        "running": float(cap.running_batch),
+        "wave_steps": float(steps.wave_steps[0]),
+        "bound_tpot": float(steps.tpot.at_roofs_s()[0]),
+    }
+
+
+def _disaggregated(m, model, hw, n_prev: float | None) -> dict:
+    d = sides(model, hw, hw, m.disagg)
+    c = np.array([float(m.scenario.concurrency)])
+    d["n0"] = np.minimum(c / d["decode_workers"], d["cap"])
+    d["prefill_one_s"], d["prefill_full_s"] = (float(t) for t in d["prefill_steps"].at_roofs_s())
+    bound = deployment_loop(c, d, None)
+    n = float(d["n0"][0]) if n_prev is None else n_prev
+    sc_d = d["sc_d"]
+    served = c[0] / (m.ttft_s + (m.scenario.output_tokens - 1) * m.tpot_s)  # the measured requests/s
+    capacity = min(bound[k][0] for k in ("prefill_capacity_rps", "decode_capacity_at_cap_rps", "link_capacity_rps"))
+    return {
+        "bound_rps": float(capacity),
+        "measured_rps": float(served),
+        "steps": {
+            "tpot": decode_steps(model, hw, sc_d, n),
+            "decode_n0": decode_steps(model, hw, sc_d, float(d["n0"][0])),
+            "decode_cap": decode_steps(model, hw, sc_d, d["cap"]),
+            "prefill_one": d["prefill_steps"].row(0),
+            "prefill_full": d["prefill_steps"].row(1),
+        },
+        "scalars": {
+            "concurrency": float(c[0]),
+            "output_tokens": d["output_tokens"],
+            "decode_workers": d["decode_workers"],
+            "cap": d["cap"],
+            "prefill_slots": d["prefill_slots"],
+            "prefill_batch_full": d["prefill_full"],
+            "bandwidth": d["bandwidth"],
+            "link_bytes": d["link_bytes"],
+            "link_rps_per_bw": d["link_rps_per_bw"],
+        },
+        "bound_tpot": float(bound["tpot_s"][0]),
+    }
+
+
+def mapped_rows(paths) -> tuple[list, list]:
+    """(rows mapped with their model and accelerator, (id, why) of rows that are not)."""
+    kept, skipped = [], []
+    for path in paths:
+        for row in read_rows(path):
+            try:
+                m = row_scenario(row)
+                kept.append((m, resolve_model(m.model), get_accelerator(m.hardware)))
+            except EngineInputError as exc:
+                skipped.append((row.get("id", ""), str(exc)))
+    return kept, skipped
+
+
+def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
+    """The fit's arrays. Rows that do not fit in memory are skipped (counted); rows measured
+    faster than the bound (speculative decoding, or a mis-recorded run: no serving of the
+    scenario can beat the roofs) are kept apart, not fitted, and listed."""
+    n_prev = n_prev or {}
+    rows, bounds, agg, dis, skipped, faster = [], [], [], [], [], []
+    for m, model, hw in mapped:
+        try:
+            entry = _aggregated(m, model, hw) if m.disagg is None else _disaggregated(m, model, hw, n_prev.get(m.id))
+        except EngineInputError as exc:
+            skipped.append((m.id, str(exc)))
+            continue
+        if entry["bound_tpot"] > m.tpot_s:
+            faster.append((m.id, "tpot", entry["bound_tpot"], m.tpot_s))
+            continue
+        if entry.get("measured_rps", 0.0) > entry.get("bound_rps", np.inf):
+            faster.append((m.id, "requests_per_s", entry["bound_rps"], entry["measured_rps"]))
+            continue
+        rows.append(m)
+        bounds.append(entry["bound_tpot"])
+        (agg if m.disagg is None else dis).append(entry)
+    kind = np.array([0 if m.disagg is None else 1 for m in rows])
+    local = np.zeros(len(rows), dtype=int)
+    local[kind == 0] = np.arange(int((kind == 0).sum()))
+    local[kind == 1] = np.arange(int((kind == 1).sum()))
+    return {
+        "rows": rows,
+        "kind": kind,
+        "local": local,
+        "agg": _agg_block(agg),
+        "dis": _dis_block(dis),
+        "bound_tpot": np.array(bounds),
+        "backend": np.array([BACKENDS.index(m.backend) if m.backend in BACKENDS else -1 for m in rows]),
+        "family": np.array([_family_index(m.hardware) for m in rows]),
+        "measured_tpot": np.array([m.tpot_s for m in rows]),
+        "measured_ttft": np.array([m.ttft_s for m in rows]),
+        "skipped": skipped,
+        "faster_than_bound": faster,
+    }
+
+
+def _agg_block(entries: list) -> dict:
+    if not entries:
+        return {}
+    block = _block({name: [e["steps"][name] for e in entries] for name in ("tpot", "prefill", "chunk")})
+    for key in ("queue", "running", "wave_steps"):
+        block[key] = np.array([e[key] for e in entries])
+    return block
+
+
+def _dis_block(entries: list) -> dict:
+    if not entries:
+        return {}
+    names = ("tpot", "decode_n0", "decode_cap", "prefill_one", "prefill_full")
+    block = _block({name: [e["steps"][name] for e in entries] for name in names})
+    for key in entries[0]["scalars"]:
+        block[key] = np.array([e["scalars"][key] for e in entries])
+    return block
+
+
+# ---- parameters: theta = [global(NP), backend(3 x NP), family(2 x NP)] in log space ---------
+NP = len(PARAMETER_NAMES)
+N_THETA = NP * (1 + len(BACKENDS) + len(FAMILIES))
+
+
+def row_parameters(theta: np.ndarray, f: dict, idx: np.ndarray) -> dict:
+    g = theta[:NP]
+    b = theta[NP : NP * (1 + len(BACKENDS))].reshape(len(BACKENDS), NP)
+    fam = theta[NP * (1 + len(BACKENDS)) :].reshape(len(FAMILIES), NP)
+    log_p = np.tile(g, (len(idx), 1))
+    bk, fm = f["backend"][idx], f["family"][idx]
+    log_p[bk >= 0] += b[bk[bk >= 0]]
+    log_p[fm >= 0] += fam[fm[fm >= 0]]
+    out = {}
+    for j, name in enumerate(PARAMETER_NAMES):
+        _, low, high = PARAMETERS[name]
+        out[name] = np.clip(np.exp(log_p[:, j]), low, high)
+    return out
+
+
+def _step(block: dict, which: str, rows: np.ndarray, p: dict) -> np.ndarray:
+    a = block[which]
+    return calibrated_step_s(
+        a["category"][rows], a["weight"][rows], a["compute_s"][rows], a["memory_s"][rows],
+        a["link_s"][rows], a["messages"][rows], a["exchanges"][rows], a["layers"][rows], p,
+        a["requests"][rows], a["scale_out"][rows], a["expert_factor"][rows], a["split_whole"][rows],
+    )  # fmt: skip
+
+
+def _predict_agg(block: dict, rows: np.ndarray, p: dict) -> tuple[np.ndarray, np.ndarray]:
+    tpot = _step(block, "tpot", rows, p)
+    wave = block["wave_steps"][rows] * _step(block, "chunk", rows, p)
+    prefill = _step(block, "prefill", rows, p)
+    return tpot, ttft_estimate_s(prefill, tpot, block["queue"][rows], wave, p, block["running"][rows])
+
+
+def predict_disagg(block: dict, rows: np.ndarray, p: dict) -> dict:
+    """engine.serving.disagg's loop with each row's parameters (its decode step at the batch the
+    previous fit gave)."""
+    tpot_n = _step(block, "tpot", rows, p)
+    bw = block["bandwidth"][rows] * p["kv_link_efficiency"]
+    factor = p["disagg_prefill_factor"]
+    prefill = (
+        block["prefill_slots"][rows], _step(block, "prefill_one", rows, p) * factor,
+        _step(block, "prefill_full", rows, p) * factor, block["prefill_batch_full"][rows],
+    )  # fmt: skip
+    return closed_loop(
+        block["concurrency"][rows], block["output_tokens"][rows], block["decode_workers"][rows], block["cap"][rows],
+        prefill, block["link_bytes"][rows] / bw, block["link_rps_per_bw"][rows] * bw,
+        _step(block, "decode_n0", rows, p), _step(block, "decode_cap", rows, p), lambda n: tpot_n, p,
+    )  # fmt: skip
+
+
+def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Estimated TPOT and TTFT of rows idx (both kinds) under theta."""
+    tpot, ttft = np.empty(len(idx)), np.empty(len(idx))
+    p_all = row_parameters(theta, f, idx)
+    kinds = f["kind"][idx]
+    for kind in (0, 1):
+        sel = np.flatnonzero(kinds == kind)
+        if not len(sel):
+            continue
+        p = {k: v[sel] for k, v in p_all.items()}
+        rows = f["local"][idx[sel]]
+        if kind == 0:
+            tpot[sel], ttft[sel] = _predict_agg(f["agg"], rows, p)
+        else:
+            loop = predict_disagg(f["dis"], rows, p)
+            tpot[sel], ttft[sel] = loop["tpot_s"], loop["ttft_s"]
+    return tpot, ttft
+
+
+def decode_batches(theta: np.ndarray, f: dict) -> dict[str, float]:
+    """Each disaggregated row's decode batch under theta (the next features' n_prev)."""
+    idx = np.flatnonzero(f["kind"] == 1)
+    if not len(idx):
+        return {}
+    p = row_parameters(theta, f, idx)
+    loop = predict_disagg(f["dis"], f["local"][idx], p)
+    return {f["rows"][i].id: float(n) for i, n in zip(idx, loop["decode_running"], strict=True)}

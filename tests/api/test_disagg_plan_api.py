@@ -1,0 +1,80 @@
+"""POST /api/v1/serving with a disaggregated deployment or speculative decoding, and POST
+/api/v1/plan, over HTTP: the answers, and a 422 naming the field for what cannot be."""
+
+import pytest
+
+DISAGG = {
+    "model": "deepseek-ai/DeepSeek-R1",
+    "hardware": "gb200",
+    "backend": "trtllm",
+    "concurrency": 256,
+    "weight_dtype": "fp8",
+    "compute_dtype": "fp8",
+    "kv_dtype": "fp8",
+    "disaggregated": {
+        "prefill": {"workers": 2, "tensor_parallel": 1, "attention_data_parallel": 4, "expert_parallel": 4},
+        "decode": {"workers": 1, "tensor_parallel": 1, "attention_data_parallel": 16, "expert_parallel": 16},
+        "kv_link": "auto",
+    },
+}
+
+
+def test_a_disaggregated_deployment_keeps_the_answers_shape(client):
+    r = client.post("/api/v1/serving", json=DISAGG)
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["gpus"] == 24
+    d = data["disaggregated"]
+    assert d["limited_by"] in ("prefill", "decode", "kv_link")
+    assert {"prefill_capacity_rps", "decode_capacity_rps", "balanced_ratio", "memory_rule"} <= set(d)
+    assert data["breakdown"]["ttft"]["estimate"]["kv_transfer_s"] > 0
+    assert data["estimate"]["tpot_s"] >= data["bound"]["tpot_s"]
+    link = {**DISAGG["disaggregated"], "kv_link": {"bandwidth_gb_s": 25, "latency_us": 50}}
+    r = client.post("/api/v1/serving", json=DISAGG | {"disaggregated": link})
+    assert r.status_code == 200 and r.json()["breakdown"]["kv_transfer"]["link_bytes_per_s"] == 25e9
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"tensor_parallel": 8}, "tensor_parallel"),  # a top-level layout beside disaggregated would be ignored
+        ({"disaggregated": {**DISAGG["disaggregated"], "prefill": {"workers": 0}}}, "workers"),
+        ({"disaggregated": {**DISAGG["disaggregated"], "kv_link": {"bandwidth_gb_s": 0}}}, "bandwidth_gb_s"),
+        ({"disaggregated": {**DISAGG["disaggregated"], "decode": {"expert_parallel": 3}}}, "expert_parallel"),
+    ],
+)
+def test_a_deployment_that_cannot_be_is_a_422_naming_the_field(client, change, field):
+    r = client.post("/api/v1/serving", json=DISAGG | change)
+    assert r.status_code == 422, r.text
+    assert field in r.text
+
+
+def test_speculative_decoding_over_http(client):
+    body = {k: v for k, v in DISAGG.items() if k != "disaggregated"} | {
+        "hardware": "b200", "tensor_parallel": 8, "moe_tensor_parallel": 8, "concurrency": 8,
+        "speculative": {"method": "mtp", "draft_tokens": 1, "acceptance_rate": [0.6, 0.9]},
+    }  # fmt: skip
+    r = client.post("/api/v1/serving", json=body)
+    assert r.status_code == 200, r.text
+    spec = r.json()["speculative"]
+    assert spec["tokens_per_step"]["low"] == pytest.approx(1.6) and spec["tokens_per_step"]["high"] == pytest.approx(
+        1.9
+    )
+    bad = client.post("/api/v1/serving", json=body | {"speculative": {"method": "mtp", "acceptance_rate": 1.5}})
+    assert bad.status_code == 422 and "acceptance_rate" in bad.text
+
+
+def test_plan_answers_and_its_best_reproduces_through_serving(client):
+    body = {"model": "meta-llama/Llama-3.1-8B", "hardware": ["h100-sxm5"], "gpus": 4, "tpot_s": 0.02,
+            "ttft_s": 1.0, "precisions": ["fp8"], "top": 3}  # fmt: skip
+    r = client.post("/api/v1/plan", json=body)
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["candidates"]["evaluated"] > 0 and len(data["top"]) == 3 and data["best"]["launch"]
+    served = client.post("/api/v1/serving", json=data["best"]["serving_request"])
+    assert served.status_code == 200, served.text
+    assert served.json()["estimate"]["tpot_s"] == pytest.approx(data["best"]["estimate"]["tpot_s"], rel=1e-12)
+    bad = client.post("/api/v1/plan", json=body | {"gpus": 0})
+    assert bad.status_code == 422 and "gpus" in bad.text
+    bad = client.post("/api/v1/plan", json=body | {"gpu_hour_price": {"b200": 4.0}})
+    assert bad.status_code == 422 and "gpu_hour_price" in bad.text

@@ -1,0 +1,326 @@
+"""The Serving page in disaggregated mode (issue 31 §3): the planner's link (`mode=disagg`,
+`pworkers` ... `dep`, `pbatch`, `kvlink`) read whole and written back the same; the sides'
+boxes refused in their own words; the deployment's numbers are the engine's (the same answer
+as POST /api/v1/serving with `disaggregated`), drawn beside the aggregated curve of as many
+instances as its GPUs hold, with its shipped measured runs, TTFT's and TPOT's parts, the
+limiting side, capacities and the balanced ratio in words (en, zh), and carried by the exports."""
+
+import csv
+import io
+import json
+import re
+from dataclasses import replace
+
+import pytest
+
+from app.api.serving_schemas import ServingRequest
+from app.dashboard.lib.params import shown, write_link
+from app.dashboard.pages.serving.callbacks import figures, outputs
+from app.dashboard.pages.serving.deployment import compared, drawn
+from app.dashboard.pages.serving.disagg_words import balance_sentence, deployment_unfit_sentence
+from app.dashboard.pages.serving.exports import serving_csv, serving_json
+from app.dashboard.pages.serving.params import PARAMS, ServingArgs
+from app.dashboard.pages.serving.provenance import provenance
+from app.dashboard.pages.serving.state import (
+    aggregated_args,
+    args_from_controls,
+    disagg_of,
+    export_name,
+    link_of,
+    parse_args,
+    replicas,
+)
+from app.dashboard.pages.serving.table import deployment_rows
+from app.units import plain
+from engine.hardware import get_accelerator
+from engine.model_catalog import get_model
+from engine.serving.disagg import disaggregated_estimate
+from tests.dashboard.pages.serving.test_serving_state import view_of
+
+# DeepSeek-R1 NVFP4 on GB200 under TensorRT-LLM: one TP4/EP4 prefill worker, one DP32/EP4 decode
+# worker, 1,024 in and 8,192 out: a deployment with 13 shipped measured runs
+GB200 = (
+    "model=deepseek-ai/DeepSeek-R1&hw=gb200&backend=trtllm&prec=fp4&tp=4&ep=4&isl=1024&osl=8192&conc=256"
+    "&mode=disagg&pworkers=1&ptp=4&pdp=1&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
+)
+CSS_SAFE = re.compile(r"^[a-z0-9_-]+$")
+
+
+def args(query: str = GB200, lang: str = "en") -> ServingArgs:
+    a, notices = parse_args(view_of(query, lang))
+    assert notices == [], notices
+    return a
+
+
+def body(a: ServingArgs) -> dict:
+    """The POST /api/v1/serving body of the page's deployment, as the planner writes it."""
+    return {
+        "model": a.model,
+        "hardware": a.hardware[0],
+        "backend": a.backend,
+        "input_tokens": a.input_tokens,
+        "output_tokens": a.output_tokens,
+        "weight_dtype": "fp4",
+        "compute_dtype": "fp4",
+        "kv_dtype": "fp8",
+        "memory_utilization": a.memory_utilization,
+        "concurrency": a.concurrency,
+        "disaggregated": {
+            "prefill": {"workers": 1, "tensor_parallel": 4, "attention_data_parallel": 1, "moe_tensor_parallel": 1,
+                        "expert_parallel": 4, "batch": 1},
+            "decode": {"workers": 1, "tensor_parallel": 1, "attention_data_parallel": 32, "moe_tensor_parallel": 8,
+                       "expert_parallel": 4},
+            "kv_link": "auto",
+        },
+    }  # fmt: skip
+
+
+def test_the_planners_link_reads_whole_and_writes_back_the_same():
+    a = args()
+    assert a.mode == "disagg" and (a.prefill_workers, a.prefill_tp, a.prefill_ep) == (1, 4, 4)
+    assert (a.decode_tp, a.decode_adp, a.decode_moe_tp, a.decode_ep) == (1, 32, 8, 4)
+    own = dict(p.split("=") for p in GB200.split("&") if not p.startswith("hw="))  # hw= is the chrome's
+    assert dict(write_link(PARAMS, a)) == own
+    assert "mode=disagg" in link_of(view_of(GB200), a)["template"]
+
+
+def test_the_page_builds_the_deployment_the_api_builds_from_the_same_body():
+    a = args()
+    assert disagg_of(a) == ServingRequest(**body(a)).disagg_scenario()
+
+
+def test_a_link_with_a_bandwidth_and_a_latency_round_trips_and_auto_is_left_out():
+    a = args(GB200 + "&pbatch=4&kvlink=50:20")
+    assert (a.prefill_batch, a.kv_link_gb_s, a.kv_link_latency_us) == (4, 50.0, 20.0)
+    link = dict(write_link(PARAMS, a))
+    assert link["kvlink"] == "50:20" and link["pbatch"] == "4"
+    ds = disagg_of(a)
+    assert ds.kv_link.bandwidth_bytes_per_s == 50e9 and ds.kv_link.latency_s == pytest.approx(20e-6)
+    assert ds.prefill.batch == 4
+    assert "kvlink" not in dict(write_link(PARAMS, args(GB200 + "&kvlink=auto")))
+
+
+def test_an_aggregated_link_carries_none_of_the_deployment():
+    a, _ = parse_args(view_of(GB200.replace("&mode=disagg", "")))
+    assert a.mode == "agg" and a.decode_adp == 32  # read, kept for the controls, not written
+    written = dict(write_link(PARAMS, a))
+    assert not {"mode", "pworkers", "ptp", "dtp", "ddp", "dep", "kvlink"} & set(written)
+
+
+@pytest.mark.parametrize(
+    "extra,name",
+    [("&pworkers=0", "pworkers"), ("&dworkers=abc", "dworkers"), ("&kvlink=0", "kvlink"), ("&kvlink=50:x", "kvlink"),
+     ("&mode=both", "mode"), ("&pbatch=2000", "pbatch")],
+)  # fmt: skip
+def test_a_bad_side_value_is_named_and_the_default_kept(extra, name):
+    a, notices = parse_args(view_of(GB200 + extra))
+    assert len(notices) == 1 and f"{name}=" in notices[0], notices
+    assert getattr(
+        a, {"pworkers": "prefill_workers", "dworkers": "decode_workers", "pbatch": "prefill_batch"}.get(name, "mode")
+    )
+
+
+def test_the_sides_must_hold_their_experts_and_a_deployment_its_gpus():
+    # MoE TP x EP must be the worker's GPUs: named, and worked out instead
+    a, notices = parse_args(view_of(GB200.replace("dmtp=8", "dmtp=4")))
+    assert a.decode_moe_tp is None and any("dmtp=4" in n and "32 GPUs" in n for n in notices)
+    assert disagg_of(a).decode.moe_tensor_parallel == 8
+    # EP must divide the worker's GPUs
+    a, notices = parse_args(view_of(GB200.replace("pep=4", "pep=3").replace("&pmtp=1", "")))
+    assert a.prefill_ep == 1 and any("pep=3" in n for n in notices)
+    # a deployment past the engine's 1,024 GPUs
+    a, notices = parse_args(view_of(GB200.replace("dworkers=1", "dworkers=40")))
+    assert (a.prefill_workers, a.decode_workers) == (1, 1) and any("1,284 GPUs" in n for n in notices)
+    # a dense model splits no experts
+    a = args("model=llama-3.1-70b&tp=4&mode=disagg&pep=4&dtp=8")
+    assert disagg_of(a).prefill.expert_parallel == 1 and disagg_of(a).decode.moe_tensor_parallel == 1
+
+
+def test_the_sides_controls_round_trip_and_a_refused_box_speaks_in_its_own_words():
+    a = args(GB200 + "&kvlink=50")
+    controls = shown(PARAMS, a) | {"srv-hw.value": list(a.hardware)}
+    back, problems, refused = args_from_controls(controls)
+    assert problems == [] and refused == [] and back == a
+    back, problems, refused = args_from_controls(controls | {"srv-dworkers.value": 0, "srv-kvbw.value": -1})
+    assert problems == [] and back.decode_workers == 1 and back.kv_link_gb_s is None
+    assert refused == [
+        "Decode workers must be 1–1,024 (you typed 0); still showing 1.",
+        "KV link, GB/s per GPU must be 0.001–100,000 (you typed -1); still showing auto.",
+    ]
+    # a refused latency keeps the bandwidth; the boxes speak Chinese on the Chinese page
+    back, _, refused = args_from_controls(controls | {"srv-kvlat.value": 0}, "zh")
+    assert back.kv_link_gb_s == 50 and back.kv_link_latency_us is None
+    assert len(refused) == 1 and "KV 链路延迟" in refused[0] and "校准的延迟" in refused[0]
+    # an empty MoE TP box is worked out, not refused
+    back, problems, refused = args_from_controls(controls | {"srv-dmtp.value": None})
+    assert problems == refused == [] and back.decode_moe_tp is None
+
+
+@pytest.fixture(scope="module")
+def gb200():
+    a = args()
+    return a, compared(a)
+
+
+def test_the_deployment_is_the_engines_answer_at_the_chosen_concurrency(gb200):
+    a, beside = gb200
+    (dep,) = beside.deployments
+    assert dep.error is None and dep.gpus == 36
+    model, hw = get_model(a.model), get_accelerator("gb200")
+    api = disaggregated_estimate(model, hw, ServingRequest(**body(a)).disagg_scenario())
+    assert dep.chosen == api
+    chosen = next(p for p in dep.points if p["concurrency"] == a.concurrency)
+    assert chosen["estimate"] == api["estimate"] and chosen["bound"] == api["bound"]
+
+
+def test_the_shipped_measured_runs_of_the_deployment_are_found_and_none_beats_the_bound(gb200):
+    _, beside = gb200
+    (dep,) = beside.deployments
+    assert len(dep.measured) == 13 and dep.nearby == []
+    for m in dep.measured:
+        assert m.run.row.disagg.decode.attention_data_parallel == 32 and m.run.row.scenario.output_tokens == 8192
+        assert m.bound["tpot_s"] <= m.measured["tpot_s"] and not m.faster_than_bound
+        # tokens/s per GPU from the run's own times: C / (TTFT + output x TPOT) requests/s
+        sc = m.run.row.scenario
+        per_s = sc.concurrency / (m.run.row.ttft_s + sc.output_tokens * m.run.row.tpot_s)
+        assert m.measured["output_tokens_per_s_per_gpu"] == pytest.approx(per_s * 8192 / 36)
+
+
+def test_without_a_matching_run_the_nearest_deployments_are_named_by_their_sides():
+    a = args(GB200.replace("dworkers=1", "dworkers=2"))
+    (dep,) = compared(a).deployments
+    assert dep.measured == [] and dep.nearby
+    assert ("decode", (1, 1, 32, 4, 1)) in dep.nearby[0].differences
+    words = " ".join(p.children for p in outputs(a, [], "en", "light", False)[4] if isinstance(p.children, str))
+    assert "No shipped measured disaggregated run matches this deployment" in words
+    assert "decode 1 × TP1 × DP32 · EP4" in words
+
+
+def test_the_aggregated_curve_beside_it_is_as_many_instances_as_its_gpus_hold(gb200):
+    a, beside = gb200
+    assert (beside.gpus, beside.replicas, beside.aggregated_gpus) == (36, 9, 36) and replicas(a) == 9
+    assert beside.instance_concurrency == round(256 / 9) == aggregated_args(a).concurrency
+    # the aggregated instance is computed without the deployment's fields: one curve for all
+    assert aggregated_args(a) == aggregated_args(replace(a, prefill_batch=2, decode_moe_tp=None, kv_link_gb_s=50.0))
+    fewer = compared(args(GB200.replace("tp=4&ep=4", "tp=8&ep=8")))
+    assert (fewer.replicas, fewer.aggregated_gpus) == (4, 32)
+
+
+def test_the_throughput_chart_draws_the_deployment_beside_the_aggregated_curve(gb200):
+    a, _ = gb200
+    top, bottom, _ = figures(a, "en", "light", False)
+    by_uid = {t["uid"]: t for t in top["data"]}
+    for kind in ("bound", "estimate", "band", "chosen"):
+        assert f"serving--gb200--{kind}" in by_uid and f"serving--gb200--disagg-{kind}" in by_uid
+    assert all(CSS_SAFE.match(u) for u in by_uid)
+    measured = by_uid["serving--gb200--disagg-measured"]
+    assert len(measured["x"]) == 13 and "disaggregated measured" in measured["name"]
+    # a card's name once, as its legend group's title; each entry says what it is
+    assert by_uid["serving--gb200--bound"]["name"] == "aggregated bound"
+    assert by_uid["serving--gb200--band"]["legendgrouptitle"]["text"] == "GB200 (per Blackwell GPU, NVL72)"
+    # the aggregated points stand for 9 instances: their concurrency is the deployment's
+    assert by_uid["serving--gb200--bound"]["customdata"][0] == 9
+    # the deployment's bound is above its estimate and its measured runs in tokens/s per user
+    bound = by_uid["serving--gb200--disagg-bound"]
+    assert max(bound["x"]) >= max(measured["x"])
+    est = by_uid["serving--gb200--disagg-estimate"]
+    for xb, xe in zip(bound["x"], est["x"], strict=True):
+        assert xb >= xe
+    latency = {t["uid"] for t in bottom["data"]}
+    for uid in ("disagg-tpot-bound", "disagg-ttft-estimate", "disagg-tpot-measured", "disagg-running-batch"):
+        assert f"latency--gb200--{uid}" in latency
+
+
+def test_the_throughput_curve_stops_where_the_deployment_saturates(gb200):
+    (dep,) = gb200[1].deployments
+    shown_points = drawn(dep)
+    assert shown_points[-1]["saturated"] and not any(p["saturated"] for p in shown_points[:-1])
+    assert len(shown_points) < len(dep.points)
+
+
+def test_the_table_gives_ttft_and_tpot_parts_and_says_what_each_column_is(gb200):
+    a, beside = gb200
+    (dep,) = beside.deployments
+    spec = deployment_rows(dep, a.concurrency, None)
+    assert [k for k, _ in spec["columns"]] == ["bound", "estimate", "measured"]
+    rows = dict(spec["rows"])
+    assert list(rows)[:9] == ["ttft", "ttft_prefill", "ttft_queue", "ttft_transfer", "ttft_fixed", "tpot",
+                              "tpot_decode", "tpot_communication", "tpot_overhead"]  # fmt: skip
+    ttft = dep.chosen["breakdown"]["ttft"]["estimate"]
+    assert rows["ttft_transfer"][1] == plain(ttft["kv_transfer_s"] * 1e3) and rows["ttft_prefill"][2] == "—"
+    assert sum(ttft[k] for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")) == pytest.approx(
+        dep.chosen["estimate"]["ttft_s"]
+    )
+    tables = outputs(a, [], "en", "light", False)[3]
+    text = str(tables)
+    # each column says bound, estimate or measured; each caption says which deployment
+    assert "disaggregated 1P1D on 36 GPUs" in text and "measured (concurrency 128, TensorRT-LLM)" in text
+    assert "aggregated: 9 instances at concurrency 28 each" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_insight_says_the_limiting_side_the_capacities_and_the_balance(gb200, lang):
+    a, beside = gb200
+    (dep,) = beside.deployments
+    d = dep.chosen["disaggregated"]
+    text = balance_sentence(dep, lang)
+    for value in (d["prefill_capacity_rps"], d["decode_capacity_at_memory_cap_rps"], d["balanced_ratio"]):
+        assert plain(value) in text
+    assert f"{d['prefill_idle'] * 100:.0f}%" in text
+    side = {"en": f"limited by its {d['limited_by']} side", "zh": f"受 {d['limited_by']} 侧限制"}[lang]
+    assert side in text and "1P1D" in text
+    words = str(outputs(a, [], lang, "light", False)[4])
+    assert {"en": "KV cache is 0.036 GB", "zh": "KV cache 为 0.036 GB"}[lang] in words
+
+
+def test_a_side_that_does_not_fit_is_named():
+    a = args(GB200.replace("ddp=32", "ddp=1").replace("dmtp=8", "dmtp=1").replace("dep=4", "dep=1"))
+    (dep,) = compared(a).deployments
+    assert dep.error.code == "serving_no_fit" and dep.side == "decode"
+    assert "a decode worker's" in deployment_unfit_sentence(dep, "en")
+    top = figures(a, "en", "light", False)[0]
+    assert any("a decode worker's" in n["text"] for n in top["layout"]["annotations"])
+
+
+def test_exports_carry_the_deployment_and_say_which_mode_each_row_is(gb200):
+    a, beside = gb200
+    prov = provenance(a, "en")
+    assert prov["deployment"].startswith("Disaggregated 1P1D on 36 GPUs: prefill 1 × TP4 · EP4")
+    from app.dashboard.pages.serving.compute import compute
+
+    accs = compute(aggregated_args(a))
+    rows = list(
+        csv.DictReader(line for line in io.StringIO(serving_csv(accs, prov, beside)) if not line.startswith("#"))
+    )
+    disagg = [r for r in rows if r["mode"] == "disaggregated"]
+    assert {r["series"] for r in disagg} == {"bound", "estimate", "measured"}
+    assert sum(r["series"] == "measured" for r in disagg) == 13
+    assert {r["deployment"] for r in disagg} == {"1P(TP4 · EP4)+1D(TP1 × DP32 · EP4)"}
+    assert all(r["ttft_kv_transfer_ms"] for r in disagg if r["series"] != "measured")
+    assert {r["instances"] for r in rows if r["mode"] == "aggregated"} == {"9"}
+    points = json.loads(serving_json(accs, prov, beside))["points"]
+    assert len(points) == len(rows)
+    assert export_name(a) == "serving-deepseek-r1-gb200-disagg-1p1d-c256"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "&ptp=72&pdp=1&pmtp=18",  # a prefill worker as wide as the NVL72 rack
+        "&hw=h200-sxm&dtp=16&ddp=1&dmtp=4",  # past an HGX board's 8-GPU NVLink domain
+        "&pbatch=1024",  # prompts that do not fit a prefill worker
+        "&kvlink=0.001:1000000",  # a 1 MB/s link and a second per transfer
+        "&kvlink=100000",
+        "&pworkers=512&dworkers=15",  # 1,016 GPUs
+        "&conc=65536",
+    ],
+)
+def test_a_hostile_deployment_answers_or_says_why_and_the_page_draws(extra):
+    query = GB200.replace("&hw=gb200", "") + extra if "hw=" in extra else GB200 + extra
+    a, _ = parse_args(view_of(query))
+    for dep in compared(a).deployments:
+        assert (dep.error is None) == (dep.chosen is not None)
+        assert dep.error is None or deployment_unfit_sentence(dep, "zh")
+    error, top, bottom, tables, words, caption, _ = outputs(a, [], "en", "light", False)
+    assert top["data"] or top["layout"]["annotations"]
+    assert tables and words

@@ -1,0 +1,116 @@
+"""Disaggregated serving checked by hand: the KV transfer of one DeepSeek-R1 deployment on
+GB200, the balance of the two sides, and each backend's memory rule against its documented
+default."""
+
+import math
+
+import pytest
+
+from engine.hardware import get_accelerator
+from engine.model_catalog import get_model
+from engine.serving import ServingScenario
+from engine.serving.capacity import capacity, sglang_mem_fraction_static
+from engine.serving.disagg import disaggregated_estimate
+from engine.serving.scenario import DisaggScenario, KvLink, WorkerLayout
+
+FP8 = {"weight_dtype": "fp8", "compute_dtype": "fp8", "kv_dtype": "fp8"}
+
+
+def r1_on_gb200(concurrency=256, link=None):
+    base = ServingScenario(concurrency=concurrency, input_tokens=1024, output_tokens=1024, backend="trtllm", **FP8)
+    prefill = WorkerLayout(workers=2, tensor_parallel=1, attention_data_parallel=4, expert_parallel=4)
+    decode = WorkerLayout(workers=1, tensor_parallel=1, attention_data_parallel=16, expert_parallel=16)
+    ds = DisaggScenario(base, prefill, decode, link or KvLink())
+    return disaggregated_estimate(get_model("deepseek-r1"), get_accelerator("gb200"), ds), ds
+
+
+def test_kv_transfer_of_deepseek_r1_on_gb200_by_hand():
+    r, ds = r1_on_gb200()
+    # MLA caches one latent per token and layer: (512 + 64) values x 1 byte (fp8) x 61 layers =
+    # 35,136 B per token, 35,979,264 B for the 1,024-token prompt. The prefill rank (TP 1) sends it
+    # whole; the decode rank (TP 1) receives it whole. 2 x 4 + 16 = 24 GPUs sit in one NVL72
+    # domain, so it crosses NVLink 5 at 900 GB/s per direction (hardware/gb200.yaml).
+    per_request = 61 * (512 + 64) * 1024
+    transfer = r["breakdown"]["kv_transfer"]
+    assert transfer["bytes_per_request"] == per_request == 35_979_264
+    assert transfer["bytes_per_link"] == per_request
+    assert transfer["link_bytes_per_s"] == 900e9
+    assert r["breakdown"]["ttft"]["bound"]["kv_transfer_s"] == pytest.approx(per_request / 900e9, rel=1e-12)
+    # the estimate: the calibrated link efficiency, shared by concurrent transfers, plus a latency
+    p = r["calibration"]["parameters"]
+    floor = per_request / (900e9 * p["kv_link_efficiency"])
+    assert r["breakdown"]["ttft"]["estimate"]["kv_transfer_s"] >= floor * (1 - 1e-12)
+    # the first token's fixed cost (handshake, routing) is its own part, not the transfer's
+    assert r["breakdown"]["ttft"]["estimate"]["fixed_s"] == pytest.approx(p["kv_transfer_latency_s"])
+    assert r["breakdown"]["ttft"]["bound"]["fixed_s"] == 0.0
+    # TTFT's parts add up: prefill, its queue, the transfer
+    for kind in ("bound", "estimate"):
+        parts = r["breakdown"]["ttft"][kind]
+        total = parts["prefill_s"] + parts["prefill_queue_s"] + parts["kv_transfer_s"] + parts["fixed_s"]
+        assert r[kind]["ttft_s"] == pytest.approx(total, rel=1e-12)
+
+
+def test_over_the_scale_out_network_past_the_domain():
+    # DeepSeek-R1 on H200 (8-GPU boards): 2 x 8 + 16 GPUs span boards, so each GPU's
+    # 400 Gb/s ConnectX-7 NIC carries it (hardware/h200-sxm.yaml: 50 GB/s)
+    base = ServingScenario(concurrency=64, backend="sglang", **FP8)
+    ds = DisaggScenario(base, WorkerLayout(2, 1, 8, 1, 8), WorkerLayout(1, 1, 16, 1, 16))
+    r = disaggregated_estimate(get_model("deepseek-r1"), get_accelerator("h200-sxm"), ds)
+    assert r["breakdown"]["kv_transfer"]["link_bytes_per_s"] == 50e9
+    # a link the user gives wins
+    ds = DisaggScenario(base, ds.prefill, ds.decode, KvLink(25e9, 2e-5))
+    r = disaggregated_estimate(get_model("deepseek-r1"), get_accelerator("h200-sxm"), ds)
+    assert r["breakdown"]["kv_transfer"]["link_bytes_per_s"] == 25e9
+
+
+def test_the_balance_names_the_side_that_limits():
+    r, ds = r1_on_gb200(concurrency=4096)
+    d = r["disaggregated"]
+    capacities = {"prefill": d["prefill_capacity_rps"], "decode": d["decode_capacity_at_memory_cap_rps"]}
+    capacities["kv_link"] = d["kv_link_capacity_rps"]
+    assert d["limited_by"] == min(capacities, key=capacities.get)
+    # served at most what the limiting side can serve; the other side idles the rest
+    assert d["requests_per_s"] <= capacities[d["limited_by"]] * (1 + 1e-12)
+    assert d["prefill_idle"] == pytest.approx(max(0.0, 1 - d["requests_per_s"] / d["prefill_capacity_rps"]))
+    # the ratio that balances: prefill workers per decode worker
+    per_prefill = d["prefill_capacity_rps"] / ds.prefill.workers
+    per_decode = d["decode_capacity_at_memory_cap_rps"] / ds.decode.workers
+    assert d["balanced_ratio"] == pytest.approx(per_decode / per_prefill)
+    # the decode step carries no prompt: disaggregation's point
+    assert r["breakdown"]["tpot"]["estimate"]["prefill_share_s"] == 0.0
+    # tokens/s/GPU over both sides' GPUs
+    assert r["gpus"] == 2 * 4 + 16
+    assert r["estimate"]["output_tokens_per_s_per_gpu"] == pytest.approx(d["requests_per_s"] * 1024 / 24)
+
+
+def test_each_backend_applies_its_own_memory_rule():
+    model, hw = get_model("llama-3.1-70b"), get_accelerator("h200-sxm")
+    total = hw.memory_bytes  # 143,771 MiB (hardware/h200-sxm.yaml)
+    sc = ServingScenario(concurrency=1, tensor_parallel=8, **FP8)
+    # vLLM: weights, activations and KV within gpu_memory_utilization (0.9) of the card
+    vllm = capacity(model, hw, ServingScenario(**{**sc.__dict__, "backend": "vllm"}))
+    assert vllm.usable_bytes_per_gpu == pytest.approx(0.9 * total)
+    # SGLang: mem_fraction_static = (card - reserved) / card; reserved (MiB) = 512 + 1.5 x 8192
+    # (chunked prefill below 160 GB) + 2 x 512 (CUDA-graph batch at TP >= 4) + 8 / 8 x 1024 = 14,848
+    sglang_sc = ServingScenario(**{**sc.__dict__, "backend": "sglang"})
+    assert sglang_mem_fraction_static(hw, sglang_sc) == round((143_771 - 14_848) / 143_771, 3) == 0.897
+    sglang = capacity(model, hw, sglang_sc)
+    assert sglang.usable_bytes_per_gpu == pytest.approx(0.897 * total)
+    assert sglang.workspace_bytes_per_request == 0.0  # activations live in the reserved part
+    # TensorRT-LLM: the KV cache takes free_gpu_memory_fraction (0.9) of what weights and a step's
+    # activations leave
+    trt = capacity(model, hw, ServingScenario(**{**sc.__dict__, "backend": "trtllm"}))
+    room = trt.usable_bytes_per_gpu - trt.weights_bytes_per_gpu
+    assert room < 0.9 * (total - trt.weights_bytes_per_gpu)
+    assert "free_gpu_memory_fraction 0.9" in trt.rule and "mem_fraction_static 0.897" in sglang.rule
+    # a value the user gives is that backend's own knob
+    mine = capacity(model, hw, ServingScenario(**{**sc.__dict__, "backend": "sglang", "memory_utilization": 0.8}))
+    assert mine.usable_bytes_per_gpu == pytest.approx(0.8 * total)
+
+
+def test_a_decode_side_that_cannot_hold_its_share_queues_and_says_so():
+    r, _ = r1_on_gb200(concurrency=65536)
+    d = r["disaggregated"]
+    assert d["decode_running_per_worker"] <= r["breakdown"]["memory"]["decode"]["max_running_batch"]
+    assert r["breakdown"]["ttft"]["estimate"]["prefill_queue_s"] > 1.0  # the excess waits
+    assert math.isfinite(r["estimate"]["ttft_s"])
