@@ -113,8 +113,9 @@ def update_panels(hardware_id: object, phase: object, controls: dict, sort: obje
     return {
         "panels": {component: shown[component] for component, _ in PANEL_OUTPUTS},
         **ops,
-        # a resting slider changes no part of the link but its slots, which the browser fills
-        "link": no_update if trigger == "settled" else link_data(view, trigger),
+        # sent at rest too: a change made while the slider settled (Dark ticked just after a
+        # typed context) had its own request superseded by the rest's, and its link was lost
+        "link": link_data(view, trigger),
     }
 
 

@@ -51,6 +51,10 @@ def test_the_panels_and_the_link_template_come_back_together():
     template = dict(parse_qsl(out["link"]["template"]))
     assert (template["batch"], template["ctx"], template["model"]) == ("{batch}", "{ctx}", "qwen3-8b")
     assert out["panels"]["insight"] and out["ops_rows"] and out["ops"]
+    # at rest too: Dash drops a request superseded by the rest's, with the link of a change
+    # made meanwhile (Dark ticked just after a typed context stayed theme=light in the link)
+    rested = update_panels(hardware_id=None, phase="decode", controls=controls_of(LINK), sort={}, trigger="settled")
+    assert rested["link"]["template"] == out["link"]["template"] and rested["link"]["push"] is False
     switched = update_panels(hardware_id="rtx-4090", phase="prefill", controls=controls_of(LINK), trigger="ops-phase")
     assert switched["link"] is no_update and all(v is no_update for v in switched["panels"].values())
 
