@@ -20,6 +20,44 @@
     });
   }
 
+  // The address bar, the tabs and the export name for `link` with `values` in its slots; a
+  // history entry when `push` (a discrete change), else the entry is replaced.
+  function write(link, values, push) {
+    pointTabs(link.tabs, values);
+    // the scenario's file name for the image exports, its slider slots filled (state.export_name)
+    if (typeof link.export === "string") window.llmRooflineExportName = fill(link.export, values);
+    const query = fill(link.template, values);
+    const url = window.location.pathname + "?" + query;
+    // in a wiki iframe the embedding stays in the address; "Open full view" leaves it out
+    const embed = new URLSearchParams(window.location.search);
+    const keep = ["embed", "controls"].filter((k) => embed.has(k)).map((k) => k + "=" + embed.get(k));
+    const shown = keep.length ? url + "&" + keep.join("&") : url;
+    const full = document.getElementById("open-full");
+    if (full) full.href = url;
+    if (shown === window.location.pathname + window.location.search) return null;
+    // a new link for a discrete change (a model, an accelerator) is a history entry, so Back
+    // undoes it; a slider's move replaces the entry, or dragging would flood the history
+    if (push) window.history.pushState(null, "", shown);
+    else window.history.replaceState(null, "", shown);
+    // a lab's presets are links: dcc.Location re-reads the address, so a later link back to
+    // the previous query still counts as a change (render_page compares it with view-flags)
+    if (link.notify) window.dispatchEvent(new CustomEvent("_dashprivate_pushstate"));
+    // the chart's own camera button names its file after the scenario too
+    const gd = document.querySelector("#roofline-graph .js-plotly-plot");
+    if (gd && gd._context && gd._context.toImageButtonOptions && window.llmRoofline) {
+      gd._context.toImageButtonOptions.filename = window.llmRoofline.exportName();
+    }
+    return shown;
+  }
+
+  let lastLink = null;
+  // A slider step (app.js syncSizes): the last link with the sliders' new values, no history entry.
+  window.dashUrl = {
+    moved: function (values) {
+      if (lastLink) write(lastLink, values, false);
+    },
+  };
+
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     url: {
       // link: {template, tabs, push, notify}; values: the moving parameters ({batch, ctx}).
@@ -31,32 +69,9 @@
         const fired = ((window.dash_clientside.callback_context || {}).triggered || []).map((t) => t.prop_id);
         if (!fired.length || fired.every((id) => id === ".")) window.dashLinkValues = values;
         values = window.dashLinkValues || values;
-        pointTabs(link.tabs, values);
-        // the scenario's file name for the image exports, its slider slots filled (state.export_name)
-        if (typeof link.export === "string") window.llmRooflineExportName = fill(link.export, values);
-        const query = fill(link.template, values);
-        const url = window.location.pathname + "?" + query;
-        // in a wiki iframe the embedding stays in the address; "Open full view" leaves it out
-        const embed = new URLSearchParams(window.location.search);
-        const keep = ["embed", "controls"].filter((k) => embed.has(k)).map((k) => k + "=" + embed.get(k));
-        const shown = keep.length ? url + "&" + keep.join("&") : url;
-        const full = document.getElementById("open-full");
-        if (full) full.href = url;
-        if (shown === window.location.pathname + window.location.search) return nu();
-        // a new link for a discrete change (a model, an accelerator) is a history entry, so Back
-        // undoes it; a slider's move replaces the entry, or dragging would flood the history
-        const moved = fired.some((id) => id.endsWith(".data") && id.indexOf("link") < 0);
-        if (link.push && !moved) window.history.pushState(null, "", shown);
-        else window.history.replaceState(null, "", shown);
-        // a lab's presets are links: dcc.Location re-reads the address, so a later link back to
-        // the previous query still counts as a change (render_page compares it with view-flags)
-        if (link.notify) window.dispatchEvent(new CustomEvent("_dashprivate_pushstate"));
-        // the chart's own camera button names its file after the scenario too
-        const gd = document.querySelector("#roofline-graph .js-plotly-plot");
-        if (gd && gd._context && gd._context.toImageButtonOptions && window.llmRoofline) {
-          gd._context.toImageButtonOptions.filename = window.llmRoofline.exportName();
-        }
-        return shown;
+        lastLink = link;
+        const shown = write(link, values, link.push);
+        return shown === null ? nu() : shown;
       },
     },
   });

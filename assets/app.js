@@ -1,20 +1,12 @@
 // Clientside callbacks (declared in app/dashboard/pages/roofline/clientside.py): slider <-> box sync with
-// validation, moving the roofline's points from the slider grid (no server round trip while
-// a slider moves), the settle timer that hands a resting slider to the server, URL state,
-// copy link and image exports (the address bar: 04-url.js). Numbers come from the server; nothing here computes one.
+// validation (the chart's live moves: 03-live-path.js), a figure drawn at a stale stop,
+// the accelerator limit, the theme class and image exports (the header: 02-chrome.js; the
+// address bar: 04-url.js). Numbers come from the server; nothing here computes one.
 (function () {
+  const live = window.llmRooflineLive;
   const nu = () => window.dash_clientside.no_update;
   const triggeredIds = () => ((window.dash_clientside.callback_context || {}).triggered || [])
     .map((t) => t.prop_id || "");
-
-  // The two log2 sliders and their boxes; the slider spans come from their marks, the boxes'
-  // limits from the server (view-flags `limits`: the engine's, through the parameter table).
-  const SIZES = [
-    {key: "batch", slider: "batch-size", box: "batch-size-input", error: "batch-error", lo: 0, hi: 10,
-     message: "batch_invalid"},
-    {key: "ctx", slider: "context-length", box: "context-length-input", error: "context-error", lo: 7, hi: 20,
-     message: "context_invalid"},
-  ];
 
   function markInvalid(boxId, errorId, invalid) {
     const box = document.getElementById(boxId);
@@ -29,7 +21,13 @@
       .replace("{typed}", String(typed === undefined ? "" : typed));
   }
 
-  let settleSeq = 0;
+  // A box's error cleared by a valid value: true when there was one to clear (an output only then).
+  function clearError(d) {
+    const box = document.getElementById(d.box);
+    if (!box || box.getAttribute("aria-invalid") !== "true") return false;
+    markInvalid(d.box, d.error, false);
+    return true;
+  }
 
   // roofline-llama-3-8b-h100-sxm5+h200-sxm-b32-t4096-prec-fp8: a downloaded image names its
   // scenario by every non-default part, the name the server writes for its own downloads
@@ -42,83 +40,27 @@
   }
   window.llmRoofline = {exportName: exportName};
 
-  // The grid's values at the sliders' stop: update(uid) gives a trace's new x, y (and hover
-  // values), or null for a trace that does not move. null when the stop is not on the grid.
-  function gridStop(sizes, grid) {
-    if (!sizes || !grid || !grid.stops) return null;
-    const bi = grid.batches.indexOf(sizes.batch), ci = grid.contexts.indexOf(sizes.ctx);
-    if (bi < 0 || ci < 0) return null;
-    const values = grid.stops[bi * grid.contexts.length + ci];
-    const at = {};
-    grid.uids.forEach(function (uid, k) { at[uid] = values[k]; });
-    return {
-      subtitle: (grid.subtitles || [])[bi * grid.contexts.length + ci],
-      update: function (uid, trace) {
-        const point = at[uid];
-        if (point) {
-          // solid where the scenario fits in memory, hollow where it does not (figures.marker_style)
-          const color = (trace.meta || {}).color || (trace.marker || {}).color;
-          const marker = point[3] ? {color: color, line: {color: "#ffffff", width: 1}}
-                                  : {color: "rgba(0,0,0,0)", line: {color: color, width: 2}};
-          return {x: [point[0]], y: [point[1]], customdata: [point[2]], marker: marker};
-        }
-        const path = grid.trajectories[uid];
-        if (path) {
-          const xy = path[ci] || [[], []];
-          return {x: xy[0], y: xy[1]};
-        }
-        return null;
-      },
-    };
-  }
-
-  // While a slider moves, update the drawn chart in place: only the traces that move, with no
-  // new figure through React and dcc.Graph. Plotly.animate without a transition or redraw
-  // re-plots just those traces (Plotly.restyle or react would redraw all ~45): key -> SVG
-  // ~95 ms instead of ~140 ms (scripts/bench_dashboard.py). The caller moves only when the
-  // sliders changed: no "already there" check here (Plotly.animate swaps gd.layout for a copy
-  // of the figure's, so a marker left in gd.layout would lie).
-  function moveToStop(sizes, grid) {
-    const gd = document.querySelector("#roofline-graph .js-plotly-plot");
-    const stop = gridStop(sizes, grid);
-    if (!gd || !gd.data || !gd.layout || !stop || !window.Plotly) return;
-    const traces = [], data = [];
-    gd.data.forEach(function (trace, i) {
-      const update = stop.update(trace.uid, trace);
-      if (!update) return;
-      traces.push(i);
-      data.push(update);
-    });
-    if (!traces.length) return;
-    window.Plotly.animate(gd, {data: data, traces: traces},
-                          {transition: {duration: 0}, frame: {duration: 0, redraw: false}, mode: "immediate"})
-      .then(function () {
-        // the scenario line printed on the chart (and on every export) follows, once the points moved
-        if (stop.subtitle && gd.layout.title) window.Plotly.relayout(gd, {"title.text": stop.subtitle});
-      });
-  }
-
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     roofline: {
-      // Slider moved: the box shows its power of two. Box typed: a whole number in range moves
-      // the slider (between stops if need be); anything else is flagged, and the last valid
-      // value stays computed (the message says which).
-      // The same callback moves the points: one renderer hop from key to redraw.
-      syncSizes: function (bSlider, bBox, cSlider, cBox, sizes, grid, flags) {
+      // Slider moved: the box shows its power of two (the chart moved already: 03-live-path.js).
+      // Box typed: a whole number in range moves the slider (between stops if need be) and the
+      // chart; anything else is flagged, and the last valid value stays computed (the message
+      // says which). Only what changed is an output: every output is a pass of Dash's renderer.
+      syncSizes: function (bSlider, bBox, cSlider, cBox, stored, grid, flags) {
         const ids = triggeredIds();
         const values = {"batch-size": bSlider, "batch-size-input": bBox, "context-length": cSlider,
                         "context-length-input": cBox};
-        const out = [nu(), nu(), nu(), nu(), nu(), nu(), nu()];
+        const out = [nu(), nu(), nu(), nu(), nu(), nu()];
+        const sizes = live.currentSizes(stored);
         const next = Object.assign({}, sizes);
-        SIZES.forEach(function (d, k) {
-          const sliderOut = 2 * k, boxOut = 2 * k + 1, errorOut = 5 + k;
+        live.SIZES.forEach(function (d, k) {
+          const sliderOut = 2 * k, boxOut = 2 * k + 1, errorOut = 4 + k;
           if (ids.indexOf(d.slider + ".value") >= 0) {
             const v = values[d.slider];
             if (typeof v !== "number" || !Number.isFinite(v)) return;
             next[d.key] = Math.round(Math.pow(2, Math.round(v)));
             out[boxOut] = String(next[d.key]);
-            out[errorOut] = "";
-            markInvalid(d.box, d.error, false);
+            if (clearError(d)) out[errorOut] = "";
           } else if (ids.indexOf(d.box + ".value") >= 0) {
             const text = String(values[d.box] === null || values[d.box] === undefined ? "" : values[d.box]).trim();
             const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : NaN;
@@ -126,28 +68,24 @@
               next[d.key] = n;
               out[sliderOut] = Math.min(Math.max(Math.log2(n), d.lo), d.hi);
               out[boxOut] = String(n);
-              out[errorOut] = "";
-              markInvalid(d.box, d.error, false);
+              if (clearError(d)) out[errorOut] = "";
             } else {
               out[errorOut] = message(flags, d.message, sizes[d.key], text);
               markInvalid(d.box, d.error, true);
             }
           }
         });
-        if (next.batch !== sizes.batch || next.ctx !== sizes.ctx) {
-          out[4] = next;
-          window.dashLinkValues = next;  // the link's slots, as of this key press (04-url.js)
-          moveToStop(next, grid);
-        }
+        // a typed value, or a slider step the thumb's observer did not see
+        if (next.batch !== sizes.batch || next.ctx !== sizes.ctx) live.stepTo(next, grid);
         return out;
       },
-
 
       // A new grid (after a structural change) came with a figure drawn where the sliders were
       // when it was asked for: if they have moved since, draw where they are now (a new figure
       // for dcc.Graph, which is drawing the server's at this moment).
-      drawStop: function (grid, sizes, figure) {
-        const stop = gridStop(sizes, grid);
+      drawStop: function (grid, stored, figure) {
+        const sizes = live.currentSizes(stored);
+        const stop = live.gridStop(sizes, grid);
         if (!stop || !figure || !figure.data) return nu();
         const meta = (figure.layout || {}).meta || {};
         if (meta.stop && meta.stop[0] === sizes.batch && meta.stop[1] === sizes.ctx) return nu();
@@ -157,20 +95,8 @@
             {marker: Object.assign({}, trace.marker, update.marker)} : {}) : trace;
         });
         const layout = Object.assign({}, figure.layout, {meta: Object.assign({}, meta, {stop: [sizes.batch, sizes.ctx]})});
-        if (stop.subtitle && layout.title) layout.title = Object.assign({}, layout.title, {text: stop.subtitle});
+        live.showScenario(stop);
         return Object.assign({}, figure, {data: data, layout: layout});
-      },
-
-      // Hand batch and context to the server (panels, off-grid figures) once they rest for
-      // 250 ms: dragging costs no server work and no panel re-render.
-      settle: function (sizes, settled) {
-        const seq = ++settleSeq;
-        return new Promise(function (resolve) {
-          setTimeout(function () {
-            const same = settled && sizes && settled.batch === sizes.batch && settled.ctx === sizes.ctx;
-            resolve(seq === settleSeq && !same ? sizes : nu());
-          }, 250);
-        });
       },
 
       // At most 8 accelerators (the figure's palette and legend hold 8): "Select all" keeps the
@@ -200,54 +126,19 @@
 
       unticked: (value) => !(value && value.length),
 
-      // A new language re-renders the page server-side in that language (state is in the URL).
-      changeLang: function (lang, flags) {
-        if (!flags || lang === flags.lang) return nu();
-        const q = new URLSearchParams(window.location.search);
-        q.set("lang", lang);
-        window.location.search = q.toString();
-        return nu();
-      },
-
-      // Copy the link to this view, without embed=1 (a wiki page's iframe is not the view to
-      // share). Where the clipboard is blocked (a cross-origin iframe, no permission) the link
-      // is shown in a field, selected for a manual copy, instead of claiming it was copied.
-      copyLink: function (n, flags) {
-        if (!n) return nu();
-        // the roofline header's copy-link, or a page's own `<prefix>copy-link` (the serving
-        // embed's srv-copy-link): its status and fallback field carry the same prefix
-        const prefix = (triggeredIds()[0] || "").replace(/copy-link\.n_clicks$/, "");
-        const q = new URLSearchParams(window.location.search);
-        q.delete("embed");
-        const link = window.location.origin + window.location.pathname + "?" + q.toString();
-        const say = (key) => message(flags, key, "");
-        const clear = () => setTimeout(() => window.dash_clientside.set_props(prefix + "copy-status", {children: ""}), 4000);
-        const showField = function () {
-          window.dash_clientside.set_props(prefix + "copy-field", {value: link, style: {display: "inline-block"}});
-          setTimeout(function () {
-            const field = document.getElementById(prefix + "copy-field");
-            if (field) { field.focus(); field.select(); }
-          }, 50);
-          clear();
-          return say("copy_blocked");
-        };
-        if (!(navigator.clipboard && window.isSecureContext)) return showField();
-        return navigator.clipboard.writeText(link).then(function () {
-          window.dash_clientside.set_props(prefix + "copy-field", {style: {display: "none"}});
-          clear();
-          return say("copied");
-        }, showField);
-      },
-
-      exportImage: function (nPng, nSvg) {
+      exportImage: function (nPng, nSvg, stored, grid) {
         const format = triggeredIds().some((id) => id.startsWith("export-svg")) ? "svg" : "png";
         const plot = document.querySelector("#roofline-graph .js-plotly-plot");
         if (plot && window.Plotly && (nPng || nSvg)) {
           // the symbol key is HTML on the page: the image carries it in its legend, wrapped on
           // the server for this size (pages/roofline/symbol_key.py, `meta.export`)
-          const patch = ((plot.layout || {}).meta || {}).export || {};
+          const patch = Object.assign({}, ((plot.layout || {}).meta || {}).export || {});
+          // the title at the stop the sliders moved to (the server's names the stop it drew)
+          const stop = live.gridStop(live.currentSizes(stored), grid);
+          if (patch.title && stop && stop.subtitle) patch.title = Object.assign({}, patch.title, {text: stop.subtitle});
           const figure = {data: plot.data, layout: Object.assign({}, plot.layout, patch)};
-          window.Plotly.downloadImage(figure, {format: format, filename: exportName(), width: 1200, height: 750});
+          // with the CJK glyphs in the file (02-export.js): a machine without a CJK font draws them too
+          window.llmExport.download(figure, {format: format, filename: exportName(), width: 1200, height: 750});
         }
         return nu();
       },

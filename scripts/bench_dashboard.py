@@ -3,12 +3,16 @@
 Starts `llm-roofline serve`, opens the dashboard in Debian's Chromium with 3 GPUs and, for
 the batch and the context slider, presses arrow keys and measures inside the page:
 
-  key -> callback    keydown to the clientside callback starting (the slider's React update
-                     and Dash's renderer)
-  callback           the clientside callback until it calls Plotly (the grid lookup)
+  key -> callback    keydown to the step starting: the thumb's observer (assets/03-live-path.js
+                     `stepTo`, in the key press's own task) or, on an older page, Dash's
+                     clientside callback (the slider's React update and Dash's renderer)
+  callback           the step until it calls Plotly (the grid lookup)
   callback -> SVG    Plotly.animate of the moving traces (asynchronous: its frame runs once
                      the renderer has finished its own work on the step)
   key -> SVG         keydown to the first mutation of the roofline's SVG (what a user sees)
+
+The same script measures an older checkout (run it from that checkout's folder: the server is
+started from the current directory), for before/after rounds beside ../shared/tools/dash-floor.py.
 
 A slider step never reaches the server; once the slider rests (250 ms) the panels follow
 through one request, reported as "settle": server time (request start -> response start,
@@ -45,17 +49,19 @@ ARGS = [
     "--disable-sync",
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
-VIEW = "/?hw=h100-sxm5,h200-sxm,rtx-4090&model=llama-3-8b&batch=32&ctx=4096"
+# every scenario parameter named, so the view is the same whatever the defaults of the checkout
+VIEW = "/?hw=h100-sxm5,h200-sxm,rtx-4090&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&kvprec=bf16&tp=1"
 GD = "document.querySelector('#roofline-graph .js-plotly-plot')"
 
 INSTRUMENT = f"""() => {{
   const gd = {GD};
-  const r = window.dash_clientside.roofline;
+  const r = window.llmRooflineLive || window.dash_clientside.roofline;
+  const step = window.llmRooflineLive ? 'stepTo' : 'syncSizes';
   window.__m = {{rows: [], cur: null}};
   const M = window.__m;
   document.addEventListener('keydown', () => {{ M.cur = {{key: performance.now()}}; }}, true);
-  const sync = r.syncSizes;
-  r.syncSizes = function (...a) {{
+  const sync = r[step];
+  r[step] = function (...a) {{
     if (M.cur && !M.cur.cb) M.cur.cb = performance.now();
     return sync.apply(this, a);
   }};

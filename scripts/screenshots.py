@@ -58,20 +58,31 @@ CHROMIUM_ARGS = [
     "--disable-gpu",
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
+# the README's views name their scenario: Llama-3-8B in bf16 at TP 1 (the product's default is
+# Llama-3.1-70B fp8 at TP 4 on one H200: screenshot-default.png)
+EIGHT_B = "model=llama-3-8b&prec=bf16&tp=1"
 SHOTS = (  # (file, query, width, height, full page)
-    ("screenshot.png", "hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096", 1600, 1000, False),
-    ("screenshot-dark.png", "hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096&theme=dark", 1600, 1000, False),
-    ("screenshot-embed.png", "hw=h100-sxm5,b200&batch=64&ctx=8192&embed=1", 800, 500, False),
-    ("screenshot-present.png", "hw=h100-sxm5,b200,mi300x&batch=64&ctx=8192&present=1", 1920, 1080, False),
+    ("screenshot-default.png", "", 1400, 900, True),
+    ("screenshot.png", f"hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096&{EIGHT_B}", 1600, 1000, False),
     (
-        "screenshot-compare.png",
-        "hw=h100-sxm5,b200&prec=int4&xhw=h100-sxm5-2xflops:3.352:1978.8:80"
-        "&pin=model%3Dllama-3-8b%26batch%3D32%26ctx%3D4096%26prec%3Dbf16",
+        "screenshot-dark.png",
+        f"hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096&{EIGHT_B}&theme=dark",
         1600,
         1000,
         False,
     ),
-    ("screenshot-op-lab.png", "tab=ops&op=teaching&hw=h100-sxm5,rtx-4090", 1600, 1000, False),
+    ("screenshot-embed.png", f"hw=h100-sxm5,b200&batch=64&ctx=8192&{EIGHT_B}&embed=1", 800, 500, False),
+    ("screenshot-present.png", f"hw=h100-sxm5,b200,mi300x&batch=64&ctx=8192&{EIGHT_B}&present=1", 1920, 1080, False),
+    ("screenshot-zh-phone.png", "lang=zh&theme=dark", 390, 844, False),
+    (
+        "screenshot-compare.png",
+        f"hw=h100-sxm5,b200&{EIGHT_B}&prec=int4&xhw=h100-sxm5-2xflops:3.352:1978.8:80"
+        "&pin=model%3Dllama-3-8b%26batch%3D32%26ctx%3D4096%26prec%3Dbf16%26tp%3D1",
+        1600,
+        1000,
+        False,
+    ),
+    ("screenshot-op-lab.png", "tab=ops&op=teaching&model=llama-2-7b&hw=h100-sxm5,rtx-4090", 1600, 1000, False),
     ("screenshot-training.png", "tab=training&hw=h100-sxm5", 1600, 1000, False),
     ("serving-1400x900.png", SERVING, 1400, 900, False),
     ("serving-zh-dark.png", SERVING + "&lang=zh&theme=dark", 1400, 900, False),

@@ -29,15 +29,21 @@ SHOTS = (  # (file, query, width, height, element to clip to or None)
     ("trust-present.png", "hw=h100-sxm5,h200-sxm,mi300x&present=1", 1920, 1080, None),
     ("trust-phone.png", f"hw={EIGHT}", 390, 844, None),
     ("trust-phone-chart.png", f"hw={EIGHT}", 390, 844, ".figure"),  # the chart with its symbol key
-    ("trust-embed-8.png", f"embed=1&hw={EIGHT}&model=llama-3-70b&batch=16", 800, 500, None),
+    ("trust-embed-8.png", f"embed=1&hw={EIGHT}&model=llama-3-70b&batch=16&prec=bf16&tp=1", 800, 500, None),
     (
         "trust-memory-usable.png",
-        "hw=h200-sxm,h100-sxm5&model=llama-3-70b&batch=1&ctx=1024&tp=1",
+        "hw=h200-sxm,h100-sxm5&model=llama-3-70b&batch=1&ctx=1024&tp=1&prec=bf16",
         1400,
         900,
         "#memory-graph",
     ),
-    ("trust-insight-usable.png", "hw=h200-sxm&model=llama-3-70b&batch=1&ctx=1024", 1400, 900, "#insight"),
+    (
+        "trust-insight-usable.png",
+        "hw=h200-sxm&model=llama-3-70b&batch=1&ctx=1024&prec=bf16&tp=1",
+        1400,
+        900,
+        "#insight",
+    ),
     ("trust-published.png", "hw=h100-sxm5&model=llama-2-7b&prec=fp8&published=1", 1400, 900, "#reality-panel"),
     ("trust-empty-state.png", "hw=b200,h100-sxm5&model=deepseek-v3&tp=1", 1400, 900, "#interactivity-graph"),
 )

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from dash import Input, Output, State, dcc, html, no_update
 
+from app.dashboard.components import header
 from app.dashboard.pages.ops import callbacks as ops_callbacks
 from app.dashboard.pages.ops import layout as ops_layout
 from app.dashboard.pages.plan import callbacks as plan_callbacks
@@ -51,3 +52,4 @@ def render_page(search: object, flags: object):
 
 def register(app) -> None:
     app.callback(Output("page", "children"), Input("url", "search"), State("view-flags", "data"))(render_page)
+    header.CALLBACKS.register(app)

@@ -114,14 +114,16 @@ def api_decode_intensity(base_url: str, hw: str, model: object = "llama-3-8b", *
     return response.json()["results"][0]["decode"]["intensity"]
 
 
-def hover_label(page: Page, uid: str) -> str:
-    """Move the mouse onto a one-point trace's marker and read the hover label on screen."""
+def hover_label(page: Page, uid: str, point: str | None = None) -> str:
+    """Move the mouse onto a trace's marker (the one whose text is `point` in a trace of
+    several: an accelerator's elementwise ops) and read the hover label on screen."""
     x, y = page.evaluate(
-        f"""(uid) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
+        f"""([uid, point]) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
+        const i = point === null ? 0 : t.text.indexOf(point);
         const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
         const r = g.querySelector('.nsewdrag').getBoundingClientRect();
-        return [r.left + xa.c2p(t.x[0]), r.top + ya.c2p(t.y[0])]; }}""",
-        uid,
+        return [r.left + xa.c2p(t.x[i]), r.top + ya.c2p(t.y[i])]; }}""",
+        [uid, point],
     )
     page.mouse.move(x + 30, y + 30)
     page.mouse.move(x, y)

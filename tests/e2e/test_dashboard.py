@@ -10,7 +10,7 @@ from engine.analysis import Scenario, analyze_one
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, load_model
 
-from .helpers import assert_svg_matches, decode_x, traces, wait_for_decode_x_change, wait_for_figure
+from .helpers import GD, assert_svg_matches, decode_x, traces, wait_for_decode_x_change, wait_for_figure
 
 
 def engine_decode_intensity(hw="h100-sxm5", model="llama-3-8b", **scenario) -> float:
@@ -18,30 +18,48 @@ def engine_decode_intensity(hw="h100-sxm5", model="llama-3-8b", **scenario) -> f
 
 
 def test_default_view(page: Page, base_url):
+    """The product's one default scenario (pages/scenario.py): Llama-3.1-70B in fp8 on one H200
+    at TP 4, a batch of 64 with 1,024 tokens of context, and the serving estimate beneath."""
     page.goto(base_url + "/")
     wait_for_figure(page)
     uids = set(traces(page))
-    for hw in ("h100-sxm5", "h200-sxm", "rtx-4090"):
-        assert {
-            f"roof--{hw}--memory",
-            f"roof--{hw}--tensor",
-            f"roof--{hw}--vector",
-            f"ridge--{hw}",
-            f"point--{hw}--decode",
-            f"point--{hw}--prefill",
-            f"point--{hw}--attention_decode",
-            f"trajectory--{hw}",
-            f"point--{hw}--residual_add",
-            f"point--{hw}--activation",
-        } <= uids
-    assert decode_x(page, "h100-sxm5") == pytest.approx(engine_decode_intensity(batch_size=32, context_length=4096))
+    hw = "h200-sxm"
+    assert {
+        f"roof--{hw}--memory",
+        f"roof--{hw}--tensor",
+        f"roof--{hw}--vector",
+        f"ridge--{hw}",
+        f"point--{hw}--decode",
+        f"point--{hw}--prefill",
+        f"point--{hw}--attention_decode",
+        f"trajectory--{hw}",
+        f"point--{hw}--elementwise",
+        f"estimate--{hw}--decode",
+    } <= uids
+    assert not any(u.startswith("point--h100-sxm5") for u in uids)
+    ops = traces(page)[f"point--{hw}--elementwise"]["customdata"]
+    assert len(ops) == 7  # the decode step's elementwise ops, one point each
+    expected = engine_decode_intensity(
+        hw,
+        "llama-3.1-70b",
+        batch_size=64,
+        context_length=1024,
+        weight_dtype="fp8",
+        compute_dtype="fp8",
+        kv_dtype="fp8",
+        tensor_parallel=4,
+    )
+    assert decode_x(page, hw) == pytest.approx(expected)
     expect(page.locator("#insight")).to_contain_text("memory-bound")
     expect(page.locator("#notices")).to_be_hidden()
-    assert_svg_matches(page, ["H100 SXM5 80GB", "H200 SXM 141GB", "GeForce RTX 4090"])
+    expect(page.locator("#roofline-scenario")).to_have_text(
+        "llama-3.1-70b · weights fp8 · KV fp8 · compute fp8 · batch 64 · context 1,024 · TP 4 · FlashAttention on"
+    )
+    assert_svg_matches(page, ["H200 SXM 141GB"])
 
 
 def test_batch_slider_moves_decode_point(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     before = decode_x(page, "h100-sxm5")
     page.locator("#batch-size .dash-slider-thumb").focus()
@@ -57,7 +75,7 @@ def test_batch_slider_moves_decode_point(page: Page, base_url):
 
 
 def test_kv_heads_and_precision_move_decode_point(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&kv=8")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&kv=8&prec=bf16&tp=1")
     wait_for_figure(page)
     before = decode_x(page, "h100-sxm5")
     page.locator("#kv-heads .dash-slider-thumb").focus()
@@ -75,7 +93,9 @@ def test_kv_heads_and_precision_move_decode_point(page: Page, base_url):
 
 
 def test_url_reproduces_view(page: Page, base_url):
-    page.goto(base_url + "/?hw=rtx-4090,l40s&model=qwen2.5-7b-instruct&batch=64&ctx=8192&kv=4&prec=fp8&kvprec=fp8&fa=0")
+    page.goto(
+        base_url + "/?hw=rtx-4090,l40s&model=qwen2.5-7b-instruct&batch=64&ctx=8192&kv=4&prec=fp8&kvprec=fp8&fa=0&tp=1"
+    )
     wait_for_figure(page)
     uids = set(traces(page))
     assert (
@@ -95,7 +115,10 @@ def test_url_reproduces_view(page: Page, base_url):
     assert decode_x(page, "rtx-4090") == pytest.approx(expected)
     expect(page.locator("#batch-size-input")).to_have_value("64")
     expect(page.locator("#context-length-input")).to_have_value("8192")
-    assert "point--rtx-4090--attention_softmax" in uids  # FlashAttention off: scores go through memory
+    # FlashAttention off: scores go through memory, an elementwise op of their own
+    assert "attention_softmax" in page.evaluate(
+        f"() => {GD}.data.find(t => t.uid === 'point--rtx-4090--elementwise').text"
+    )
 
 
 def test_embed_hides_side_panels(page: Page, base_url):
@@ -135,7 +158,7 @@ def test_hostile_parameter_shows_notice(page: Page, base_url):
 
 
 def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-70b&batch=16&ctx=4096&tp=2")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-70b&batch=16&ctx=4096&tp=2&prec=bf16")
     wait_for_figure(page)
     expected = engine_decode_intensity(
         "h100-sxm5", "llama-3-70b", batch_size=16, context_length=4096, tensor_parallel=2
@@ -144,7 +167,7 @@ def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
     expect(page.locator("#insight")).to_contain_text("all-reduces")
     # 28 heads do not split 8 ways: the link's tp=8 is refused with a notice, and 8 is offered
     # disabled with the reason
-    page.goto(base_url + "/?hw=h100-sxm5&model=qwen2.5-7b-instruct&tp=8")
+    page.goto(base_url + "/?hw=h100-sxm5&model=qwen2.5-7b-instruct&tp=8&prec=bf16")
     wait_for_figure(page)
     expect(page.locator("#notices")).to_contain_text("tp=8")
     expect(page.locator("#tensor-parallel input[value='8']")).to_be_disabled()
@@ -155,7 +178,7 @@ def test_tensor_parallel_from_url_and_bad_degree(page: Page, base_url):
 
 
 def test_custom_config_paste(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024&prec=bf16&tp=1")
     wait_for_figure(page)
     before = decode_x(page, "h100-sxm5")
     page.locator("#model").click()
@@ -175,13 +198,19 @@ def test_custom_config_paste(page: Page, base_url):
     page.locator("#custom-apply").click()
     expect(page.locator("#custom-error")).to_contain_text("Custom model loaded")
     model = load_model(json.loads(config))
-    x = wait_for_decode_x_change(page, "h100-sxm5", before)
     expected = analyze_one(model, get_accelerator("h100-sxm5"), Scenario(batch_size=1, context_length=1024))
-    assert x == pytest.approx(expected["decode"]["intensity"])
+    # "custom" before its config is applied shows the default model: wait for the custom one's point
+    page.wait_for_function(
+        f"""(want) => {{ const t = {GD}.data.find(t => t.uid === 'point--h100-sxm5--decode');
+            return t && Math.abs(t.x[0] - want) <= 1e-6 * want; }}""",
+        arg=expected["decode"]["intensity"],
+        timeout=20000,
+    )
+    assert decode_x(page, "h100-sxm5") != before
 
 
 def test_measured_step_and_efficiency_from_url(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&step=12.5&bweff=0.8")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&step=12.5&bweff=0.8&prec=bf16&tp=1")
     wait_for_figure(page)
     page.wait_for_function(
         "() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');"
@@ -197,7 +226,7 @@ def test_measured_step_and_efficiency_from_url(page: Page, base_url):
 
 
 def test_upload_measurements(page: Page, base_url, tmp_path):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator(".measurement summary").click()
     bad = tmp_path / "bad.csv"
@@ -217,7 +246,7 @@ def test_upload_measurements(page: Page, base_url, tmp_path):
 
 
 def test_html_snapshot_and_ops_json_downloads(page: Page, base_url, tmp_path):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     with page.expect_download() as info:
         page.locator("#export-html").click()
@@ -232,7 +261,9 @@ def test_html_snapshot_and_ops_json_downloads(page: Page, base_url, tmp_path):
     assert ops["hardware"] == "H100 SXM5 80GB" and {r["op"] for r in ops["decode_ops"]} >= {"attention", "lm_head"}
     assert ops["scenario"]["batch_size"] == 32 and ops["scenario"]["model"] == "llama-3-8b"
     assert ops["app"].startswith("llm-roofline ") and ops["catalogue"].startswith("sha256:")
-    assert info.value.suggested_filename == "decode-ops-llama-3-8b-h100-sxm5-b32-t4096.json"
+    # every part of the link not at the product's default is named (prec, its KV and TP differ here)
+    name = "decode-ops-llama-3-8b-h100-sxm5-b32-t4096-prec-bf16-kvprec-bf16-tp-1.json"
+    assert info.value.suggested_filename == name
     with page.expect_download() as info:
         page.locator("#ops-csv").click()
     lines = Path(info.value.path()).read_text().splitlines()

@@ -22,31 +22,31 @@ def api_result(base_url: str, hw: str, **scenario) -> dict:
     return response.json()["results"][0]
 
 
-def hover_text(page: Page, uid: str, name: str) -> str:
+def hover_text(page: Page, uid: str, name: str, point: str | None = None) -> str:
     """The hover label of one point, once it is that point's (not the previous one's)."""
-    hover_label(page, uid)
+    hover_label(page, uid, point)
     label = page.locator("#roofline-graph .hoverlayer .hovertext").first
     expect(label).to_contain_text(name)
     return label.text_content()
 
 
 def test_tooltips_say_roof_share_and_scope(page: Page, base_url):
-    page.goto(f"{base_url}/?hw=h100-sxm5&batch=1024&ctx=128")
+    page.goto(f"{base_url}/?hw=h100-sxm5&batch=1024&ctx=128&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     api = api_result(base_url, "h100-sxm5", batch_size=1024, context_length=128)
     decode = hover_text(page, "point--h100-sxm5--decode", "decode")
     assert f"{api['decode']['fraction_of_roof']:.0%} of the roof at this intensity" in decode
     assert "whole model, one step of the batch" in decode and "TFLOP/s at" in decode
     rope = next(o for o in api["decode"]["ops"] if o["name"] == "rope")
-    label = hover_text(page, "point--h100-sxm5--rope", "rope")
+    label = hover_text(page, "point--h100-sxm5--elementwise", "rope", "rope")
     assert f"{rope['share_of_step']:.1%} of the decode step's time" in label
     assert "whole model: summed over 32 layers" in label
-    final = hover_text(page, "point--h100-sxm5--logits_softmax", "logits_softmax")
+    final = hover_text(page, "point--h100-sxm5--elementwise", "logits_softmax", "logits_softmax")
     assert "once per step (not per layer)" in final
 
 
 def test_the_ops_table_switches_accelerator_and_phase(page: Page, base_url, tmp_path: Path):
-    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090")
+    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     table = page.locator("#ops-table")
     expect(page.locator("#ops-title")).to_contain_text("H100 SXM5 80GB, decode")
@@ -63,7 +63,7 @@ def test_the_ops_table_switches_accelerator_and_phase(page: Page, base_url, tmp_
     with page.expect_download() as info:
         page.click("#ops-csv")
     download = info.value
-    assert download.suggested_filename == "prefill-ops-llama-3-8b-rtx-4090-b32-t4096.csv"
+    assert download.suggested_filename == "prefill-ops-llama-3-8b-rtx-4090-b32-t4096-prec-bf16-kvprec-bf16-tp-1.csv"
     text = Path(download.path()).read_text()
     assert "# hardware: GeForce RTX 4090" in text and "# phase: prefill" in text
     rows = list(csv.DictReader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#")))))
@@ -71,7 +71,7 @@ def test_the_ops_table_switches_accelerator_and_phase(page: Page, base_url, tmp_
 
 
 def test_comparison_ttft_columns_and_a_visible_capacity_tick(page: Page, base_url):
-    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090&batch=1024&ctx=1048576")
+    page.goto(f"{base_url}/?hw=h100-sxm5,rtx-4090&batch=1024&ctx=1048576&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     alone = api_result(base_url, "rtx-4090", batch_size=1, context_length=1048576)["prefill"]["time_s"]
     first = api_result(base_url, "h100-sxm5", batch_size=1, context_length=1048576)["prefill"]["time_s"]

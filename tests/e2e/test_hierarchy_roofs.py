@@ -39,7 +39,9 @@ def test_cache_roofs_from_a_link_and_the_toggle(page: Page, base_url):
 
 
 def test_cache_roofs_and_what_if_sentences_in_chinese(page: Page, base_url):
-    page.goto(f"{base_url}/?hw=h200-sxm,b200&roofs=hierarchy&xhw=fast:4.8:1978.8:141&lang=zh")
+    page.goto(
+        f"{base_url}/?hw=h200-sxm,b200&roofs=hierarchy&xhw=fast:4.8:1978.8:141&lang=zh&model=llama-3-8b&batch=32&ctx=4096&prec=bf16"
+    )
     wait_for_figure(page)
     wait_for_uids(page, ["roof--h200-sxm--l2", "point--fast--decode"])
     expect(page.locator("#efficiency-notice")).to_contain_text("没有有出处的缓存带宽数据，因此不画缓存 roofline")

@@ -11,6 +11,8 @@ import httpx2 as httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.dashboard.pages.roofline.params import PRECISIONS
+from app.dashboard.pages.roofline.state import View
 from app.units import duration, plain
 from engine.hardware import catalogue
 from engine.model_catalog import model_ids, native_format, native_precision
@@ -31,6 +33,8 @@ from .helpers import (
 
 NAMES = {a.id: a.name for a in catalogue().values()}
 FP8 = {"weight_dtype": "fp8", "compute_dtype": "fp8"}  # DeepSeek-V3 opens in its native fp8
+# an export's name: every part of the link not at the product's default scenario (pages/scenario.py)
+NAME = "roofline-llama-3-8b-h100-sxm5-b64-t4096-prec-bf16-kvprec-bf16-tp-1"
 CUSTOM = {
     "model_type": "llama",
     "hidden_size": 2048,
@@ -58,7 +62,7 @@ def query(page: Page) -> dict:
 
 
 def test_removing_a_gpu_a_model_change_and_a_long_context_redraw_every_chart(page: Page, base_url):
-    page.goto(base_url + "/")
+    page.goto(base_url + "/?hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"], NAMES["rtx-4090"]])
     set_control(page, "hardware", ["h100-sxm5", "h200-sxm"])
@@ -88,7 +92,7 @@ def test_removing_a_gpu_a_model_change_and_a_long_context_redraw_every_chart(pag
 
 
 def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
-    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=64")
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=64&ctx=4096&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     set_control(page, "hardware", ["h100-sxm5"])  # the exports once threw as soon as a trace was removed
     wait_for_uids(page, absent=["point--rtx-4090--decode"])
@@ -97,7 +101,8 @@ def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
             page.locator(button).click()
         data = Path(info.value.path()).read_bytes()
         assert data.startswith(magic) and len(data) > 10_000
-        assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5-b64-t4096." + button[-3:]
+        # every part of the link not at the product's default is named
+        assert info.value.suggested_filename == f"{NAME}.{button[-3:]}"
         if magic == b"<svg":
             assert b"tracepoint--h100-sxm5--decode" in data and b"rtx-4090" not in data
             assert b"llama-3-8b \xc2\xb7 weights bf16" in data and b"batch 64" in data  # the scenario, printed
@@ -111,7 +116,7 @@ def test_png_svg_and_html_exports_download(page: Page, base_url, tmp_path):
         page.locator("#export-html").click()
     html = Path(info.value.path()).read_text()
     assert "point--h100-sxm5--decode" in html and "point--rtx-4090--decode" not in html and len(html) > 1_000_000
-    assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5-b64-t4096.html"
+    assert info.value.suggested_filename == f"{NAME}.html"
     assert "<title>llama-3-8b · weights bf16" in html and "batch 64" in html and "llm-roofline 0.1.0" in html
     assert f'href="{base_url}/?hw=h100-sxm5&amp;model=llama-3-8b&amp;batch=64' in html  # the link back
 
@@ -164,33 +169,33 @@ def test_every_url_parameter_round_trips(page: Page, base_url, link):
     for key, value in link.items():
         assert back.get(key) == value, (key, back)
     hw = link["hw"].split(",")[0]
+    # what the link leaves out is the product's default scenario (pages/scenario.py), a preset's
+    # native precision, and the KV cache the Serving page keeps for those weights
+    default, model = View(), link.get("model", View().model)
+    weight, compute = PRECISIONS[link.get("prec") or native_precision(model) or default.precision]
     scenario = {
-        "batch_size": int(link.get("batch", 32)),
-        "context_length": int(link.get("ctx", 4096)),
-        "weight_dtype": {"int4": "int4", "fp8": "fp8"}.get(link.get("prec", "bf16"), "bf16"),
-        "compute_dtype": "fp8" if link.get("prec") == "fp8" else "bf16",
-        "kv_dtype": link.get("kvprec", "bf16"),
+        "batch_size": int(link.get("batch", default.batch)),
+        "context_length": int(link.get("ctx", default.context)),
+        "weight_dtype": weight,
+        "compute_dtype": compute,
+        "kv_dtype": link.get("kvprec", "bf16" if weight in ("bf16", "fp16") else "fp8"),
         "flash_attention": link.get("fa", "1") == "1",
-        "tensor_parallel": int(link.get("tp", 1)),
+        "tensor_parallel": int(link.get("tp", default.tensor_parallel)),
         "bandwidth_efficiency": float(link.get("bweff", 1)),
         "compute_efficiency": float(link.get("fleff", 1)),
         "roofs": link.get("roofs", "nominal"),
     }
     if "kv" in link:
         scenario["num_kv_heads"] = int(link["kv"])
-    assert decode_x(page, hw) == pytest.approx(
-        api_decode_intensity(base_url, hw, link.get("model", "llama-3-8b"), **scenario), rel=1e-12
-    )
+    assert decode_x(page, hw) == pytest.approx(api_decode_intensity(base_url, hw, model, **scenario), rel=1e-12)
     assert_svg_matches(page, [NAMES[h] for h in link["hw"].split(",")])
     page.reload()  # the same link again: the same view
     wait_for_figure(page)
-    assert decode_x(page, hw) == pytest.approx(
-        api_decode_intensity(base_url, hw, link.get("model", "llama-3-8b"), **scenario), rel=1e-12
-    )
+    assert decode_x(page, hw) == pytest.approx(api_decode_intensity(base_url, hw, model, **scenario), rel=1e-12)
 
 
 def test_custom_config_survives_reload_copy_link_and_language(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&batch=4&ctx=2048&step=9")
+    page.goto(base_url + "/?hw=h100-sxm5&batch=4&ctx=2048&step=9&prec=bf16&tp=1")
     wait_for_figure(page)
     set_control(page, "model", "custom")
     page.locator("#custom-config").fill(json.dumps(CUSTOM))
@@ -230,7 +235,7 @@ def test_custom_config_survives_reload_copy_link_and_language(page: Page, base_u
     ],
 )
 def test_invalid_box_values_are_flagged_and_never_computed(page: Page, base_url, box, bad):
-    page.goto(base_url + "/?hw=h100-sxm5&batch=32&ctx=4096")
+    page.goto(base_url + "/?hw=h100-sxm5&batch=32&ctx=4096&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     before, search = decode_x(page, "h100-sxm5"), page.url
     page.fill(f"#{box}", bad)
@@ -305,7 +310,7 @@ def test_choices_that_cannot_apply_are_disabled_or_explained(page: Page, base_ur
 
 
 def test_every_point_stays_on_the_chart_at_the_extremes(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=1024&ctx=1048576")
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=1024&ctx=1048576&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     prefill = traces(page)["point--h100-sxm5--prefill"]["x"][0]
     assert prefill > 20000  # beyond the default axis
@@ -337,7 +342,7 @@ def test_trajectory_is_visible_and_hover_goes_to_the_points(page: Page, base_url
 
 
 def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096")
+    page.goto(base_url + "/?hw=h100-sxm5,h200-sxm,rtx-4090&batch=32&ctx=4096&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     wait_settled(page)
     calls = []
@@ -346,8 +351,8 @@ def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, bas
     page.keyboard.press("ArrowRight")
     expected = api_decode_intensity(base_url, "h200-sxm", batch_size=32, context_length=8192)
     wait_decode(page, "h200-sxm", expected)
+    assert calls == []  # drawn from the grid, before any request (the panels follow at rest)
     assert_svg_matches(page)
-    assert calls == []  # drawn from the grid
     # the hover follows the points: the API's tokens/s at the new context, as on screen
     response = httpx.post(
         f"{base_url}/api/v1/analyze",
@@ -369,13 +374,62 @@ def test_a_slider_step_moves_the_svg_without_a_server_round_trip(page: Page, bas
     assert state["drawn"] == state["visible"]
 
 
+COUNT_REDRAWS = f"""() => {{
+  const gd = {GD}; const calls = window.__redraws = {{react: 0, relayout: 0, animated: []}};
+  for (const name of ['react', 'newPlot', 'relayout']) {{
+    const f = window.Plotly[name];
+    window.Plotly[name] = function (g) {{ if (g === gd) calls[name === 'newPlot' ? 'react' : name] += 1;
+                                         return f.apply(this, arguments); }};
+  }}
+  const animate = window.Plotly.animate;
+  window.Plotly.animate = function (g, frame) {{
+    if (g === gd) calls.animated.push(frame.traces.map(i => gd.data[i].uid));
+    return animate.apply(this, arguments);
+  }};
+}}"""
+
+
+def test_a_slider_step_redraws_only_the_moving_points_and_the_scenario_line(page: Page, base_url):
+    """A batch step re-plots the points that move and nothing else of the figure: no relayout
+    (dcc.Graph answered a title relayout by re-plotting every trace, ~100 ms a step) and no
+    trajectory (it moves with the context only). The scenario line over the chart follows at
+    once, and an image exported then prints the new stop as its title."""
+    # conc=0: no serving estimate points, which are not on the slider grid and are drawn anew at rest
+    page.goto(base_url + "/?hw=h100-sxm5,h200-sxm,rtx-4090&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1&conc=0")
+    wait_for_figure(page)
+    wait_settled(page)
+    page.evaluate(COUNT_REDRAWS)
+    thumb = page.locator("#batch-size [role=slider]")
+    thumb.focus()
+    for batch in (64, 128):
+        before = decode_x(page, "h100-sxm5")
+        page.keyboard.press("ArrowRight")
+        expected = api_decode_intensity(base_url, "h100-sxm5", batch_size=batch, context_length=4096)
+        wait_decode(page, "h100-sxm5", expected)
+        assert decode_x(page, "h100-sxm5") != before
+        expect(page.locator("#roofline-scenario")).to_contain_text(f"batch {batch} · context 4,096")
+    redraws = page.evaluate("() => window.__redraws")
+    assert redraws["react"] == 0 and redraws["relayout"] == 0, redraws
+    assert len(redraws["animated"]) == 2, redraws
+    for uids in redraws["animated"]:
+        assert uids and all(u.startswith("point--") for u in uids), uids
+        # per card its decode, prefill, decode attention and elementwise ops (one trace): 12
+        assert len(uids) == 12 and {"point--h100-sxm5--decode", "point--rtx-4090--elementwise"} <= set(uids)
+    assert_svg_matches(page)
+    wait_settled(page)
+    with page.expect_download() as info:
+        page.locator("#export-svg").click()
+    svg = Path(info.value.path()).read_text()
+    assert "batch 128 · context 4,096" in svg and "batch 32 ·" not in svg
+
+
 TOUR_MODELS = model_ids()
 
 
 def test_tour_of_every_control(page: Page, base_url, tmp_path):
     """Every control, one after another; after each step the SVG shows the figure's data, the
     legend lists the selected GPUs and the decode point sits where the API puts it."""
-    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=8&ctx=2048")
+    page.goto(base_url + "/?hw=h100-sxm5,rtx-4090&batch=8&ctx=2048&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     state = {
         "hw": ["h100-sxm5", "rtx-4090"],
@@ -476,7 +530,8 @@ def test_one_request_its_cost_the_interactivity_curve_and_the_reality_check(page
     published measurements are drawn on their accelerators with a reality-check table."""
     # fp8: the published runs on these cards are fp8, and only runs of the chosen precision are drawn
     page.goto(
-        base_url + "/?hw=h100-sxm5,l40s&model=llama-2-7b&batch=16&ctx=2048&out=256&price=2.5&published=1&prec=fp8"
+        base_url + "/?hw=h100-sxm5,l40s&model=llama-2-7b&batch=16&ctx=2048&out=256&price=2.5&published=1"
+        "&prec=fp8&kvprec=bf16&tp=1"
     )
     wait_for_figure(page)
     body = {
@@ -490,7 +545,7 @@ def test_one_request_its_cost_the_interactivity_curve_and_the_reality_check(page
         "compute_dtype": "fp8",
     }
     results = httpx.post(f"{base_url}/api/v1/analyze", json=body, timeout=30).json()["results"]
-    rows = page.locator("#request-panel tbody tr")
+    rows = page.locator("#request-static tbody tr")  # the static batch (the serving estimate's table follows)
     expect(rows).to_have_count(2)
     for row, r in zip(rows.all(), results, strict=True):
         q = r["request"]
@@ -573,7 +628,7 @@ def test_copy_link_where_the_clipboard_is_blocked_shows_the_link(page: Page, bas
 
 def test_embed_fits_800_by_500_with_a_link_to_the_full_view(page: Page, base_url):
     page.set_viewport_size({"width": 800, "height": 500})
-    page.goto(base_url + "/?embed=1&hw=h100-sxm5,h200-sxm&batch=64")
+    page.goto(base_url + "/?embed=1&hw=h100-sxm5,h200-sxm&batch=64&model=llama-3-8b&prec=bf16&tp=1")
     wait_for_figure(page)
     assert page.evaluate("() => document.scrollingElement.scrollHeight <= window.innerHeight + 1")
     assert page.evaluate("() => document.scrollingElement.scrollWidth <= window.innerWidth + 1")
@@ -582,8 +637,8 @@ def test_embed_fits_800_by_500_with_a_link_to_the_full_view(page: Page, base_url
     expect(full).to_have_attribute("target", "_blank")
     href = full.get_attribute("href")
     assert "batch=64" in href and "embed" not in href
-    title = page.locator("#roofline-graph .gtitle").text_content()
-    assert "llama-3-8b" in title and "batch 64" in title  # the scenario, on the figure
+    title = page.locator("#roofline-scenario").text_content()
+    assert "llama-3-8b" in title and "batch 64" in title  # the scenario, over the figure
     assert_svg_matches(page, [NAMES["h100-sxm5"], NAMES["h200-sxm"]])
     page.goto(base_url + "/?embed=1&controls=0&hw=h100-sxm5")
     wait_for_figure(page)
@@ -592,7 +647,7 @@ def test_embed_fits_800_by_500_with_a_link_to_the_full_view(page: Page, base_url
 
 
 def test_model_picker_shows_size_and_architecture_and_sets_the_native_precision(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator("#model").click()
     expect(page.get_by_role("option", name="mixtral-8x7b · 46.7B (12.9B active) · MoE")).to_be_visible()

@@ -98,7 +98,7 @@ def test_linked_gemm_change_and_reload(page: Page, base_url: str):
         "n": "4096",
         "k": "4096",
         "dtype": "bf16",
-        "model": "llama-2-7b",  # shared by every tab: the model the decode projections use
+        "model": "llama-3.1-70b",  # shared by every tab: the model the decode projections use
         "hw": "h100-sxm5,rtx-4090",
         "lang": "en",
         "theme": "light",

@@ -103,7 +103,7 @@ def test_embed_800x500(page: Page, base_url, lang, theme):
         expect(page.locator(hidden)).to_be_hidden()
     verdict = whole_in_view(page, "#plan-verdict", 800, 500)
     full = whole_in_view(page, "#open-full", 800, 500)
-    whole_in_view(page, "#plan-copy-link", 800, 500)
+    whole_in_view(page, "#copy-link", 800, 500)  # the header every page shares
     graph = whole_in_view(page, "#plan-frontier .main-svg", 800, 500)
     assert graph["bottom"] - graph["top"] >= 250 and graph["top"] >= verdict["bottom"] - 1
     assert full["bottom"] <= verdict["top"] + 1

@@ -112,7 +112,8 @@ def test_presentation_1920x1080(page: Page, base_url, lang, theme):
 
 @pytest.mark.parametrize("lang,theme", MODES)
 def test_embed_800x500(page: Page, base_url, lang, theme):
-    """The scenario line was cut at the top and right, no "Open full view" nor Copy link; with
+    """The scenario line was cut at the top and right, no "Open full view" nor Copy link (now the
+    header every page shares, components/header.page_header); with
     the controls shown the concurrency box sat below the frame; axis titles overlapped."""
     page.set_viewport_size({"width": 800, "height": 500})
     page.goto(base_url + ISSUE + f"&embed=1&controls=0&lang={lang}&theme={theme}")
@@ -120,7 +121,7 @@ def test_embed_800x500(page: Page, base_url, lang, theme):
     scenario = whole_in_view(page, "#srv-provenance", 800, 500)
     text_not_clipped(page, "#srv-provenance")
     full = whole_in_view(page, "#open-full", 800, 500)
-    copy = whole_in_view(page, "#srv-copy-link", 800, 500)
+    copy = whole_in_view(page, "#copy-link", 800, 500)
     assert not overlap(full, scenario) and not overlap(copy, scenario)
     href = page.get_attribute("#open-full", "href")
     assert "embed" not in href and "model=meta-llama" in href
@@ -132,8 +133,8 @@ def test_embed_800x500(page: Page, base_url, lang, theme):
     no_overlaps(legend, ticks, "the legend and the x axis")
     assert page.evaluate("() => document.documentElement.scrollHeight") <= 501
     # Copy link: the link without the embedding, said in the page's language
-    page.click("#srv-copy-link")
-    expect(page.locator("#srv-copy-status")).not_to_be_empty()
+    page.click("#copy-link")
+    expect(page.locator("#copy-status")).not_to_be_empty()
 
     page.goto(base_url + ISSUE + f"&embed=1&lang={lang}&theme={theme}")
     figure(page)

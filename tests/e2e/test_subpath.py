@@ -23,7 +23,7 @@ def prefixed_url():
 def test_dashboard_under_a_sub_path(page: Page, prefixed_url):
     paths = []
     page.on("request", lambda r: paths.append(urlparse(r.url).path))
-    page.goto(prefixed_url + "/roofline/?hw=h100-sxm5&batch=64")
+    page.goto(prefixed_url + "/roofline/?hw=h100-sxm5&batch=64&model=llama-3-8b&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     assert decode_x(page, "h100-sxm5") == pytest.approx(engine_decode_intensity(batch_size=64, context_length=4096))
     assert any(p.endswith("/_dash-update-component") for p in paths)

@@ -97,18 +97,19 @@ def test_exports_are_named_by_every_non_default_part(page: Page, base_url):
     """An fp8 TP-2 export and a bf16 TP-1 one never overwrite each other: the image (named in the
     browser) and the HTML snapshot (named by the server) carry the same, full name."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    _settle(page, f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=64&prec=fp8&tp=2")
-    name = "roofline-llama-3-8b-h100-sxm5+h200-sxm-b64-t4096-prec-fp8-tp-2"
+    _settle(page, f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=64&ctx=4096&prec=fp8&tp=2")
+    name = "roofline-llama-3-8b-h100-sxm5+h200-sxm-b64-t4096-tp-2"  # fp8 is the product's default now
     with page.expect_download() as info:
         page.locator("#export-png").click()
     assert info.value.suggested_filename == name + ".png"
     with page.expect_download() as info:
         page.locator("#export-html").click()
     assert info.value.suggested_filename == name + ".html"
-    _settle(page, f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=64")
+    _settle(page, f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=64&ctx=4096&prec=bf16&tp=1")
     with page.expect_download() as info:
         page.locator("#export-png").click()
-    assert info.value.suggested_filename == "roofline-llama-3-8b-h100-sxm5+h200-sxm-b64-t4096.png"
+    bf16 = "roofline-llama-3-8b-h100-sxm5+h200-sxm-b64-t4096-prec-bf16-kvprec-bf16-tp-1.png"
+    assert info.value.suggested_filename == bf16
 
 
 @pytest.mark.parametrize("tab", ["roofline", "training"])

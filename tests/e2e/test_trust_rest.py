@@ -7,14 +7,17 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import wait_for_figure
 
-# The scenario line (the figure's title) against the figure: Plotly never wraps a title, so a
-# long one ran past the SVG's right edge and was cut.
-TITLE_JS = """() => { const g = document.querySelector('#roofline-graph .js-plotly-plot');
-  const t = g && g.querySelector('.gtitle'); if (!t) return null;
-  const svg = g.querySelector('svg.main-svg').getBoundingClientRect(), r = t.getBoundingClientRect();
-  return {text: t.textContent, lines: t.querySelectorAll('tspan.line').length || 1,
-          left: r.left, right: r.right, svgLeft: svg.left, svgRight: svg.right, svgTop: svg.top,
-          top: r.top, bottom: r.bottom, plotTop: svg.top + g._fullLayout._size.t}; }"""
+# The scenario line over the chart against the chart's card: it wraps instead of running past
+# the card's right edge (as a Plotly title it never wrapped and was cut), and sits above the plot.
+TITLE_JS = """() => { const t = document.querySelector('#roofline-scenario'); if (!t || !t.textContent) return null;
+  const card = t.closest('.figure').getBoundingClientRect(), r = t.getBoundingClientRect();
+  const g = document.querySelector('#roofline-graph .js-plotly-plot');
+  const svg = g.querySelector('svg.main-svg').getBoundingClientRect();
+  const line = parseFloat(getComputedStyle(t).lineHeight);
+  return {text: t.textContent, lines: Math.round(r.height / line), overflow: t.scrollWidth - t.clientWidth,
+          left: r.left, right: r.right,
+          cardLeft: card.left, cardRight: card.right, cardTop: card.top, top: r.top, bottom: r.bottom,
+          plotTop: svg.top + g._fullLayout._size.t}; }"""
 
 LONG_NAME = "example-org/Llama-3.2-3B-Instruct-long-context-distilled-experimental-checkpoint"
 
@@ -22,9 +25,10 @@ LONG_NAME = "example-org/Llama-3.2-3B-Instruct-long-context-distilled-experiment
 def _title_inside(page: Page) -> dict:
     page.wait_for_function(TITLE_JS)
     box = page.evaluate(TITLE_JS)
-    assert box["left"] >= box["svgLeft"] - 1 and box["right"] <= box["svgRight"] + 1, box
-    assert box["top"] >= box["svgTop"] - 1, box  # the first line is not cut at the top either
+    assert box["left"] >= box["cardLeft"] - 1 and box["right"] <= box["cardRight"] + 1, box
+    assert box["top"] >= box["cardTop"] - 1, box  # the first line is not cut at the top either
     assert box["bottom"] <= box["plotTop"] + 1, box  # the last line stays above the plot
+    assert box["overflow"] <= 1, box  # it wraps rather than run past its own box
     return box
 
 
@@ -34,12 +38,12 @@ def test_scenario_line_wraps_in_the_embed(page: Page, base_url, lang):
     page.goto(f"{base_url}/?embed=1&lang={lang}&hw=h100-sxm5,h200-sxm&model=llama-3-70b&batch=16")
     wait_for_figure(page)
     box = _title_inside(page)
-    assert box["lines"] >= 2 and "FlashAttention" in box["text"]
+    assert "FlashAttention" in box["text"] and "llama-3-70b" in box["text"]
 
 
 def test_scenario_line_wraps_a_long_custom_model_name(page: Page, base_url):
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator("#model").click()
     page.get_by_role("option", name="custom config.json…").click()
@@ -51,7 +55,7 @@ def test_scenario_line_wraps_a_long_custom_model_name(page: Page, base_url):
     page.locator("#custom-config").fill(config)
     page.locator("#custom-apply").click()
     page.wait_for_function(
-        "() => { const t = document.querySelector('#roofline-graph .gtitle');"
+        "() => { const t = document.querySelector('#roofline-scenario');"
         " return t && t.textContent.includes('distilled'); }"
     )
     box = _title_inside(page)
@@ -60,10 +64,11 @@ def test_scenario_line_wraps_a_long_custom_model_name(page: Page, base_url):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_one_request_says_what_it_needs_and_opens_it(page: Page, base_url, lang):
-    """Without output tokens the One request card says it needs them and links to the box in the
-    closed Serving section; the link opens it and a value fills the card's table."""
+    """Without output tokens (switched off: out=0) the One request card says it needs them and
+    links to the box in the closed Serving section; the link opens it and a value fills the
+    card's tables: the static batch's and the serving estimate's."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(f"{base_url}/?lang={lang}&hw=h100-sxm5&model=llama-3-8b")
+    page.goto(f"{base_url}/?lang={lang}&hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1&out=0")
     wait_for_figure(page)
     card = page.locator("#request")
     expect(card).to_contain_text("output tokens" if lang == "en" else "输出 token 数")
@@ -73,14 +78,15 @@ def test_one_request_says_what_it_needs_and_opens_it(page: Page, base_url, lang)
     expect(box).to_be_visible()
     box.fill("256")
     box.press("Enter")
-    expect(card.locator("table.request-table tbody tr")).to_have_count(1)
+    expect(card.locator("#request-static tbody tr")).to_have_count(1)
+    expect(card.locator("#request-serving-table tbody tr")).to_have_count(1)
 
 
 def test_html_snapshot_keeps_a_charts_proportions(page: Page, base_url):
     """The exported snapshot, opened in a 1400 px window, draws the roofline 720 px tall and at
     most 1200 px wide (it was ~260 px tall across the whole window)."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     with page.expect_download() as info:
         page.locator("#export-html").click()
@@ -111,7 +117,7 @@ def test_imported_kernels_their_own_symbol_labelled_controls_and_which_card(page
     format and steps boxes have labels; with two accelerators a notice says which one the profile
     is drawn on (the first, until another is chosen under "Measured on"), and why."""
     page.set_viewport_size({"width": 1400, "height": 900})
-    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator(".measurement summary").click()
     expect(page.get_by_label("Decode steps it covers")).to_have_value("1")
@@ -149,7 +155,7 @@ def test_a_point_that_does_not_fit_is_hollow_on_both_charts(page: Page, base_url
     """RTX 4090, Llama-3-8B bf16, batch 32 at 4K: 16 GiB of KV on 15 GiB of weights does not fit
     in 24 GiB; the roofline's decode point and the interactivity chart's current batch are both
     hollow (the second was solid)."""
-    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=32&ctx=4096")
+    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.wait_for_function(
         "() => { const g = document.querySelector('#interactivity-graph .js-plotly-plot');"
@@ -158,7 +164,7 @@ def test_a_point_that_does_not_fit_is_hollow_on_both_charts(page: Page, base_url
     roofline = page.evaluate(FILL_JS, "#roofline-graph")
     current = page.evaluate(FILL_JS, "#interactivity-graph")
     assert roofline["point--rtx-4090--decode"] == current["interactivity--rtx-4090--current"] == "rgba(0,0,0,0)"
-    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=2&ctx=4096")
+    page.goto(f"{base_url}/?hw=rtx-4090&model=llama-3-8b&batch=2&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.wait_for_function(
         "() => { const g = document.querySelector('#interactivity-graph .js-plotly-plot');"
@@ -170,7 +176,7 @@ def test_a_point_that_does_not_fit_is_hollow_on_both_charts(page: Page, base_url
 def test_throughput_axis_labels_are_whole_numbers_in_order(page: Page, base_url):
     """The tokens/s axis read "5 2 1000 5 2" from the top: Plotly's lone minor digits. Every
     label now reads its whole value, rising up the axis."""
-    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b")
+    page.goto(f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.wait_for_selector("#throughput-graph .ytick text")
     for axis, coordinate in (("ytick", "bottom"), ("xtick", "left")):

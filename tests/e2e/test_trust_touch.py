@@ -15,7 +15,7 @@ MEMORY_JS = """() => { const g = document.querySelector('#memory-graph .js-plotl
 def test_memory_in_gib_with_the_card_and_the_usable_share(page: Page, base_url):
     """Llama-3-70B bf16 at 1K on one H200: 132 GiB fits the card's 141 GiB, not the 127 GiB a
     serving engine fills at vLLM's default 0.9; the chart marks both, in GiB."""
-    page.goto(base_url + "/?hw=h200-sxm&model=llama-3-70b&batch=1&ctx=1024")
+    page.goto(base_url + "/?hw=h200-sxm&model=llama-3-70b&batch=1&ctx=1024&prec=bf16&tp=1")
     wait_for_figure(page)
     expect(page.locator("#insight")).to_contain_text(
         "On H200 SXM 141GB, 132 GiB fits the card's 141 GiB, not the 127 GiB a serving engine uses at 0.9"
@@ -33,7 +33,7 @@ def test_memory_in_gib_with_the_card_and_the_usable_share(page: Page, base_url):
 def test_typed_values_that_fail_say_so(page: Page, base_url):
     """Memory utilisation 0 and a price of 0 are refused with the allowed range and what the
     page still shows, instead of red digits and silence."""
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&memutil=0.8")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&memutil=0.8&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     box = page.locator("#memory-utilization")
@@ -53,13 +53,13 @@ def _published(page: Page) -> list[str]:
 
 
 def test_published_runs_only_of_the_chosen_model_and_precision(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&published=1")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&published=1&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     assert _published(page) == []
     note = page.locator("#reality-note")
     expect(note).to_contain_text("Published runs of llama-3-8b in bf16 on the chosen accelerators: 0.")
     expect(note).to_contain_text("19 left out (19 of another model)")
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-2-7b&prec=fp8&published=1")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-2-7b&prec=fp8&published=1&batch=32&ctx=4096&tp=1")
     wait_for_figure(page)
     assert len(_published(page)) == 4
     expect(page.locator("#reality-note")).to_contain_text("in another precision")
@@ -68,7 +68,7 @@ def test_published_runs_only_of_the_chosen_model_and_precision(page: Page, base_
 
 
 def test_a_loaded_custom_model_is_not_said_in_error_red(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=1&ctx=1024&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator("#model").click()
     page.get_by_role("option", name="custom config.json…").click()
@@ -92,7 +92,7 @@ def test_a_loaded_custom_model_is_not_said_in_error_red(page: Page, base_url):
 def test_gpt_oss_ships_in_mxfp4_said_by_its_name(page: Page, base_url):
     """gpt-oss is drawn as int4 (4-bit weights, 16-bit math), but it ships in MXFP4: the notice
     and the picker name the format, never "released in int4"."""
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     page.locator("#model").click()
     expect(page.get_by_role("option", name="gpt-oss-20b", exact=False)).to_contain_text("MXFP4")
@@ -117,7 +117,7 @@ def test_an_empty_chart_says_why_and_hollow_is_explained(page: Page, base_url):
 
 
 def test_measured_roofs_on_a_catalogue_card_say_why_nothing_moved(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&roofs=measured")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-3-8b&roofs=measured&batch=32&ctx=4096&prec=bf16&tp=1")
     wait_for_figure(page)
     expect(page.locator("#efficiency-notice")).to_contain_text(
         "H100 SXM5 80GB: no calibration of this card here, so its datasheet roofs stay"
@@ -125,7 +125,7 @@ def test_measured_roofs_on_a_catalogue_card_say_why_nothing_moved(page: Page, ba
 
 
 def test_reality_check_table_reads_names_mfu_and_a_linked_source(page: Page, base_url):
-    page.goto(base_url + "/?hw=h100-sxm5&model=llama-2-7b&prec=fp8&published=1")
+    page.goto(base_url + "/?hw=h100-sxm5&model=llama-2-7b&prec=fp8&published=1&batch=32&ctx=4096&tp=1")
     wait_for_figure(page)
     table = page.locator("#reality-table")
     expect(table).to_contain_text("H100 SXM5 80GB")

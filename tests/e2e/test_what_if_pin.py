@@ -25,7 +25,7 @@ def api_decode(base_url: str, hw: object, **scenario) -> dict:
 
 def test_a_what_if_card_from_a_link_and_from_the_controls(page: Page, base_url):
     # Double the FLOP/s, keep the bandwidth: a memory-bound decode does not move.
-    page.goto(f"{base_url}/?hw=h100-sxm5&xhw=fast:3.352:1978.8:80")
+    page.goto(f"{base_url}/?hw=h100-sxm5&xhw=fast:3.352:1978.8:80&model=llama-3-8b&batch=32&ctx=4096&prec=bf16")
     wait_for_figure(page)
     wait_for_uids(page, ["point--fast--decode", "roof--fast--tensor"])
     assert_svg_matches(page, legend=["H100 SXM5 80GB", "fast (what-if)"])
@@ -75,7 +75,7 @@ def test_a_hostile_what_if_in_a_link_is_ignored_with_a_notice(page: Page, base_u
 
 
 def test_pin_a_scenario_then_compare_b_against_it(page: Page, base_url):
-    page.goto(f"{base_url}/?hw=h100-sxm5,b200&prec=bf16")
+    page.goto(f"{base_url}/?hw=h100-sxm5,b200&prec=bf16&model=llama-3-8b&batch=32&ctx=4096&tp=1")
     wait_for_figure(page)
     a_x = traces(page)["point--h100-sxm5--decode"]["x"][0]
     page.click("#pin-scenario")
@@ -132,8 +132,8 @@ def test_pin_a_scenario_then_compare_b_against_it(page: Page, base_url):
 
 
 def test_a_pinned_comparison_in_chinese(page: Page, base_url):
-    pin = "model%3Dllama-3-8b%26batch%3D32%26ctx%3D4096%26prec%3Dbf16"
-    page.goto(f"{base_url}/?hw=h100-sxm5&batch=64&lang=zh&pin={pin}")
+    pin = "model%3Dllama-3-8b%26batch%3D32%26ctx%3D4096%26prec%3Dbf16%26tp%3D1"
+    page.goto(f"{base_url}/?hw=h100-sxm5&batch=64&lang=zh&pin={pin}&model=llama-3-8b&ctx=4096&prec=bf16&tp=1")
     wait_for_uids(page, ["ghost--h100-sxm5--decode"])
     expect(page.locator("#compare-panel h2")).to_have_text("固定的 A 对比 B")
     expect(page.locator("#insight")).to_contain_text("A → B（批大小 32 → 64）")

@@ -36,6 +36,16 @@ THEMES = {
 }
 
 
+# The page's type (assets/01-variables.css), the CJK subset the dashboard ships first (it holds
+# no Latin letter; after a generic family that family would claim the CJK characters and draw
+# boxes): a chart drawn where no CJK font is installed shows its Chinese words.
+FONT_FAMILY = (
+    '"Noto Sans SC subset", system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "PingFang SC", sans-serif'
+)
+# The range of characters the subset covers (scripts/subset_cjk_font.is_cjk): an @font-face for it.
+CJK_UNICODE_RANGE = "U+2E80-9FFF, U+F900-FAFF, U+FE30-FE4F, U+FF00-FFEF"
+
+
 def color_for(index: int, theme: str = "light") -> str:
     palette = PALETTES.get(theme, PALETTES["light"])
     return palette[index % len(palette)]
@@ -63,7 +73,7 @@ def base_layout(lang: str, theme: str, present: bool) -> dict:
     return {
         "paper_bgcolor": colors["paper"],
         "plot_bgcolor": colors["plot"],
-        "font": {"color": colors["font"], "size": 20 if present else 13, "family": "system-ui, sans-serif"},
+        "font": {"color": colors["font"], "size": 20 if present else 13, "family": FONT_FAMILY},
         "margin": {"l": 70, "r": 20, "t": 30, "b": 55},
         "hovermode": "closest",
         "legend": {"orientation": "h", "y": -0.18, "x": 0},

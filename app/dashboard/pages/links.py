@@ -8,12 +8,19 @@ it left. The roofline page's own links are written from its table (state.shared_
 
 from __future__ import annotations
 
-from app.dashboard.lib.params import query_string
-from app.dashboard.pages.roofline.params import BY_NAME, SHARED, TABS
+from app.dashboard.lib.params import query_string, write_link
+from app.dashboard.pages import scenario
+from app.dashboard.pages.roofline.params import BY_NAME, PRECISIONS, SHARED, TABS, pairs_of
 from app.dashboard.pages.roofline.state import View
 
 # Read by the View on every tab (the rest of a lab's link is the lab's to read).
 CHROME = ("hw", "lang", "theme", "embed", "controls", "present")
+
+
+def linked_hardware(view: View) -> tuple[str, ...]:
+    """The accelerators the link names (none when it names none: the View's default is the
+    roofline's, and a lab may keep its own, as the training lab keeps its measured run's)."""
+    return view.hardware if "hw" in pairs_of(view.query) else ()
 
 
 def lab_args_of(args: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -48,13 +55,44 @@ def lab_link(view: View, own: list[tuple[str, str]], carry: tuple[tuple[str, str
         [*_chrome(view, view.tab)[:1], *own, *_chrome(view, view.tab)[1:], *_without(carry, written)]
     )
     shared = [(k, v) for k, v in own if k in SHARED]
-    shared_names = {k for k, _ in shared}
+    moved = handed_over(view.tab, own)  # the lab's current values under the roofline's names
+    shared_names = {k for k, _ in shared} | {k for k, _ in moved}
     tabs = {}
     for tab in TABS:
         chrome = _chrome(view, tab)
         if view.embed:
             chrome.append(("embed", "1"))
         tabs[tab] = "?" + query_string(
-            [*chrome, *_without(shared, {"xhw"}), *_without(carry, shared_names), *[p for p in shared if p[0] == "xhw"]]
+            [
+                *chrome,
+                *_without(shared, {"xhw"}),
+                *moved,
+                *_without(carry, shared_names),
+                *[p for p in shared if p[0] == "xhw"],
+            ]
         )
     return {"template": template, "tabs": tabs, "push": False, "notify": True}
+
+
+def handed_over(lab: str, own: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """What a lab's link hands the other tabs of the quantities it shares with the roofline
+    (scenario.SAME_QUANTITY), under the roofline's names: the serving page's `isl=1024` is the
+    roofline's `ctx=1024`. From the serving page also the KV cache it computed with (its rule
+    for the weights), so the roofline draws the same scenario."""
+    values = dict(own)
+    pairs = [(name, values[theirs]) for name, theirs in scenario.SAME_QUANTITY.get(lab, ()) if theirs in values]
+    if lab == "serving" and values.get("prec") in PRECISIONS:
+        pairs.append(("kvprec", scenario.kv_dtype_for(PRECISIONS[values["prec"]][0])))
+    return pairs
+
+
+def lab_names(lab: str, view: View) -> list[tuple[str, str]]:
+    """The roofline's values of the quantities a lab shares with it, under the lab's names where
+    they differ (the serving page's `isl` for the roofline's `ctx`): what the roofline's tab link
+    adds for that lab (state.shared_query)."""
+    written = dict(write_link([BY_NAME[name] for name, _ in scenario.SAME_QUANTITY.get(lab, ())], view))
+    return [
+        (theirs, written[name])
+        for name, theirs in scenario.SAME_QUANTITY.get(lab, ())
+        if name != theirs and name in written
+    ]

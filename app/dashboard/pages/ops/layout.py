@@ -46,7 +46,7 @@ def preset_links(view: View, state: OpsState, hardware: tuple[str, ...]) -> tupl
     chart = replace(OpsState(), op=TEACHING, model=state.model, what_if=state.what_if)
     examples.append(
         dcc.Link(
-            t("lab_ops_preset_teaching", lang),
+            t("lab_ops_preset_teaching", lang, model=state.model),
             href="?" + lab_query(view, chart, hardware)["template"],
             id="lab-preset-teaching",
             className="lab-preset",

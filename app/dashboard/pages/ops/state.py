@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.dashboard.lib.params import Why, read_link, write_link
+from app.dashboard.pages import scenario
 from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.ops.params import BY_NAME, EW, PARAMS, PRESET, RENAMED, TEACHING, fields_of, spec_of
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
@@ -28,7 +29,9 @@ from engine.precision import DTYPES
 
 __all__ = ["OpsState", "lab_query", "parse_args", "spec_of"]
 
-DEFAULT_MODEL = "llama-2-7b"  # the teaching chart's "7B"; the API's and the CLI's default for it
+# the product's default scenario (pages/scenario.py); the API's and the CLI's teaching chart keep
+# their 7B (llama-2-7b) default, named in their schema and help
+DEFAULT_MODEL = scenario.MODEL
 
 
 @dataclass(frozen=True)

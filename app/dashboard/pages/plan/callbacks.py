@@ -219,9 +219,6 @@ CALLBACKS.client(
     prevent_initial_call=False,
 )
 CALLBACKS.client("plan", "nameCameras", Output("plan-camera", "data"), Input("plan-url", "data"))
-CALLBACKS.client(
-    "roofline", "copyLink", Output("plan-copy-status", "children"), Input("plan-copy-link", "n_clicks"), FLAGS
-)
 
 
 @CALLBACKS.server(

@@ -33,20 +33,6 @@ def _exports(lang: str) -> html.Div:
     )
 
 
-def _embed_actions(view: View, link: dict) -> html.Div:
-    """In a wiki iframe: the same view full size in a new tab (its link kept current by
-    assets/04-url.js) and Copy link (assets/app.js, the plan- prefix); hidden elsewhere."""
-    lang = view.lang
-    full = html.A(
-        w("open_full", lang), id="open-full", className="button open-full", href="?" + link["template"],
-        target="_blank", rel="noopener",
-    )  # fmt: skip
-    copy = html.Button(w("copy_link", lang), id="plan-copy-link", n_clicks=0, className="button")
-    status = html.Span(id="plan-copy-status", className="copy-status", **{"aria-live": "polite"})
-    field = dcc.Input(id="plan-copy-field", readOnly=True, className="copy-field", value="", style={"display": "none"})
-    return html.Div([full, copy, status, field], className="actions plan-embed-actions", hidden=not view.embed)
-
-
 def page(view: View) -> html.Div:
     lang = view.lang
     view = replace(view, carry=carried(view.lab_args, OWN))
@@ -54,13 +40,11 @@ def page(view: View) -> html.Div:
     out = shown(args, [], [], lang, view.theme, view.present)
     flags = {"lang": lang, "theme": view.theme, "embed": view.embed, "present": view.present}
     flags["carry"] = [list(c) for c in view.carry]
-    flags["messages"] = {key: w(key, lang) for key in ("copied", "copy_blocked")}  # Copy link's (app.js)
     link = link_of(view, args)
     name = export_name(args)
     chart = html.Section(
         [
             html.H2(w("plan_chart_title", lang)),
-            _embed_actions(view, link),
             # drawn from the view (assets/13-plan.js); the first paint holds the same words
             html.P(out["view"]["verdict"], id="plan-verdict", className="plan-verdict", role="status"),
             html.P(out["view"]["counts"], id="plan-counts", className="help plan-counts"),

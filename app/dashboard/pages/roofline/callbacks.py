@@ -23,8 +23,9 @@ from app.dashboard.pages.roofline.params import TABS
 from app.dashboard.pages.roofline.state import View, export_template, pin_query, shared_query, to_query, view_model
 from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import OPS_KEYS, ops_body, sorted_by
-from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel, panels, roofline
+from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel, panels, roofline, subtitle
 from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_options
+from app.dashboard.pages.serving.roofline_estimate import serving_args
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import native_format, native_precision
@@ -58,13 +59,16 @@ def link_data(view: View, trigger: object = None) -> dict:
         "figure": Output("roofline-graph", "figure"),
         "grid": Output("grid", "data"),
         "key": Output("roofline-key", "children"),
+        "scenario": Output("roofline-scenario", "children"),
     },
     inputs={"controls": view_inputs()},
 )
 def update_roofline(controls: dict, trigger: object = None) -> dict:
     view = view_from_controls(controls)
-    if trigger == "settled" and on_grid(view) and not view.pin:
-        return {"figure": no_update, "grid": no_update, "key": no_update}  # the browser drew this stop already
+    # the browser drew this stop already, but for the serving estimate's points (their grid is the
+    # serving page's: they move with the context, at rest)
+    if trigger == "settled" and on_grid(view) and not view.pin and serving_args(view) is None:
+        return {"figure": no_update, "grid": no_update, "key": no_update, "scenario": no_update}
     figure, grid = roofline(view)
     # a typed batch or context between stops, or a pin's arrow to B: the figure moves, the grid stays
     settled = trigger == "settled"
@@ -72,6 +76,7 @@ def update_roofline(controls: dict, trigger: object = None) -> dict:
         "figure": figure,
         "grid": no_update if settled else grid or {},
         "key": no_update if settled else symbol_key(figure),
+        "scenario": subtitle(view, view.batch, view.context),
     }
 
 
@@ -108,8 +113,9 @@ def update_panels(hardware_id: object, phase: object, controls: dict, sort: obje
     return {
         "panels": {component: shown[component] for component, _ in PANEL_OUTPUTS},
         **ops,
-        # a resting slider changes no part of the link but its slots, which the browser fills
-        "link": no_update if trigger == "settled" else link_data(view, trigger),
+        # sent at rest too: a change made while the slider settled (Dark ticked just after a
+        # typed context) had its own request superseded by the rest's, and its link was lost
+        "link": link_data(view, trigger),
     }
 
 

@@ -11,7 +11,9 @@ from app.dashboard.pages.roofline.callbacks import CALLBACKS, FLAGS
 cs = "roofline"
 
 # the sliders and their boxes: the box shows the slider's power of two, a typed value moves the
-# slider, and the points move from the grid with no server round trip
+# slider; the points move from the grid with no server round trip (assets/03-live-path.js), and
+# once the sliders rest (250 ms) that script sets `sizes` and `settled`, which the server's
+# callbacks read
 CALLBACKS.client(
     cs,
     "syncSizes",
@@ -19,7 +21,6 @@ CALLBACKS.client(
     Output("batch-size-input", "value"),
     Output("context-length", "value"),
     Output("context-length-input", "value"),
-    Output("sizes", "data"),
     Output("batch-error", "children"),
     Output("context-error", "children"),
     Input("batch-size", "value"),
@@ -38,7 +39,6 @@ CALLBACKS.client(
     State("sizes", "data"),
     State("roofline-graph", "figure"),
 )
-CALLBACKS.client(cs, "settle", Output("settled", "data"), Input("sizes", "data"), State("settled", "data"))
 CALLBACKS.client(
     cs,
     "limitHardware",
@@ -51,8 +51,9 @@ CALLBACKS.client(
     FLAGS,
 )
 # the address bar: the server's canonical link, with the sliders' values filled into its slots
+# (a slider step refills it itself: app.js syncSizes, 04-url.js `moved`)
 CALLBACKS.client(
-    "url", "sync", Output("url-sync", "data"), Input("link", "data"), Input("sizes", "data"), prevent_initial_call=False
+    "url", "sync", Output("url-sync", "data"), Input("link", "data"), State("sizes", "data"), prevent_initial_call=False
 )
 CALLBACKS.client(
     cs, "rootClass", Output("app-root", "className"), Input("theme", "value"), Input("present", "value"), FLAGS
@@ -78,12 +79,12 @@ CALLBACKS.client(
     prevent_initial_call=False,
 )
 CALLBACKS.client(cs, "unticked", Output("reality-panel", "hidden"), Input("published", "value"))
-CALLBACKS.client(cs, "changeLang", Output("lang", "className"), Input("lang", "value"), FLAGS)
-CALLBACKS.client(cs, "copyLink", Output("copy-status", "children"), Input("copy-link", "n_clicks"), FLAGS)
 CALLBACKS.client(
     cs,
     "exportImage",
     Output("export-png", "className"),
     Input("export-png", "n_clicks"),
     Input("export-svg", "n_clicks"),
+    State("sizes", "data"),
+    State("grid", "data"),
 )

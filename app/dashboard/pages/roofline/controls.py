@@ -6,11 +6,11 @@ from __future__ import annotations
 from dash import dcc, html
 
 from app.dashboard.components.fields import dropdown_labels, field
-from app.dashboard.components.header import language_switch
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.params import shown
+from app.dashboard.pages import scenario
 from app.dashboard.pages.roofline.controls_state import MAX_MEASURED_STEPS
-from app.dashboard.pages.roofline.params import BY_NAME, KV_PRECISIONS, PARAMS, PRECISIONS
+from app.dashboard.pages.roofline.params import BACKEND_CHOICES, BY_NAME, KV_PRECISIONS, PARAMS, PRECISIONS
 from app.dashboard.pages.roofline.state import View, view_model
 from app.dashboard.pages.roofline.widgets import (
     BATCH_SLIDER,
@@ -52,9 +52,7 @@ def checkbox(name: str, values: dict, label: str, control: int = 0) -> dcc.Check
     """The one-box checklist of parameter `name` (of its `control`-th control)."""
     cid, prop = BY_NAME[name].controls[control]
     box = values[f"{cid}.{prop}"]
-    return dcc.Checklist(
-        id=cid, options=[{"label": label, "value": "dark" if cid == "theme" else "on"}], value=box, className="toggle"
-    )
+    return dcc.Checklist(id=cid, options=[{"label": label, "value": "on"}], value=box, className="toggle")
 
 
 def model_field(view: View, values: dict) -> html.Div:
@@ -213,13 +211,27 @@ def serving_details(view: View, values: dict) -> html.Details:
                 className="field-pair",
             ),
             field(serving_words("srv_field_conc", lang), number("conc", values, 1)),
+            field(
+                serving_words("srv_field_backend", lang),
+                dcc.RadioItems(
+                    id="backend",
+                    options=[{"label": serving_words(f"srv_backend_{b}", lang), "value": b} for b in BACKEND_CHOICES],
+                    value=values["backend.value"],
+                    className="toggle",
+                    inline=True,
+                ),
+            ),
             field(t("memory_utilization", lang), number("memutil", values, 0.01)),
             field(t("kv_block", lang), number("block", values, 1)),
             checkbox("published", values, t("show_published", lang)),
         ],
         className="serving",
+        # open where the link set the default scenario's serving part otherwise (pages/scenario.py);
+        # switched off (out=0) it stays closed: the One request card links to the box
         open=bool(
-            view.output_tokens
+            view.output_tokens not in (0, scenario.OUTPUT_TOKENS)
+            or view.concurrency not in (0, scenario.CONCURRENCY)
+            or view.backend != scenario.BACKEND
             or view.gpu_hour_price
             or view.published
             or view.memory_utilization != DEFAULT_MEMORY_UTILIZATION
@@ -233,9 +245,6 @@ def toggles(view: View, values: dict) -> html.Div:
         [
             checkbox("fa", values, t("flash", lang)),
             checkbox("roofs", values, t("hierarchy_roofs", lang), control=1),
-            checkbox("theme", values, t("theme_dark", lang)),
-            checkbox("present", values, t("present", lang)),
-            language_switch(lang),
         ],
         className="toggles",
     )

@@ -15,7 +15,9 @@ from app.dashboard.lib.markup import plotly_names, plotly_text, wrapped_plotly_t
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.roofline.marks import (
     Mark,
+    drawn_as,
     gpu_marks,
+    group_uid,
     hover_template,
     imported_trace,
     phase_mark,
@@ -67,6 +69,23 @@ def _mark_trace(mark: Mark, hw_name: str, color: str, lang: str, label: bool) ->
     if label:
         trace.update({"text": [mark.label], "textposition": "top center"})
     return trace
+
+
+def _group_trace(marks: list[Mark], hw_name: str, color: str, lang: str) -> dict:
+    """An accelerator's elementwise ops as one trace (marks.drawn_as): each point's op name in
+    `text` and what its numbers cover in `hovertext` (neither moves with the sliders), its
+    values in `customdata`."""
+    trace = _mark_trace(marks[0], hw_name, color, lang, False)
+    trace["hovertemplate"] = hover_template(replace(marks[0], label="%{text}", scope="%{hovertext}"), hw_name, lang)
+    return trace | {
+        "uid": group_uid(marks),
+        "name": t("elementwise", lang),
+        "x": [m.x for m in marks],
+        "y": [m.y for m in marks],
+        "customdata": [list(m.values) for m in marks],
+        "text": [m.label for m in marks],
+        "hovertext": [m.scope for m in marks],
+    }
 
 
 def _line(trace_uid: str, name: str, group: str, xy: tuple[list, list], line: dict, hover: str) -> dict:
@@ -221,7 +240,8 @@ def _figure_layout(
     lang: str, theme: str, present: bool, box, kinds: set[str], subtitle: str, accelerators: int = 1
 ) -> dict:
     """Log axes around `box` (every point the sliders can reach), the accelerators' legend at the
-    foot, the scenario printed on the figure and the symbol key in `meta` (symbol_key.py)."""
+    foot, and in `meta` the symbol key and the patch an export applies (symbol_key.py), which
+    prints the scenario as the figure's title."""
     colors = THEMES.get(theme, THEMES["light"])
     x_range = _log_range(box[0], box[1], X_RANGE) if box else [math.log10(v) for v in X_RANGE]
     y_range = _log_range(box[2], box[3], Y_RANGE) if box else [math.log10(v) for v in Y_RANGE]
@@ -241,16 +261,20 @@ def _figure_layout(
     layout["legend"] |= {"xref": "container", "tracegroupgap": 0, "font": {"size": layout["font"]["size"] - 2}}
     rows = math.ceil(accelerators / (2 if present else 3))
     line = layout["font"]["size"] + 9
-    # the scenario line wraps (a title never does by itself): the plot starts below its last line
-    lines = subtitle.count("<br>") + 1
-    top = max(40, 8 + lines * (layout["font"]["size"] + 4))
     # the foot: the x axis's ticks and title (70 px), then the accelerators' rows; where they take
     # more rows than this (a phone, an embed), Plotly pushes the plot up itself
-    layout["margin"] = {**layout["margin"], "t": top, "b": 70 + line * rows}
+    layout["margin"] = {**layout["margin"], "t": 30, "b": 70 + line * rows}
     items = key_items(kinds | {"ridge", "hollow"}, lang)
-    layout["meta"] = {"key": items, "export": export_patch(layout, items, accelerators, present, colors["muted"])}
-    if subtitle:  # the scenario, so a screenshot or an export says what it shows
-        layout["title"] = {
+    export = export_patch(layout, items, accelerators, present, colors["muted"])
+    # The scenario line: HTML above the chart on the page (it wraps at any width, and a slider
+    # step sets its text without redrawing the chart: a title relayout made dcc.Graph copy the
+    # layout back into its figure and re-plot every trace, ~100 ms a step); an export carries it
+    # as the figure's title, above the plot, so every image says what it shows. The plot starts
+    # below its lines and one more: another stop's line (a longer batch) may wrap once more.
+    if subtitle:
+        lines = subtitle.count("<br>") + 1
+        export["margin"] = {**export["margin"], "t": 8 + (lines + 1) * (layout["font"]["size"] + 4)}
+        export["title"] = {
             "text": subtitle,
             "x": 0.01,
             "xanchor": "left",
@@ -260,6 +284,7 @@ def _figure_layout(
             "pad": {"t": 10 if lines > 1 else 0},
             "font": {"size": layout["font"]["size"] - 1, "color": colors["muted"]},
         }
+    layout["meta"] = {"key": items, "export": export}
     return layout
 
 
@@ -315,9 +340,11 @@ def roofline_figure(
         )
         for m in marks:
             kinds.add(m.kind)
-            traces.append(_mark_trace(m, name, c, lang, False))
             xs.append(m.x)
             ys.append(m.y)
+        for entry in drawn_as(marks):
+            group = isinstance(entry, list)
+            traces.append(_group_trace(entry, name, c, lang) if group else _mark_trace(entry, name, c, lang, False))
         imported = imported_trace(measured_points or [], hw, name, c, lang) if profiled else None
         if imported is not None:  # the imported rows with their own counts: one trace, drawn once
             kinds.add("measured")

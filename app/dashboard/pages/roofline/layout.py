@@ -7,7 +7,7 @@ from dash import dcc, html
 
 from app.dashboard.components.fields import panel
 from app.dashboard.components.graph import GRAPH_CONFIG, graph_config
-from app.dashboard.components.header import notice_items, root_classes, tab_bar
+from app.dashboard.components.header import HEADER_MESSAGES, notice_items, page_header, root_classes
 from app.dashboard.lib.i18n import t
 from app.dashboard.pages.roofline.callbacks import link_data
 from app.dashboard.pages.roofline.controls import controls
@@ -15,10 +15,10 @@ from app.dashboard.pages.roofline.params import BY_NAME
 from app.dashboard.pages.roofline.state import View, export_name, to_query
 from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import comparison_table, ops_table_panel, reality_panel
-from app.dashboard.pages.roofline.views import ops_panel, panels, roofline
+from app.dashboard.pages.roofline.views import ops_panel, panels, roofline, subtitle
 
 # Messages the browser shows itself (input validation): translated here, filled in by app.js.
-CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit", "copied", "copy_blocked")
+CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit", *HEADER_MESSAGES)
 
 
 def flags(view: View) -> dict:
@@ -56,31 +56,17 @@ def stores(view: View, grid: dict | None) -> list:
 
 
 def header(view: View) -> html.Header:
+    """The shared header (components/header.py) with the roofline's exports."""
     lang = view.lang
-    actions = [
-        # in a wiki iframe: the same view, full size, in a new tab
-        html.A(
-            t("open_full", lang),
-            id="open-full",
-            className="button open-full",
-            href="?" + to_query(view),
-            target="_blank",
-            rel="noopener",
-            hidden=not view.embed,
-        ),
-        html.Button(t("copy_link", lang), id="copy-link", n_clicks=0, className="button"),
-        html.Span(id="copy-status", className="copy-status", **{"aria-live": "polite"}),
-        # shown, selected, when the browser blocks the clipboard (a cross-origin iframe)
-        dcc.Input(id="copy-field", readOnly=True, className="copy-field", value="", style={"display": "none"}),
+    exports = [
         html.Button("PNG", id="export-png", n_clicks=0, className="button"),
         html.Button("SVG", id="export-svg", n_clicks=0, className="button"),
-        html.Button(t("export_html", lang), id="export-html", n_clicks=0, className="button"),
+        html.Button(
+            t("export_html", lang), id="export-html", n_clicks=0, className="button", title=t("export_html_title", lang)
+        ),
         dcc.Download(id="download-html"),
     ]
-    return html.Header(
-        [html.H1(t("title", lang)), tab_bar(view, link_data(view)["tabs"]), html.Div(actions, className="actions")],
-        className="header",
-    )
+    return page_header(view, t("title", lang), link_data(view)["tabs"], exports, "?" + to_query(view))
 
 
 def side(view: View, shown: dict) -> html.Aside:
@@ -150,6 +136,7 @@ def page(view: View) -> html.Div:
     shown = panels(view)
     notices = notice_items(view)
     figure_config = graph_config(export_name(view, "roofline"))
+    scenario_line = subtitle(view, view.batch, view.context)
     return html.Div(
         [
             *stores(view, grid),
@@ -161,6 +148,8 @@ def page(view: View) -> html.Div:
                     controls(view),
                     html.Div(
                         [
+                            # the scenario, over the chart (the export prints it as the chart's title)
+                            html.P(scenario_line, id="roofline-scenario", className="scenario-line"),
                             dcc.Graph(
                                 id="roofline-graph", figure=figure, config=figure_config, className="roofline-graph"
                             ),

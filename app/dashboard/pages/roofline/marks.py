@@ -80,6 +80,36 @@ def phase_mark(hw: str, kind: str, label: str, phase: dict, lang: str) -> Mark:
     )
 
 
+def drawn_as(marks: list[Mark]) -> list[Mark | list[Mark]]:
+    """The marks as the figure draws them: one trace per mark, but an accelerator's elementwise
+    ops together as one trace (`point--<hw>--elementwise`), a list in the mark's place. A slider
+    step's cost grows with the figure's traces (Plotly re-reads every trace's defaults on each
+    step): seven traces a card were 21 of the 45 on a 3-card page, for points that move as one."""
+    out: list[Mark | list[Mark]] = []
+    group: list[Mark] | None = None
+    for m in marks:
+        if m.kind != "elementwise":
+            out.append(m)
+        elif group is None:
+            group = [m]
+            out.append(group)
+        else:
+            group.append(m)
+    return out
+
+
+def group_uid(group: list[Mark]) -> str:
+    return group[0].uid.rsplit("--", 1)[0] + "--elementwise"
+
+
+def at_stop(entry: Mark | list[Mark]) -> list:
+    """A trace's values at a grid stop: [x, y, hover values, fits] for one point, or the same
+    with a list in each place for a group (app.js reads both)."""
+    if isinstance(entry, Mark):
+        return entry.at_stop()
+    return [[m.x for m in entry], [m.y for m in entry], [list(m.values) for m in entry], entry[0].fits]
+
+
 def attention_phase(decode: dict) -> dict | None:
     """The decode step's attention matmuls taken together (the point that shows the KV wall)."""
     ops = [o for o in decode["ops"] if o["name"].startswith("attention") and o["unit"] == "tensor"]
@@ -237,7 +267,7 @@ def hover_template(mark: Mark, hw_name: str, lang: str) -> str:
 
 
 def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
-    """Every slider stop's marks (values only, in the order of `uids`) and each accelerator's
+    """Every slider stop's traces (values only, in the order of `uids`; `drawn_as`) and each accelerator's
     decode trajectory at every context stop; plus the extent of all of them, so the axes can
     hold every point the sliders can reach."""
     batch = grid["batch_size"]
@@ -246,11 +276,12 @@ def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
     on = grid.get("measured_on") or hardware_ids[0]  # the profile's machine (service.measured_on)
     for i in range(len(batch)):
         marks: list[Mark] = []
+        entries: list[Mark | list[Mark]] = []
         for n, hw in enumerate(hardware_ids):
             phases = grid["phases"][hw]
             md = grid["measured_decode"][i] if n == 0 and grid["measured_decode"] else None
             mp = grid["measured_points"][i] if hw == on and grid["measured_points"] else None
-            marks += gpu_marks(
+            gpu = gpu_marks(
                 hw,
                 phase_at(phases["decode"], i),
                 phase_at(phases["prefill"], i, with_ops=False),
@@ -259,9 +290,11 @@ def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:
                 mp,
                 bool(phases["fits"][i]),
             )
+            marks += gpu
+            entries += drawn_as(gpu)  # the figure's traces, an accelerator's at a time
         if uids is None:
-            uids = [m.uid for m in marks]
-        stops.append([m.at_stop() for m in marks])
+            uids = [e.uid if isinstance(e, Mark) else group_uid(e) for e in entries]
+        stops.append([at_stop(e) for e in entries])
         xs += [m.x for m in marks]
         ys += [m.y for m in marks]
     trajectories = {}

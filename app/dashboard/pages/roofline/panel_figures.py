@@ -84,20 +84,23 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
         )
     data += _capacity_ticks(mem, names, lang, colors)
     layout = base_layout(lang, theme, present)
-    legend_rows = 3 * (30 if present else 20)  # up to three rows of legend entries, in pixels
+    # the legend one entry to a row, each row counted: in rows, Plotly ran the entries over each
+    # other in the side column (names longer than their share) and cut the last one off
+    legend_rows = len(data) * (30 if present else 20)
     layout.update(
         {
             "barmode": "stack",
-            # the legend (three parts, the capacity and the usable share) in rows at the foot:
-            # above the bars, in a narrow side column, it stood in a tall column over the plot
+            # the legend (three parts, the capacity and the usable share) at the foot, under the
+            # axis: above the bars, in a narrow side column, it stood in a tall column over the plot
             "margin": {"l": 200 if present else 130, "r": 10, "t": 10, "b": 40 + legend_rows},
             "legend": {
-                "orientation": "h",
+                "orientation": "v",
                 "yref": "container",
                 "y": 0,
                 "yanchor": "bottom",
                 "x": 0,
                 "itemsizing": "constant",
+                "tracegroupgap": 0,
                 "font": {"size": 16 if present else 11},
             },
             "xaxis": {
@@ -105,6 +108,7 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
                 "gridcolor": colors["grid"],
                 "tickformat": "~g",
                 "tickangle": 0,  # rotated labels sat on the axis title
+                "nticks": 4,  # at most four labels: presentation mode's 20 px digits ran together ("0100200")
                 "automargin": True,
             },
             # the margin holds the whole accelerator name ("B200 (HGX B200, per GPU)" was cut)

@@ -7,6 +7,7 @@ The order of the rows is the order of the canonical link."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from app.dashboard.components.what_if import MAX_HARDWARE
@@ -18,7 +19,7 @@ from engine.hardware import catalogue
 from engine.measurement import MAX_MEASURED_STEP_S
 from engine.model_catalog import model_ids
 from engine.request import MAX_GPU_HOUR_PRICE
-from engine.serving.scenario import MAX_CONCURRENCY
+from engine.serving.scenario import BACKENDS, MAX_CONCURRENCY
 from engine.what_if import parse_what_if
 
 MAX_KV_HEADS = 1 << 16
@@ -32,6 +33,7 @@ PRECISIONS: dict[str, tuple[str, str]] = {
     "fp4": ("fp4", "fp4"),
 }
 KV_PRECISIONS = ("bf16", "fp8", "int8", "int4")
+BACKEND_CHOICES = ("any", *BACKENDS)  # the serving estimate's calibrations, as the serving page offers them
 TABS = ("roofline", "ops", "training", "serving", "plan")
 LANGS = ("en", "zh")
 
@@ -190,6 +192,34 @@ class Pin:
         return value
 
 
+@dataclass(frozen=True)
+class Switchable:
+    """A number the page can go without (the whole request's output tokens, the serving
+    estimate's concurrency), on by default: 0 in the link and an empty box mean "none"."""
+
+    kind: Int
+
+    @property
+    def low(self) -> int:
+        return self.kind.low
+
+    @property
+    def high(self) -> int:
+        return self.kind.high
+
+    def parse(self, text: str) -> int:
+        return 0 if text == "0" else self.kind.parse(text)
+
+    def write(self, value: int) -> str:
+        return "0" if not value else self.kind.write(value)
+
+    def read(self, value: object) -> int:
+        return 0 if value in (None, "") else self.kind.read(value)
+
+    def show(self, value: int) -> int | None:
+        return value or None
+
+
 def _at_default(default):
     return lambda value: value == default
 
@@ -239,8 +269,9 @@ PARAMS: tuple[Param, ...] = (
         Float(0, MAX_MEASURED_STEP_S * 1e3, open_low=True),
         control=("measured-step", "value"),
     ),
-    Param("out", "output_tokens", Int(1, MAX_CONTEXT), control=("output-tokens", "value")),
-    Param("conc", "concurrency", Int(1, MAX_CONCURRENCY), control=("concurrency", "value")),
+    Param("out", "output_tokens", Switchable(Int(1, MAX_CONTEXT)), control=("output-tokens", "value")),
+    Param("conc", "concurrency", Switchable(Int(1, MAX_CONCURRENCY)), control=("concurrency", "value")),
+    Param("backend", "backend", Choice(BACKEND_CHOICES), control=("backend", "value")),
     Param("price", "gpu_hour_price", Float(0, MAX_GPU_HOUR_PRICE, open_low=True), control=("gpu-price", "value")),
     Param(
         "memutil",

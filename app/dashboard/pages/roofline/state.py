@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import parse_qsl
 
 from app.dashboard.lib.params import Why, query_string, read_link, write_link
+from app.dashboard.pages import scenario
 from app.dashboard.pages.roofline.config_link import decode_config
 from app.dashboard.pages.roofline.params import (
     BY_NAME,
@@ -28,8 +29,8 @@ from engine.model_catalog import get_model, load_model, native_precision
 
 __all__ = ["KV_PRECISIONS", "MAX_HARDWARE", "PRECISIONS", "TABS", "valid_what_ifs"]
 
-DEFAULT_HARDWARE = ("h100-sxm5", "h200-sxm", "rtx-4090")
-DEFAULT_MODEL = "llama-3-8b"
+DEFAULT_HARDWARE = scenario.HARDWARE  # the product's one default scenario (pages/scenario.py)
+DEFAULT_MODEL = scenario.MODEL
 MAX_QUERY_CHARS = 8192
 Notice = tuple[str, str, "Why | str"]  # (parameter, value as given, why it was refused)
 
@@ -38,13 +39,13 @@ Notice = tuple[str, str, "Why | str"]  # (parameter, value as given, why it was 
 class View:
     hardware: tuple[str, ...] = DEFAULT_HARDWARE
     model: str = DEFAULT_MODEL
-    batch: int = 32
-    context: int = 4096
+    batch: int = scenario.CONCURRENCY  # a static batch of as many requests as the serving page keeps in flight
+    context: int = scenario.INPUT_TOKENS
     kv_heads: int | None = None  # None: the model's own
-    precision: str = "bf16"
-    kv_precision: str = "bf16"
+    precision: str = scenario.PRECISION
+    kv_precision: str = scenario.kv_dtype_for(scenario.PRECISION)  # a link without kvprec: kv_dtype_for(prec)
     flash_attention: bool = True
-    tensor_parallel: int = 1
+    tensor_parallel: int = scenario.TENSOR_PARALLEL
     kv_block: int = 16  # paged KV cache block, tokens (vLLM's default; Kwon et al. 2023)
     measured_roofs: bool = False
     hierarchy: bool = False  # the sourced cache roofs (L2, Infinity Cache) beside HBM's
@@ -54,8 +55,10 @@ class View:
     custom_config: dict | None = field(default=None, hash=False)  # with model == "custom"
     custom_token: str | None = None  # its `cfg=` form
     measurements: dict | None = field(default=None, hash=False)  # {"format", "content", "steps"}
-    output_tokens: int | None = None  # a whole request: prefill + this many decode steps
-    concurrency: int | None = None  # with output_tokens: the serving estimate (pages/serving/roofline_estimate.py)
+    # a whole request: prefill + this many decode steps (0: none; params.Switchable)
+    output_tokens: int = scenario.OUTPUT_TOKENS
+    concurrency: int = scenario.CONCURRENCY  # with output_tokens: the serving estimate (0: none)
+    backend: str = scenario.BACKEND  # the serving estimate's calibration, as the serving page's `backend`
     gpu_hour_price: float | None = None  # USD per GPU-hour: cost per million output tokens
     memory_utilization: float = DEFAULT_MEMORY_UTILIZATION  # of each card's memory a server may use (vLLM's 0.9)
     published: bool = False  # published measurements beside the bounds
@@ -104,6 +107,10 @@ def parse_query(args: dict[str, str]) -> View:
     view = replace(View(), **read_link(PARAMS, args, bad))
     if "prec" not in args:  # a preset released in fp8 or 4-bit opens in it
         view = replace(view, precision=native_precision(view.model) or view.precision)
+    if "tp" not in args and view.what_if:  # a what-if card lists no GPU-to-GPU link: one GPU each
+        view = replace(view, tensor_parallel=1)
+    if "kvprec" not in args:  # the KV cache as the serving page keeps it for these weights
+        view = replace(view, kv_precision=scenario.kv_dtype_for(PRECISIONS[view.precision][0]))
     return replace(consistent(view, bad), notices=tuple(notices))
 
 
@@ -149,10 +156,14 @@ def to_query(view: View, template: bool = False) -> str:
 def shared_query(view: View, tab: str) -> str:
     """The link to another tab: what every tab shares, then the roofline's own parameters
     (a lab keeps them as it was given them), so a round trip ends on the view it left."""
+    from app.dashboard.pages.links import lab_names  # links.py reads the View: imported here
+
     shared = [BY_NAME[name] for name in ("tab", *SHARED)]
     own = [p for p in PARAMS if p.name not in SHARED and p.name != "tab"]
     embedding = [("embed", "1")] if view.embed else []
-    return query_string([*write_link(shared, replace(view, tab=tab)), *embedding, *write_link(own, view)])
+    # a lab's own names for what it shares with the roofline (the serving page's isl for ctx)
+    theirs = lab_names(tab, view)
+    return query_string([*write_link(shared, replace(view, tab=tab)), *embedding, *theirs, *write_link(own, view)])
 
 
 def pin_query(view: View) -> str:

@@ -20,7 +20,8 @@ from app.dashboard.pages.roofline.marks import grid_payload
 from app.dashboard.pages.roofline.panel_figures import interactivity_figure, memory_figure, throughput_figure
 from app.dashboard.pages.roofline.params import PARAMS
 from app.dashboard.pages.roofline.refused import view_refusals
-from app.dashboard.pages.roofline.rows import comparison_rows, delta_rows, ops_rows, reality_rows, request_rows
+from app.dashboard.pages.roofline.request_card import request_panel
+from app.dashboard.pages.roofline.rows import comparison_rows, delta_rows, ops_rows, reality_rows
 from app.dashboard.pages.roofline.state import (
     PRECISIONS,
     View,
@@ -84,7 +85,7 @@ def view_data(view: View) -> dict:
         scenario_of(view),
         _step_s(view),
         view.measurements,
-        view.output_tokens,
+        view.output_tokens or None,  # 0: no whole request
         view.gpu_hour_price,
     )
 
@@ -113,14 +114,15 @@ def subtitle(view: View, batch: int, context: int) -> str:
 
 def slider_grid(view: View) -> dict:
     """The formatted slider grid for the view's structure (any batch and context), with the
-    subtitle at every stop."""
+    scenario line at every stop."""
     args = (model_spec(view), hardware_specs(view), scenario_of(view), _step_s(view), view.measurements)
 
     def compute() -> dict:
         payload = grid_payload(dashboard_grid(*args), hardware_ids(view), view.lang)
-        payload["subtitles"] = [
-            wrapped_plotly_text(subtitle(view, b, c)) for b in payload["batches"] for c in payload["contexts"]
-        ]
+        # the scenario line at each stop: as text for the page's line, as Plotly text for an export's title
+        lines = [subtitle(view, b, c) for b in payload["batches"] for c in payload["contexts"]]
+        payload["scenarios"] = lines
+        payload["subtitles"] = [wrapped_plotly_text(line) for line in lines]
         return payload
 
     # the key holds everything the payload reads: the subtitle's fields are all in the scenario
@@ -300,7 +302,7 @@ def panels(view: View) -> dict:
         "throughput-graph": throughput_figure(data["throughput"], results, lang, view.theme, view.present),
         "comparison-body-cells": table.cells(comparison_columns(lang), comparison_rows(results, data["ttft_alone_s"])),
         "efficiency-notice": [html.Li(n) for n in notices],
-        "request": request_panel(results, view.output_tokens, lang),
+        "request": request_panel(view, results),
         "interactivity-graph": interactivity_figure(data["interactivity"], results, lang, view.theme, view.present),
         "reality-body": table.body(reality_columns(view.lang), _reality(view)),
         "reality-note": published_note(view),
@@ -401,33 +403,6 @@ def _reality(view: View) -> list[dict]:
     return reality_rows(published_on(view), view.lang) if view.published else []
 
 
-REQUEST_COLUMNS = (
-    ("gpu", "col_gpu"),
-    ("ttft", "col_ttft_req"),
-    ("tpot", "col_tpot"),
-    ("e2e", "col_e2e"),
-    ("user", "col_user"),
-    ("group", "col_group"),
-    ("cost", "col_cost"),
-)
-
-
-def request_panel(results: list[dict], output_tokens: int | None, lang: str):
-    """TTFT, TPOT, end to end and cost of one request per accelerator, or how to get them."""
-    if not output_tokens:
-        # the box it needs sits in the Serving section, closed by default: assets/10-open-target.js
-        # opens the <details> around the link's target and focuses the box
-        link = html.A(t("request_hint_link", lang), href="#output-tokens", className="request-open")
-        return html.P([t("request_hint", lang), " ", link], className="help")
-    rows = request_rows(results)
-    head = html.Tr([html.Th(t(label, lang)) for _, label in REQUEST_COLUMNS])
-    body = [
-        html.Tr([html.Td(row[key]) for key, _ in REQUEST_COLUMNS], className="" if row["fits"] else "nofit")
-        for row in rows
-    ]
-    return html.Table([html.Thead(head), html.Tbody(body)], className="request-table")
-
-
 def provenance(view: View) -> dict:
     """What an export says about itself: app version, catalogue, the link and the scenario."""
     base = flask.request.referrer if flask.has_request_context() and flask.request.referrer else ""
@@ -436,7 +411,7 @@ def provenance(view: View) -> dict:
         "model": view.model if view.model != "custom" else view_model(view).id,
         "hardware": hardware_specs(view),
         **scenario_dict(scenario_of(view)),
-        "output_tokens": view.output_tokens,
+        "output_tokens": view.output_tokens or None,
         "gpu_hour_price": view.gpu_hour_price,
     }
     return {

@@ -263,8 +263,6 @@ def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
 # the address bar follows the controls (history.replaceState): a link reproduces the view
 CALLBACKS.client("url", "sync", Output("srv-url", "data"), Input("srv-link", "data"), State("srv-url", "data"))
 CALLBACKS.client("serving", "nameCameras", Output("srv-camera", "data"), Input("srv-url", "data"))
-COPY_LINK = (Output("srv-copy-status", "children"), Input("srv-copy-link", "n_clicks"), FLAGS)
-CALLBACKS.client("roofline", "copyLink", *COPY_LINK)  # the embed's Copy link, as the roofline's
 CALLBACKS.client(
     "serving",
     "exportImage",

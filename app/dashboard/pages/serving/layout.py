@@ -34,25 +34,6 @@ def _exports(lang: str) -> html.Div:
     )
 
 
-def _embed_actions(view: View, link: dict) -> list:
-    """In a wiki iframe, as the roofline's embed: the same view full size in a new tab (its
-    link kept current by assets/04-url.js) and Copy link (assets/app.js, the srv- prefix);
-    hidden outside an embed."""
-    lang = view.lang
-    full = html.A(
-        w("open_full", lang),
-        id="open-full",
-        className="button open-full",
-        href="?" + link["template"],
-        target="_blank",
-        rel="noopener",
-    )
-    copy = html.Button(w("copy_link", lang), id="srv-copy-link", n_clicks=0, className="button")
-    status = html.Span(id="srv-copy-status", className="copy-status", **{"aria-live": "polite"})
-    field = dcc.Input(id="srv-copy-field", readOnly=True, className="copy-field", value="", style={"display": "none"})
-    return [html.Div([full, copy, status, field], className="actions srv-embed-actions", hidden=not view.embed)]
-
-
 def page(view: View) -> html.Div:
     lang = view.lang
     view = replace(view, carry=carried(view.lab_args, OWN))
@@ -60,7 +41,6 @@ def page(view: View) -> html.Div:
     error, top, bottom, tables, words, caption, fit_state = outputs(args, [], lang, view.theme, view.present)
     flags = {"lang": lang, "theme": view.theme, "embed": view.embed, "present": view.present}
     flags["carry"] = [list(c) for c in view.carry]
-    flags["messages"] = {key: w(key, lang) for key in ("copied", "copy_blocked")}  # Copy link's (app.js)
     link = link_of(view, args)
     name = export_name(args)
     body = html.Main(
@@ -80,7 +60,6 @@ def page(view: View) -> html.Div:
                     html.Section(
                         [
                             html.H2(w("srv_chart_title", lang)),
-                            *_embed_actions(view, link),
                             # the scenario above the chart, in text that wraps (a figure title is cut)
                             html.P(caption, id="srv-provenance", className="help srv-provenance"),
                             dcc.Graph(

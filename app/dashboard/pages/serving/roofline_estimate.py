@@ -17,12 +17,13 @@ from app.dashboard.components.plot_style import color_for
 from app.dashboard.lib.markup import plotly_names
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.measured import Run, matching_runs
-from app.dashboard.pages.serving.state import accelerator_of
+from app.dashboard.pages.serving.params import ServingArgs
+from app.dashboard.pages.serving.state import accelerator_of, scenario_of
 from app.dashboard.pages.serving.words import run_description, w
 from app.units import plain, si
 from engine.errors import EngineInputError
 from engine.model_catalog import get_model
-from engine.serving import ServingScenario, serving_estimate
+from engine.serving import serving_estimate
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,9 @@ class DecodeEstimate:
     estimate_tpot_range_s: tuple[float, float]
     measured_tpot_s: float | None  # the shipped run of this scenario at this concurrency, if any
     measured_run: Run | None  # described in words on screen (words.run_description), never by its id
+    bound_ttft_s: float = 0.0
+    estimate_ttft_s: float = 0.0
+    estimate_ttft_range_s: tuple[float, float] = (0.0, 0.0)
 
     @property
     def fraction_of_bound(self) -> float:
@@ -39,75 +43,70 @@ class DecodeEstimate:
         return self.bound_tpot_s / self.estimate_tpot_s
 
 
+def serving_args(view) -> ServingArgs | None:
+    """The serving page's arguments for the roofline View's scenario (`out=` and `conc=` set; a
+    custom config has no preset and no shipped runs: None): the prompt is the View's context,
+    the backend its `backend`. The estimate is then the serving page's own, from the same
+    scenario (compute.scenario_of, KV as the serving page keeps it) and the same function."""
+    if not (getattr(view, "output_tokens", None) and getattr(view, "concurrency", None)) or view.model == "custom":
+        return None
+    return ServingArgs(
+        model=view.model,
+        hardware=view.hardware,
+        what_if=view.what_if,
+        backend=view.backend,
+        precision=view.precision,
+        tensor_parallel=view.tensor_parallel,
+        input_tokens=view.context,
+        output_tokens=view.output_tokens,
+        concurrency=view.concurrency,
+        memory_utilization=view.memory_utilization,
+        gpu_hour_price=view.gpu_hour_price,
+    )
+
+
 @lru_cache(maxsize=256)
-def decode_estimate(
-    model_id: str,
-    hw_spec: str,
-    weight_dtype: str,
-    compute_dtype: str,
-    kv_dtype: str,
-    tensor_parallel: int,
-    input_tokens: int,
-    output_tokens: int,
-    concurrency: int,
-    memory_utilization: float,
-) -> DecodeEstimate | None:
-    """`hw_spec`: a catalogue id or a what-if short form. None when the engine cannot answer
-    (the model does not fit, say): no point is drawn."""
+def decode_estimate(args: ServingArgs, hw_spec: str) -> DecodeEstimate | None:
+    """`hw_spec`: a catalogue id or a what-if short form. The serving page's estimate at its
+    chosen concurrency (compute.one_accelerator: serving_estimate of compute.scenario_of); None
+    when the engine cannot answer (the model does not fit, say): no point is drawn."""
     try:
         hw = accelerator_of(hw_spec)
-        model = get_model(model_id)
-        sc = ServingScenario(
-            concurrency=concurrency,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            tensor_parallel=tensor_parallel,
-            moe_tensor_parallel=tensor_parallel if model.is_moe else 1,
-            weight_dtype=weight_dtype,
-            compute_dtype=compute_dtype,
-            kv_dtype=kv_dtype,
-            memory_utilization=memory_utilization,
-        )
+        model = get_model(args.model)
+        sc = scenario_of(args)
+        hw.check_tensor_parallel(args.tensor_parallel)
         result = serving_estimate(model, hw, sc)
     except EngineInputError:
         return None
     runs = [
-        r for r in matching_runs(model_id, hw.id, sc, not model.is_moe) if r.row.scenario.concurrency == concurrency
+        r
+        for r in matching_runs(args.model, hw.id, sc, not model.is_moe)
+        if r.row.scenario.concurrency == args.concurrency
     ]
     run = runs[0] if runs else None
-    est = result["estimate"]
+    est, bound = result["estimate"], result["bound"]
     return DecodeEstimate(
-        result["bound"]["tpot_s"],
+        bound["tpot_s"],
         est["tpot_s"],
         (est["tpot_s_range"][0], est["tpot_s_range"][1]),
         run.row.tpot_s if run else None,
         run,
+        bound["ttft_s"],
+        est["ttft_s"],
+        (est["ttft_s_range"][0], est["ttft_s_range"][1]),
     )
 
 
-def estimates_for(results: list[dict], specs: dict[str, str], scenario: dict) -> dict[str, DecodeEstimate]:
+def estimates_for(results: list[dict], specs: dict[str, str], args: ServingArgs) -> dict[str, DecodeEstimate]:
     """{hardware id: DecodeEstimate} for the roofline's results; `specs`: id -> catalogue id or
-    what-if short form; `scenario`: decode_estimate's keyword arguments but the accelerator."""
+    what-if short form."""
     out = {}
     for r in results:
         spec = specs.get(r["hardware_id"])
-        est = decode_estimate(scenario["model_id"], spec, *_rest(scenario)) if spec else None
+        est = decode_estimate(args, spec) if spec else None
         if est is not None:
             out[r["hardware_id"]] = est
     return out
-
-
-def _rest(s: dict) -> tuple:
-    return (
-        s["weight_dtype"],
-        s["compute_dtype"],
-        s["kv_dtype"],
-        s["tensor_parallel"],
-        s["input_tokens"],
-        s["output_tokens"],
-        s["concurrency"],
-        s["memory_utilization"],
-    )
 
 
 def estimate_traces(results: list[dict], estimates: dict[str, DecodeEstimate], lang: str, theme: str) -> list[dict]:
@@ -179,25 +178,13 @@ def estimate_sentence(name: str, est: DecodeEstimate, lang: str) -> str:
 
 
 def view_estimates(view, results: list[dict]) -> dict[str, DecodeEstimate]:
-    """The roofline View's serving estimates, one per accelerator, when the link sets both
-    `out=` and `conc=` (a custom config has no shipped runs and no preset: none)."""
-    from app.dashboard.pages.roofline.state import PRECISIONS, hardware_ids, hardware_specs
+    """The roofline View's serving estimates, one per accelerator (serving_args)."""
+    from app.dashboard.pages.roofline.state import hardware_ids, hardware_specs
 
-    if not (getattr(view, "output_tokens", None) and getattr(view, "concurrency", None)) or view.model == "custom":
+    args = serving_args(view)
+    if args is None:
         return {}
-    weight, compute_dtype = PRECISIONS[view.precision]
-    scenario = {
-        "model_id": view.model,
-        "weight_dtype": weight,
-        "compute_dtype": compute_dtype,
-        "kv_dtype": view.kv_precision,
-        "tensor_parallel": view.tensor_parallel,
-        "input_tokens": view.context,
-        "output_tokens": view.output_tokens,
-        "concurrency": view.concurrency,
-        "memory_utilization": view.memory_utilization,
-    }
-    return estimates_for(results, dict(zip(hardware_ids(view), hardware_specs(view), strict=True)), scenario)
+    return estimates_for(results, dict(zip(hardware_ids(view), hardware_specs(view), strict=True)), args)
 
 
 def view_traces(view, results: list[dict]) -> list[dict]:

@@ -6,7 +6,9 @@ described in state.py and the words in figures.py.
 
 from __future__ import annotations
 
-from dash import Input, Output, State, html
+from dataclasses import replace
+
+from dash import Input, Output, State, dcc, html
 
 from app.dashboard.components.plot_style import message_figure
 from app.dashboard.lib.callbacks import Callbacks
@@ -16,7 +18,14 @@ from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.training.figures import comm_panel, memory_figure, memory_text, utilisation_panel
 from app.dashboard.pages.training.params import PARAMS, TEACHING, TrainArgs
-from app.dashboard.pages.training.state import args_from_controls, compute, link_pairs
+from app.dashboard.pages.training.state import (
+    args_from_controls,
+    compute,
+    link_pairs,
+    nearest_valid_tokens,
+    needs_measurement,
+    unmeasured,
+)
 from engine.hardware import get_accelerator
 
 CALLBACKS = Callbacks()
@@ -24,26 +33,57 @@ OUTPUTS = ("teaching_hidden", "error", "util", "memory_figure", "memory_text", "
 
 
 # ---- the page --------------------------------------------------------------------------------------
+def tokens_fix(a: TrainArgs, href_of, lang: str) -> list:
+    """Tokens per step that no whole number of sequences per GPU makes: the nearest that does,
+    said and offered as a link to the same view with it."""
+    nearest = nearest_valid_tokens(a)
+    if nearest is None:
+        return []
+    sequences = nearest // a.seq
+    words = t("lab_train_tokens_nearest", lang, n=f"{nearest:,}", seqs=f"{sequences:,}", per_gpu=sequences // a.gpus)
+    link = dcc.Link(
+        t("lab_train_tokens_use", lang, n=f"{nearest:,}"),
+        href=href_of(replace(a, tokens=nearest)),
+        id="train-tokens-fix",
+        className="button",
+    )
+    return [html.P([words, " ", link])]
+
+
 def outputs(
-    a: TrainArgs, problems: list[str], lang: str, theme: str, present: bool, refused: tuple[str, ...] = ()
+    a: TrainArgs,
+    problems: list[str],
+    lang: str,
+    theme: str,
+    present: bool,
+    refused: tuple[str, ...] = (),
+    href_of=None,
 ) -> tuple:
     """(teaching form hidden, error, utilisation, memory figure, memory text, all-reduce): the
     first render and every callback show the same thing for the same inputs. `problems` leave
     nothing to compute; `refused` (a box's value the page replaced by its default) is said
-    above the panels it still fills."""
+    above the panels it still fills. `href_of(args)`: the page's link for other arguments (a
+    fix the page offers)."""
     hidden = a.model != TEACHING
-    result, fix_bill, error = (None, None, None) if problems else compute(a, lang)
+    # no measurement of this run (a model from a link): what does not need one (the memory bill,
+    # the all-reduce's size and time) is computed; what does (MFU, HFU, shares of the step) waits
+    measured = a.measured is not None
+    if not measured:
+        refused = (*refused, needs_measurement(a, lang))
+    result, fix_bill, error = (None, None, None) if problems else compute(a if measured else unmeasured(a), lang)
     if problems or error:
-        message = [*refused, *(problems or [t("lab_train_error", lang, msg=error)])]
-        return hidden, [html.P(m) for m in message], [], message_figure("—"), [], []
+        message = [html.P(m) for m in [*refused, *(problems or [t("lab_train_error", lang, msg=error)])]]
+        if error and href_of is not None:
+            message += tokens_fix(a, href_of, lang)
+        return hidden, message, [], message_figure("—"), [], []
     hw = get_accelerator(a.hardware)
     return (
         hidden,
         [html.P(m) for m in refused],
-        utilisation_panel(result, hw.vendor, hw.name, lang),
+        utilisation_panel(result, hw.vendor, hw.name, lang) if measured else [],
         memory_figure(result["memory"], fix_bill, lang, theme, present),
         memory_text(result, hw.name, lang),
-        comm_panel(result, a.busbw_gbs is not None, lang),
+        comm_panel(result, a.busbw_gbs is not None, lang, shares=measured),
     )
 
 
@@ -61,6 +101,11 @@ def page_view(flags: object) -> View:
         present=flags.get("present") is True,
         carry=tuple((str(c[0]), str(c[1])) for c in carry if isinstance(c, list) and len(c) == 2),
     )
+
+
+def href_of(view: View):
+    """The page's link for other arguments: what a fix the page offers opens."""
+    return lambda a: "?" + link_of(view, a)["template"]
 
 
 def link_of(view: View, a: TrainArgs) -> dict:
@@ -99,7 +144,7 @@ def update_training(controls: dict, flags: object) -> dict:
     the canonical link."""
     view = page_view(flags)
     args, problems, refused = args_from_controls(controls, lang=view.lang)
-    shown = outputs(args, problems, view.lang, view.theme, view.present, tuple(refused))
+    shown = outputs(args, problems, view.lang, view.theme, view.present, tuple(refused), href_of(view))
     return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, args)}
 
 

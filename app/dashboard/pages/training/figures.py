@@ -320,10 +320,10 @@ def _share_bar(fraction: float) -> html.Div:
     return html.Div(html.Div(className="train-share-fill", style={"width": width}), className="train-share-bar")
 
 
-def comm_panel(r: dict, busbw_given: bool, lang: str) -> list:
+def comm_panel(r: dict, busbw_given: bool, lang: str, shares: bool = True) -> list:
     """The ring all-reduce of the gradients: size, busbw and its source, time per optimizer
     step, its share of the step (the no-overlap upper bound), without no_sync, the ZeRO
-    stage's traffic."""
+    stage's traffic. Without a measured step (`shares` False) the shares are not known: "—"."""
     s = r["setup"]
     if r["bus_bandwidth_bytes_per_s"] is None:
         return [html.P(t("lab_train_one_gpu", lang), id="train-comm-none")]
@@ -337,6 +337,8 @@ def comm_panel(r: dict, busbw_given: bool, lang: str) -> list:
         (t("lab_train_comm_time", lang, gpus=s["gpus"]), duration(r["allreduce_time_s"]), None),
         (t("lab_train_comm_share", lang), pct(r["allreduce_share_of_step"]), r["allreduce_share_of_step"]),
     ]
+    if not shares:
+        rows[-1] = (rows[-1][0], "—", None)
     if r["accumulation_steps"] > 1:
         rows.append(
             (
@@ -349,8 +351,10 @@ def comm_panel(r: dict, busbw_given: bool, lang: str) -> list:
         rows.append(
             (
                 t("lab_train_comm_zero", lang, z=s["zero_stage"]),
-                f"{duration(r['zero_communication_time_s'])} · {pct(r['zero_communication_share_of_step'])}",
-                r["zero_communication_share_of_step"],
+                f"{duration(r['zero_communication_time_s'])} · {pct(r['zero_communication_share_of_step'])}"
+                if shares
+                else duration(r["zero_communication_time_s"]),
+                r["zero_communication_share_of_step"] if shares else None,
             )
         )
     rows.append((t("lab_train_comm_compute", lang), duration(r["compute_time_lower_bound_s"]), None))

@@ -11,9 +11,9 @@ from dash import dcc, html
 from app.dashboard.components.header import lab_shell
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.params import Int, shown
-from app.dashboard.pages.links import carried
+from app.dashboard.pages.links import carried, linked_hardware
 from app.dashboard.pages.roofline.state import View
-from app.dashboard.pages.training.callbacks import link_of, outputs
+from app.dashboard.pages.training.callbacks import href_of, link_of, outputs
 from app.dashboard.pages.training.params import BY_NAME, OWN, PARAMS, TEACHING, TrainArgs, current_names
 from app.dashboard.pages.training.state import parse_args
 from app.units import count
@@ -144,11 +144,14 @@ def _panel(title: str, children: list, panel_id: str) -> html.Section:
 def page(view: View) -> html.Div:
     lang = view.lang
     view = replace(view, carry=carried(current_names(view.lab_args), OWN))
-    args, notices = parse_args(view.lab_args, view.hardware, lang)
-    hidden, error, util, figure, mem_text, comm = outputs(args, [], lang, view.theme, view.present)
+    # the accelerator the link names; without one, the lab's own (its teaching run was measured on it)
+    linked = linked_hardware(view)
+    view = replace(view, hardware=linked)
+    args, notices = parse_args(view.lab_args, linked, lang)
+    hidden, error, util, figure, mem_text, comm = outputs(args, [], lang, view.theme, view.present, (), href_of(view))
     link = link_of(view, args)
     flags = {"lang": lang, "theme": view.theme, "embed": view.embed, "present": view.present}
-    flags |= {"hw": list(view.hardware), "carry": [list(c) for c in view.carry]}
+    flags |= {"hw": list(linked), "carry": [list(c) for c in view.carry]}
     body = html.Main(
         [
             dcc.Store(id="train-flags", data=flags),

@@ -64,7 +64,9 @@ class TrainArgs:
     seq: int = 4096
     tokens: int = 262144
     measure: str = "step"  # "step": `measured` is the step time (s); "rate": tokens/s
-    measured: float = 3.64
+    # the teaching run's measured step; None: no measurement of this run yet (a link that brought
+    # another model and no step_s/tok_s: the example's 3.64 s was never measured for it)
+    measured: float | None = 3.64
     optimizer: str = "adamw"
     zero: int = 0
     recompute: str = "full"
@@ -160,14 +162,14 @@ PARAMS: tuple[Param, ...] = (
         ("measure", "measured"),
         Measured("step", Float(MIN_STEP_TIME_S, MAX_STEP_TIME_S)),
         control=MEASURE,
-        omit=lambda value: value[0] != "step",
+        omit=lambda value: value[0] != "step" or value[1] is None,
     ),
     Param(
         "tok_s",
         ("measure", "measured"),
         Measured("rate", Float(MIN_TOKENS_PER_S, MAX_TOKENS_PER_S)),
         control=MEASURE,
-        omit=lambda value: value[0] != "rate",
+        omit=lambda value: value[0] != "rate" or value[1] is None,
     ),
     Param("opt", "optimizer", Choice(OPTIMIZERS), control=("train-opt", "value"), scenario="optimizer"),
     Param("zero", "zero", Choice(ZERO_STAGES), control=("train-zero", "value"), scenario="zero_stage"),

@@ -39,7 +39,14 @@ from app.dashboard.pages.training.params import (
 )
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
-from engine.training import TrainingSetup, memory_bill, training_lab, training_model
+from engine.training import (
+    MAX_STEP_TIME_S,
+    MAX_TOKENS_PER_STEP,
+    TrainingSetup,
+    memory_bill,
+    training_lab,
+    training_model,
+)
 
 MAX_NOTICES = 8
 
@@ -72,6 +79,8 @@ def parse_args(lab_args: tuple[tuple[str, str], ...], hardware: tuple[str, ...],
     changes = read_link(LINK, args, bad)
     if hardware:
         changes["hardware"] = hardware[0]
+    if changes.get("model", TEACHING) != TEACHING and "measured" not in changes:
+        changes["measured"] = None  # the example's measured step is the teaching run's, not this model's
     if len(notices) > MAX_NOTICES:
         notices[MAX_NOTICES:] = [t("lab_train_more_notices", lang, n=len(notices) - MAX_NOTICES)]
     return replace(TrainArgs(), **changes), notices
@@ -131,9 +140,36 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[TrainArgs, lis
             continue  # an optional box left empty: unset
         elif isinstance(p.kind, Measured) and p.kind.measure != a.measure:
             problems.append(refusal(p, typed, a, lang))
+        elif isinstance(p.kind, Measured) and a.model != TEACHING:
+            # the default measurement is the teaching run's: another model's utilisation waits for its own
+            problems.append(needs_measurement(a, lang))
         else:
             refused.append(refusal(p, typed, a, lang))
     return a, problems, refused
+
+
+def needs_measurement(a: TrainArgs, lang: str) -> str:
+    """What the lab says instead of a utilisation it cannot know: the model came without a
+    measured step (MFU is FLOPs done over FLOPs possible in the measured time)."""
+    return t("lab_train_needs_measurement", lang, model=a.model)
+
+
+def unmeasured(a: TrainArgs) -> TrainArgs:
+    """`a` with a stand-in step time, for the engine's parts that need none (the memory bill, the
+    all-reduce's size and time): the page shows none of what a measured step would set."""
+    return replace(a, measure="step", measured=MAX_STEP_TIME_S)
+
+
+def nearest_valid_tokens(a: TrainArgs) -> int | None:
+    """Tokens per step the engine takes nearest `a.tokens`: a whole number of sequences on each
+    GPU (a multiple of gpus x seq, at least one); None when `a.tokens` is one already."""
+    per_step = a.gpus * a.seq
+    if a.tokens % per_step == 0:
+        return None
+    nearest = max(1, round(a.tokens / per_step)) * per_step
+    while nearest > MAX_TOKENS_PER_STEP and nearest > per_step:
+        nearest -= per_step
+    return nearest if nearest <= MAX_TOKENS_PER_STEP else None
 
 
 # ---- the engine ------------------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def test_the_issue_link_is_parsed_and_written_back():
     assert (state.op, state.m, state.n, state.k, state.dtype) == ("gemm", 4096, 4096, 4096, "bf16")
     assert view.hardware == ("h100-sxm5",)
     assert lab_query(view, state, view.hardware)["template"] == (
-        "tab=ops&op=gemm&m=4096&n=4096&k=4096&dtype=bf16&model=llama-2-7b&hw=h100-sxm5&lang=en&theme=light"
+        "tab=ops&op=gemm&m=4096&n=4096&k=4096&dtype=bf16&model=llama-3.1-70b&hw=h100-sxm5&lang=en&theme=light"
     )
 
 
@@ -103,7 +103,7 @@ def test_links_written_before_the_rename_still_open_the_teaching_chart():
         view = view_from_search(query + "&hw=h100-sxm5")
         state, notices = parse_args(view.lab_args, view.hardware)
         assert (state.op, notices) == ("teaching", [])
-        assert lab_query(view, state, view.hardware)["template"].startswith("tab=ops&op=teaching&model=llama-2-7b&")
+        assert lab_query(view, state, view.hardware)["template"].startswith("tab=ops&op=teaching&model=llama-3.1-70b&")
 
 
 def test_preset_expands_then_fields_override():
@@ -271,7 +271,7 @@ def test_callback_updates_the_page_flags_query():
     values = controls_of(OpsState(m=1, n=4096, k=4096), ("rtx-4090",))
     out = update(values, {"lang": "zh", "theme": "dark", "embed": False}, {"lang": "zh", "query": "old"})
     query, flags = out["link"]["template"], out["flags"]
-    assert query == "tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&model=llama-2-7b&hw=rtx-4090&lang=zh&theme=dark"
+    assert query == "tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&model=llama-3.1-70b&hw=rtx-4090&lang=zh&theme=dark"
     assert flags == {"lang": "zh", "query": query}
     assert out["status"] == [] and out["status_hidden"] is True  # nothing ignored: no status line
 
@@ -357,7 +357,7 @@ def test_teaching_chart_has_three_points_per_accelerator():
         f"op--{hw}--{p}" for hw in ("h100-sxm5", "rtx-4090") for p in ("gemm-8192", "add", "decode")
     }
     text = text_of(page)
-    assert "llama-2-7b decode step" in text and "2,731" in text and "0.167" in text
+    assert "llama-3.1-70b decode step" in text and "2,731" in text and "0.167" in text
 
 
 def test_decode_projections_of_the_model_are_preset_links():
@@ -416,7 +416,8 @@ def test_every_callback_id_is_in_the_page_and_prefixed():
     for component_id, _ in ops_callbacks.PANEL_OUTPUTS:
         assert component_id in ids
     assert {"lab-status", "lab-link", "lab-url-sync", "lab-context", "view-flags"} <= ids
-    own = ids - {"view-flags", "notices", "app-root", "lang"} - {i for i in ids if i.startswith("tab-")}
+    chrome = {"view-flags", "notices", "app-root", "lang", "copy-link", "copy-status", "copy-field", "open-full"}
+    own = ids - chrome - {i for i in ids if i.startswith("tab-")}  # the shared header's (components/header.py)
     assert all(i.startswith("lab-") or i == "ops-lab" for i in own), sorted(own)
     # the dashboard's page() dispatches the tab to this module
     assert "lab-graph" in ids_of(any_page(view_from_search("tab=ops")))
@@ -432,7 +433,7 @@ def test_a_what_if_link_draws_the_gemm_on_both_cards():
     state, notices = parse_args(view.lab_args, view.hardware)
     assert notices == [] and state.what_if == ("selftest:2:500",)
     link = lab_query(view, state, view.hardware)["template"]
-    assert link.endswith("&model=llama-2-7b&xhw=selftest:2:500&hw=h100-sxm5&lang=en&theme=light")
+    assert link.endswith("&model=llama-3.1-70b&xhw=selftest:2:500&hw=h100-sxm5&lang=en&theme=light")
     figure = ops_layout.panels(view, state, view.hardware)["lab-graph"]
     card = parse_what_if("selftest:2:500")
     engine = lab(GemmSpec(8192, 8192, 8192), [card])["results"][0]

@@ -35,8 +35,13 @@ def test_a_structural_change_sends_the_figure_and_its_grid():
     out = update_roofline(controls=controls_of(LINK), trigger="precision")
     assert {t["uid"] for t in out["figure"]["data"]} >= {"point--h100-sxm5--decode", "point--rtx-4090--decode"}
     assert out["grid"]["batches"] and out["grid"]["contexts"]
-    settled = update_roofline(controls=controls_of(LINK), trigger="settled")  # a stop on the grid: drawn already
-    assert settled == {"figure": no_update, "grid": no_update, "key": no_update}
+    # a stop on the grid: drawn already (without the serving estimate's points, which are not on the grid)
+    settled = update_roofline(controls=controls_of(LINK + "&conc=0"), trigger="settled")
+    assert settled == {"figure": no_update, "grid": no_update, "key": no_update, "scenario": no_update}
+    estimated = update_roofline(controls=controls_of(LINK), trigger="settled")  # conc=64 by default
+    assert "estimate--h100-sxm5--decode" in {t["uid"] for t in estimated["figure"]["data"]}
+    assert estimated["grid"] is no_update
+    assert out["scenario"].startswith("qwen3-8b · 权重 fp8") and "批 128" in out["scenario"]  # the line over the chart
     assert "hollow" in {item.children[0].className.split("key-")[-1] for item in out["key"]}  # the symbol key
 
 
@@ -46,6 +51,10 @@ def test_the_panels_and_the_link_template_come_back_together():
     template = dict(parse_qsl(out["link"]["template"]))
     assert (template["batch"], template["ctx"], template["model"]) == ("{batch}", "{ctx}", "qwen3-8b")
     assert out["panels"]["insight"] and out["ops_rows"] and out["ops"]
+    # at rest too: Dash drops a request superseded by the rest's, with the link of a change
+    # made meanwhile (Dark ticked just after a typed context stayed theme=light in the link)
+    rested = update_panels(hardware_id=None, phase="decode", controls=controls_of(LINK), sort={}, trigger="settled")
+    assert rested["link"]["template"] == out["link"]["template"] and rested["link"]["push"] is False
     switched = update_panels(hardware_id="rtx-4090", phase="prefill", controls=controls_of(LINK), trigger="ops-phase")
     assert switched["link"] is no_update and all(v is no_update for v in switched["panels"].values())
 

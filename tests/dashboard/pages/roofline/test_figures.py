@@ -65,12 +65,15 @@ def test_points_at_the_engine_intensities(data):
         assert traces[f"point--{hw}--prefill"]["x"] == [r["prefill"]["intensity"]]
         att = next(o for o in r["decode"]["ops"] if o["name"] == "attention")
         assert traces[f"point--{hw}--attention_decode"]["x"][0] == pytest.approx(att["intensity"])
+        # the elementwise ops: one trace a card, each point named in its text
+        group = traces[f"point--{hw}--elementwise"]
         for name in ("attn_norm", "residual_add", "activation", "logits_softmax", "rope"):
             op = next(o for o in r["decode"]["ops"] if o["name"] == name)
-            point = traces[f"point--{hw}--{name}"]
-            assert point["x"] == [op["intensity"]]
+            i = group["text"].index(name)
+            assert group["x"][i] == op["intensity"]
             # elementwise ops sit under the vector roof
-            assert point["y"][0] <= r["vector_flops_per_s"] * (1 + 1e-12)
+            assert group["y"][i] <= r["vector_flops_per_s"] * (1 + 1e-12)
+        assert not any(u.startswith(f"point--{hw}--") and u.endswith(("--rope", "--residual_add")) for u in traces)
         # the trace is always there (stable uids); it is drawn only where one sequence fits. TPU
         # v5e: 0.9 x 16 GiB = 14.4 GiB < the 15 GiB of weights
         assert bool(traces[f"trajectory--{hw}"]["x"]) == (r["memory"]["max_batch_size"] >= 1)
@@ -97,7 +100,8 @@ def test_axes_hold_every_reachable_point_and_colours_stable(data):
     assert x0 <= math.log10(X_RANGE[0]) and x1 >= math.log10(X_RANGE[1]) and y0 <= math.log10(Y_RANGE[0])
     for stop in grid["stops"]:
         for x, y, _, _ in stop:
-            assert x0 < math.log10(x) < x1 and y0 < math.log10(y) < y1
+            for px, py in zip(*((x, y) if isinstance(x, list) else ([x], [y])), strict=True):  # a group: lists
+                assert x0 < math.log10(px) < x1 and y0 < math.log10(py) < y1
     assert fig["layout"]["xaxis"]["autorange"] is False and fig["layout"]["uirevision"]
     assert by_uid(fig)["roof--rtx-4090--memory"]["line"]["color"] == PALETTES["light"][1]
     other = dashboard_data("llama-3-8b", HW, Scenario(batch_size=512, context_length=1024))
@@ -113,9 +117,12 @@ def test_grid_stop_equals_the_figure_at_that_stop():
         fig = by_uid(roofline_figure(at["analysis"]["results"], at["trajectories"], extent=grid["extent"]))
         stop = grid["stops"][grid["batches"].index(batch) * len(grid["contexts"]) + grid["contexts"].index(context)]
         for uid, (x, y, values, fits) in zip(grid["uids"], stop, strict=True):
-            assert fig[uid]["x"][0] == pytest.approx(x, rel=1e-12) and fig[uid]["y"][0] == pytest.approx(y, rel=1e-12)
-            assert fig[uid]["customdata"][0] == values
+            if not isinstance(x, list):  # one point; a group (the elementwise ops) holds lists
+                x, y, values = [x], [y], [values]
+            assert fig[uid]["x"] == pytest.approx(x, rel=1e-12) and fig[uid]["y"] == pytest.approx(y, rel=1e-12)
+            assert fig[uid]["customdata"] == values
             assert (fig[uid]["marker"]["color"] != "rgba(0,0,0,0)") == fits  # hollow where it does not fit
+        assert {"point--h100-sxm5--elementwise", "point--h100-sxm5--decode"} <= set(grid["uids"])
         for uid, per_context in grid["trajectories"].items():
             xy = per_context[grid["contexts"].index(context)]
             assert fig[uid]["x"] == pytest.approx(xy[0], rel=1e-12) if xy else fig[uid]["x"] == []
@@ -247,7 +254,7 @@ def test_url_state_valid_and_hostile():
     hostile = parse_query(
         {"batch": "<script>", "hw": "x,../../etc", "kv": "3", "tp": "3", "theme": "red", "zzz": "1", "ctx": "9" * 40}
     )
-    assert hostile.hardware == DEFAULT_HARDWARE and hostile.batch == 32 and hostile.kv_heads is None
+    assert hostile.hardware == DEFAULT_HARDWARE and hostile.batch == View().batch and hostile.kv_heads is None
     assert {n for n, _, _ in hostile.notices} == {"batch", "hw", "kv", "tp", "theme", "zzz", "ctx"}
     assert all(len(v) <= 40 for _, v, _ in hostile.notices)
     many = parse_query({"hw": "h100-sxm5,h200-sxm,b200,b300,gb200,l4,l40s,rtx-3090,rtx-4090,rtx-5090"})

@@ -9,6 +9,7 @@ from starlette.testclient import TestClient
 
 from app.dashboard.lib.i18n import STRINGS
 from app.dashboard.lib.params import shown
+from app.dashboard.pages.links import linked_hardware
 from app.dashboard.pages.roofline.state import view_from_search
 from app.dashboard.pages.training import callbacks as training_callbacks
 from app.dashboard.pages.training import layout as training_layout
@@ -92,7 +93,7 @@ def test_no_parameters_is_a_7b_model_with_full_recomputation():
 
 def test_the_link_gives_the_api_request():
     view = view_from_search(urlencode(LINK))
-    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert notices == []
     assert training_state.model_spec(args) == REQUEST["model"]
     fields = training_state.setup_fields(args)
@@ -107,7 +108,7 @@ def test_the_first_accelerator_of_hw_and_every_knob():
         "tab=training&hw=b200,h100-sxm5&model=llama-3-8b&tok_s=72000&opt=sgd_momentum&zero=3&recompute=selective"
         "&dtype=fp16&busbw=50&mb=2"
     )
-    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert notices == []
     assert (args.hardware, args.model, args.measure, args.measured) == ("b200", "llama-3-8b", "rate", 72000.0)
     assert (args.optimizer, args.zero, args.recompute, args.dtype) == ("sgd_momentum", 3, "selective", "fp16")
@@ -149,7 +150,7 @@ def test_the_first_accelerator_of_hw_and_every_knob():
 )
 def test_a_hostile_value_is_ignored_with_a_notice(name, value):
     view = view_from_search(urlencode({"tab": "training", name: value}))
-    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert args == training_params.TrainArgs()
     assert len(notices) == 1 and "Ignored URL parameter" in notices[0], notices
     assert len(notices[0]) < 300
@@ -159,21 +160,21 @@ def test_a_hostile_value_is_ignored_with_a_notice(name, value):
 
 def test_many_bad_parameters_give_a_bounded_list():
     view = view_from_search("tab=training&" + "&".join(f"p{i}=1" for i in range(300)))
-    _, notices = training_state.parse_args(view.lab_args, view.hardware)
+    _, notices = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert len(notices) == training_state.MAX_NOTICES + 1
     assert "292 more" in notices[-1]
 
 
 def test_step_and_tokens_per_second_both_keeps_the_step():
     view = view_from_search("tab=training&step_s=2&tok_s=1000")
-    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert (args.measure, args.measured) == ("step", 2.0)
     assert len(notices) == 1 and "tok_s" in notices[0]
 
 
 def test_notices_in_chinese():
     view = view_from_search("tab=training&lang=zh&zero=9")
-    _, notices = training_state.parse_args(view.lab_args, view.hardware, "zh")
+    _, notices = training_state.parse_args(view.lab_args, linked_hardware(view), "zh")
     assert notices == ["已忽略 URL 参数 zero=9：应为以下之一：0, 1, 2, 3"]
 
 
@@ -181,7 +182,7 @@ def test_a_large_step_in_tokens_is_read_whole():
     # 2**40 tokens is 13 digits: the table's integer reads as many digits as its limit has
     tokens = 8 * 4096 * (1 << 25)
     view = view_from_search(f"tab=training&tokens={tokens}")
-    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert notices == [] and args.tokens == tokens
 
 
@@ -224,7 +225,7 @@ def test_the_shared_rows_are_the_roofline_rows():
 def test_link_controls_link_round_trip(query):
     """The link -> the controls' first values -> read back -> the same link."""
     view = view_from_search(query)
-    args, notices = training_state.parse_args(view.lab_args, view.hardware)
+    args, notices = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert notices == []
     first = shown(training_params.PARAMS, args)
     back, problems, refused = training_state.args_from_controls(first)
@@ -232,7 +233,7 @@ def test_link_controls_link_round_trip(query):
     pairs = training_state.link_pairs(back)
     given = [(k, v) for k, v in view.lab_args if k in training_params.OWN]
     assert [p for p in pairs if p[0] in dict(given)] == given, pairs  # what the link said, as it said it
-    assert training_state.parse_args(tuple(pairs), view.hardware) == (args, [])
+    assert training_state.parse_args(tuple(pairs), linked_hardware(view)) == (args, [])
 
 
 # ---- the controls go through the same table ---------------------------------------------------------------
@@ -267,7 +268,7 @@ def test_the_callback_reads_every_control_of_the_table():
 
 def test_controls_and_link_agree():
     view = view_from_search(urlencode(LINK))
-    from_link, _ = training_state.parse_args(view.lab_args, view.hardware)
+    from_link, _ = training_state.parse_args(view.lab_args, linked_hardware(view))
     from_controls, problems, refused = training_state.args_from_controls(controls())
     assert problems == [] and refused == [] and from_controls == from_link
     figure = training_callbacks.outputs(from_controls, [], "en", "light", False)[3]
@@ -432,7 +433,7 @@ def test_a_larger_node_joins_more_gpus_by_its_link():
     page = render(gpus="16", tokens=str(16 * 4096), gpn="16")
     assert text(find(page, "train-error")) == "" and "450 GB/s" in text(find(page, "train-comm-table"))
     view = view_from_search(urlencode(LINK | {"gpn": "16"}))
-    args, _ = training_state.parse_args(view.lab_args, view.hardware)
+    args, _ = training_state.parse_args(view.lab_args, linked_hardware(view))
     assert training_state.setup_fields(args)["gpus_per_node"] == 16
     assert ("gpn", "16") in training_state.link_pairs(args)
     assert "gpn" not in dict(training_state.link_pairs(training_params.TrainArgs()))  # the default stays out
@@ -488,3 +489,53 @@ def test_an_older_links_step_is_the_training_step_and_never_the_rooflines():
     assert all("step" not in tab_link for tab_link in link["tabs"].values()), link["tabs"]
     args, notices = training_state.parse_args((("step", "3.64"),), ("h100-sxm5",))
     assert (args.measure, args.measured, notices) == ("step", 3.64, [])
+
+
+# ---- issue 29 §7: a model from another tab, tokens no GPU count divides ---------------------------
+def test_a_model_from_a_link_without_a_measurement_is_not_given_the_examples_step():
+    """DeepSeek-R1 from a roofline link with the lab's defaults: the example's 3.64 s belongs to
+    the 7B teaching run (MFU 205% for R1); the lab asks for R1's own measurement instead, and
+    computes once the link carries one."""
+    from_roofline = {"tab": "training", "hw": "h100-sxm5", "model": "deepseek-r1"}
+    page = training_layout.page(view_from_search(urlencode(from_roofline)))
+    error = text(find(page, "train-error"))
+    assert "No measured run of deepseek-r1 yet" in error and "3.64 s" in error
+    assert text(find(page, "train-util")) == "" and "%" not in text(find(page, "train-util-panel"))
+    # what needs no measured step is there: the memory bill, the all-reduce's size (its share: —)
+    assert "Does not fit" in text(find(page, "train-memory-text")) or "Fits" in text(find(page, "train-memory-text"))
+    assert "—" in text(find(page, "train-comm"))
+    assert find(page, "train-measured").value is None  # no number in the box that was never measured
+    args, _ = training_state.parse_args(tuple(from_roofline.items()), ("h100-sxm5",))
+    assert "step_s" not in dict(training_state.link_pairs(args))  # nor in the link it writes
+    measured = training_layout.page(view_from_search(urlencode(from_roofline | {"step_s": "60"})))
+    assert text(find(measured, "train-error")) == "" and "%" in text(find(measured, "train-util"))
+
+
+def test_the_controls_never_give_another_model_the_examples_step():
+    """Switching the model on the page and clearing the step box: nothing is computed with the
+    teaching run's 3.64 s; the same with the teaching model keeps the default and says so."""
+    base = shown(training_params.PARAMS, training_params.TrainArgs())
+    _, problems, refused = training_state.args_from_controls(
+        base | {"train-model.value": "deepseek-r1", "train-measured.value": None}
+    )
+    assert any("No measured run of deepseek-r1" in p for p in problems) and not refused
+    _, problems, refused = training_state.args_from_controls(base | {"train-measured.value": None})
+    assert not problems and refused and "3.64" in refused[0]
+
+
+def test_tokens_no_gpu_count_divides_get_the_nearest_valid_value_offered():
+    """8 -> 9 GPUs leaves 262,144 tokens per step no whole number of 4,096-token sequences per
+    GPU: the lab says why, names the nearest value that is one (36,864 x 7 = 258,048) and
+    links to the same view with it, which computes (on one 16-GPU link: 9 GPUs over 8-GPU nodes
+    would need a measured busbw, a refusal of its own)."""
+    page = render(gpus="9", gpn="16")
+    error = text(find(page, "train-error"))
+    assert "multiple of gpus x sequence_length = 36864" in error
+    assert "258,048 tokens per step (63 sequences, 7 per GPU)" in error
+    fix = find(page, "train-tokens-fix")
+    assert fix is not None and text(fix) == "Use 258,048"
+    query = dict(re.findall(r"([a-z_]+)=([^&]+)", fix.href))
+    assert (query["gpus"], query["tokens"], query["gpn"]) == ("9", "258048", "16")
+    fixed = training_layout.page(view_from_search(fix.href))
+    assert text(find(fixed, "train-error")) == "" and "%" in text(find(fixed, "train-util"))
+    assert training_state.nearest_valid_tokens(training_params.TrainArgs(gpus=9, tokens=10)) == 36864
