@@ -43,7 +43,7 @@ def resolve_hardware(specs: list, field: str = "hardware") -> list[Accelerator]:
     for i, spec in enumerate(specs):
         if isinstance(spec, Accelerator):
             out.append(spec)
-        elif isinstance(spec, str) and ":" in spec:  # a what-if in its short form (README "Labs")
+        elif isinstance(spec, str) and ":" in spec:  # a what-if in its short form (docs/labs.md)
             out.append(parse_what_if(spec, f"{field}[{i}]"))
         elif isinstance(spec, str):
             out.append(get_accelerator(spec))

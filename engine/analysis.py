@@ -21,7 +21,7 @@ from .ops import Op
 from .precision import check_dtype, dtype_bytes
 from .transformer import Widths, allreduce_messages, decode_ops, prefill_ops
 
-# Documented upper bounds (README "Conventions"): generous, but finite.
+# Documented upper bounds (docs/reference.md "Conventions"): generous, but finite.
 MAX_BATCH = 65536
 MAX_CONTEXT = 16 * 1024 * 1024
 MAX_BLOCK = 4096
@@ -282,7 +282,7 @@ def evaluate_phase(ops: tuple[Op, ...], roofs: Roofs, tokens: int, communication
 
 
 def usable_bytes(hw: Accelerator, scenario: Scenario) -> float:
-    """The memory a serving engine may fill: capacity (real bytes, README "Memory capacity")
+    """The memory a serving engine may fill: capacity (real bytes, docs/reference.md "Memory capacity")
     x memory_utilization."""
     return hw.memory_bytes * scenario.memory_utilization
 

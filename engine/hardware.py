@@ -83,7 +83,7 @@ class MeasuredRoofs(_Strict):
 
 
 class CacheRoof(_Strict):
-    """A bandwidth roof of an on-chip cache level (README "Training and profiling": memory-hierarchy
+    """A bandwidth roof of an on-chip cache level (docs/labs.md "Training and profiling": memory-hierarchy
     roofs). Only where a vendor document or a published microbenchmark gives the number: a card
     without a source has no such roof. A working set of at most `capacity_bytes` can be placed
     under it (Jia et al. 2018: the bandwidth cliff past the cache; Nsight Compute: the L2 hit rate)."""
@@ -103,7 +103,7 @@ class Accelerator(_Strict):
     vendor: Annotated[str, Field(min_length=1, max_length=60, description="maker")]
     memory_bytes: MemoryBytes = Field(
         description="device memory in real bytes: the vendor's capacity in the unit "
-        "the vendor means (80 GB HBM = 80 GiB; README 'Memory capacity')"
+        "the vendor means (80 GB HBM = 80 GiB; docs/reference.md 'Memory capacity')"
     )
     memory_visible_bytes: MemoryBytes | None = Field(
         None, description="total the driver reports (nvidia-smi / rocm-smi), bytes, where documented; informational"

@@ -1,4 +1,4 @@
-"""The op lab: single kernels on the roofline (README "Labs").
+"""The op lab: single kernels on the roofline (docs/labs.md).
 
 - GEMM with three storage dtypes, an optional thread-block tile view and an optional bias +
   activation epilogue, fused into the GEMM (one kernel) or not (three kernels);
@@ -397,7 +397,7 @@ def conv2d_direct(spec: Conv2dSpec) -> Op:
     output each cross memory once (padding zeros are not read). A depthwise conv has no channel
     reduction to feed a matrix engine and is placed on the vector units; its intensity is 2k^2
     FLOP per output over >= 2 values moved per output: 18 / 4 = 4.5 FLOP/byte for 3x3 in bf16
-    (README "Labs": the hand count's "9" counts the input read and forgets the output write)."""
+    (docs/labs.md: the hand count's "9" counts the input read and forgets the output write)."""
     s = spec
     b = DTYPE_BYTES[s.dtype]
     outputs = s.batch * s.out_height * s.out_width * s.out_channels
@@ -613,7 +613,7 @@ def decode_projections(model: ModelConfig, batch: int = 1) -> list[dict]:
     return out
 
 
-# The example shapes: one per lesson of the op lab (README "Labs" lists their numbers).
+# The example shapes: one per lesson of the op lab (docs/labs.md lists their numbers).
 EXAMPLE_PRESETS: tuple[dict, ...] = (
     {
         "id": "gemm-8192",

@@ -1,4 +1,4 @@
-"""Published measurements beside the bounds (README "Reality check").
+"""Published measurements beside the bounds (docs/reality-check.md).
 
 `published/*.yaml` holds measured figures from public sources whose scenario is stated well
 enough to place on the roofline (model, accelerator, precision, TP, batch, input and output

@@ -2,7 +2,7 @@
 cost, and the throughput-interactivity curve serving teams pick a batch on.
 
 A batch of B requests, each with a prompt of T = context_length tokens, generates N =
-output_tokens tokens per sequence (README "One request"):
+output_tokens tokens per sequence (docs/api.md "One request"):
 - ttft_s: the prefill bound of the B prompts (Pope et al. 2022; the `prefill.time_s` of an analysis).
 - decode step i (i = 0 .. N-1) has T + i tokens cached per sequence; its bound is the sum over
   ops of max(FLOPs / peak, bytes / bandwidth) plus TP all-reduces (engine.analysis).

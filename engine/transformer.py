@@ -4,7 +4,7 @@ Decode: B sequences, each with T tokens in its KV cache, produce one new token e
 Prefill: B prompts of T tokens each are processed at once; logits only for each prompt's
 last token (what serving engines compute before sampling the first output token).
 
-Counting conventions (README "Conventions"):
+Counting conventions (docs/reference.md "Conventions"):
 - Linear layers read their weights once per step however many tokens pass through, so
   their intensity grows with the tokens in flight (Pope et al. 2022).
 - Decode attention reads every sequence's whole KV cache: it is *not* amortised by

@@ -1,6 +1,6 @@
 """What-if accelerators from a short text:
 `<name>:<bandwidth TB/s>:<bf16 TFLOP/s>[:<memory GB>[:<vector TFLOP/s>]]`
-(the dashboard's `xhw=` URL parameter, README "Labs").
+(the dashboard's `xhw=` URL parameter, docs/labs.md).
 
 What changes when a vendor doubles a GPU's TFLOP/s but keeps its HBM bandwidth? On the
 roofline only compute-bound work speeds up (Williams et al. 2009); a self-test card is 2 TB/s,
@@ -8,7 +8,7 @@ roofline only compute-bound work speeds up (Williams et al. 2009); a self-test c
 The result is an ordinary `Accelerator`, validated by the catalogue's schema, marked with the
 vendor "what-if". Units are the ones a datasheet prints: TB/s = 1e12 bytes/s, TFLOP/s = 1e12
 FLOP/s (dense bf16), and memory "GB" as the vendors mean it for HBM: GiB (80 GB = 80 x 2^30
-bytes, README "Memory capacity"), so `h100:3.352:989.4:80` equals the catalogue's H100.
+bytes, docs/reference.md "Memory capacity"), so `h100:3.352:989.4:80` equals the catalogue's H100.
 """
 
 from __future__ import annotations

@@ -212,7 +212,7 @@ def sweep(request: SweepRequest) -> JSONResponse:
 
 
 def sweep_request(model, hw: Accelerator, scenario, request: SweepRequest) -> dict | None:
-    """One request per batch size: the throughput-interactivity curve (README "One request")."""
+    """One request per batch size: the throughput-interactivity curve (docs/api.md "One request")."""
     if request.output_tokens is None:
         if request.gpu_hour_price is not None:
             raise EngineInputError(

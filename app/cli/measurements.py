@@ -16,7 +16,7 @@ from ..units import duration, si
 
 def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers action)
     me = sub.add_parser("measurements", help="place measured ops under the roofs, with their gap")
-    me.add_argument("file", help="a measurement file (see README: Measure your own GPU)")
+    me.add_argument("file", help="a measurement file (see docs/measure.md)")
     me.add_argument("--format", required=True, choices=("csv", "json", "torch_table", "chrome_trace", "ncu_csv"))
     me.add_argument("--hardware", required=True, help="the accelerator it was measured on")
     me.add_argument("--model", default=None, help="preset: lets profiler rows without counts borrow the model's")

@@ -1,4 +1,4 @@
-"""`llm-roofline ops ...`: the op lab on the command line (engine/oplab.py; README "Labs").
+"""`llm-roofline ops ...`: the op lab on the command line (engine/oplab.py; docs/labs.md).
 
 `--json` prints exactly what POST /api/v1/ops answers for the same op.
 """

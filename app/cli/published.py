@@ -36,7 +36,7 @@ def _published(args: argparse.Namespace) -> int:
         json.dump(chosen, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"{chosen['note']} Measured figures against their bounds (README 'Reality check').")
+    print(f"{chosen['note']} Measured figures against their bounds (docs/reality-check.md).")
     if not items:
         return 0
     print(

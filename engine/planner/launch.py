@@ -1,6 +1,6 @@
 """Launch commands for a candidate, in each backend's own flags.
 
-The flags are each backend's documented command line (README "Deployment planner" cites them):
+The flags are each backend's documented command line (docs/planner.md cites them):
 - vLLM (`vllm serve`, docs.vllm.ai "vllm serve" and "Data Parallel Deployment"):
   --tensor-parallel-size, --data-parallel-size, --enable-expert-parallel, --max-num-seqs,
   --gpu-memory-utilization, --kv-cache-dtype; disaggregated prefill/decode through the NIXL

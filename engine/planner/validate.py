@@ -1,5 +1,5 @@
-"""Would the planner's pick have met the target? Scored on measured runs (README "Deployment
-planner", "Checked against reality").
+"""Would the planner's pick have met the target? Scored on measured runs (docs/planner.md,
+"Checked against reality").
 
 Runs that share a model, GPU, backend, mode and input/output lengths form a group when they
 hold at least two layouts. The target is the group's median measured TPOT. The pick is the run

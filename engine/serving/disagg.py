@@ -11,7 +11,7 @@ Per side, the work is the aggregated engine's (engine.serving.step):
 - a prefill worker's forward prefills `batch` prompts on each attention-DP rank at once
   (`prefill_batch_steps`), S seconds.
 
-The deployment (README "Disaggregated serving"):
+The deployment (docs/disaggregated-serving.md):
 - prefill capacity mu_p = prefill workers x ranks x batch / S requests/s; decode capacity
   mu_d = decode workers x n / (output x TPOT(n)) at n requests per decode worker; link capacity
   mu_l = the busiest side's NICs over the bytes each request sends or receives.

@@ -1,6 +1,6 @@
 """Serving bound and estimate: TPOT, TTFT and throughput of one instance at concurrency C.
 
-Models (README "Serving"):
+Models (docs/serving-estimate.md):
 - TPOT = one step: the running batch's decode at its mean context plus the steady-state
   prefill chunk (running x input / output prompt tokens, Sarathi-Serve's chunked prefill),
   plus tensor/expert-parallel communication and, in the estimate, a fixed step overhead.
@@ -340,7 +340,7 @@ def _warnings(
     if family is None:
         out.append(
             f"{hw.id} is in no calibrated accelerator family ({', '.join(cal.families)}): the estimate uses "
-            "the global parameters; expect a larger error than the README's table"
+            "the global parameters; expect a larger error than the README's held-out table"
         )
     heads = model.num_heads
     if heads % sc.tensor_parallel:

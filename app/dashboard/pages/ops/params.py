@@ -3,7 +3,7 @@ OpsState field it sets, its limits (the engine's own, engine/oplab.py), the cont
 it, the words that label that control, and the engine spec's keyword it feeds for each op kind.
 Parsing a link, the canonical link, the controls' first values, reading the controls back and
 the engine's spec (`spec_of`) all come from this table. Adding a parameter: an OpsState field,
-a row here, its control in controls.py, a line in the README's op lab section.
+a row here, its control in controls.py, a line in docs/labs.md's op lab section.
 
 The order of the rows is the order of the canonical link. A row with op kinds is written only
 for those kinds (a conv2d link holds no GEMM sides)."""

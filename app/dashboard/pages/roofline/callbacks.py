@@ -1,7 +1,7 @@
 """The roofline page's server callbacks: the controls -> a View (controls_state.py) ->
 views.py -> the outputs, each callback a module-level function with keyword inputs.
 
-The live path (README "Dashboard speed"): a slider step never reaches the server. The
+The live path (docs/dashboard.md "The live path"): a slider step never reaches the server. The
 browser moves the points from the slider grid that came with the figure (assets/app.js
 `syncSizes`), and once the slider rests (`settled`, 250 ms) the server redraws the panels.
 Structural changes (model, accelerators, precision, KV heads, TP, FlashAttention, roofs) go

@@ -402,7 +402,7 @@ def pin_arrow(a: dict, b: dict, colors: dict) -> dict:
 
 
 def published_traces(published: list[dict], results: list[dict], lang: str, theme: str = "light") -> list[dict]:
-    """Published measurements (README "Reality check") where their accelerator is drawn: at the
+    """Published measurements (docs/reality-check.md) where their accelerator is drawn: at the
     intensity of the measured interval and the FLOP/s it achieved, the gap in the hover."""
     colors = {r["hardware_id"]: color_for(i, theme) for i, r in enumerate(results)}
     traces = []

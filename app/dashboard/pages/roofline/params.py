@@ -1,7 +1,7 @@
 """The roofline page's URL parameters, each declared once (lib/params.py): its name in the link,
 the View field it sets, its limits (the engine's own), and the control that shows it. The
 defaults are the View's. Adding a parameter: a View field, a row here, its control in
-controls.py, a line in the README's table.
+controls.py, a line in docs/dashboard.md's URL table.
 
 The order of the rows is the order of the canonical link."""
 
@@ -290,7 +290,7 @@ PARAMS: tuple[Param, ...] = (
     Param("xhw", "what_if", WhatIfs(), control=("what-if", "value"), repeat=True),
 )
 BY_NAME = {p.name: p for p in PARAMS}
-# What every tab carries through a tab switch, both ways (README "Tabs").
+# What every tab carries through a tab switch, both ways (docs/dashboard.md).
 SHARED = ("hw", "xhw", "model", "prec", "lang", "theme", "embed", "controls", "present")
 # What the View reads on every tab: the page's chrome (a lab reads the rest of its link itself).
 CHROME = ("hw", "lang", "theme", "embed", "controls", "present")

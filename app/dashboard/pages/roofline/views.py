@@ -192,7 +192,7 @@ EMPTY_FIGURE = {
 
 def published_chosen(view: View) -> dict:
     """The published runs of the view's model and precision on its accelerators, and the count
-    left out by reason (engine.published.published_for; README "Reality check")."""
+    left out by reason (engine.published.published_for; docs/reality-check.md)."""
     weight, compute = PRECISIONS[view.precision]
     return published_for(view.model, weight, compute, view.hardware)
 

@@ -5,7 +5,7 @@ back all come from this table (state.py); the rows' order is the canonical link'
 
 Adding a parameter: a TrainArgs field and a row here (`scenario=` names the TrainingSetup
 field it feeds as is), its control in layout.py (labelled `lab_train_<name>` in locales/, the
-words a refused value is told in too), a line in the README's training-lab section. `gpn`
+words a refused value is told in too), a line in docs/labs.md's training-lab section. `gpn`
 was added that way.
 
 The shared parameters are the roofline table's rows (roofline/params.py SHARED), read and
