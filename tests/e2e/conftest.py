@@ -7,9 +7,14 @@ from urllib.parse import urlparse
 
 import pytest
 import uvicorn
+from playwright.sync_api import expect
 
 from app.config import Settings
 from app.main import create_app
+
+# A 2-core machine running a browser, the server and a fit at once can take more than
+# Playwright's default 5 s to show a server-side answer; what is asserted is unchanged.
+expect.set_options(timeout=15_000)
 
 CHROMIUM_ARGS = [
     "--headless",

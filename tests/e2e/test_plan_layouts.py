@@ -53,11 +53,17 @@ def _controls_whole(page: Page) -> None:
 
 def _compare_whole(page: Page) -> None:
     page.locator("#plan-compare").scroll_into_view_if_needed()
-    svg = boxes(page, s="#plan-compare .main-svg")["s"][0]
-    found = boxes(page, t="#plan-compare .js-plotly-plot >> .ytick text, .xtick text, .annotation-text")
+    # one frame (the panels lay themselves out as they scroll into view)
+    found = boxes(
+        page,
+        s="#plan-compare .main-svg",
+        t="#plan-compare .js-plotly-plot >> .ytick text, .xtick text, .annotation-text",
+        titles="#plan-compare .js-plotly-plot >> .annotation-text",
+        ticks="#plan-compare .js-plotly-plot >> .ytick text, .xtick text",
+    )
+    svg = found["s"][0]
     assert found["t"] and all(inside(r, svg) for r in found["t"]), found
-    titles = boxes(page, t="#plan-compare .js-plotly-plot >> .annotation-text")["t"]
-    ticks = boxes(page, t="#plan-compare .js-plotly-plot >> .ytick text, .xtick text")["t"]
+    titles, ticks = found["titles"], found["ticks"]
     no_overlaps(titles, ticks, "the comparison's titles and labels")
 
 
@@ -119,6 +125,7 @@ def test_phone_390x844(page: Page, base_url, lang, theme):
     _common(page, 390)
     _controls_whole(page)
     _compare_whole(page)
-    card = boxes(page, c="#plan-top-panel")["c"][0]
-    cells = boxes(page, c="#plan-table td")["c"]
+    # one frame: the panels above lay themselves out as they scroll into view, moving this one
+    seen = boxes(page, card="#plan-top-panel", c="#plan-table td")
+    card, cells = seen["card"][0], seen["c"]
     assert cells and all(inside(c, card) for c in cells)
