@@ -19,11 +19,12 @@ from app.main import app
 
 # The roofline callback as the browser sends it after a structural change (the accelerators).
 CALLBACK = {
-    "output": "..roofline-graph.figure...grid.data...roofline-key.children..",
+    "output": "..roofline-graph.figure...grid.data...roofline-key.children...roofline-scenario.children..",
     "outputs": [
         {"id": "roofline-graph", "property": "figure"},
         {"id": "grid", "property": "data"},
         {"id": "roofline-key", "property": "children"},
+        {"id": "roofline-scenario", "property": "children"},
     ],
     "inputs": [
         {"id": "hardware", "property": "value", "value": ["h100-sxm5"]},
@@ -45,6 +46,7 @@ CALLBACK = {
         {"id": "measured-step", "property": "value", "value": None},
         {"id": "output-tokens", "property": "value", "value": None},
         {"id": "concurrency", "property": "value", "value": None},
+        {"id": "backend", "property": "value", "value": "trtllm"},
         {"id": "gpu-price", "property": "value", "value": None},
         {"id": "memory-utilization", "property": "value", "value": 1},
         {"id": "published", "property": "value", "value": []},

@@ -159,7 +159,8 @@ def l1_client(tmp_path, monkeypatch):
 def test_an_l1_cache_roof_is_drawn_and_named(l1_client, lang):
     """`level: l1` is in the hardware schema; the page once failed with KeyError 'level_l1'
     (layout, roofline callback and HTML export)."""
-    tree = layout(l1_client, f"hw=myl1&roofs=hierarchy&lang={lang}")
+    # tp=1: the card lists no GPU-to-GPU link, and the default scenario runs at TP 4
+    tree = layout(l1_client, f"hw=myl1&tp=1&roofs=hierarchy&lang={lang}")
     drawn = [trace for fig in figures(tree) for trace in fig["data"] if "l1" in str(trace.get("uid", ""))]
     assert drawn and "L1" in json.dumps(drawn, ensure_ascii=False)
     response = fire(l1_client, tree, "roofline-graph.figure")
