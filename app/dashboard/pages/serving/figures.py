@@ -22,7 +22,9 @@ from app.dashboard.pages.serving.words import run_description, unfit_sentence, w
 from app.units import plain
 
 TPS_GPU, TPS_USER = "output_tokens_per_s_per_gpu", "tokens_per_s_per_user"
-REASON_LINE_UNITS = 48  # a reason's line where the chart was: 24 CJK glyphs of the bundled Noto Sans SC (1 em each) at 13 px is 312 px, inside a phone's 328 px plot
+# a reason's line where the chart was: 24 CJK glyphs of the bundled Noto Sans SC (1 em each)
+# at 13 px is 312 px, inside a phone's 328 px plot
+REASON_LINE_UNITS = 48
 
 
 def signed_pct(fraction: float) -> str:
