@@ -82,6 +82,21 @@ def base_layout(lang: str, theme: str, present: bool) -> dict:
     }
 
 
+def foot_legend(present: bool, **extra) -> dict:
+    """A horizontal legend at the foot of the figure, pinned to it (not to the plot, whose height
+    varies): Plotly grows the bottom margin to hold it, under the x axis's labels and title."""
+    size = 16 if present else 11
+    return {
+        "orientation": "h",
+        "yref": "container",
+        "y": 0,
+        "yanchor": "bottom",
+        "x": 0,
+        **extra,
+        "font": {"size": size},
+    }
+
+
 def message_figure(message: str) -> dict:
     """An empty plot that says why there is nothing to draw."""
     return {

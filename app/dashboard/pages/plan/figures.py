@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for
+from app.dashboard.components.plot_style import THEMES, base_layout, color_for, foot_legend
 from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.plan.measured import SOURCE, MeasuredRun
@@ -230,14 +230,7 @@ def frontier_figure(answer, runs, names, budget: int, lang: str, theme: str, pre
         base = {"title": {"text": w(key, lang), "standoff": 8}, "gridcolor": colors["grid"]}
         layout[axis] = label_log_axis(base, values, two_five)
     layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
-    layout["legend"] = {
-        "orientation": "h",
-        "yref": "container",
-        "y": 0,
-        "yanchor": "bottom",
-        "x": 0,
-        "font": {"size": 16 if present else 11},
-    }
+    layout["legend"] = foot_legend(present)
     layout["modebar"] = {"orientation": "v"}
     layout["hoverlabel"] = {"align": "left"}
     return {"data": data, "layout": layout}

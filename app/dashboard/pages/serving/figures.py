@@ -12,7 +12,7 @@ Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measu
 
 from __future__ import annotations
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for
+from app.dashboard.components.plot_style import THEMES, base_layout, color_for, foot_legend
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
@@ -360,16 +360,7 @@ def unfit_notes(accs, theme: str, lang: str, beside=None) -> list[dict]:
 def _layout(lang: str, theme: str, present: bool) -> dict:
     layout = base_layout(lang, theme, present)
     layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
-    # at the foot of the figure, pinned to it (not to the plot, whose height varies): Plotly
-    # grows the bottom margin to hold it, under the x axis's labels and title
-    layout["legend"] = {
-        "orientation": "h",
-        "yref": "container",
-        "y": 0,
-        "yanchor": "bottom",
-        "x": 0,
-        "font": {"size": 16 if present else 11},
-    }
+    layout["legend"] = foot_legend(present)
     layout["modebar"] = {"orientation": "v"}  # beside the plot, clear of its top
     layout["hoverlabel"] = {"align": "left"}
     return layout

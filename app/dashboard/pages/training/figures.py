@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dash import html
 
-from app.dashboard.components.plot_style import THEMES, base_layout
+from app.dashboard.components.plot_style import THEMES, base_layout, foot_legend
 from app.dashboard.lib.i18n import t
 from app.units import duration, grouped, memory, plain, si
 from engine.hardware import get_accelerator
@@ -175,15 +175,7 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
         {
             "barmode": "stack",
             "margin": {"l": 110, "r": 20, "t": 30, "b": 95},
-            "legend": {
-                "orientation": "h",
-                "yref": "container",
-                "y": 0,
-                "yanchor": "bottom",
-                "x": 0,
-                "traceorder": "normal",
-                "font": {"size": 16 if present else 11},
-            },
+            "legend": foot_legend(present, traceorder="normal"),
             "xaxis": {
                 "title": {"text": t("lab_train_bytes_axis", lang)},
                 "gridcolor": colors["grid"],
