@@ -159,14 +159,22 @@ def l1_client(tmp_path, monkeypatch):
 def test_an_l1_cache_roof_is_drawn_and_named(l1_client, lang):
     """`level: l1` is in the hardware schema; the page once failed with KeyError 'level_l1'
     (layout, roofline callback and HTML export)."""
-    # tp=1: the card lists no GPU-to-GPU link, and the default scenario runs at TP 4
-    tree = layout(l1_client, f"hw=myl1&tp=1&roofs=hierarchy&lang={lang}")
+    tree = layout(l1_client, f"hw=myl1&roofs=hierarchy&lang={lang}")
     drawn = [trace for fig in figures(tree) for trace in fig["data"] if "l1" in str(trace.get("uid", ""))]
     assert drawn and "L1" in json.dumps(drawn, ensure_ascii=False)
     response = fire(l1_client, tree, "roofline-graph.figure")
     assert "roof--myl1--l1" in json.dumps(response)
     export = fire(l1_client, tree, "download-html.data")
     assert "L1" in json.dumps(export)
+
+
+def test_a_card_without_a_link_opens_at_tp_1_and_says_why(l1_client):
+    """The default scenario runs at TP 4; a catalogue card that lists no GPU-to-GPU link opened
+    on "Cannot analyse this view" until the user found TP 1. It opens at TP 1, with a notice."""
+    tree = json.dumps(layout(l1_client, "hw=myl1"), ensure_ascii=False)
+    assert "Cannot analyse" not in tree
+    assert "Ignored URL parameter tp=4" in tree and "lists no GPU-to-GPU link bandwidth" in tree
+    assert "point--myl1--decode" in tree
 
 
 def test_every_cache_level_the_schema_accepts_has_a_name_in_both_languages():

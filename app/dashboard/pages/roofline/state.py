@@ -140,6 +140,32 @@ def consistent(view: View, bad=None) -> View:
     if from_link and model.num_heads % view.tensor_parallel:
         bad("tp", str(view.tensor_parallel), Why("tp_divides", {"heads": model.num_heads}))
         view = replace(view, tensor_parallel=1)
+    if from_link and view.tensor_parallel > 1:
+        view = _tp_every_card_can_link(view, bad)
+    return view
+
+
+def _tp_every_card_can_link(view: View, bad) -> View:
+    """A card that lists no GPU-to-GPU link runs one GPU: a link naming one (a custom catalogue
+    card) with the default TP would open on an empty chart, so it opens at TP 1 and says why."""
+    from app.service import resolve_hardware  # the service resolves what-ifs too
+    from engine.errors import EngineInputError
+
+    try:
+        cards = resolve_hardware(hardware_specs(view))
+    except EngineInputError:
+        return view  # the analysis names what is wrong with the accelerators themselves
+    for card in cards:
+        if card.link_bandwidth() is None:
+            why = EngineInputError(
+                "tensor_parallel",
+                f"{card.id} lists no GPU-to-GPU link bandwidth",
+                [1],
+                code="no_link",
+                params={"hardware": card.name},
+            )
+            bad("tp", str(view.tensor_parallel), Why("engine", {"text": why}))
+            return replace(view, tensor_parallel=1)
     return view
 
 
