@@ -25,6 +25,8 @@ from app.dashboard.pages.roofline.params import (
     valid_what_ifs,
 )
 from engine.analysis import DEFAULT_MEMORY_UTILIZATION
+from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, load_model, native_precision
 
 __all__ = ["KV_PRECISIONS", "MAX_HARDWARE", "PRECISIONS", "TABS", "valid_what_ifs"]
@@ -107,7 +109,7 @@ def parse_query(args: dict[str, str]) -> View:
     view = replace(View(), **read_link(PARAMS, args, bad))
     if "prec" not in args:  # a preset released in fp8 or 4-bit opens in it
         view = replace(view, precision=native_precision(view.model) or view.precision)
-    if "tp" not in args and view.what_if:  # a what-if card lists no GPU-to-GPU link: one GPU each
+    if "tp" not in args and not _every_card_links(view):  # a card without a link: one GPU each
         view = replace(view, tensor_parallel=1)
     if "kvprec" not in args:  # the KV cache as the serving page keeps it for these weights
         view = replace(view, kv_precision=scenario.kv_dtype_for(PRECISIONS[view.precision][0]))
@@ -140,33 +142,19 @@ def consistent(view: View, bad=None) -> View:
     if from_link and model.num_heads % view.tensor_parallel:
         bad("tp", str(view.tensor_parallel), Why("tp_divides", {"heads": model.num_heads}))
         view = replace(view, tensor_parallel=1)
-    if from_link and view.tensor_parallel > 1:
-        view = _tp_every_card_can_link(view, bad)
     return view
 
 
-def _tp_every_card_can_link(view: View, bad) -> View:
-    """A card that lists no GPU-to-GPU link runs one GPU: a link naming one (a custom catalogue
-    card) with the default TP would open on an empty chart, so it opens at TP 1 and says why."""
-    from app.service import resolve_hardware  # the service resolves what-ifs too
-    from engine.errors import EngineInputError
-
+def _every_card_links(view: View) -> bool:
+    """Whether every accelerator lists a GPU-to-GPU link, so the default TP can run on it: a
+    what-if card lists none, nor may a custom catalogue card (an unknown id is the analysis's
+    to name)."""
+    if view.what_if:
+        return False
     try:
-        cards = resolve_hardware(hardware_specs(view))
+        return all(get_accelerator(h).link_bandwidth() is not None for h in view.hardware)
     except EngineInputError:
-        return view  # the analysis names what is wrong with the accelerators themselves
-    for card in cards:
-        if card.link_bandwidth() is None:
-            why = EngineInputError(
-                "tensor_parallel",
-                f"{card.id} lists no GPU-to-GPU link bandwidth",
-                [1],
-                code="no_link",
-                params={"hardware": card.name},
-            )
-            bad("tp", str(view.tensor_parallel), Why("engine", {"text": why}))
-            return replace(view, tensor_parallel=1)
-    return view
+        return True
 
 
 def to_query(view: View, template: bool = False) -> str:
