@@ -116,17 +116,30 @@ def api_decode_intensity(base_url: str, hw: str, model: object = "llama-3-8b", *
 
 def hover_label(page: Page, uid: str, point: str | None = None) -> str:
     """Move the mouse onto a trace's marker (the one whose text is `point` in a trace of
-    several: an accelerator's elementwise ops) and read the hover label on screen."""
-    x, y = page.evaluate(
-        f"""([uid, point]) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
-        const i = point === null ? 0 : t.text.indexOf(point);
-        const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
-        const r = g.querySelector('.nsewdrag').getBoundingClientRect();
-        return [r.left + xa.c2p(t.x[i]), r.top + ya.c2p(t.y[i])]; }}""",
-        [uid, point],
-    )
-    page.mouse.move(x + 30, y + 30)
-    page.mouse.move(x, y)
-    label = page.locator("#roofline-graph .hoverlayer .hovertext")
-    label.first.wait_for(timeout=5000)
-    return label.first.text_content()
+    several: an accelerator's elementwise ops) and read the hover label on screen.
+
+    The figure can be redrawn between reading the marker's position and the mouse arriving
+    (a slider's rest redraws it from the server): a label Plotly drew for another trace (its
+    plotly_hover event names the trace) is a missed aim, so it aims again, three times at
+    most, and returns the last label read."""
+    text = ""
+    for _ in range(3):
+        x, y = page.evaluate(
+            f"""([uid, point]) => {{ const g = {GD}, t = g.data.find(t => t.uid === uid);
+            const i = point === null ? 0 : t.text.indexOf(point);
+            const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
+            const r = g.querySelector('.nsewdrag').getBoundingClientRect();
+            window.__hovered = null;
+            if (!g.__hoverSpy) {{ g.on('plotly_hover', e => {{ window.__hovered = e.points[0].data.uid; }}); g.__hoverSpy = true; }}
+            return [r.left + xa.c2p(t.x[i]), r.top + ya.c2p(t.y[i])]; }}""",
+            [uid, point],
+        )
+        page.mouse.move(x + 30, y + 30)
+        page.mouse.move(x, y)
+        label = page.locator("#roofline-graph .hoverlayer .hovertext")
+        label.first.wait_for(timeout=5000)
+        text = label.first.text_content() or ""
+        if page.evaluate("() => window.__hovered") == uid:
+            return text
+    return text
+    return text
