@@ -35,7 +35,6 @@ from ..serving.disagg import (
 )
 from ..serving.estimate import serving_arrays
 from ..serving.scenario import DisaggScenario, ServingScenario
-from ..serving.step import decode_steps
 from .space import (
     CONCURRENCY_POINTS,
     DISAGG_CONCURRENCY_POINTS,
@@ -149,7 +148,8 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
     prefill = _shortlist(prefill)
     cols: dict[str, list] = {}
     for ld, dec in decode.items():
-        dec["tpot_cap"] = _step_s(decode_steps(model, hw, dec["sc"], dec["cap"].max_running_batch), p)[0]
+        dec["times"] = decode_times(model, hw, dec["sc"])  # its steps are built once for every pairing
+        dec["tpot_cap"] = dec["times"](float(dec["cap"].max_running_batch), p)[0]
         rows = _disagg_rows(model, hw, base, budget, prefill, ld, dec)
         if rows is not None:
             _score_rows(cols, model, hw, base, rows, dec, ld, p, q)
@@ -209,7 +209,6 @@ def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
     c = rows["c"].astype(float)
     x = np.array(rows["x"], dtype=float)
     y = np.array(rows["y"], dtype=float)
-    sc_d = dec["sc"]
     cap = float(dec["cap"].max_running_batch)
     index = {lp: j for j, lp in enumerate(prefill)}
     which = np.array([index[lp] for lp in lps])
@@ -227,7 +226,7 @@ def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
         "link_bytes": np.array(rows["link_bytes"]),
         "link_rps_per_bw": 1.0 / np.array(rows["per_request"]),
         "n0": np.minimum(c / y, cap),
-        "tpot": decode_times(model, hw, sc_d),
+        "tpot": dec["times"],
     }
     d["prefill_one_s"], d["prefill_full_s"] = bound_steps[which, 0], bound_steps[which, 1]
     bound = deployment_loop(c, d, None)

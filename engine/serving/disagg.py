@@ -154,6 +154,7 @@ def deployment_loop(c, d: dict, p: dict | None) -> dict:
     """The loop of one deployment at the roofs (p None) or at the calibrated parameters p."""
     eff = 1.0 if p is None else p["kv_link_efficiency"]
     bw = d["bandwidth"] * eff
+    d["tpot"].prime(d["n0"], d["cap"])
     prefill = (d["prefill_slots"], d["prefill_one_s"], d["prefill_full_s"], d["prefill_full"])
     return closed_loop(
         c, d["output_tokens"], d["decode_workers"], d["cap"], prefill, d["link_bytes"] / bw,
@@ -240,10 +241,27 @@ def decode_times(model, hw, sc_d: ServingScenario):
             built[key] = decode_steps(model, hw, sc_d, n)
         return built[key]
 
+    def prime(*batches) -> None:
+        """Build the steps at several batches (each an array or a number) in one pass: one
+        decode_steps over their rows stacked, the same numbers as one build each."""
+        todo = {}
+        for n in batches:
+            n = np.atleast_1d(np.asarray(n, dtype=float))
+            todo.setdefault(n.tobytes(), n)
+        todo = {key: n for key, n in todo.items() if key not in built}
+        if len(todo) < 2:
+            return  # nothing to share: steps() builds the one left when asked
+        stacked = decode_steps(model, hw, sc_d, np.concatenate(list(todo.values())))
+        start = 0
+        for key, n in todo.items():
+            built[key] = stacked.rows(start, start + len(n))
+            start += len(n)
+
     def tpot(n, params: dict | None) -> np.ndarray:
         return _step_s(steps(n), params)
 
     tpot.steps = steps
+    tpot.prime = prime
     return tpot
 
 

@@ -26,6 +26,7 @@ step records how many requests its busiest rank schedules (a CPU cost each, esti
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -73,19 +74,24 @@ class StepCost:
 
     def row(self, i: int) -> StepCost:
         """Row i alone (R = 1): what the fit stacks scenario by scenario."""
+        return self.rows(i, i + 1)
+
+    def rows(self, start: int, stop: int) -> StepCost:
+        """Rows start to stop - 1: one block of a step built over stacked batches."""
+        r = slice(start, stop)
         return StepCost(
             self.category,
-            self.weight[i : i + 1],
-            self.compute_s[i : i + 1],
-            self.memory_s[i : i + 1],
-            self.link_s[i : i + 1],
-            self.link_est_s[i : i + 1],
+            self.weight[r],
+            self.compute_s[r],
+            self.memory_s[r],
+            self.link_s[r],
+            self.link_est_s[r],
             self.messages,
             self.exchanges,
             self.layers,
-            self.requests[i : i + 1],
+            self.requests[r],
             self.scale_out_messages,
-            None if self.expert_factor is None else self.expert_factor[i : i + 1],
+            None if self.expert_factor is None else self.expert_factor[r],
             self.experts_split_whole,
         )
 
@@ -452,14 +458,41 @@ def _op_layout(t: _Template) -> _OpLayout:
     return layout
 
 
+def _split_rows(part: tuple, count: int) -> list[tuple]:
+    """A _part over `count` stacked blocks of rows, as `count` parts (the op layout is shared)."""
+    category, compute, memory, link, factor = part
+    rows = len(compute) // count
+
+    def block(a, i):
+        return a[i * rows : (i + 1) * rows]
+
+    return [
+        (category, block(compute, i), block(memory, i), (block(link[0], i), block(link[1], i)), block(factor, i))
+        for i in range(count)
+    ]
+
+
+def _per_row(value, rows: int) -> np.ndarray:
+    """A weight or count (a number or an array over rows) as an array of `rows`."""
+    value = np.asarray(value, dtype=float)
+    return value if value.shape == (rows,) else np.full(rows, value)
+
+
 def _combine(parts: list, weights: list, t: _Template, layers: int, requests) -> StepCost:
     """Parts side by side (ops concatenated), each counted `weight` times (an array over rows or
     a scalar): the step's time is linear in the weights, never in the merged ops."""
     rows = len(parts[0][1])
-    ws = [np.broadcast_to(np.asarray(w, dtype=float), (rows,)) for w in weights]
+    ws = [_per_row(w, rows) for w in weights]
+    if len(parts) == 1:  # one part: its own arrays, no copies
+        (category, compute, memory, link, factor), w = parts[0], ws[0]
+        weight = np.repeat(w[:, None], len(category), axis=1)
+        return StepCost(
+            category, weight, compute, memory, link[0] * w, link[1] * w, t.messages, t.exchanges, layers,
+            _per_row(requests, rows), t.scale_out_messages, factor, t.experts_split_whole,
+        )  # fmt: skip
     return StepCost(
         np.concatenate([p[0] for p in parts]),
-        np.concatenate([np.repeat(w[:, None], len(p[0]), axis=1) for p, w in zip(parts, ws, strict=True)], axis=1),
+        np.repeat(np.stack(ws, axis=1), [len(p[0]) for p in parts], axis=1),
         np.concatenate([p[1] for p in parts], axis=1),
         np.concatenate([p[2] for p in parts], axis=1),
         sum(p[3][0] * w for p, w in zip(parts, ws, strict=True)),
@@ -467,7 +500,7 @@ def _combine(parts: list, weights: list, t: _Template, layers: int, requests) ->
         t.messages,
         t.exchanges,
         layers,
-        np.broadcast_to(np.asarray(requests, dtype=float), (rows,)),
+        _per_row(requests, rows),
         t.scale_out_messages,
         np.concatenate([p[4] for p in parts], axis=1),
         t.experts_split_whole,
@@ -494,10 +527,17 @@ def _roofs_and_link(hw: Accelerator, compute_dtype: str) -> tuple[tuple, tuple |
     return roofs, None if link is None else (link[1], domain, scale_out_bytes_per_s(hw))
 
 
+@lru_cache(maxsize=256)  # a scenario is a few hundred bytes and holds no model: entries bound it
+def step_shape(sc: ServingScenario) -> ServingScenario:
+    """What a step's ops depend on: the scenario without its load, backend and memory rule (the
+    template's key; dataclasses.replace re-validates, a tenth of an estimate's time)."""
+    return replace(sc, concurrency=1, backend=None, memory_utilization=1.0, speculative=None)
+
+
 def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, running) -> ServingSteps:
     """The steps of the scenario at each running batch in `running` (an int or an array)."""
     roofs, link_key = _roofs_and_link(hw, sc.compute_dtype)
-    shape = replace(sc, concurrency=1, backend=None, memory_utilization=1.0, speculative=None)
+    shape = step_shape(sc)
     t = _template(model, roofs, link_key, shape)
     running = np.atleast_1d(np.asarray(running, dtype=float))
     # The busiest attention-DP rank sets the pace: ceil(running / ranks) requests.
@@ -507,16 +547,32 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     # prompts per step: a request's prompt arrives once per its output tokens, E(a) per step
     per_step = 1.0 if spec is None else float(spec.tokens_per_step(spec.acceptance))
     w = (running - 1) / sc.output_tokens * per_step
-    decode = _part(model, roofs, sc, t, running, b, 0.0, queries=q)
-    merged = _part(model, roofs, sc, t, running, b, float(sc.input_tokens), queries=q)
+    chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
+    others = (shape.attention_data_parallel - 1) * chunk_tokens
+    # three parts, each a row per running batch: decode alone, decode with a whole prompt merged
+    # in, and a wave's prefill chunk (no decode; `queries` only scales decode tokens, so the
+    # chunk's 1 is q there too). One _part call over the stacked rows: the same elementwise
+    # numbers as three calls, for a third of numpy's per-call cost (one estimate is ~1 ms).
+    zero, one = np.zeros_like(running), np.ones_like(running)
+    decode, merged, chunk_part = _split_rows(
+        _part(
+            model,
+            roofs,
+            sc,
+            t,
+            np.concatenate([running, running, others]),
+            np.concatenate([b, b, zero]),
+            np.concatenate([zero, one * float(sc.input_tokens), chunk_tokens]),
+            np.concatenate([one, one, chunk_tokens / shape.input_tokens]),
+            np.concatenate([one * q, one * q, one]),
+        ),
+        3,
+    )
     n = model.num_layers
     tpot = _combine([decode, merged], [1.0 - w, w], t, n, b)
     decode_only = _combine([decode], [1.0], t, n, b)
     if spec is not None:
         tpot, decode_only = (_with_draft(step, model, hw, sc, running) for step in (tpot, decode_only))
-    chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
-    others = (shape.attention_data_parallel - 1) * chunk_tokens
-    chunk_part = _part(model, roofs, shape, t, others, 0.0, chunk_tokens, chunk_tokens / shape.input_tokens)
     chunk = _combine([chunk_part], [1.0], t, n, chunk_tokens / shape.input_tokens)
     return ServingSteps(tpot, decode_only, t.alone, w, chunk, wave_steps)
 
@@ -548,7 +604,7 @@ def _with_draft(step: StepCost, model: ModelConfig, hw: Accelerator, sc: Serving
 
 def _side_template(model: ModelConfig, hw: Accelerator, sc: ServingScenario):
     roofs, link_key = _roofs_and_link(hw, sc.compute_dtype)
-    shape = replace(sc, concurrency=1, backend=None, memory_utilization=1.0, speculative=None)
+    shape = step_shape(sc)
     return roofs, shape, _template(model, roofs, link_key, shape)
 
 
