@@ -63,8 +63,8 @@ def calibrated_step_s(
     the busiest GPU: expert_factor, its share under uniform routing over the mean
     (engine.serving.step.expert_parallel_imbalance), times moe_imbalance, the routing's skew
     beyond uniform (fitted); sliced experts (moe_tensor_parallel) give every GPU the mean."""
-    eta_c, eta_m = _category_efficiencies(p)
-    eta_c, eta_m = eta_c[..., category], eta_m[..., category]
+    codes = np.asarray(category).astype(np.intp, copy=False)  # the fit's padded blocks hold floats
+    eta_c, eta_m = (_by_category(table, codes) for table in _category_efficiencies(p))
     skew = np.where(split_whole, p["moe_imbalance"], 1.0)
     mult = np.where(category == EXPERT, expert_factor * np.asarray(skew)[..., None], 1.0)
     ops = (weight * mult * np.maximum(compute_s / eta_c, memory_s / eta_m)).sum(axis=-1)
@@ -92,6 +92,16 @@ def _category_efficiencies(p: dict) -> tuple[np.ndarray, np.ndarray]:
     else:
         stack = np.stack(np.broadcast_arrays(*values), axis=-1)
     return stack[..., : len(codes)], stack[..., len(codes) :]
+
+
+def _by_category(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Each op's entry of a per-category table: one table (K,) or one per row (R, K); codes
+    per op (n,) or per row and op (R, n), as the fit pads them."""
+    if table.ndim == 1:
+        return table[codes]
+    if codes.ndim == 1:
+        return table[..., codes]
+    return np.take_along_axis(table, codes, axis=-1)
 
 
 def link_time_s(link_s, messages, exchanges, scale_out, p: dict):
