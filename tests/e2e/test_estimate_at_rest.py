@@ -1,6 +1,8 @@
 """The serving estimate's marks on the roofline, in Chromium against a live server: the slider
 grid does not carry them, so a step hides them (never a stale estimate beside a new bound) and
-the slider's rest draws them where a fresh load of that stop does."""
+the slider's rest draws them with a patch of the figure, where a fresh load of that stop does."""
+
+import json
 
 import pytest
 from playwright.sync_api import Page
@@ -55,6 +57,16 @@ def release(page: Page, held: list, asked: bool = True) -> None:
     page.unroute_all()  # and any request held since passes on
 
 
+def figure_answer(page: Page, key: str) -> str:
+    """Press `key` on the context slider and wait for the rest's answer to the roofline figure."""
+    page.locator("#context-length [role=slider]").focus()
+    with page.expect_response(
+        lambda r: UPDATE in r.url and "roofline-graph.figure" in (r.request.post_data or "")
+    ) as r:
+        page.keyboard.press(key)
+    return r.value.text()
+
+
 def step_context(page: Page, key: str, ctx: int) -> None:
     page.locator("#context-length [role=slider]").focus()
     page.keyboard.press(key)
@@ -107,3 +119,35 @@ def test_back_at_the_stop_the_server_drew_the_estimate_shows_again_before_any_an
     release(page, held, asked=False)  # a slow step may have let 8192 rest: answered now
     wait_settled(page)
     assert_same_figure(traces(page), before)
+
+
+def test_the_rest_answers_with_a_patch_of_the_estimates_alone(page: Page, base_url):
+    open_at(page, base_url, 4096)
+    indices = page.evaluate(f"(uids) => uids.map(u => {GD}.data.findIndex(t => t.uid === u))", ESTIMATES)
+    body = figure_answer(page, "ArrowRight")
+    figure = json.loads(body)["response"]["roofline-graph"]["figure"]
+    assert figure.get("__dash_patch_update") == "__dash_patch_update", list(figure)[:5]
+    operations = figure["operations"]
+    assert [op["location"] for op in operations] == [["data", i] for i in indices]
+    assert [op["params"]["value"]["uid"] for op in operations] == ESTIMATES
+    scenario = json.loads(body)["response"]["roofline-scenario"]["children"]
+    assert "context 8,192" in scenario, scenario
+    full = page.evaluate(f"() => JSON.stringify({{data: {GD}.data, layout: {GD}.layout}}).length")
+    assert len(body) * 5 < full, (len(body), full)  # a few traces, not the figure
+    wait_settled(page)
+    assert page.locator("#roofline-scenario").text_content() == scenario
+    assert_svg_matches(page)
+
+
+def test_a_rest_where_an_estimate_drops_sends_the_whole_figure(page: Page, base_url):
+    """At 32K context one request's KV cache no longer fits beside the weights in the RTX 4090's
+    share of its memory: the engine gives no estimate there, so the traces drawn for one stop
+    differ and the figure comes whole."""
+    open_at(page, base_url, 16384)
+    figure = json.loads(figure_answer(page, "ArrowRight"))["response"]["roofline-graph"]["figure"]
+    assert "__dash_patch_update" not in figure and "data" in figure
+    wait_settled(page)
+    shown = traces(page)
+    assert "estimate--rtx-4090--decode" not in shown and shown["estimate--h100-sxm5--decode"]["x"][0] is not None
+    assert_same_figure(shown, open_at(page, base_url, 32768))
+    assert_svg_matches(page)
