@@ -32,6 +32,22 @@
     return fallback || stored("sizes");
   }
 
+  // Traces the grid does not carry but which move with the sliders (the serving estimate,
+  // app/dashboard/pages/serving/roofline_estimate.py) are drawn by the server for one stop, named
+  // in their `meta.stop` ([batch, context]). At any other stop they are hidden (no point, no
+  // hover), never left where that stop put them, until the server's rest answer draws them
+  // (callbacks.py update_roofline); back at their stop, they show what the server drew there.
+  const drawnAtStop = {};  // uid -> {stop, x, y}: a hidden trace's values, as the server drew them
+  function atItsStop(trace, sizes) {
+    const stop = trace.meta.stop;
+    const hidden = Array.isArray(trace.x) && trace.x.length === 1 && trace.x[0] === null;
+    if (!hidden) drawnAtStop[trace.uid] = {stop: stop, x: trace.x, y: trace.y};
+    if (stop[0] !== sizes.batch || stop[1] !== sizes.ctx) return hidden ? null : {x: [null], y: [null]};
+    const kept = drawnAtStop[trace.uid];
+    if (!hidden || !kept || kept.stop[0] !== stop[0] || kept.stop[1] !== stop[1]) return null;
+    return {x: kept.x, y: kept.y};
+  }
+
   // The grid's values at the sliders' stop: update(uid) gives a trace's new x, y (and hover
   // values), or null for a trace that does not move. null when the stop is not on the grid.
   function gridStop(sizes, grid) {
@@ -47,6 +63,7 @@
       scenario: (grid.scenarios || [])[at],  // the scenario line's text
       subtitle: (grid.subtitles || [])[at],  // the same, as an export's title
       update: function (uid, trace) {
+        if (trace && (trace.meta || {}).stop) return atItsStop(trace, sizes);
         const point = byUid[uid];
         if (point) {
           // solid where the scenario fits in memory, hollow where it does not (figures.marker_style)

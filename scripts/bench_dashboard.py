@@ -87,7 +87,7 @@ SETTLE = """() => new Promise(resolve => {
     const req = performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component')
                                                                  && e.startTime >= start);
     resolve(req.map(e => ({server: e.responseStart - e.requestStart, end: e.responseEnd,
-                           painted: painted})));
+                           painted: painted, kb: e.encodedBodySize / 1024})));
   }, 1500);
 })"""
 
@@ -330,7 +330,10 @@ def main(presses: int = 30) -> None:
             print(f"  {name:16s} {stats(run[name])}")
     for s in settle:
         painted = f"{s['painted'] - s['end']:.0f} ms" if s["painted"] else "n/a"
-        print(f"settle (panels through the server): server {s['server']:.1f} ms, response -> panels painted {painted}")
+        print(
+            f"settle (panels through the server): server {s['server']:.1f} ms, response -> panels painted {painted}"
+            f" ({s['kb']:.1f} KB gzipped)"
+        )
     server = ", ".join(f"{v:.0f}" for v in structural_server[-2:])
     print(f"structural change (a GPU removed): key -> SVG {structural:.0f} ms (server {server} ms)")
     print("serving page, a concurrency change, 3 GPUs (no rest timer: the box reports once):")

@@ -19,12 +19,14 @@ from app.main import app
 
 # The roofline callback as the browser sends it after a structural change (the accelerators).
 CALLBACK = {
-    "output": "..roofline-graph.figure...grid.data...roofline-key.children...roofline-scenario.children..",
+    "output": "..roofline-graph.figure...grid.data...roofline-key.children...roofline-scenario.children..."
+    "roofline-drawn.data..",
     "outputs": [
         {"id": "roofline-graph", "property": "figure"},
         {"id": "grid", "property": "data"},
         {"id": "roofline-key", "property": "children"},
         {"id": "roofline-scenario", "property": "children"},
+        {"id": "roofline-drawn", "property": "data"},
     ],
     "inputs": [
         {"id": "hardware", "property": "value", "value": ["h100-sxm5"]},
@@ -58,7 +60,7 @@ CALLBACK = {
         {"id": "measurements", "property": "data", "value": {}},
     ],
     "changedPropIds": ["hardware.value"],
-    "state": [],
+    "state": [{"id": "roofline-drawn", "property": "data", "value": {}}],
 }
 
 

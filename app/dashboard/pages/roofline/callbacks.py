@@ -3,7 +3,8 @@ views.py -> the outputs, each callback a module-level function with keyword inpu
 
 The live path (docs/dashboard.md "The live path"): a slider step never reaches the server. The
 browser moves the points from the slider grid that came with the figure (assets/app.js
-`syncSizes`), and once the slider rests (`settled`, 250 ms) the server redraws the panels.
+`syncSizes`), and once the slider rests (`settled`, 250 ms) the server redraws the panels and
+patches in the traces the grid does not carry (the serving estimate's, drawn for one stop).
 Structural changes (model, accelerators, precision, KV heads, TP, FlashAttention, roofs) go
 through the server, which sends the figure and a new grid together, and the canonical link
 (with slots for the sliders' values, which the browser fills in: assets/url.js).
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dash import Input, Output, State, no_update
+from dash import Input, Output, Patch, State, no_update
 
 from app.dashboard.components.what_if import added_what_if
 from app.dashboard.lib.callbacks import Callbacks
@@ -23,9 +24,17 @@ from app.dashboard.pages.roofline.params import TABS
 from app.dashboard.pages.roofline.state import View, export_template, pin_query, shared_query, to_query, view_model
 from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import OPS_KEYS, ops_body, sorted_by
-from app.dashboard.pages.roofline.views import PANEL_OUTPUTS, on_grid, ops_panel, panels, roofline, subtitle
+from app.dashboard.pages.roofline.views import (
+    PANEL_OUTPUTS,
+    drawn_for,
+    on_grid,
+    ops_panel,
+    panels,
+    rest_traces,
+    roofline,
+    subtitle,
+)
 from app.dashboard.pages.roofline.widgets import kv_controls, pin_label, tp_options
-from app.dashboard.pages.serving.roofline_estimate import serving_args
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import native_format, native_precision
@@ -60,15 +69,26 @@ def link_data(view: View, trigger: object = None) -> dict:
         "grid": Output("grid", "data"),
         "key": Output("roofline-key", "children"),
         "scenario": Output("roofline-scenario", "children"),
+        "drawn": Output("roofline-drawn", "data"),
     },
     inputs={"controls": view_inputs()},
+    state={"drawn": State("roofline-drawn", "data")},
 )
-def update_roofline(controls: dict, trigger: object = None) -> dict:
+def update_roofline(controls: dict, drawn: object = None, trigger: object = None) -> dict:
     view = view_from_controls(controls)
-    # the browser drew this stop already, but for the serving estimate's points (their grid is the
-    # serving page's: they move with the context, at rest)
-    if trigger == "settled" and on_grid(view) and not view.pin and serving_args(view) is None:
-        return {"figure": no_update, "grid": no_update, "key": no_update, "scenario": no_update}
+    # At rest on the grid the browser drew this stop already, but for the traces drawn for one
+    # stop (the serving estimate's: their grid is the serving page's), which it hid: those alone,
+    # as a Patch of the figure it holds. A pin's arrow to B moves with the sliders: whole figure.
+    if trigger == "settled" and on_grid(view) and not view.pin:
+        moved = rest_traces(view, drawn)
+        if moved is not None:
+            return {
+                "figure": figure_patch(moved) if moved else no_update,
+                "grid": no_update,
+                "key": no_update,
+                "scenario": subtitle(view, view.batch, view.context),
+                "drawn": no_update,
+            }
     figure, grid = roofline(view)
     # a typed batch or context between stops, or a pin's arrow to B: the figure moves, the grid stays
     settled = trigger == "settled"
@@ -77,7 +97,16 @@ def update_roofline(controls: dict, trigger: object = None) -> dict:
         "grid": no_update if settled else grid or {},
         "key": no_update if settled else symbol_key(figure),
         "scenario": subtitle(view, view.batch, view.context),
+        "drawn": drawn_for(view, figure),
     }
+
+
+def figure_patch(traces: dict[int, dict]) -> Patch:
+    """The figure's traces at these indices replaced, the rest left as the browser holds them."""
+    patch = Patch()
+    for index, trace in traces.items():
+        patch["data"][index] = trace
+    return patch
 
 
 OPS_OUTPUTS = {

@@ -15,7 +15,7 @@ from app.dashboard.pages.roofline.params import BY_NAME
 from app.dashboard.pages.roofline.state import View, export_name, to_query
 from app.dashboard.pages.roofline.symbol_key import symbol_key
 from app.dashboard.pages.roofline.tables import comparison_table, ops_table_panel, reality_panel
-from app.dashboard.pages.roofline.views import ops_panel, panels, roofline, subtitle
+from app.dashboard.pages.roofline.views import drawn_for, ops_panel, panels, roofline, subtitle
 
 # Messages the browser shows itself (input validation): translated here, filled in by app.js.
 CLIENT_MESSAGES = ("batch_invalid", "context_invalid", "hardware_limit", *HEADER_MESSAGES)
@@ -37,7 +37,7 @@ def flags(view: View) -> dict:
     }
 
 
-def stores(view: View, grid: dict | None) -> list:
+def stores(view: View, figure: dict, grid: dict | None) -> list:
     sizes = {"batch": view.batch, "ctx": view.context}
     # No store starts empty (None): dcc.Store would "change" None to undefined on mount and fire
     # every callback that listens to it.
@@ -49,6 +49,7 @@ def stores(view: View, grid: dict | None) -> list:
         dcc.Store(id="sizes", data=sizes),
         dcc.Store(id="settled", data=sizes),
         dcc.Store(id="grid", data=grid or {}),
+        dcc.Store(id="roofline-drawn", data=drawn_for(view, figure)),  # what a slider's rest may patch
         dcc.Store(id="link", data=link_data(view)),
         dcc.Store(id="url-sync", data=""),
         dcc.Store(id="pin", data=view.pin),
@@ -139,7 +140,7 @@ def page(view: View) -> html.Div:
     scenario_line = subtitle(view, view.batch, view.context)
     return html.Div(
         [
-            *stores(view, grid),
+            *stores(view, figure, grid),
             header(view),
             html.Ul(notices, id="notices", className="notices", hidden=not notices, role="status"),
             html.Ul(shown["efficiency-notice"], id="efficiency-notice", className="efficiency-notice", role="status"),

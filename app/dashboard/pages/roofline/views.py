@@ -6,6 +6,10 @@ first paint and a redraw can never disagree.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+from dataclasses import replace
+
 import flask
 from dash import html
 
@@ -156,6 +160,47 @@ def roofline(view: View) -> tuple[dict, dict | None]:
     )
     figure["data"] += serving_estimate.view_traces(view, data["analysis"]["results"])
     return figure, grid
+
+
+def figure_key(view: View) -> str:
+    """The view but for the sliders, as a digest: two views with the same key draw the same
+    figure but for where batch and context put its points (and the traces drawn for one stop).
+    The canonical link with the sliders' slots (to_query: one form for the same view, however
+    its controls said it), the embedding and the uploaded measurements (not in the link). The
+    model's own KV heads as a count: a link leaves them out, the KV slider sends the count."""
+    with contextlib.suppress(EngineInputError):  # no model to ask: the key as the link says it
+        view = replace(view, kv_heads=view.kv_heads or view_model(view).num_kv_heads)
+    kept = (to_query(view, template=True), view.embed, view.controls, view.measurements)
+    return hashlib.sha256(repr(kept).encode()).hexdigest()[:16]
+
+
+def drawn_for(view: View, figure: dict) -> dict:
+    """What the browser's roofline figure was drawn for (the `roofline-drawn` store): the view but
+    for the sliders, and the index of each trace drawn for the view's stop alone (`meta.stop`:
+    the serving estimate), by uid."""
+    at_stop = {t["uid"]: i for i, t in enumerate(figure.get("data", [])) if "stop" in (t.get("meta") or {})}
+    return {"key": figure_key(view), "at_stop": at_stop}
+
+
+def rest_traces(view: View, figure_drawn: object) -> dict[int, dict] | None:
+    """At a slider's rest on the grid the browser shows the stop already (assets/03-live-path.js),
+    but for the traces drawn for one stop, which it hid: those traces at the view's stop, by their
+    index in the browser's figure (`figure_drawn`: its `drawn_for`). None when that figure may not
+    be this view's but for the sliders, or the traces differ (an estimate dropped where the model
+    no longer fits at this context): the figure is then sent whole."""
+    if not isinstance(figure_drawn, dict) or figure_drawn.get("key") != figure_key(view) or not hardware_specs(view):
+        return None
+    at_stop = figure_drawn.get("at_stop")
+    if not isinstance(at_stop, dict) or not all(type(i) is int and i >= 0 for i in at_stop.values()):
+        return None
+    try:  # the figure's own function (roofline), at this stop; no serving scenario: no estimate to draw
+        results = view_data(view)["analysis"]["results"] if serving_estimate.serving_args(view) else []
+    except EngineInputError:
+        return None
+    traces = serving_estimate.view_traces(view, results)
+    if {t["uid"] for t in traces} != set(at_stop):
+        return None
+    return {at_stop[t["uid"]]: t for t in traces}
 
 
 def cache_roofs(view: View) -> dict[str, list[dict]]:

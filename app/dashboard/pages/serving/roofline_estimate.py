@@ -188,8 +188,12 @@ def view_estimates(view, results: list[dict]) -> dict[str, DecodeEstimate]:
 
 
 def view_traces(view, results: list[dict]) -> list[dict]:
-    """The roofline figure's estimate points for the View (the page's hook)."""
-    return estimate_traces(results, view_estimates(view, results), view.lang, view.theme)
+    """The roofline figure's estimate points for the View (the page's hook), each drawn for the
+    View's stop alone, named in its `meta.stop` ([batch, context]): the slider grid does not
+    carry them, so the browser hides them at any other stop (assets/03-live-path.js) until the
+    server draws them there at rest (roofline/views.py `rest_traces`)."""
+    traces = estimate_traces(results, view_estimates(view, results), view.lang, view.theme)
+    return [{**trace, "meta": {"stop": [view.batch, view.context]}} for trace in traces]
 
 
 def view_sentences(view, results: list[dict]) -> list[str]:

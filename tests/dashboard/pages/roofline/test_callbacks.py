@@ -35,14 +35,51 @@ def test_a_structural_change_sends_the_figure_and_its_grid():
     out = update_roofline(controls=controls_of(LINK), trigger="precision")
     assert {t["uid"] for t in out["figure"]["data"]} >= {"point--h100-sxm5--decode", "point--rtx-4090--decode"}
     assert out["grid"]["batches"] and out["grid"]["contexts"]
-    # a stop on the grid: drawn already (without the serving estimate's points, which are not on the grid)
-    settled = update_roofline(controls=controls_of(LINK + "&conc=0"), trigger="settled")
-    assert settled == {"figure": no_update, "grid": no_update, "key": no_update, "scenario": no_update}
-    estimated = update_roofline(controls=controls_of(LINK), trigger="settled")  # conc=64 by default
-    assert "estimate--h100-sxm5--decode" in {t["uid"] for t in estimated["figure"]["data"]}
-    assert estimated["grid"] is no_update
     assert out["scenario"].startswith("qwen3-8b · 权重 fp8") and "批 128" in out["scenario"]  # the line over the chart
     assert "hollow" in {item.children[0].className.split("key-")[-1] for item in out["key"]}  # the symbol key
+
+
+def estimates_of(figure: dict) -> dict:
+    return {("data", i): t for i, t in enumerate(figure["data"]) if t["uid"].startswith("estimate--")}
+
+
+def test_a_rest_on_the_grid_patches_the_serving_estimates_alone():
+    """The browser drew the stop from the grid but for the serving estimate's points (drawn for
+    one stop: `meta.stop`): at rest, those alone come back, at the indices the browser's figure
+    has them (its `drawn` store), as the whole figure at that stop has them."""
+    drawn = update_roofline(controls=controls_of(LINK), trigger="precision")["drawn"]  # conc=64 by default
+    at_rest = LINK.replace("ctx=8192", "ctx=16384")
+    settled = update_roofline(controls=controls_of(at_rest), drawn=drawn, trigger="settled")
+    whole = update_roofline(controls=controls_of(at_rest), trigger="precision")["figure"]
+    assert len(estimates_of(whole)) == 2 and all(
+        t["meta"]["stop"] == [128, 16384] for t in estimates_of(whole).values()
+    )
+    patch = settled["figure"].to_plotly_json()
+    assert {tuple(op["location"]): op["params"]["value"] for op in patch["operations"]} == estimates_of(whole)
+    assert {op["operation"] for op in patch["operations"]} == {"Assign"}
+    assert settled["grid"] is settled["key"] is settled["drawn"] is no_update
+    assert "上下文 16,384" in settled["scenario"]
+    # no serving estimate: nothing to redraw
+    plain = update_roofline(controls=controls_of(LINK + "&conc=0"), trigger="precision")["drawn"]
+    assert plain["at_stop"] == {}
+    quiet = update_roofline(controls=controls_of(at_rest + "&conc=0"), drawn=plain, trigger="settled")
+    assert quiet["figure"] is no_update and quiet["grid"] is no_update
+
+
+def test_a_rest_sends_the_whole_figure_where_the_browser_may_hold_another():
+    """A figure drawn for another view (a change whose answer a rest superseded), a hostile store,
+    or traces drawn for one stop that differ at the new one (an estimate dropped, here the
+    RTX 4090's): whole."""
+    drawn = update_roofline(controls=controls_of(LINK), trigger="precision")["drawn"]
+    at_rest = controls_of(LINK.replace("ctx=8192", "ctx=16384"))
+    other = update_roofline(controls=controls_of(LINK.replace("h100-sxm5,", "")), trigger="precision")["drawn"]
+    index = drawn["at_stop"]["estimate--h100-sxm5--decode"]
+    hostile = (None, "x", {}, {"key": drawn["key"], "at_stop": {"estimate--h100-sxm5--decode": str(index)}})
+    for held in (other, *hostile, {**drawn, "at_stop": {"estimate--h100-sxm5--decode": index}}):
+        out = update_roofline(controls=at_rest, drawn=held, trigger="settled")
+        assert isinstance(out["figure"], dict) and out["figure"]["data"], held
+        # and names, for the next rest, where this figure has its estimates
+        assert {out["figure"]["data"][i]["uid"] for i in out["drawn"]["at_stop"].values()} == set(drawn["at_stop"])
 
 
 def test_the_panels_and_the_link_template_come_back_together():
