@@ -130,7 +130,10 @@ def hover_label(page: Page, uid: str, point: str | None = None) -> str:
             const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;
             const r = g.querySelector('.nsewdrag').getBoundingClientRect();
             window.__hovered = null;
-            if (!g.__hoverSpy) {{ g.on('plotly_hover', e => {{ window.__hovered = e.points[0].data.uid; }}); g.__hoverSpy = true; }}
+            if (!g.__hoverSpy) {{
+              g.on('plotly_hover', e => {{ window.__hovered = e.points[0].data.uid; }});
+              g.__hoverSpy = true;
+            }}
             return [r.left + xa.c2p(t.x[i]), r.top + ya.c2p(t.y[i])]; }}""",
             [uid, point],
         )
