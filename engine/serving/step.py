@@ -478,23 +478,21 @@ def _per_row(value, rows: int) -> np.ndarray:
     return value if value.shape == (rows,) else np.full(rows, value)
 
 
+def _joined(arrays: list, axis: int = 0) -> np.ndarray:
+    """np.concatenate, without the copy when there is one array (most steps have one part)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=axis)
+
+
 def _combine(parts: list, weights: list, t: _Template, layers: int, requests) -> StepCost:
     """Parts side by side (ops concatenated), each counted `weight` times (an array over rows or
     a scalar): the step's time is linear in the weights, never in the merged ops."""
     rows = len(parts[0][1])
     ws = [_per_row(w, rows) for w in weights]
-    if len(parts) == 1:  # one part: its own arrays, no copies
-        (category, compute, memory, link, factor), w = parts[0], ws[0]
-        weight = np.repeat(w[:, None], len(category), axis=1)
-        return StepCost(
-            category, weight, compute, memory, link[0] * w, link[1] * w, t.messages, t.exchanges, layers,
-            _per_row(requests, rows), t.scale_out_messages, factor, t.experts_split_whole,
-        )  # fmt: skip
     return StepCost(
-        np.concatenate([p[0] for p in parts]),
+        _joined([p[0] for p in parts]),
         np.repeat(np.stack(ws, axis=1), [len(p[0]) for p in parts], axis=1),
-        np.concatenate([p[1] for p in parts], axis=1),
-        np.concatenate([p[2] for p in parts], axis=1),
+        _joined([p[1] for p in parts], axis=1),
+        _joined([p[2] for p in parts], axis=1),
         sum(p[3][0] * w for p, w in zip(parts, ws, strict=True)),
         sum(p[3][1] * w for p, w in zip(parts, ws, strict=True)),
         t.messages,
@@ -502,7 +500,7 @@ def _combine(parts: list, weights: list, t: _Template, layers: int, requests) ->
         layers,
         _per_row(requests, rows),
         t.scale_out_messages,
-        np.concatenate([p[4] for p in parts], axis=1),
+        _joined([p[4] for p in parts], axis=1),
         t.experts_split_whole,
     )
 
@@ -550,9 +548,10 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
     others = (shape.attention_data_parallel - 1) * chunk_tokens
     # three parts, each a row per running batch: decode alone, decode with a whole prompt merged
-    # in, and a wave's prefill chunk (no decode; `queries` only scales decode tokens, so the
-    # chunk's 1 is q there too). One _part call over the stacked rows: the same elementwise
-    # numbers as three calls, for a third of numpy's per-call cost (one estimate is ~1 ms).
+    # in, and a wave's prefill chunk (no decode: its `running` are the other ranks' prompt
+    # tokens, routed once each, so its queries are 1, never the draft's q). One _part call over
+    # the stacked rows: the same elementwise numbers as three calls, a third of numpy's per-call
+    # cost (one estimate is under 1 ms).
     zero, one = np.zeros_like(running), np.ones_like(running)
     decode, merged, chunk_part = _split_rows(
         _part(
