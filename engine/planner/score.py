@@ -146,15 +146,30 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
     for pre in prefill.values():  # each prefill layout's forward at the calibrated roofs, both batches
         pre["est"] = _step_s(pre["steps"], p) * p["disagg_prefill_factor"]
     prefill = _shortlist(prefill)
+    table = _prefill_table(prefill)
     cols: dict[str, list] = {}
     for ld, dec in decode.items():
         dec["times"] = decode_times(model, hw, dec["sc"])  # its steps are built once for every pairing
         dec["tpot_cap"] = dec["times"](float(dec["cap"].max_running_batch), p)[0]
         rows = _disagg_rows(model, hw, base, budget, prefill, ld, dec)
         if rows is not None:
-            _score_rows(cols, model, hw, base, rows, dec, ld, p, q)
+            _score_rows(cols, hw, base, rows, table, dec, ld, p, q)
     skipped = (len(halves) - len(prefill)) + (len(halves) - len(decode))
     return _arrays(cols), max(skipped, 0) * DISAGG_CONCURRENCY_POINTS
+
+
+def _prefill_table(prefill: dict) -> dict:
+    """The shortlisted prefill layouts' numbers as arrays in the dict's order, built once for
+    every decode layout they pair with: each one's forward of one prompt and of a full batch at
+    the roofs and at the estimate, its ranks and its full batch."""
+    return {
+        "index": {lp: j for j, lp in enumerate(prefill)},
+        "bound": np.array([pre["steps"].at_roofs_s() for pre in prefill.values()]),
+        "est": np.array([pre["est"] for pre in prefill.values()]),
+        "adp": np.array([lp.attention_data_parallel for lp in prefill], dtype=float),
+        "full": np.array([pre["full"] for pre in prefill.values()]),
+        "gpus": np.array([lp.gpus for lp in prefill]),
+    }
 
 
 def _per_worker_rps(pre: dict) -> float:
@@ -199,23 +214,18 @@ def _disagg_rows(model, hw, base, budget, prefill, ld: Layout, dec) -> dict | No
     if not out["c"]:
         return None
     out["c"] = np.concatenate(out["c"])
-    out["prefill"] = prefill
     return out
 
 
-def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
-    prefill = rows["prefill"]
+def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> None:
     lps = rows["lp"]
     c = rows["c"].astype(float)
     x = np.array(rows["x"], dtype=float)
     y = np.array(rows["y"], dtype=float)
     cap = float(dec["cap"].max_running_batch)
-    index = {lp: j for j, lp in enumerate(prefill)}
-    which = np.array([index[lp] for lp in lps])
-    bound_steps = np.array([prefill[lp]["steps"].at_roofs_s() for lp in prefill])
-    est_steps = np.array([_step_s(pre["steps"], p) * p["disagg_prefill_factor"] for pre in prefill.values()])
-    adp = np.array([lp.attention_data_parallel for lp in prefill], dtype=float)[which]
-    full = np.array([pre["full"] for pre in prefill.values()])[which]
+    which = np.array([table["index"][lp] for lp in lps])
+    bound_steps, est_steps = table["bound"], table["est"]
+    adp, full = table["adp"][which], table["full"][which]
     d = {
         "output_tokens": float(base.output_tokens),
         "decode_workers": y,
@@ -232,7 +242,7 @@ def _score_rows(cols, model, hw, base, rows, dec, ld: Layout, p, q) -> None:
     bound = deployment_loop(c, d, None)
     d["prefill_one_s"], d["prefill_full_s"] = est_steps[which, 0], est_steps[which, 1]
     e = deployment_loop(c, d, p)
-    gpus = x * np.array([lp.gpus for lp in prefill])[which] + y * ld.gpus
+    gpus = x * table["gpus"][which] + y * ld.gpus
     tpot_lo, tpot_hi = _range(e["tpot_s"], bound["tpot_s"], q["tpot"])
     ttft_lo, ttft_hi = _range(e["ttft_s"], bound["ttft_s"], q["ttft"])
     rate = e["requests_per_s"] * base.output_tokens / gpus
