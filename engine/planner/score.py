@@ -29,12 +29,12 @@ from ..serving.disagg import (
     decode_side,
     decode_times,
     deployment_loop,
+    kv_bytes_held,
     kv_link_for,
     prefill_side,
-    transfer_bytes,
 )
 from ..serving.estimate import serving_arrays
-from ..serving.scenario import DisaggScenario, ServingScenario
+from ..serving.scenario import ServingScenario
 from .space import (
     CONCURRENCY_POINTS,
     DISAGG_CONCURRENCY_POINTS,
@@ -151,7 +151,7 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
     for ld, dec in decode.items():
         dec["times"] = decode_times(model, hw, dec["sc"])  # its steps are built once for every pairing
         dec["tpot_cap"] = dec["times"](float(dec["cap"].max_running_batch), p)[0]
-        rows = _disagg_rows(model, hw, base, budget, prefill, ld, dec)
+        rows = _disagg_rows(hw, base, budget, prefill, kv_bytes_held(model, base, ld.tensor_parallel), ld, dec)
         if rows is not None:
             _score_rows(cols, hw, base, rows, table, dec, ld, p, q)
     skipped = (len(halves) - len(prefill)) + (len(halves) - len(decode))
@@ -163,13 +163,20 @@ def _prefill_table(prefill: dict) -> dict:
     every decode layout they pair with: each one's forward of one prompt and of a full batch at
     the roofs and at the estimate, its ranks and its full batch."""
     return {
-        "index": {lp: j for j, lp in enumerate(prefill)},
+        "layouts": _objects(list(prefill)),
         "bound": np.array([pre["steps"].at_roofs_s() for pre in prefill.values()]),
         "est": np.array([pre["est"] for pre in prefill.values()]),
         "adp": np.array([lp.attention_data_parallel for lp in prefill], dtype=float),
         "full": np.array([pre["full"] for pre in prefill.values()]),
         "gpus": np.array([lp.gpus for lp in prefill]),
     }
+
+
+def _objects(values: list) -> np.ndarray:
+    """A list as a 1-d object array (np.array would make a tuple-like dataclass 2-d)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _per_worker_rps(pre: dict) -> float:
@@ -189,22 +196,25 @@ def _shortlist(prefill: dict) -> dict:
     return {lay: prefill[lay] for lay in dict.fromkeys(keep)}
 
 
-def _disagg_rows(model, hw, base, budget, prefill, ld: Layout, dec) -> dict | None:
+def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec) -> dict | None:
     """Every (prefill layout, worker pair, concurrency) with this decode layout, as arrays: the
-    link and transfer terms engine.serving.disagg.sides computes for one deployment, for all."""
+    link and transfer terms engine.serving.disagg.sides computes for one deployment, for all.
+    A row names its prefill layout by its place in `prefill` (`which`); `held` is
+    engine.serving.disagg.kv_bytes_held at this decode layout."""
     cap = dec["cap"].max_running_batch
-    out: dict[str, list] = {k: [] for k in ("lp", "x", "y", "c", "bandwidth", "link_bytes", "per_request")}
+    whole, received = held
+    out: dict[str, list] = {k: [] for k in ("which", "x", "y", "c", "bandwidth", "link_bytes", "per_request")}
     grids: dict[int, np.ndarray] = {}
     decode_rps = cap / (base.output_tokens * float(dec["tpot_cap"]))  # one decode worker at its memory cap
-    for lp, pre in prefill.items():
-        whole, sent, received = transfer_bytes(model, DisaggScenario(base, lp.worker(), ld.worker()))
+    for j, (lp, pre) in enumerate(prefill.items()):
+        sent = whole / lp.tensor_parallel  # engine.serving.disagg.transfer_bytes: the prefill TP splits it
         ratio = decode_rps / (_per_worker_rps(pre) * lp.attention_data_parallel)
         for x, y in balanced_pairs(budget, lp.gpus, ld.gpus, ratio):
             bandwidth = kv_link_for(hw, hw, x * lp.gpus + y * ld.gpus)[0]
             per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))
             grid = grids.setdefault(y, concurrency_grid(y * cap, DISAGG_CONCURRENCY_POINTS))
             n = len(grid)
-            out["lp"] += [lp] * n
+            out["which"] += [j] * n
             out["x"] += [x] * n
             out["y"] += [y] * n
             out["c"].append(grid)
@@ -218,12 +228,11 @@ def _disagg_rows(model, hw, base, budget, prefill, ld: Layout, dec) -> dict | No
 
 
 def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> None:
-    lps = rows["lp"]
+    which = np.array(rows["which"])
     c = rows["c"].astype(float)
     x = np.array(rows["x"], dtype=float)
     y = np.array(rows["y"], dtype=float)
     cap = float(dec["cap"].max_running_batch)
-    which = np.array([table["index"][lp] for lp in lps])
     bound_steps, est_steps = table["bound"], table["est"]
     adp, full = table["adp"][which], table["full"][which]
     d = {
@@ -258,7 +267,7 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
         backend=base.backend,
         precision=_precision_name(base),
         layout=None,
-        prefill_layout=lps,
+        prefill_layout=table["layouts"][which],
         decode_layout=ld,
         replicas=0,
         prefill_workers=x.astype(int),
@@ -290,8 +299,7 @@ def _extend(cols: dict, n: int, **values) -> None:
         if isinstance(value, np.ndarray):
             block = value
         elif isinstance(value, list):
-            block = np.empty(n, dtype=object)
-            block[:] = value
+            block = _objects(value)
         else:
             block = np.full(n, value, dtype=object if not isinstance(value, (int, float)) else type(value))
         cols.setdefault(key, []).append(block)

@@ -78,11 +78,18 @@ def transfer_bytes(model: ModelConfig, ds: DisaggScenario) -> tuple[float, float
     receives). A prefill rank's tensor-parallel GPUs split the sending; a decode GPU receives
     what it keeps: its KV heads' share, or the whole latent of an MLA model (every
     tensor-parallel GPU keeps it: engine.model.ModelConfig.shard)."""
-    kv = ds.base.widths.kv
-    whole = float(kv_bytes_per_sequence(model, ds.base.input_tokens, kv))
-    decode_shard = model.shard(shard_degree(model.num_heads, ds.decode.tensor_parallel))
-    received = float(kv_bytes_per_sequence(decode_shard, ds.base.input_tokens, kv))
+    whole, received = kv_bytes_held(model, ds.base, ds.decode.tensor_parallel)
     return whole, whole / ds.prefill.tensor_parallel, received
+
+
+def kv_bytes_held(model: ModelConfig, base: ServingScenario, decode_tp: int) -> tuple[float, float]:
+    """(bytes one request's KV cache holds, bytes a decode GPU of tensor-parallel degree
+    `decode_tp` keeps of it) at the scenario's prompt length: transfer_bytes' two sizes, which
+    the prefill layout does not change (the planner pairs many prefill layouts with one decode)."""
+    kv = base.widths.kv
+    whole = float(kv_bytes_per_sequence(model, base.input_tokens, kv))
+    decode_shard = model.shard(shard_degree(model.num_heads, decode_tp))
+    return whole, float(kv_bytes_per_sequence(decode_shard, base.input_tokens, kv))
 
 
 def _step_s(step: StepCost, p: dict | None) -> np.ndarray:
