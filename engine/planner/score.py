@@ -3,7 +3,7 @@
 Aggregated: one engine.serving.estimate.serving_arrays call per (layout, backend, precision)
 answers its whole concurrency grid at once. Disaggregated: per (decode layout, backend,
 precision), every prefill layout x worker pair x concurrency is one row of arrays, and
-engine.serving.disagg.deployment_loop runs the closed loop over all of them at once (the decode
+engine.serving.disagg.bound_and_estimate runs the closed loop over all of them at once (the decode
 steps are built for every row's batch in one call). Both are the same functions POST
 /api/v1/serving answers with, so a candidate's `serving_request` reproduces its numbers.
 
@@ -26,9 +26,9 @@ from ..serving.capacity import capacity
 from ..serving.disagg import (
     _experts,
     _step_s,
+    bound_and_estimate,
     decode_side,
     decode_times,
-    deployment_loop,
     kv_bytes_held,
     kv_link_for,
     prefill_side,
@@ -247,10 +247,8 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
         "n0": np.minimum(c / y, cap),
         "tpot": dec["times"],
     }
-    d["prefill_one_s"], d["prefill_full_s"] = bound_steps[which, 0], bound_steps[which, 1]
-    bound = deployment_loop(c, d, None)
-    d["prefill_one_s"], d["prefill_full_s"] = est_steps[which, 0], est_steps[which, 1]
-    e = deployment_loop(c, d, p)
+    at_roofs, calibrated = (bound_steps[which, 0], bound_steps[which, 1]), (est_steps[which, 0], est_steps[which, 1])
+    bound, e = bound_and_estimate(c, d, at_roofs, calibrated, p)
     gpus = x * table["gpus"][which] + y * ld.gpus
     tpot_lo, tpot_hi = _range(e["tpot_s"], bound["tpot_s"], q["tpot"])
     ttft_lo, ttft_hi = _range(e["ttft_s"], bound["ttft_s"], q["ttft"])

@@ -122,6 +122,14 @@ def closed_loop(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, t
     else the calibrated kv_transfer_latency_s and prefill_queue_factor (arrays broadcast, as the
     fit passes one set per row). `tpot_at(n)` gives the decode step at n requests per worker
     (the engine evaluates it; the fit, at its previous n)."""
+    flow = loop_flow(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, tpot_cap)
+    return loop_answer(flow, tpot_at(flow["n"]), p)
+
+
+def loop_flow(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, tpot_cap) -> dict:
+    """The loop up to its decode step (closed_loop's arguments): the requests/s it serves, the
+    prefill's batch and forward, and the decoding requests per worker n, the batch the decode
+    step is then built at (apart, so one build serves the bound's loop and the estimate's)."""
     slots, s1, s_max, b_max = prefill
     mu_p = slots * b_max / s_max
     mu_d_cap = decode_workers * cap / (osl * tpot_cap)
@@ -130,7 +138,17 @@ def closed_loop(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, t
     x = np.minimum(free, limit)
     batch, prefill_s = prefill_batch(x, slots, s1, s_max, b_max)
     n = np.clip(x * osl * tpot0 / decode_workers, 1.0, cap)
-    tpot = tpot_at(n)
+    return {
+        "c": c, "osl": osl, "decode_workers": decode_workers, "link_s": link_s, "link_rps": link_rps,
+        "mu_p": mu_p, "mu_d_cap": mu_d_cap, "saturated": free >= limit, "x": x, "batch": batch,
+        "prefill_s": prefill_s, "n": n,
+    }  # fmt: skip
+
+
+def loop_answer(flow: dict, tpot, p) -> dict:
+    """The loop's answer from its flow (loop_flow) and the decode step at its n (closed_loop's p)."""
+    c, osl, x, prefill_s, link_s = flow["c"], flow["osl"], flow["x"], flow["prefill_s"], flow["link_s"]
+    mu_p, link_rps, n = flow["mu_p"], flow["link_rps"], flow["n"]
     rho_p, rho_l = np.minimum(x / mu_p, SATURATED), np.minimum(x / link_rps, SATURATED)
     if p is None:
         transfer, fixed, queue = link_s + 0.0 * c, 0.0 * c, 0.0 * c
@@ -139,33 +157,53 @@ def closed_loop(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, t
         queue = p["prefill_queue_factor"] * rho_p / (2.0 * (1.0 - rho_p)) * prefill_s
     # a side at capacity: the excess clients wait in line (Little's law over the whole loop)
     backlog = np.maximum(c / x - (prefill_s + transfer + fixed + osl * tpot), 0.0)
-    queue = np.where(free >= limit, np.maximum(queue, backlog), queue)
+    queue = np.where(flow["saturated"], np.maximum(queue, backlog), queue)
     return {
         "tpot_s": tpot,
         "ttft_s": prefill_s + queue + transfer + fixed,
         "prefill_s": prefill_s,
-        "prefill_batch": batch,
+        "prefill_batch": flow["batch"],
         "prefill_queue_s": queue,
         "kv_transfer_s": transfer,
         "fixed_s": fixed,
         "requests_per_s": x,
         "decode_running": n,
         "prefill_capacity_rps": mu_p + 0.0 * c,
-        "decode_capacity_rps": decode_workers * n / (osl * tpot),
-        "decode_capacity_at_cap_rps": mu_d_cap + 0.0 * c,
+        "decode_capacity_rps": flow["decode_workers"] * n / (osl * tpot),
+        "decode_capacity_at_cap_rps": flow["mu_d_cap"] + 0.0 * c,
         "link_capacity_rps": link_rps + 0.0 * c,
     }
 
 
 def deployment_loop(c, d: dict, p: dict | None) -> dict:
-    """The loop of one deployment at the roofs (p None) or at the calibrated parameters p."""
+    """The loop of one deployment at the roofs (p None) or at the calibrated parameters p, its
+    prefill forwards d["prefill_one_s"] and d["prefill_full_s"]."""
+    d["tpot"].prime(d["n0"], d["cap"])
+    flow = _deployment_flow(c, d, (d["prefill_one_s"], d["prefill_full_s"]), p)
+    return loop_answer(flow, d["tpot"](flow["n"], p), p)
+
+
+def bound_and_estimate(c, d: dict, bound_prefill: tuple, estimate_prefill: tuple, p: dict) -> tuple[dict, dict]:
+    """deployment_loop at the roofs and at p, each with its prefill forwards (one prompt s, a full
+    batch s), the decode steps at both loops' batches built in one pass: the same numbers as two
+    deployment_loop calls, one decode build fewer."""
+    d["tpot"].prime(d["n0"], d["cap"])
+    runs = ((bound_prefill, None), (estimate_prefill, p))
+    flows = [_deployment_flow(c, d, forwards, params) for forwards, params in runs]
+    d["tpot"].prime(*(flow["n"] for flow in flows))
+    bound, estimate = (
+        loop_answer(flow, d["tpot"](flow["n"], params), params) for flow, (_, params) in zip(flows, runs, strict=True)
+    )
+    return bound, estimate
+
+
+def _deployment_flow(c, d: dict, forwards: tuple, p: dict | None) -> dict:
     eff = 1.0 if p is None else p["kv_link_efficiency"]
     bw = d["bandwidth"] * eff
-    d["tpot"].prime(d["n0"], d["cap"])
-    prefill = (d["prefill_slots"], d["prefill_one_s"], d["prefill_full_s"], d["prefill_full"])
-    return closed_loop(
+    prefill = (d["prefill_slots"], forwards[0], forwards[1], d["prefill_full"])
+    return loop_flow(
         c, d["output_tokens"], d["decode_workers"], d["cap"], prefill, d["link_bytes"] / bw,
-        d["link_rps_per_bw"] * bw, d["tpot"](d["n0"], p), d["tpot"](d["cap"], p), lambda n: d["tpot"](n, p), p,
+        d["link_rps_per_bw"] * bw, d["tpot"](d["n0"], p), d["tpot"](d["cap"], p),
     )  # fmt: skip
 
 
@@ -292,12 +330,11 @@ def disagg_arrays(
     c = np.atleast_1d(np.asarray(concurrency, dtype=float))
     d["n0"] = np.minimum(c / d["decode_workers"], d["cap"])
     steps = d["prefill_steps"]
-    d["prefill_one_s"], d["prefill_full_s"] = (float(t) for t in steps.at_roofs_s())
-    bound = deployment_loop(c, d, None)
+    at_roofs = tuple(float(t) for t in steps.at_roofs_s())
     # the prefill runs on its own accelerator's calibration, times the fitted prefill factor
-    one, full = _step_s(steps, prefill_arrays) * prefill_arrays["disagg_prefill_factor"]
-    d["prefill_one_s"], d["prefill_full_s"] = float(one), float(full)
-    estimate = deployment_loop(c, d, arrays)
+    calibrated = tuple(float(t) for t in _step_s(steps, prefill_arrays) * prefill_arrays["disagg_prefill_factor"])
+    bound, estimate = bound_and_estimate(c, d, at_roofs, calibrated, arrays)
+    d["prefill_one_s"], d["prefill_full_s"] = calibrated
     return {
         "concurrency": c,
         "sides": d,
