@@ -77,7 +77,7 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
             dropped += CONCURRENCY_POINTS
             continue
         grid = concurrency_grid(room.max_running_batch)
-        a = serving_arrays(model, hw, sc, grid, cal)
+        a = serving_arrays(model, hw, sc, grid, cal, room)
         replicas = budget // lay.gpus
         n = len(grid)
         est_tpot, est_ttft = a["estimate_tpot_s"], a["estimate_ttft_s"]

@@ -27,7 +27,7 @@ import numpy as np
 from ..hardware import Accelerator
 from ..model import ModelConfig
 from .calibration import Calibration, load_calibration
-from .capacity import capacity
+from .capacity import Capacity, capacity
 from .scenario import ServingScenario, shard_degree
 from .step import ATTN_DECODE, ATTN_PREFILL, CATEGORIES, DENSE, DEQUANT, EXPERT, StepCost, serving_steps
 
@@ -173,16 +173,22 @@ def queue_steps(sc: ServingScenario, running):
 
 
 def serving_arrays(
-    model: ModelConfig, hw: Accelerator, sc: ServingScenario, concurrency, calibration: Calibration | None = None
+    model: ModelConfig,
+    hw: Accelerator,
+    sc: ServingScenario,
+    concurrency,
+    calibration: Calibration | None = None,
+    room: Capacity | None = None,
 ) -> dict:
     """Bound and estimate of the scenario at every concurrency in `concurrency` (an array; the
     scenario's own concurrency is ignored): the same formulas as serving_estimate, one numpy row
     per concurrency. Keys hold arrays (rates, parts, memory) or, for what does not depend on the
-    concurrency, scalars."""
+    concurrency, scalars. `room` is capacity(model, hw, sc) when the caller has it already (the
+    planner checks it before it scores a layout)."""
     sc.check_layout(model.is_moe, max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0))
     cal = calibration or load_calibration()
     conc = np.atleast_1d(np.asarray(concurrency, dtype=float))
-    cap = capacity(model, hw, sc)
+    cap = room or capacity(model, hw, sc)
     b = np.minimum(conc, cap.max_running_batch)
     p, backend_used, family = cal.parameters(sc.backend, hw.id)
     steps = serving_steps(model, hw, sc, b)

@@ -483,6 +483,14 @@ def _joined(arrays: list, axis: int = 0) -> np.ndarray:
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=axis)
 
 
+def _op_weights(ws: list, widths: list) -> np.ndarray:
+    """Each op's weight (rows x ops): its part's weight over the row. A lone part of weight 1
+    (a decode or prefill step alone) is all ones, without the stack and repeat."""
+    if len(ws) == 1 and (ws[0] == 1.0).all():
+        return np.ones((len(ws[0]), widths[0]))
+    return np.repeat(np.stack(ws, axis=1), widths, axis=1)
+
+
 def _combine(parts: list, weights: list, t: _Template, layers: int, requests) -> StepCost:
     """Parts side by side (ops concatenated), each counted `weight` times (an array over rows or
     a scalar): the step's time is linear in the weights, never in the merged ops."""
@@ -490,7 +498,7 @@ def _combine(parts: list, weights: list, t: _Template, layers: int, requests) ->
     ws = [_per_row(w, rows) for w in weights]
     return StepCost(
         _joined([p[0] for p in parts]),
-        np.repeat(np.stack(ws, axis=1), [len(p[0]) for p in parts], axis=1),
+        _op_weights(ws, [len(p[0]) for p in parts]),
         _joined([p[1] for p in parts], axis=1),
         _joined([p[2] for p in parts], axis=1),
         sum(p[3][0] * w for p, w in zip(parts, ws, strict=True)),
