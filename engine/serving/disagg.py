@@ -302,8 +302,17 @@ def decode_times(model, hw, sc_d: ServingScenario):
             built[key] = stacked.rows(start, start + len(n))
             start += len(n)
 
+    evaluated: dict = {}
+
     def tpot(n, params: dict | None) -> np.ndarray:
-        return _step_s(steps(n), params)
+        """The step's seconds at n, evaluated once per step and parameter set (the planner asks
+        for the memory cap's step at the estimate twice); the entry holds `params`, so its id
+        is not reused while the entry lives."""
+        step = steps(n)
+        key = (id(step), id(params))
+        if key not in evaluated:
+            evaluated[key] = (params, _step_s(step, params))
+        return evaluated[key][1]
 
     tpot.steps = steps
     tpot.prime = prime
