@@ -37,8 +37,11 @@ prefill_queue_factor, and disagg_prefill_factor on the prefill). Pure; SI units.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 
+from ..cache import ByteLRU, approx_size
 from ..errors import EngineInputError
 from ..hardware import Accelerator, get_accelerator
 from ..memory import kv_bytes_per_sequence
@@ -240,8 +243,30 @@ def _experts(model) -> int:
     return max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0)
 
 
+# The sides of the deployments asked for lately: what a deployment's loop needs that its
+# concurrency does not change (each side's memory, the prefill's forwards, the link, the decode
+# step at the memory cap), so the serving page's slider and a curve build them once.
+SIDES_CACHE_BYTES = 16 * 1024 * 1024
+_sides_cache = ByteLRU(SIDES_CACHE_BYTES, shared=lambda key: key[0], key_sizeof=lambda key: approx_size(key[3:]))
+
+
 def sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
-    """What the loop needs of each side, built once per deployment."""
+    """What the loop needs of each side, built once per deployment shape (the scenario without
+    its concurrency); `tpot` is a fresh decode_times, its memory cap's step already built."""
+    base = ds.base
+    load_free = tuple(getattr(base, f.name) for f in fields(base) if f.name != "concurrency")
+    key = (model, id(prefill_hw), id(decode_hw), load_free, ds.prefill, ds.decode, ds.kv_link)
+    shape = _sides_cache.get_or_compute(key, lambda: _shape_sides(model, prefill_hw, decode_hw, ds))
+    if shape["hardware"][0] is not prefill_hw or shape["hardware"][1] is not decode_hw:  # an id reused
+        shape = _shape_sides(model, prefill_hw, decode_hw, ds)
+    d = dict(shape["sides"])
+    d["tpot"] = decode_times(model, decode_hw, d["sc_d"], known=shape["cap_step"])
+    return d
+
+
+def _shape_sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
+    """sides() without its decode_times; the entry holds both accelerators, so the ids in its
+    key stay theirs while it lives."""
     base = ds.base
     pre = prefill_side(model, prefill_hw, base, ds.prefill)
     dec = decode_side(model, decode_hw, base, ds.decode)
@@ -252,13 +277,13 @@ def sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
     # requests/s the link carries per byte/s of bandwidth: the busier end's NICs
     per_request = max(whole / p_gpus, received * ds.decode.tensor_parallel / d_gpus)
     sc_d = dec["sc"]
-
-    return {
+    cap = float(dec["cap"].max_running_batch)
+    sides_ = {
         "sc_p": pre["sc"],
         "sc_d": sc_d,
         "cap_p": pre["cap"],
         "cap_d": dec["cap"],
-        "cap": float(dec["cap"].max_running_batch),
+        "cap": cap,
         "decode_workers": float(ds.decode.workers),
         "prefill_slots": float(ds.prefill.workers * ds.prefill.attention_data_parallel),
         "prefill_full": pre["full"],
@@ -269,15 +294,17 @@ def sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
         "link_bytes": max(sent, received),
         "link_rps_per_bw": 1.0 / per_request,
         "kv_bytes_per_request": whole,
-        "tpot": decode_times(model, decode_hw, sc_d),
     }
+    cap_step = {np.asarray(cap).tobytes(): decode_steps(model, decode_hw, sc_d, cap)}
+    return {"hardware": (prefill_hw, decode_hw), "sides": sides_, "cap_step": cap_step}
 
 
-def decode_times(model, hw, sc_d: ServingScenario):
+def decode_times(model, hw, sc_d: ServingScenario, known: dict | None = None):
     """The loop's decode step at n requests per worker, at the roofs (params None) or the
     calibrated parameters; the steps at the same batches are built once for both (the bound's
-    and the estimate's loops ask for n0 and the cap alike). `.steps(n)` gives the StepCost."""
-    built: dict = {}
+    and the estimate's loops ask for n0 and the cap alike). `.steps(n)` gives the StepCost.
+    `known` holds steps already built, by their batches' bytes (sides' memory cap)."""
+    built: dict = dict(known or {})
 
     def steps(n) -> StepCost:
         n = np.asarray(n, dtype=float)

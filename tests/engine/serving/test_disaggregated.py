@@ -114,3 +114,31 @@ def test_a_decode_side_that_cannot_hold_its_share_queues_and_says_so():
     assert d["decode_running_per_worker"] <= r["breakdown"]["memory"]["decode"]["max_running_batch"]
     assert r["breakdown"]["ttft"]["estimate"]["prefill_queue_s"] > 1.0  # the excess waits
     assert math.isfinite(r["estimate"]["ttft_s"])
+
+
+def test_a_deployment_shape_is_built_once_and_answers_as_built_afresh():
+    """sides() keeps what a deployment's concurrency does not change; a second concurrency
+    reuses it, and its answer is the one a cold build gives, to the bit."""
+    from engine.serving.disagg import SIDES_CACHE_BYTES, _sides_cache
+
+    _sides_cache.clear()
+    r1_on_gb200(concurrency=64)
+    hits = _sides_cache.hits
+    warm, _ = r1_on_gb200(concurrency=300)
+    assert _sides_cache.hits == hits + 1 and len(_sides_cache) == 1
+    _sides_cache.clear()
+    cold, _ = r1_on_gb200(concurrency=300)
+    assert warm["estimate"] == cold["estimate"] and warm["bound"] == cold["bound"]
+    assert warm["breakdown"] == cold["breakdown"] and warm["disaggregated"] == cold["disaggregated"]
+    assert 0 < _sides_cache.bytes <= SIDES_CACHE_BYTES
+    # another prompt length is another shape: its own entry, not the first one's answer
+    base = ServingScenario(concurrency=300, input_tokens=4096, output_tokens=1024, backend="trtllm", **FP8)
+    _, ds = r1_on_gb200()
+    longer = disaggregated_estimate(
+        get_model("deepseek-r1"), get_accelerator("gb200"), DisaggScenario(base, ds.prefill, ds.decode)
+    )
+    assert len(_sides_cache) == 2
+    assert (
+        longer["breakdown"]["kv_transfer"]["bytes_per_request"]
+        == 4 * cold["breakdown"]["kv_transfer"]["bytes_per_request"]
+    )
