@@ -173,7 +173,8 @@ def _prefill_table(prefill: dict) -> dict:
 
 
 def _objects(values: list) -> np.ndarray:
-    """A list as a 1-d object array (np.array would make a tuple-like dataclass 2-d)."""
+    """A list as a 1-d object array, one element per item (np.array would make a list of
+    sequences 2-d)."""
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out

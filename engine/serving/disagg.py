@@ -295,20 +295,24 @@ def _shape_sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
         "link_rps_per_bw": 1.0 / per_request,
         "kv_bytes_per_request": whole,
     }
-    cap_step = {np.asarray(cap).tobytes(): decode_steps(model, decode_hw, sc_d, cap)}
+    cap_step = ((cap, decode_steps(model, decode_hw, sc_d, cap)),)
     return {"hardware": (prefill_hw, decode_hw), "sides": sides_, "cap_step": cap_step}
 
 
-def decode_times(model, hw, sc_d: ServingScenario, known: dict | None = None):
+def _batch_key(n) -> bytes:
+    """A batch's key among built steps: its values' bytes (a number and a one-row array alike)."""
+    return np.asarray(n, dtype=float).tobytes()
+
+
+def decode_times(model, hw, sc_d: ServingScenario, known: tuple = ()):
     """The loop's decode step at n requests per worker, at the roofs (params None) or the
     calibrated parameters; the steps at the same batches are built once for both (the bound's
     and the estimate's loops ask for n0 and the cap alike). `.steps(n)` gives the StepCost.
-    `known` holds steps already built, by their batches' bytes (sides' memory cap)."""
-    built: dict = dict(known or {})
+    `known` holds (batch, step) pairs already built (sides' memory cap)."""
+    built: dict = {_batch_key(n): step for n, step in known}
 
     def steps(n) -> StepCost:
-        n = np.asarray(n, dtype=float)
-        key = n.tobytes()
+        key = _batch_key(n)
         if key not in built:
             built[key] = decode_steps(model, hw, sc_d, n)
         return built[key]
@@ -319,7 +323,7 @@ def decode_times(model, hw, sc_d: ServingScenario, known: dict | None = None):
         todo = {}
         for n in batches:
             n = np.atleast_1d(np.asarray(n, dtype=float))
-            todo.setdefault(n.tobytes(), n)
+            todo.setdefault(_batch_key(n), n)
         todo = {key: n for key, n in todo.items() if key not in built}
         if len(todo) < 2:
             return  # nothing to share: steps() builds the one left when asked

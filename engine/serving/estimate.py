@@ -204,7 +204,7 @@ def serving_arrays(
     sc.check_layout(model.is_moe, max((layer.mlp.num_experts for layer, _ in model.layer_groups), default=0))
     cal = calibration or load_calibration()
     conc = np.atleast_1d(np.asarray(concurrency, dtype=float))
-    cap = room or capacity(model, hw, sc)
+    cap = room if room is not None else capacity(model, hw, sc)
     b = np.minimum(conc, cap.max_running_batch)
     p, backend_used, family = cal.parameters(sc.backend, hw.id)
     steps = serving_steps(model, hw, sc, b)
