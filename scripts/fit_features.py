@@ -12,6 +12,8 @@ its decode step at the batch the previous fit gave (`decode_running`), and the f
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from engine.errors import EngineInputError
@@ -26,6 +28,18 @@ from engine.serving.step import decode_steps, serving_steps
 BACKENDS = ("trtllm", "vllm", "sglang")
 FAMILIES = {"hopper": ["h100-sxm5", "h100-pcie", "h200-sxm"], "blackwell": ["b200", "b300", "gb200", "gb300"]}
 MODEL_FAMILIES = ("llama", "qwen", "gpt-oss", "deepseek", "kimi", "minimax", "glm")
+# The parameters that shape the first token from the steps (ttft_estimate_s, closed_loop's
+# prefill and link); calibrated_step_s reads only the others, STEP_PARAMETERS.
+TTFT_PARAMETERS = (
+    "ttft_prefill_factor",
+    "ttft_wait_steps",
+    "ttft_burst_share",
+    "disagg_prefill_factor",
+    "kv_link_efficiency",
+    "kv_transfer_latency_s",
+    "prefill_queue_factor",
+)
+STEP_PARAMETERS = tuple(n for n in PARAMETER_NAMES if n not in TTFT_PARAMETERS)
 
 
 def model_family(model_path: str) -> str:
@@ -43,7 +57,8 @@ def _family_index(hardware: str) -> int:
 
 def _pad(steps: list, n: int) -> dict:
     """StepCost rows (R = 1 each, different op counts) as one zero-padded block."""
-    out = {k: np.zeros((len(steps), n)) for k in ("category", "weight", "compute_s", "memory_s", "expert_factor")}
+    out = {k: np.zeros((len(steps), n)) for k in ("weight", "compute_s", "memory_s", "expert_factor")}
+    out["category"] = np.zeros((len(steps), n), dtype=np.intp)  # codes index the efficiency tables
     for i, s in enumerate(steps):
         m = len(s.category)
         out["category"][i, :m] = s.category
@@ -213,34 +228,71 @@ def _step(block: dict, which: str, rows: np.ndarray, p: dict) -> np.ndarray:
     )  # fmt: skip
 
 
-def _predict_agg(block: dict, rows: np.ndarray, p: dict) -> tuple[np.ndarray, np.ndarray]:
-    tpot = _step(block, "tpot", rows, p)
-    wave = block["wave_steps"][rows] * _step(block, "chunk", rows, p)
-    prefill = _step(block, "prefill", rows, p)
-    return tpot, ttft_estimate_s(prefill, tpot, block["queue"][rows], wave, p, block["running"][rows])
+# Calibrated steps of the last few (features, rows, step parameters): a fit moving only the
+# TTFT parameters asks for the same steps at every trial. Keyed by the bytes of theta's step
+# columns, so a hit is the very numbers a fresh evaluation gives; an entry holds its features,
+# so their id cannot be reused by new ones while it lives.
+_STEP_MEMO: OrderedDict = OrderedDict()
+_STEP_MEMO_ENTRIES = 8
+_STEP_COLUMNS = np.array([PARAMETER_NAMES.index(n) for n in STEP_PARAMETERS])
 
 
-def predict_disagg(block: dict, rows: np.ndarray, p: dict) -> dict:
+def _step_memo(theta: np.ndarray, f: dict, idx: np.ndarray) -> dict:
+    key = (id(f), idx.tobytes(), theta.reshape(-1, NP)[:, _STEP_COLUMNS].tobytes())
+    entry = _STEP_MEMO.get(key)
+    if entry is not None:
+        _STEP_MEMO.move_to_end(key)
+        return entry[1]
+    _STEP_MEMO[key] = (f, {})
+    if len(_STEP_MEMO) > _STEP_MEMO_ENTRIES:
+        _STEP_MEMO.popitem(last=False)
+    return _STEP_MEMO[key][1]
+
+
+def _steps(block: dict, rows: np.ndarray, p: dict, memo: dict | None = None):
+    """which -> that step of `rows` at p, each evaluated once per memo."""
+    memo = {} if memo is None else memo
+
+    def step(which: str) -> np.ndarray:
+        if which not in memo:
+            memo[which] = _step(block, which, rows, p)
+        return memo[which]
+
+    return step
+
+
+def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    tpot = step("tpot")
+    if not ttft:
+        return tpot, np.full(len(rows), np.nan)
+    wave = block["wave_steps"][rows] * step("chunk")
+    return tpot, ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, block["running"][rows])
+
+
+def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
     """engine.serving.disagg's loop with each row's parameters (its decode step at the batch the
     previous fit gave)."""
-    tpot_n = _step(block, "tpot", rows, p)
+    step = step or _steps(block, rows, p)
+    tpot_n = step("tpot")
     bw = block["bandwidth"][rows] * p["kv_link_efficiency"]
     factor = p["disagg_prefill_factor"]
     prefill = (
-        block["prefill_slots"][rows], _step(block, "prefill_one", rows, p) * factor,
-        _step(block, "prefill_full", rows, p) * factor, block["prefill_batch_full"][rows],
+        block["prefill_slots"][rows], step("prefill_one") * factor,
+        step("prefill_full") * factor, block["prefill_batch_full"][rows],
     )  # fmt: skip
     return closed_loop(
         block["concurrency"][rows], block["output_tokens"][rows], block["decode_workers"][rows], block["cap"][rows],
         prefill, block["link_bytes"][rows] / bw, block["link_rps_per_bw"][rows] * bw,
-        _step(block, "decode_n0", rows, p), _step(block, "decode_cap", rows, p), lambda n: tpot_n, p,
+        step("decode_n0"), step("decode_cap"), lambda n: tpot_n, p,
     )  # fmt: skip
 
 
-def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Estimated TPOT and TTFT of rows idx (both kinds) under theta."""
-    tpot, ttft = np.empty(len(idx)), np.empty(len(idx))
+def predict(theta: np.ndarray, f: dict, idx: np.ndarray, ttft: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Estimated TPOT and TTFT of rows idx (both kinds) under theta; without `ttft`, the
+    aggregated rows' TTFT is left NaN (a TPOT fit never reads it)."""
+    tpot, ttft_s = np.empty(len(idx)), np.empty(len(idx))
     p_all = row_parameters(theta, f, idx)
+    memo = _step_memo(theta, f, idx)
     kinds = f["kind"][idx]
     for kind in (0, 1):
         sel = np.flatnonzero(kinds == kind)
@@ -248,12 +300,14 @@ def predict(theta: np.ndarray, f: dict, idx: np.ndarray) -> tuple[np.ndarray, np
             continue
         p = {k: v[sel] for k, v in p_all.items()}
         rows = f["local"][idx[sel]]
+        block = f["agg"] if kind == 0 else f["dis"]
+        step = _steps(block, rows, p, memo.setdefault(kind, {}))
         if kind == 0:
-            tpot[sel], ttft[sel] = _predict_agg(f["agg"], rows, p)
+            tpot[sel], ttft_s[sel] = _predict_agg(block, step, rows, p, ttft)
         else:
-            loop = predict_disagg(f["dis"], rows, p)
-            tpot[sel], ttft[sel] = loop["tpot_s"], loop["ttft_s"]
-    return tpot, ttft
+            loop = predict_disagg(block, rows, p, step)
+            tpot[sel], ttft_s[sel] = loop["tpot_s"], loop["ttft_s"]
+    return tpot, ttft_s
 
 
 def decode_batches(theta: np.ndarray, f: dict) -> dict[str, float]:

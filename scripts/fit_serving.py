@@ -39,6 +39,8 @@ from fit_features import (  # noqa: E402
     FAMILIES,
     N_THETA,
     NP,
+    STEP_PARAMETERS,
+    TTFT_PARAMETERS,
     decode_batches,
     features,
     mapped_rows,
@@ -50,16 +52,7 @@ from engine.serving.calibration import CALIBRATION_PATH, PARAMETER_NAMES, PARAME
 from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, resolve_model  # noqa: E402
 
 VERSION = 2
-TTFT_PARAMS = (
-    "ttft_prefill_factor",
-    "ttft_wait_steps",
-    "ttft_burst_share",
-    "disagg_prefill_factor",
-    "kv_link_efficiency",
-    "kv_transfer_latency_s",
-    "prefill_queue_factor",
-)
-TPOT_PARAMS = tuple(n for n in PARAMETER_NAMES if n not in TTFT_PARAMS)
+TTFT_PARAMS, TPOT_PARAMS = TTFT_PARAMETERS, STEP_PARAMETERS  # each fitted in its own pass
 START = {
     "bandwidth_efficiency": 0.7,
     "compute_efficiency": 0.5,
@@ -109,7 +102,7 @@ def _pseudo(est: np.ndarray, meas: np.ndarray) -> np.ndarray:
 
 
 def _row_residuals(theta, f, idx, target: str) -> np.ndarray:
-    tpot, ttft = predict(theta, f, idx)
+    tpot, ttft = predict(theta, f, idx, ttft=target == "ttft")
     if target == "tpot":
         return _pseudo(tpot, f["measured_tpot"][idx])
     return _pseudo(ttft, f["measured_ttft"][idx])

@@ -1,0 +1,65 @@
+"""The fit's model (scripts/fit_features.py): its memo of calibrated steps answers as a fresh
+evaluation does, and the steps read only the parameters the memo is keyed on."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+
+import fit_features as ff  # noqa: E402
+from fit_serving import initial_theta  # noqa: E402
+
+from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def few():
+    """Forty aggregated and ten disaggregated measured runs, as the fit sees them."""
+    mapped, _ = ff.mapped_rows([TRAINING_CSV, DISAGG_CSV])
+    agg = [m for m in mapped if m[0].disagg is None][:40]
+    dis = [m for m in mapped if m[0].disagg is not None][:10]
+    f = ff.features(agg + dis)
+    assert set(f["kind"]) == {0, 1}
+    return f
+
+
+def _column(name: str, group: int = 0) -> int:
+    return group * ff.NP + ff.PARAMETER_NAMES.index(name)
+
+
+def test_the_steps_read_no_ttft_parameter(few):
+    idx = np.flatnonzero(few["kind"] == 0)
+    p = ff.row_parameters(initial_theta(), few, idx)
+    only_steps = {k: v for k, v in p.items() if k in ff.STEP_PARAMETERS}
+    rows = few["local"][idx]
+    for which in ("tpot", "prefill", "chunk"):
+        assert np.array_equal(ff._step(few["agg"], which, rows, only_steps), ff._step(few["agg"], which, rows, p))
+
+
+# (parameter, group): 0 the global term, 1-3 a backend's, 4-5 a family's
+MOVES = [("ttft_prefill_factor", 0), ("kv_transfer_latency_s", 0), ("bandwidth_efficiency", 0), ("step_overhead_s", 2)]
+
+
+@pytest.mark.parametrize("moved", MOVES)
+def test_a_remembered_step_answers_as_a_fresh_one(few, moved):
+    idx = np.arange(len(few["rows"]))
+    theta = initial_theta()
+    before = ff.predict(theta, few, idx)
+    theta[_column(*moved)] += 0.3
+    warm = ff.predict(theta, few, idx)
+    ff._STEP_MEMO.clear()
+    cold = ff.predict(theta, few, idx)
+    assert all(np.array_equal(w, c) for w, c in zip(warm, cold, strict=True))
+    changed = [not np.array_equal(b, w) for b, w in zip(before, warm, strict=True)]
+    assert changed[1], "every move here changes some TTFT"
+    assert changed[0] == (moved[0] in ff.STEP_PARAMETERS), "TPOT moves with a step parameter only"
+
+
+def test_a_tpot_fit_skips_the_aggregated_ttft(few):
+    idx = np.arange(len(few["rows"]))
+    tpot, ttft = ff.predict(initial_theta(), few, idx, ttft=False)
+    assert np.isnan(ttft[few["kind"] == 0]).all() and np.isfinite(ttft[few["kind"] == 1]).all()
+    assert np.array_equal(tpot, ff.predict(initial_theta(), few, idx)[0])
