@@ -219,19 +219,43 @@ def row_parameters(theta: np.ndarray, f: dict, idx: np.ndarray) -> dict:
     return out
 
 
+# A block's arrays at the rows a fit evaluates: the same rows at every trial of a fit, so each
+# (block, rows) is gathered once; 16 entries of at most ~4 MB (every aggregated row's padded ops).
+_GATHERED: OrderedDict = OrderedDict()
+_GATHERED_ENTRIES = 16
+
+
+def _remembered(cache: OrderedDict, key: tuple, owner, build, entries: int):
+    """cache[key], built on a miss. The key starts with id(owner) and the entry holds owner, so
+    that id cannot be reused by another object while the entry lives; the oldest entry goes."""
+    entry = cache.get(key)
+    if entry is not None:
+        cache.move_to_end(key)
+        return entry[1]
+    cache[key] = (owner, build())
+    if len(cache) > entries:
+        cache.popitem(last=False)
+    return cache[key][1]
+
+
+def _gathered(a: dict, rows: np.ndarray) -> dict:
+    def gather() -> dict:
+        return {k: v[rows] for k, v in a.items()}
+
+    return _remembered(_GATHERED, (id(a), rows.tobytes()), a, gather, _GATHERED_ENTRIES)
+
+
 def _step(block: dict, which: str, rows: np.ndarray, p: dict) -> np.ndarray:
-    a = block[which]
+    a = _gathered(block[which], rows)
     return calibrated_step_s(
-        a["category"][rows], a["weight"][rows], a["compute_s"][rows], a["memory_s"][rows],
-        a["link_s"][rows], a["messages"][rows], a["exchanges"][rows], a["layers"][rows], p,
-        a["requests"][rows], a["scale_out"][rows], a["expert_factor"][rows], a["split_whole"][rows],
+        a["category"], a["weight"], a["compute_s"], a["memory_s"], a["link_s"], a["messages"], a["exchanges"],
+        a["layers"], p, a["requests"], a["scale_out"], a["expert_factor"], a["split_whole"],
     )  # fmt: skip
 
 
 # Calibrated steps of the last few (features, rows, step parameters): a fit moving only the
 # TTFT parameters asks for the same steps at every trial. Keyed by the bytes of theta's step
-# columns, so a hit is the very numbers a fresh evaluation gives; an entry holds its features,
-# so their id cannot be reused by new ones while it lives.
+# columns, so a hit is the very numbers a fresh evaluation gives.
 _STEP_MEMO: OrderedDict = OrderedDict()
 _STEP_MEMO_ENTRIES = 8
 _STEP_COLUMNS = np.array([PARAMETER_NAMES.index(n) for n in STEP_PARAMETERS])
@@ -239,14 +263,7 @@ _STEP_COLUMNS = np.array([PARAMETER_NAMES.index(n) for n in STEP_PARAMETERS])
 
 def _step_memo(theta: np.ndarray, f: dict, idx: np.ndarray) -> dict:
     key = (id(f), idx.tobytes(), theta.reshape(-1, NP)[:, _STEP_COLUMNS].tobytes())
-    entry = _STEP_MEMO.get(key)
-    if entry is not None:
-        _STEP_MEMO.move_to_end(key)
-        return entry[1]
-    _STEP_MEMO[key] = (f, {})
-    if len(_STEP_MEMO) > _STEP_MEMO_ENTRIES:
-        _STEP_MEMO.popitem(last=False)
-    return _STEP_MEMO[key][1]
+    return _remembered(_STEP_MEMO, key, f, dict, _STEP_MEMO_ENTRIES)
 
 
 def _steps(block: dict, rows: np.ndarray, p: dict, memo: dict | None = None):
