@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 
 import fit_features as ff  # noqa: E402
+import fit_serving as fs  # noqa: E402
 from fit_serving import initial_theta  # noqa: E402
 
 from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV  # noqa: E402
@@ -63,3 +64,29 @@ def test_a_tpot_fit_skips_the_aggregated_ttft(few):
     tpot, ttft = ff.predict(initial_theta(), few, idx, ttft=False)
     assert np.isnan(ttft[few["kind"] == 0]).all() and np.isfinite(ttft[few["kind"] == 1]).all()
     assert np.array_equal(tpot, ff.predict(initial_theta(), few, idx)[0])
+
+
+def test_an_inner_score_reads_only_its_own_rows(few):
+    """Rows outside `train` (the group a nested fold predicts) are never read: their measurements
+    made NaN, the score is the same finite number."""
+    labels = np.array([r.hardware for r in few["rows"]])
+    train = labels != sorted(set(labels))[0]
+    start = fs.fit(few, np.arange(len(labels)))
+    score = fs.inner_score(few, labels, train, 1000.0, start)
+    blind = dict(few, measured_tpot=np.where(train, few["measured_tpot"], np.nan))
+    blind["measured_ttft"] = np.where(train, few["measured_ttft"], np.nan)
+    assert np.isfinite(score) and fs.inner_score(blind, labels, train, 1000.0, start) == score
+
+
+def test_a_nested_fold_never_lets_the_group_it_predicts_choose_its_ridge(few):
+    """The ridge that predicts a group is chosen by the other groups alone: the group's measured
+    TPOT made NaN (a score that read it would be NaN at every ridge), the same ridge is chosen."""
+    key = lambda r: r.hardware  # noqa: E731
+    start = fs.fit(few, np.arange(len(few["rows"])))
+    grid = (10.0, 10000.0)
+    _, chosen = fs.nested_held_out(few, key, start=start, grid=grid)
+    assert len(chosen) >= 3 and set(chosen.values()) <= set(grid)
+    for group in (g for g, ridge in chosen.items() if ridge != grid[0]):
+        nan = np.where([key(r) == group for r in few["rows"]], np.nan, 1.0)
+        _, blind = fs.nested_held_out(dict(few, measured_tpot=few["measured_tpot"] * nan), key, start=start, grid=grid)
+        assert blind[group] == chosen[group]
