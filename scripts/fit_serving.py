@@ -53,7 +53,6 @@ from engine.serving.calibration import CALIBRATION_PATH, PARAMETER_NAMES, PARAME
 from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, resolve_model  # noqa: E402
 
 VERSION = 2
-TTFT_PARAMS, TPOT_PARAMS = TTFT_PARAMETERS, STEP_PARAMETERS  # each fitted in its own pass
 START = {
     "bandwidth_efficiency": 0.7,
     "compute_efficiency": 0.5,
@@ -87,7 +86,7 @@ DISAGG_ITERATIONS = 2  # refits with each disaggregated row's decode batch from 
 
 
 def _ridge(name: str, ridge: tuple[float, float]) -> float:
-    return ridge[1] if name in TTFT_PARAMS else ridge[0]
+    return ridge[1] if name in TTFT_PARAMETERS else ridge[0]
 
 
 def initial_theta() -> np.ndarray:
@@ -142,7 +141,7 @@ def _jacobian(theta, f, idx, target, names, base, ridge) -> tuple[np.ndarray, np
 
 
 def levenberg_marquardt(theta, f, idx, target: str, ridge, iterations: int = 80) -> np.ndarray:
-    names = TPOT_PARAMS if target == "tpot" else TTFT_PARAMS
+    names = STEP_PARAMETERS if target == "tpot" else TTFT_PARAMETERS
     lam = 1e-2
     res = _residuals(theta, f, idx, target, ridge)
     cost = float(res @ res)
@@ -269,6 +268,17 @@ def nested_held_out(f: dict, key, start: np.ndarray | None = None, grid=RIDGE_GR
     return _report(f, tpot, ttft), chosen
 
 
+def _error_cells(e: dict) -> str:
+    """A report's table cells: aggregated TPOT median and p90, TTFT median; disaggregated TPOT
+    and TTFT medians."""
+    agg, dis = e["aggregated"], e["disaggregated"]
+    cells = (
+        agg["tpot"]["median_abs_error"], agg["tpot"]["p90_abs_error"], agg["ttft"]["median_abs_error"],
+        dis["tpot"]["median_abs_error"], dis["ttft"]["median_abs_error"],
+    )  # fmt: skip
+    return " | ".join(f"{c:.1%}" for c in cells)
+
+
 def nested_table(paths: list[Path]) -> str:
     """The nested folds' errors and chosen ridges (README "Error on runs it never saw")."""
     mapped, _ = mapped_rows(paths)
@@ -281,14 +291,7 @@ def nested_table(paths: list[Path]) -> str:
     for name in NESTED_FOLDS:
         e, chosen = nested_held_out(f, FOLDS[name], start=theta)
         ridges = ", ".join(f"{r:g}" for r in chosen.values())
-        cells = (
-            e["aggregated"]["tpot"]["median_abs_error"],
-            e["aggregated"]["tpot"]["p90_abs_error"],
-            e["aggregated"]["ttft"]["median_abs_error"],
-            e["disaggregated"]["tpot"]["median_abs_error"],
-            e["disaggregated"]["ttft"]["median_abs_error"],
-        )
-        lines.append(f"| each {name} | {len(chosen)} | {ridges} | " + " | ".join(f"{c:.1%}" for c in cells) + " |")
+        lines.append(f"| each {name} | {len(chosen)} | {ridges} | {_error_cells(e)} |")
     return "\n".join(lines)
 
 
@@ -391,14 +394,7 @@ def held_out_table(paths: list[Path]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, groups, e in rows:
-        cells = (
-            e["aggregated"]["tpot"]["median_abs_error"],
-            e["aggregated"]["tpot"]["p90_abs_error"],
-            e["aggregated"]["ttft"]["median_abs_error"],
-            e["disaggregated"]["tpot"]["median_abs_error"],
-            e["disaggregated"]["ttft"]["median_abs_error"],
-        )
-        lines.append(f"| {name} | {groups} | " + " | ".join(f"{c:.1%}" for c in cells) + " |")
+        lines.append(f"| {name} | {groups} | {_error_cells(e)} |")
     return "\n".join(lines)
 
 
