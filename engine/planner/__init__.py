@@ -405,7 +405,7 @@ def verdict(answer: dict) -> dict:
         text += f", ${best['usd_per_million_tokens']:.2f}/Mtok"
     text += "."
     if ratio is not None:
-        text += f" The best {other} deployment reaches {ratio:.2g}x of that."
+        text += f" The best {other} deployment reaches {ratio:.2f}x of that."
     elif other in answer.get("modes_searched", MODES):
         text += f" No {other} deployment meets the target."
     return {"text": text, "ratio_other_mode": ratio, "ranked_by": key or "output_tokens_per_s_per_gpu"}

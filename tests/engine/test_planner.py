@@ -76,6 +76,9 @@ def test_counts_best_on_frontier_and_the_target_met(llama_8b):
     rates = [t["estimate"]["output_tokens_per_s_per_gpu"] for t in llama_8b["top"]]
     assert rates == sorted(rates, reverse=True)
     assert "tok/s/GPU" in llama_8b["verdict"]["text"]
+    ratio = llama_8b["verdict"]["ratio_other_mode"]
+    if ratio is not None:  # two decimals: a near tie reads 0.99x or 1.00x, never a bare "1x"
+        assert f"reaches {ratio:.2f}x of that" in llama_8b["verdict"]["text"]
 
 
 def test_no_candidate_breaks_its_memory_rule(mixtral_like):
