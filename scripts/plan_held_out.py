@@ -1,7 +1,7 @@
 """The planner against reality on groups it was not fitted to: `llm-roofline validate plan`
 with each group's calibration refitted without that group's runs (leave one group out).
 
-    python scripts/plan_held_out.py          # both shipped splits; 100 refits, tens of minutes
+    python scripts/plan_held_out.py          # both shipped splits; 100 refits, about 5 minutes on two cores
 
 A group is what engine.planner.validate scores: the runs sharing a model, GPU, backend, mode
 and input/output lengths, over at least two layouts. For each, the fit of

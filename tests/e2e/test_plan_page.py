@@ -193,7 +193,13 @@ def test_copy_commands_copies_the_rows_launch_commands(page: Page, base_url):
     expect(page.locator("#plan-copy-commands-status")).to_have_text("Commands copied.")
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied == button.get_attribute("data-copy")
-    assert "trtllm-serve deepseek-ai/DeepSeek-R1" in copied and "# 1 × prefill worker" in copied
+    assert "trtllm-serve deepseek-ai/DeepSeek-R1" in copied and " GPUs each\n" in copied
+    # a disaggregated row (this scenario's top five hold both modes) copies each side under its heading
+    disagg = page.locator(".plan-copy[data-copy*='× prefill worker']").first
+    disagg.click()
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied == disagg.get_attribute("data-copy")
+    assert "× decode worker" in copied and "trtllm-serve disaggregated" in copied
     # where the clipboard refuses, the commands are shown selected, and the page says so
     page.evaluate("() => { navigator.clipboard.writeText = () => Promise.reject(new Error('blocked')); }")
     page.locator("#plan-row-1 .plan-copy").click()

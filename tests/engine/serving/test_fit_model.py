@@ -90,3 +90,32 @@ def test_a_nested_fold_never_lets_the_group_it_predicts_choose_its_ridge(few):
         nan = np.where([key(r) == group for r in few["rows"]], np.nan, 1.0)
         _, blind = fs.nested_held_out(dict(few, measured_tpot=few["measured_tpot"] * nan), key, start=start, grid=grid)
         assert blind[group] == chosen[group]
+
+
+def test_a_disaggregated_ttft_far_off_pulls_less_the_further_it_is(few):
+    """The disaggregated TTFT's loss redescends (Cauchy): a run 30x off the estimate pulls the
+    fit less than one 3x off, so runs that record seconds no column explains cannot drag the
+    fixed cost away from the rest. The aggregated TTFT and the TPOT keep soft-L1, whose pull
+    never fades."""
+    est = np.ones(4)
+    meas = np.array([1.5, 3.0, 30.0, 300.0])
+
+    def pull(residual_of):  # d loss / d log(meas): the residual times its slope
+        h = 1e-6
+        r0, r1 = residual_of(est, meas), residual_of(est, meas * np.exp(h))
+        return np.abs((r1 * r1 - r0 * r0) / h)
+
+    cauchy, soft_l1 = pull(fs._cauchy), pull(fs._pseudo)
+    assert cauchy[2] < cauchy[1] and cauchy[3] < cauchy[2]
+    assert soft_l1[3] >= soft_l1[2] * 0.99 and soft_l1[2] >= soft_l1[1] * 0.99
+
+
+def test_only_the_disaggregated_ttft_takes_the_cauchy_loss(few):
+    idx = np.arange(len(few["rows"]))
+    theta = initial_theta()
+    tpot, ttft = ff.predict(theta, few, idx)
+    dis = few["kind"] == 1
+    got = fs._row_residuals(theta, few, idx, "ttft")
+    assert np.array_equal(got[dis], fs._cauchy(ttft[dis], few["measured_ttft"][dis]))
+    assert np.array_equal(got[~dis], fs._pseudo(ttft[~dis], few["measured_ttft"][~dis]))
+    assert np.array_equal(fs._row_residuals(theta, few, idx, "tpot"), fs._pseudo(tpot, few["measured_tpot"]))
