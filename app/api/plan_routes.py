@@ -71,7 +71,10 @@ class PlanResponse(BaseModel):
     best: dict[str, Any] | None = Field(description="the best candidate with its launch commands, or null")
     reason: dict[str, Any] | None = Field(description="why there is no best: the nearest targets met")
     top: list[dict[str, Any]] = Field(description="the best N meeting the target, each with launch commands")
-    verdict: dict[str, Any] = Field(description="one line from the answer's fields, and the other mode's ratio")
+    verdict: dict[str, Any] = Field(
+        description="one line from the answer's fields, the other mode's ratio (ratio_other_mode) and whether "
+        "its best lies inside the best's range (other_mode_within_range: a tie within the estimate's error)"
+    )
     calibration: str = Field(description="id of the serving calibration the estimates used")
 
 

@@ -387,7 +387,7 @@ def verdict(answer: dict) -> dict:
     """One line from the answer's fields: the best, and how the other mode compares."""
     best = answer["best"]
     if best is None:
-        return {"text": answer["reason"]["words"], "ratio_other_mode": None}
+        return {"text": answer["reason"]["words"], "ratio_other_mode": None, "other_mode_within_range": None}
     modes = answer["best_by_mode"]
     other = "disaggregated" if best["mode"] == "aggregated" else "aggregated"
     key = "usd_per_million_tokens" if answer["ranked_by"] == "usd_per_million_tokens" else None
@@ -404,8 +404,16 @@ def verdict(answer: dict) -> dict:
     if best["usd_per_million_tokens"] is not None:
         text += f", ${best['usd_per_million_tokens']:.2f}/Mtok"
     text += "."
+    # The other mode's best inside the best's own range: the estimate cannot tell them apart.
+    tie = ratio is not None and low <= ratio * rate <= high
     if ratio is not None:
-        text += f" The best {other} deployment reaches {ratio:.2f}x of that."
+        text += f" The best {other} deployment reaches {ratio:.2f}x of that"
+        text += ", inside its range: within the estimate's error the two modes tie." if tie else "."
     elif other in answer.get("modes_searched", MODES):
         text += f" No {other} deployment meets the target."
-    return {"text": text, "ratio_other_mode": ratio, "ranked_by": key or "output_tokens_per_s_per_gpu"}
+    return {
+        "text": text,
+        "ratio_other_mode": ratio,
+        "other_mode_within_range": tie if ratio is not None else None,
+        "ranked_by": key or "output_tokens_per_s_per_gpu",
+    }

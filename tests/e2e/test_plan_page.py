@@ -86,7 +86,7 @@ def test_the_issue_link_the_target_slider_and_the_copied_link(page: Page, base_u
     assert_drawn(fig)
     verdict = page.text_content("#plan-verdict")
     assert plain(answer["best"]["estimate"]["output_tokens_per_s_per_gpu"]) + " tok/s/GPU" in verdict
-    assert f"{answer['verdict']['ratio_other_mode']:.2g}×" in verdict
+    assert f"{answer['verdict']['ratio_other_mode']:.2f}×" in verdict
     first_row = page.text_content("#plan-row-0")
 
     # drag the TPOT target to 20 ms: the search is not asked again, the star and the table move

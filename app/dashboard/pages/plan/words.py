@@ -87,7 +87,8 @@ def verdict(answer: dict, names: dict[str, str], modes: tuple[str, ...], lang: s
     other = "disaggregated" if best["mode"] == "aggregated" else "aggregated"
     ratio = answer["verdict"]["ratio_other_mode"]
     if ratio is not None:
-        text += " " + w("plan_verdict_other", lang, other=mode_name(other, lang), ratio=f"{ratio:.2g}")
+        key = "plan_verdict_other_tie" if answer["verdict"]["other_mode_within_range"] else "plan_verdict_other"
+        text += " " + w(key, lang, other=mode_name(other, lang), ratio=f"{ratio:.2f}")
     elif other in modes:
         text += " " + w("plan_verdict_no_other", lang, other=mode_name(other, lang))
     return text

@@ -67,7 +67,9 @@ def test_the_verdict_formats_the_engine_s_fields():
         assert plain(number) in en
     assert f"concurrency {best['concurrency']:,}" in en
     ratio = answer["verdict"]["ratio_other_mode"]
-    assert (f"reaches {ratio:.2g}× of that" in en) if ratio is not None else ("meets the target" in en)
+    assert (f"reaches {ratio:.2f}× of that" in en) if ratio is not None else ("meets the target" in en)
+    if ratio is not None:  # the page says a tie exactly when the engine finds one
+        assert ("the two modes tie" in en) == answer["verdict"]["other_mode_within_range"]
     zh = verdict(answer, names, a.modes, "zh")
     assert plain(est["output_tokens_per_s_per_gpu"]) in zh and "最佳" in zh
 
