@@ -94,9 +94,14 @@ def _validate(args: argparse.Namespace) -> int:
                 f"{_pct(s['tpot_in_range']):>10}{_pct(s['bound']['tpot_median_abs_error']):>16}"
                 f"{s['bound']['tpot_above_measured']:>11}"
             )
-    for f in report["bound_above_measured_tpot"]:
-        print(f"warning: {f['id']}: {f['warning']}")
-    more = report["bound_above_measured_tpot_count"] - len(report["bound_above_measured_tpot"])
-    if more:
-        print(f"warning: and {plural(more, 'more run')} below the bound (the first {MAX_LISTED:,} are listed)")
+    for key in ("tpot", "ttft"):
+        listed = report[f"bound_above_measured_{key}"]
+        for f in listed:
+            print(f"warning: {f['id']}: {f['warning']}")
+        more = report[f"bound_above_measured_{key}_count"] - len(listed)
+        if more:
+            print(
+                f"warning: and {plural(more, 'more run')} below the {key.upper()} bound "
+                f"(the first {MAX_LISTED:,} are listed)"
+            )
     return status

@@ -58,6 +58,19 @@ def test_validate_serving_json_has_the_overall_fractions(tmp_path):
     assert table.returncode == 0 and "TPOT med" in table.stdout and "by model" in table.stdout
 
 
+def test_validate_serving_names_a_run_that_beats_its_ttft_bound(tmp_path):
+    """The B300 disaggregated run at concurrency 2,048 (5.07 s measured, 146 s at the roofs)."""
+    data = tmp_path / "runs.csv"
+    lines = (ROOT / "published/serving/measured-disagg-train.csv").read_text(encoding="utf-8").splitlines()
+    chosen = [line for line in lines if "b300_sxm_trtllm_fp4_disagg_8192x1024_c2048_tp2_0_ep2_0_1201" in line]
+    data.write_text("\n".join([lines[0], *chosen]) + "\n", encoding="utf-8")
+    out = cli("validate", "serving", "--data", str(data))
+    assert out.returncode == 0, out.stderr
+    assert "measured TTFT 5.07 s is below the bound 146 s" in out.stdout
+    report = json.loads(cli("validate", "serving", "--data", str(data), "--json").stdout)
+    assert report["bound_above_measured_ttft_count"] == 1 == len(report["bound_above_measured_ttft"])
+
+
 def test_validate_serving_unreadable_data_is_a_named_error(tmp_path):
     out = cli("validate", "serving", "--data", str(tmp_path / "missing.csv"))
     assert out.returncode == 2 and "--data" in out.stderr

@@ -9,9 +9,10 @@ from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
 from engine.serving import ServingScenario, serving_estimate
+from engine.serving.calibration import load_calibration
 from engine.serving.curve import serving_curve
-from engine.serving.mapping import TRAINING_CSV, read_rows, row_scenario
-from engine.serving.validate import validate_rows
+from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, read_rows, row_scenario
+from engine.serving.validate import ID_CHARS, answer_row, validate_rows
 
 LLAMA_70B_FP8 = dict(tensor_parallel=4, weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8", backend="trtllm")
 
@@ -121,6 +122,28 @@ def test_every_training_row_maps_and_the_bound_is_below_it_or_flagged():
     assert above == len(flagged)
     assert above <= 0.01 * len(rows)  # the measured runs that beat the roofs are few
     assert report["overall"]["tpot_median_abs_error"] < report["overall"]["bound"]["tpot_median_abs_error"]
+
+
+def test_a_disaggregated_run_faster_than_its_ttft_bound_is_named_with_the_likely_reasons():
+    """A bound above a measurement is said, for TTFT as for TPOT: on B300 one two-GPU prefill
+    worker at concurrency 2,048 measured a 5.07 s first token for 8,192-token prompts, while the
+    roofs alone need 146 s to prefill that queue (about 43 prompts/s would take ~34 PFLOP/s)."""
+    rows = read_rows(DISAGG_CSV)
+    report = validate_rows(rows)
+    named = {f["id"]: f["warning"] for f in report["bound_above_measured_ttft"]}
+    assert report["bound_above_measured_ttft_count"] == len(named) > 0
+    above = set()
+    for row in rows:
+        try:
+            m, result = answer_row(row, load_calibration())
+        except EngineInputError:
+            continue
+        if result["bound"]["ttft_s"] > m.ttft_s:
+            above.add(m.id[:ID_CHARS])  # the report echoes an id's first ID_CHARS characters
+    assert above == set(named)
+    b300 = named["2026_03_25_deepseek_r1_b300_sxm_trtllm_fp4_disagg_8192x1024_c2048_tp2_0_ep2_0_1201"[:ID_CHARS]]
+    assert b300.startswith("measured TTFT 5.07 s is below the bound 146 s") and "fewer requests in flight" in b300
+    assert report["disaggregated"]["bound"]["ttft_above_measured"] == len(named)
 
 
 def test_tp_past_a_board_that_does_not_divide_the_heads_is_answered_with_a_warning():
