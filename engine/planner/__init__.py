@@ -391,12 +391,12 @@ def verdict(answer: dict) -> dict:
     modes = answer["best_by_mode"]
     other = "disaggregated" if best["mode"] == "aggregated" else "aggregated"
     key = "usd_per_million_tokens" if answer["ranked_by"] == "usd_per_million_tokens" else None
-    ratio = None
-    if other in modes:
-        a, b = best["estimate"]["output_tokens_per_s_per_gpu"], modes[other]["estimate"]["output_tokens_per_s_per_gpu"]
-        ratio = b / a
     rate = best["estimate"]["output_tokens_per_s_per_gpu"]
     low, high = best["estimate"]["output_tokens_per_s_per_gpu_range"]
+    other_rate = modes[other]["estimate"]["output_tokens_per_s_per_gpu"] if other in modes else None
+    ratio = None if other_rate is None else other_rate / rate
+    # The other mode's best inside the best's own range: the estimate cannot tell them apart.
+    tie = None if other_rate is None else low <= other_rate <= high
     text = (
         f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {best['layout_words']} at "
         f"concurrency {best['concurrency']}: {rate:,.0f} tok/s/GPU (range {low:,.0f}-{high:,.0f})"
@@ -404,8 +404,6 @@ def verdict(answer: dict) -> dict:
     if best["usd_per_million_tokens"] is not None:
         text += f", ${best['usd_per_million_tokens']:.2f}/Mtok"
     text += "."
-    # The other mode's best inside the best's own range: the estimate cannot tell them apart.
-    tie = ratio is not None and low <= ratio * rate <= high
     if ratio is not None:
         text += f" The best {other} deployment reaches {ratio:.2f}x of that"
         text += ", inside its range: within the estimate's error the two modes tie." if tie else "."
@@ -414,6 +412,6 @@ def verdict(answer: dict) -> dict:
     return {
         "text": text,
         "ratio_other_mode": ratio,
-        "other_mode_within_range": tie if ratio is not None else None,
+        "other_mode_within_range": tie,
         "ranked_by": key or "output_tokens_per_s_per_gpu",
     }
