@@ -119,3 +119,27 @@ def test_only_the_disaggregated_ttft_takes_the_cauchy_loss(few):
     assert np.array_equal(got[dis], fs._cauchy(ttft[dis], few["measured_ttft"][dis]))
     assert np.array_equal(got[~dis], fs._pseudo(ttft[~dis], few["measured_ttft"][~dis]))
     assert np.array_equal(fs._row_residuals(theta, few, idx, "tpot"), fs._pseudo(tpot, few["measured_tpot"]))
+
+
+def test_the_check_holds_parameters_to_two_percent_and_the_rest_exactly():
+    """The fit's --check: parameters within CHECK_RELATIVE (BLAS kernels round differently by
+    CPU), the data's and the method's fields exactly, the ranges and statistics by shape."""
+    import copy
+
+    import yaml
+
+    from engine.serving.calibration import CALIBRATION_PATH
+
+    shipped = yaml.safe_load(CALIBRATION_PATH.read_text(encoding="utf-8"))
+    assert fs.check(shipped, copy.deepcopy(shipped)) == []
+    fresh = copy.deepcopy(shipped)
+    fresh["global"]["prefill_queue_factor"] *= 1.01  # as far as two CPUs were seen to differ
+    fresh["ranges"]["new_model/disaggregated"]["ttft"][0] *= 2.2  # a held-out figure: not compared
+    assert fs.check(shipped, fresh) == []
+    fresh["backend_factors"]["sglang"]["compute_efficiency"] *= 1.03
+    fresh["fitted_on"]["rows"] += 1
+    del fresh["ranges"]["pairing/aggregated"]
+    found = fs.check(shipped, fresh)
+    assert found[0] == "fitted_on: differs"
+    assert found[1].startswith("backend_factors/sglang/compute_efficiency: ")
+    assert "ranges/pairing/aggregated/rows: in one of the two only" in found and len(found) == 2 + 5
