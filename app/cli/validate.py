@@ -83,7 +83,8 @@ def _validate(args: argparse.Namespace) -> int:
     sections += [(k, report[k]) for k in ("by_backend", "by_gpu", "by_model")]
     d = report["disaggregated"]
     if d:
-        sections.append(("disaggregated", {"disaggregated": d} | {f"  {k}": v for k, v in d["by_gpu"].items()}))
+        parts = {f"  {k}": v for group in ("by_gpu", "by_workers") for k, v in d[group].items()}
+        sections.append(("disaggregated", {"disaggregated": d} | parts))
     for title, table in sections:
         if title != "overall":
             print(title.replace("_", " ") + ":")

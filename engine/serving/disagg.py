@@ -30,7 +30,9 @@ The deployment (docs/disaggregated-serving.md):
   n0 = min(C / decode workers, cap).
 - TTFT = S + the prefill queue + the transfer; TPOT = the decode step at n.
 
-Bound: the roofs and the link's peak, no latency, no queue. Estimate: the calibrated parts
+Bound: the roofs and the link's peak, no latency, no queue; its TTFT is one prompt's forward
+alone and its transfer (loop_answer says why the loop's wait bounds nothing). Its requests/s
+is the loop's at the roofs, the most any run of the deployment can serve. Estimate: the calibrated parts
 (engine.serving.calibration: the steps' fractions, kv_link_efficiency, kv_transfer_latency_s,
 prefill_queue_factor, and disagg_prefill_factor on the prefill). Pure; SI units.
 """
@@ -144,7 +146,7 @@ def loop_flow(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, tpo
     return {
         "c": c, "osl": osl, "decode_workers": decode_workers, "link_s": link_s, "link_rps": link_rps,
         "mu_p": mu_p, "mu_d_cap": mu_d_cap, "saturated": free >= limit, "x": x, "batch": batch,
-        "prefill_s": prefill_s, "n": n,
+        "prefill_s": prefill_s, "prefill_one_s": s1, "n": n,
     }  # fmt: skip
 
 
@@ -154,13 +156,18 @@ def loop_answer(flow: dict, tpot, p) -> dict:
     mu_p, link_rps, n = flow["mu_p"], flow["link_rps"], flow["n"]
     rho_p, rho_l = np.minimum(x / mu_p, SATURATED), np.minimum(x / link_rps, SATURATED)
     if p is None:
+        # The bound: the prompt's forward alone on its rank at the roofs and its transfer at the
+        # link's peak, no queue. The loop's wait is C / X less the rest of the cycle, output x
+        # the real TPOT among it; with the roofs' TPOT there, clients come back sooner than real
+        # ones and the wait comes out longer than a run with a slower decode has: no bound.
+        prefill_s = flow["prefill_one_s"] + 0.0 * c
         transfer, fixed, queue = link_s + 0.0 * c, 0.0 * c, 0.0 * c
     else:
         transfer, fixed = link_s / (1.0 - rho_l), p["kv_transfer_latency_s"] + 0.0 * c
         queue = p["prefill_queue_factor"] * rho_p / (2.0 * (1.0 - rho_p)) * prefill_s
-    # a side at capacity: the excess clients wait in line (Little's law over the whole loop)
-    backlog = np.maximum(c / x - (prefill_s + transfer + fixed + osl * tpot), 0.0)
-    queue = np.where(flow["saturated"], np.maximum(queue, backlog), queue)
+        # a side at capacity: the excess clients wait in line (Little's law over the whole loop)
+        backlog = np.maximum(c / x - (prefill_s + transfer + fixed + osl * tpot), 0.0)
+        queue = np.where(flow["saturated"], np.maximum(queue, backlog), queue)
     return {
         "tpot_s": tpot,
         "ttft_s": prefill_s + queue + transfer + fixed,

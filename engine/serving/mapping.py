@@ -6,7 +6,8 @@ bits), parallel degrees as recorded (empty or 0 means 1; world_size_layout says 
 MLA rows are read), concurrency = the benchmark's `silicon_concurrency=N` in
 silicon_data_source, else batch_size (on attention-DP rows batch_size is one rank's batch). A
 disaggregated row (mode `disagg`) becomes a DisaggScenario: prefill_* and decode_* layouts,
-their worker counts and the prefill batch. A number that is not finite, not whole where a count
+their worker counts (one per side where a count is empty, the row marked `workers_recorded`
+False) and the prefill batch. A number that is not finite, not whole where a count
 is, or outside its range is an error naming its column: no row maps onto a run that could not
 have happened.
 
@@ -71,6 +72,9 @@ class MeasuredRow:
     tpot_s: float
     campaign: str = ""  # the measuring campaign (source file or database dump): for grouped folds only
     disagg: DisaggScenario | None = None
+    # a disaggregated row whose prefill_num_workers or decode_num_workers is empty (or 0): one
+    # worker is assumed on that side, and the run's real deployment may be larger
+    workers_recorded: bool = True
 
 
 # Measured times a run can have, ms: a microsecond to 1e7 ms (2.8 hours; the shipped runs span
@@ -258,9 +262,15 @@ def row_scenario(row: dict) -> MeasuredRow:
     split = DisaggScenario(sc, _worker(row, "prefill"), _worker(row, "decode")) if disagg else None
     ttft, tpot = _ms(row, "silicon_ttft_ms"), _ms(row, "silicon_tpot_ms")
     hardware = HARDWARE_OF_SYSTEM[system]
+    recorded = not disagg or all(_recorded(row, f"{side}_num_workers") for side in ("prefill", "decode"))
     return MeasuredRow(
-        row.get("id") or "", model, system, hardware, backend or "", sc, ttft, tpot, campaign_of(row), split
+        row.get("id") or "", model, system, hardware, backend or "", sc, ttft, tpot, campaign_of(row), split, recorded
     )
+
+
+def _recorded(row: dict, column: str) -> bool:
+    """A count the row states (not empty, not 0: _degree reads both as 1)."""
+    return bool((row.get(column) or "").strip()) and _number(row, column) != 0
 
 
 # What `stream_rows` reads: the shipped file is 0.7 MB and 1,862 rows; aiconfigurator's whole

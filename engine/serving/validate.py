@@ -2,7 +2,8 @@
 error of TPOT and TTFT, overall and by backend, GPU and model; the share of runs inside the
 estimate's range; every run the bound is above (on TPOT, and apart on TTFT), with a warning.
 Aggregated runs are scored as before; disaggregated runs (mode disagg: engine.serving.disagg)
-are answered too and reported apart, under `disaggregated`.
+are answered too and reported apart, under `disaggregated`, by GPU, model, and whether the
+row records its worker counts (a row that does not is answered as one worker per side).
 
 Rows are taken one at a time (a list, or engine.serving.mapping.stream_rows for a file) and each
 answered row is kept as ten numbers and three group codes, not as its whole answer, so memory
@@ -29,7 +30,15 @@ MAX_LISTED = 1000
 ID_CHARS = 80  # of a row's id echoed in the report
 _VALUES = ("measured_tpot_s", "measured_ttft_s", "estimate_tpot_s", "estimate_ttft_s", "bound_tpot_s", "bound_ttft_s")
 _RANGES = ("tpot_low", "tpot_high", "ttft_low", "ttft_high")
-_GROUPS = ("backend", "gpu", "model", "mode")
+_GROUPS = ("backend", "gpu", "model", "mode", "workers")
+# A disaggregated row without its worker counts is answered as one prefill and one decode worker
+# (engine.serving.mapping); its scores are reported apart, and a bound above it says why.
+WORKERS_RECORDED, WORKERS_NOT_RECORDED = "worker counts recorded", "worker counts not recorded"
+# (The TTFT bound is one prompt's forward alone and its transfer: no worker count changes it.)
+_ASSUMED_WORKERS = (
+    "; this row's worker counts are not recorded and one decode worker is assumed: more decode workers, each with a "
+    "smaller batch, would explain it"
+)
 
 
 class _Answers:
@@ -122,6 +131,10 @@ def bound_warning(measured_tpot_s: float, bound_tpot_s: float) -> str:
     )
 
 
+def _with_assumed_workers(measured_tpot_s: float, bound_tpot_s: float) -> str:
+    return bound_warning(measured_tpot_s, bound_tpot_s) + _ASSUMED_WORKERS
+
+
 def answer_row(fields: dict, cal: Calibration) -> tuple:
     """(the mapped run, the estimate's answer for its scenario): aggregated or disaggregated."""
     m = row_scenario(fields)
@@ -163,13 +176,15 @@ def validate_rows(
                 skipped.append(entry)
             continue
         mode = "aggregated" if m.disagg is None else "disaggregated"
-        groups = {"backend": m.backend or "any", "gpu": m.hardware, "model": m.model, "mode": mode}
+        workers = WORKERS_RECORDED if m.workers_recorded else WORKERS_NOT_RECORDED
+        groups = {"backend": m.backend or "any", "gpu": m.hardware, "model": m.model, "mode": mode, "workers": workers}
         answers.add(groups, {"tpot_s": m.tpot_s, "ttft_s": m.ttft_s}, result["estimate"], result["bound"])
-        bound = result["bound"]
-        if bound["tpot_s"] > m.tpot_s:
-            flagged["tpot"].add(_shown_id(row.fields), bound_warning, m.tpot_s, bound["tpot_s"])
-        if bound["ttft_s"] > m.ttft_s:
-            flagged["ttft"].add(_shown_id(row.fields), ttft_bound_warning, m.ttft_s, bound["ttft_s"])
+        measured = {"tpot": m.tpot_s, "ttft": m.ttft_s}
+        tpot_words = bound_warning if m.workers_recorded else _with_assumed_workers
+        for key, words in (("tpot", tpot_words), ("ttft", ttft_bound_warning)):
+            bound_s = result["bound"][f"{key}_s"]
+            if bound_s > measured[key]:
+                flagged[key].add(_shown_id(row.fields), words, measured[key], bound_s)
     if not len(answers):
         raise EngineInputError(
             "data", "no row could be mapped onto a scenario", "aiconfigurator silicon CSV columns", code="map_no_rows"
@@ -187,7 +202,12 @@ def validate_rows(
     disagg = None
     if "disaggregated" in modes:
         rows = modes["disaggregated"]
-        disagg = _stats(cols, rows) | {"answered": len(rows), "by_gpu": by("gpu", rows), "by_model": by("model", rows)}
+        disagg = _stats(cols, rows) | {
+            "answered": len(rows),
+            "by_gpu": by("gpu", rows),
+            "by_model": by("model", rows),
+            "by_workers": by("workers", rows),
+        }
     return {
         "calibration": cal.id,
         "rows": total,
