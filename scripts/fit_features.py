@@ -175,6 +175,10 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
         "family": np.array([_family_index(m.hardware) for m in rows]),
         "measured_tpot": np.array([m.tpot_s for m in rows]),
         "measured_ttft": np.array([m.ttft_s for m in rows]),
+        # A disaggregated run without its worker counts is answered as one worker per side, so
+        # its decode batch per worker, which sets its TPOT, is not known: its TPOT is not fitted
+        # (its first token is: at low load it does not hang on the worker counts).
+        "tpot_fitted": np.array([m.workers_recorded for m in rows], dtype=bool),
         "skipped": skipped,
         "faster_than_bound": faster,
     }
@@ -290,7 +294,8 @@ def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
     """engine.serving.disagg's loop with each row's parameters (its decode step at the batch the
     previous fit gave)."""
     step = step or _steps(block, rows, p)
-    tpot_n = step("tpot")
+    k = p["disagg_decode_factor"]
+    tpot_n = step("tpot") * k
     bw = block["bandwidth"][rows] * p["kv_link_efficiency"]
     factor = p["disagg_prefill_factor"]
     prefill = (
@@ -300,7 +305,7 @@ def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
     return closed_loop(
         block["concurrency"][rows], block["output_tokens"][rows], block["decode_workers"][rows], block["cap"][rows],
         prefill, block["link_bytes"][rows] / bw, block["link_rps_per_bw"][rows] * bw,
-        step("decode_n0"), step("decode_cap"), lambda n: tpot_n, p,
+        step("decode_n0") * k, step("decode_cap") * k, lambda n: tpot_n, p,
     )  # fmt: skip
 
 

@@ -77,6 +77,7 @@ START = {
     "kv_link_efficiency": 0.3,
     "kv_transfer_latency_s": 0.2,
     "prefill_queue_factor": 1.0,
+    "disagg_decode_factor": 1.1,
 }
 # Penalty weights on each backend / family log-factor, chosen by the grouped held-out error
 # (README "Error on runs it never saw"): kept apart for TPOT and TTFT parameters.
@@ -116,8 +117,8 @@ def _cauchy(est: np.ndarray, meas: np.ndarray) -> np.ndarray:
 
 def _row_residuals(theta, f, idx, target: str) -> np.ndarray:
     tpot, ttft = predict(theta, f, idx, ttft=target == "ttft")
-    if target == "tpot":
-        return _pseudo(tpot, f["measured_tpot"][idx])
+    if target == "tpot":  # a run whose decode batch per worker is unknown weighs nothing here
+        return np.where(f["tpot_fitted"][idx], _pseudo(tpot, f["measured_tpot"][idx]), 0.0)
     meas = f["measured_ttft"][idx]
     return np.where(f["kind"][idx] == 1, _cauchy(ttft, meas), _pseudo(ttft, meas))
 
@@ -192,8 +193,24 @@ def _within_bounds(theta: np.ndarray, free: np.ndarray, delta: np.ndarray) -> np
 
 
 def fit(f: dict, idx: np.ndarray, ridge=(RIDGE, RIDGE_TTFT), theta: np.ndarray | None = None) -> np.ndarray:
-    theta = levenberg_marquardt(initial_theta() if theta is None else theta, f, idx, "tpot", ridge)
+    theta = _informed(initial_theta() if theta is None else theta, f, idx)
+    theta = levenberg_marquardt(theta, f, idx, "tpot", ridge)
     return levenberg_marquardt(theta, f, idx, "ttft", ridge)
+
+
+_DECODE_FACTOR = PARAMETER_NAMES.index("disagg_decode_factor")
+
+
+def _informed(theta: np.ndarray, f: dict, idx: np.ndarray) -> np.ndarray:
+    """The start of a fit on rows idx. A fold starts from the whole fit's optimum, and a parameter
+    none of its runs informs would keep the value the held-out runs gave it: without a
+    disaggregated run whose TPOT is fitted, disagg_decode_factor (global, each backend's and each
+    family's term) is 1, an aggregated step, and stays there."""
+    if ((f["kind"][idx] == 1) & f["tpot_fitted"][idx]).any():
+        return theta
+    theta = theta.copy()
+    theta[_DECODE_FACTOR::NP] = 0.0
+    return theta
 
 
 def fit_with_batches(mapped: list) -> tuple[np.ndarray, dict]:
@@ -249,8 +266,10 @@ NESTED_FOLDS = ("GPU", "model family", "campaign")
 
 
 def _score(f: dict, idx: np.ndarray, tpot: np.ndarray, ttft: np.ndarray) -> float:
-    """An inner fold's score: the TPOT and the TTFT median absolute error, averaged."""
-    e_tpot = np.median(np.abs(tpot / f["measured_tpot"][idx] - 1.0))
+    """An inner fold's score: the TPOT (on the runs it is fitted on) and the TTFT median absolute
+    error, averaged."""
+    fitted = f["tpot_fitted"][idx]
+    e_tpot = np.median(np.abs(tpot[fitted] / f["measured_tpot"][idx][fitted] - 1.0))
     return float(e_tpot + np.median(np.abs(ttft / f["measured_ttft"][idx] - 1.0))) / 2.0
 
 
@@ -310,12 +329,22 @@ def nested_table(paths: list[Path]) -> str:
 
 
 def _report(f: dict, tpot: np.ndarray, ttft: np.ndarray) -> dict:
+    """Errors by mode. TPOT is scored on the runs it is fitted on (a disaggregated run without its
+    worker counts answers for one decode worker, not its own deployment), and apart on those
+    without, "disaggregated_workers_not_recorded"."""
     out = {}
+    fitted = f["tpot_fitted"]
     for name, sel in (("all", slice(None)), ("aggregated", f["kind"] == 0), ("disaggregated", f["kind"] == 1)):
+        on = fitted & (np.ones(len(fitted), dtype=bool) if name == "all" else sel)
         out[name] = {
-            "tpot": _errors(tpot[sel], f["measured_tpot"][sel]),
+            "tpot": _errors(tpot[on], f["measured_tpot"][on]),
             "ttft": _errors(ttft[sel], f["measured_ttft"][sel]),
         }
+    unknown = ~fitted
+    out["disaggregated_workers_not_recorded"] = {
+        "tpot": _errors(tpot[unknown], f["measured_tpot"][unknown]),
+        "ttft": _errors(ttft[unknown], f["measured_ttft"][unknown]),
+    }
     return out
 
 
@@ -327,10 +356,13 @@ def ranges(f: dict, held: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict:
         for mode, sel in (("aggregated", f["kind"] == 0), ("disaggregated", f["kind"] == 1)):
             if not sel.any():
                 continue
+            on = sel & f["tpot_fitted"]  # a user states the deployment: its TPOT range from runs that did
+            on = on if on.any() else sel
             out[f"{kind}/{mode}"] = {
-                "tpot": [_r(np.percentile(f["measured_tpot"][sel] / tpot[sel], q)) for q in (10, 90)],
+                "tpot": [_r(np.percentile(f["measured_tpot"][on] / tpot[on], q)) for q in (10, 90)],
                 "ttft": [_r(np.percentile(f["measured_ttft"][sel] / ttft[sel], q)) for q in (10, 90)],
                 "rows": int(sel.sum()),
+                "tpot_rows": int(on.sum()),
             }
     return out
 
@@ -378,7 +410,8 @@ def calibration(paths: list[Path]) -> dict:
         "method": "scripts/fit_serving.py: log p = global + backend + family, ridge "
         f"{RIDGE} (TPOT parameters) and {RIDGE_TTFT} (TTFT ones) on the last two, "
         f"soft-L1 (scale {SOFT_L1_SCALE}) of log(estimate / measured), Cauchy (scale "
-        f"{DISAGG_TTFT_CAUCHY_SCALE}) on the disaggregated TTFT, "
+        f"{DISAGG_TTFT_CAUCHY_SCALE}) on the disaggregated TTFT, the TPOT of disaggregated runs without "
+        "worker counts not fitted, "
         "Levenberg-Marquardt; TPOT parameters first, then the TTFT ones; aggregated and disaggregated "
         f"runs together, the disaggregated decode batches refitted {DISAGG_ITERATIONS} times",
         "families": FAMILIES,

@@ -47,6 +47,9 @@ PARAMETERS: dict[str, tuple[str, float, float]] = {
     "kv_link_efficiency": ("achieved fraction of the link's bandwidth in a KV cache transfer", 0.2, 1.0),
     "kv_transfer_latency_s": ("fixed cost of a disaggregated first token (transfer handshake, routing)", 1e-4, 1.0),
     "prefill_queue_factor": ("a disaggregated prompt's wait over M/D/1's wait for the prefill in progress", 0.5, 4.0),
+    # Fitted on the disaggregated runs that record their worker counts (the others' decode batch
+    # per worker is unknown): each is 1.1-1.4x slower than the aggregated model's step.
+    "disagg_decode_factor": ("a disaggregated decode step over an aggregated one of the same batch", 1.0, 3.0),
 }
 PARAMETER_NAMES = tuple(PARAMETERS)
 FAMILY_OF_PREFIX = (("gb", "blackwell"), ("b", "blackwell"), ("h", "hopper"))

@@ -142,4 +142,20 @@ def test_the_check_holds_parameters_to_two_percent_and_the_rest_exactly():
     found = fs.check(shipped, fresh)
     assert found[0] == "fitted_on: differs"
     assert found[1].startswith("backend_factors/sglang/compute_efficiency: ")
-    assert "ranges/pairing/aggregated/rows: in one of the two only" in found and len(found) == 2 + 5
+    gone = list(fs._leaves(shipped["ranges"]["pairing/aggregated"], None, ""))  # its quantiles and counts
+    assert "ranges/pairing/aggregated/rows: in one of the two only" in found and len(found) == 2 + len(gone)
+
+
+def test_a_fold_without_a_fitted_disaggregated_tpot_starts_the_decode_factor_at_one(few):
+    """A fold starts from the whole fit; disagg_decode_factor, informed only by disaggregated runs
+    whose TPOT is fitted, must not keep the value the held-out runs gave it."""
+    j = ff.PARAMETER_NAMES.index("disagg_decode_factor")
+    theta = initial_theta() + 0.1
+    everything = np.arange(len(few["rows"]))
+    assert few["tpot_fitted"][few["kind"] == 1].any()
+    assert np.array_equal(fs._informed(theta, few, everything), theta)
+    aggregated_only = fs._informed(theta, few, np.flatnonzero(few["kind"] == 0))
+    assert np.all(aggregated_only[j :: ff.NP] == 0.0)  # log 1 in every term: an aggregated step
+    others = np.ones(len(theta), dtype=bool)
+    others[j :: ff.NP] = False
+    assert np.array_equal(aggregated_only[others], theta[others])
