@@ -50,7 +50,8 @@ def calibration_text(a: ServingArgs, lang: str) -> str:
     disagg = in_sample.get("disaggregated", {})
     if a.mode == "disagg" and disagg:
         tpot, ttft = disagg.get("tpot", {}), disagg.get("ttft", {})
-        shipped += w("srv_cal_shipped_disagg", lang, n=f"{tpot.get('rows', 0):,}", tpot=_pct(tpot), ttft=_pct(ttft))
+        n, m = (f"{part.get('rows', 0):,}" for part in (tpot, ttft))  # TPOT fitted on the runs recording workers
+        shipped += w("srv_cal_shipped_disagg", lang, n=n, m=m, tpot=_pct(tpot), ttft=_pct(ttft))
     applied = applied_fit(a)
     if applied is None:
         return shipped
