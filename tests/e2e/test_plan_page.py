@@ -194,9 +194,12 @@ def test_copy_commands_copies_the_rows_launch_commands(page: Page, base_url):
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied == button.get_attribute("data-copy")
     assert "trtllm-serve deepseek-ai/DeepSeek-R1" in copied and " GPUs each\n" in copied
-    # a disaggregated row (this scenario's top five hold both modes) copies each side under its heading
-    disagg = page.locator(".plan-copy[data-copy*='× prefill worker']").first
+    # a disaggregated row copies each side under its heading
+    page.goto(base_url + ISSUE + "&modes=disaggregated")
+    figure(page)
+    disagg = page.locator("#plan-row-0 .plan-copy")
     disagg.click()
+    expect(page.locator("#plan-copy-commands-status")).to_have_text("Commands copied.")
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied == disagg.get_attribute("data-copy")
     assert "× decode worker" in copied and "trtllm-serve disaggregated" in copied
