@@ -332,20 +332,17 @@ def _report(f: dict, tpot: np.ndarray, ttft: np.ndarray) -> dict:
     """Errors by mode. TPOT is scored on the runs it is fitted on (a disaggregated run without its
     worker counts answers for one decode worker, not its own deployment), and apart on those
     without, "disaggregated_workers_not_recorded"."""
-    out = {}
-    fitted = f["tpot_fitted"]
-    for name, sel in (("all", slice(None)), ("aggregated", f["kind"] == 0), ("disaggregated", f["kind"] == 1)):
-        on = fitted & (np.ones(len(fitted), dtype=bool) if name == "all" else sel)
-        out[name] = {
-            "tpot": _errors(tpot[on], f["measured_tpot"][on]),
-            "ttft": _errors(ttft[sel], f["measured_ttft"][sel]),
-        }
-    unknown = ~fitted
-    out["disaggregated_workers_not_recorded"] = {
-        "tpot": _errors(tpot[unknown], f["measured_tpot"][unknown]),
-        "ttft": _errors(ttft[unknown], f["measured_ttft"][unknown]),
+    fitted, kind = f["tpot_fitted"], f["kind"]
+    modes = {
+        "all": (fitted, kind >= 0),
+        "aggregated": (fitted & (kind == 0), kind == 0),
+        "disaggregated": (fitted & (kind == 1), kind == 1),
+        "disaggregated_workers_not_recorded": (~fitted, ~fitted),
     }
-    return out
+    return {
+        name: {"tpot": _errors(tpot[on], f["measured_tpot"][on]), "ttft": _errors(ttft[sel], f["measured_ttft"][sel])}
+        for name, (on, sel) in modes.items()
+    }
 
 
 def ranges(f: dict, held: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict:
@@ -452,7 +449,7 @@ def check(shipped: dict, fresh: dict) -> list[str]:
 
 
 def _leaves(a, b, path: str):
-    """(path, a's value, b's value) of every number in a and b (None where one lacks it)."""
+    """(path, a's value, b's value) of every leaf of a and b (None where one lacks it)."""
     if isinstance(a, dict) or isinstance(b, dict):
         a, b = a if isinstance(a, dict) else {}, b if isinstance(b, dict) else {}
         for key in sorted(set(a) | set(b), key=str):
