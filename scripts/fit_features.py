@@ -35,9 +35,11 @@ TTFT_PARAMETERS = (
     "ttft_wait_steps",
     "ttft_burst_share",
     "disagg_prefill_factor",
+    "prefill_busy_factor",
     "kv_link_efficiency",
     "kv_transfer_latency_s",
     "prefill_queue_factor",
+    "disagg_burst_share",
 )
 STEP_PARAMETERS = tuple(n for n in PARAMETER_NAMES if n not in TTFT_PARAMETERS)
 
@@ -297,7 +299,7 @@ def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
     k = p["disagg_decode_factor"]
     tpot_n = step("tpot") * k
     bw = block["bandwidth"][rows] * p["kv_link_efficiency"]
-    factor = p["disagg_prefill_factor"]
+    factor = p["prefill_busy_factor"]  # loop_answer makes the client's prefill of it
     prefill = (
         block["prefill_slots"][rows], step("prefill_one") * factor,
         step("prefill_full") * factor, block["prefill_batch_full"][rows],

@@ -74,9 +74,11 @@ START = {
     "ttft_wait_steps": 3.0,
     "ttft_burst_share": 0.05,
     "disagg_prefill_factor": 1.5,
+    "prefill_busy_factor": 1.0,
     "kv_link_efficiency": 0.3,
     "kv_transfer_latency_s": 0.2,
     "prefill_queue_factor": 1.0,
+    "disagg_burst_share": 0.1,
     "disagg_decode_factor": 1.1,
 }
 # Penalty weights on each backend / family log-factor, chosen by the grouped held-out error

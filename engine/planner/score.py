@@ -144,7 +144,7 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
             with contextlib.suppress(EngineInputError):  # does not fit: dropped, counted below
                 into[lay] = side(model, hw, base, build)
     for pre in prefill.values():  # each prefill layout's forward at the calibrated roofs, both batches
-        pre["est"] = _step_s(pre["steps"], p) * p["disagg_prefill_factor"]
+        pre["est"] = _step_s(pre["steps"], p) * p["prefill_busy_factor"]
     prefill = _shortlist(prefill)
     table = _prefill_table(prefill)
     cols: dict[str, list] = {}

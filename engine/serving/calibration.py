@@ -43,10 +43,12 @@ PARAMETERS: dict[str, tuple[str, float, float]] = {
     # Disaggregated TTFT: physical limits, so no fit explains a slow first token by a link a
     # hundred times slower than its card (RDMA transfers of KV blocks, NIXL or Mooncake, reach
     # most of a NIC's line rate) or a prefill queue far from M/D/1's.
-    "disagg_prefill_factor": ("a disaggregated TTFT's prefill over its calibrated forward", 1.0, 5.0),
+    "disagg_prefill_factor": ("a disaggregated prefill as the client sees it over the calibrated forward", 1.0, 5.0),
+    "prefill_busy_factor": ("a disaggregated prefill worker's busy time over the calibrated forward", 0.3, 3.0),
     "kv_link_efficiency": ("achieved fraction of the link's bandwidth in a KV cache transfer", 0.2, 1.0),
     "kv_transfer_latency_s": ("fixed cost of a disaggregated first token (transfer handshake, routing)", 1e-4, 1.0),
     "prefill_queue_factor": ("a disaggregated prompt's wait over M/D/1's wait for the prefill in progress", 0.5, 4.0),
+    "disagg_burst_share": ("share of disaggregated requests that wait behind a first wave of all C prompts", 1e-4, 1.0),
     # Fitted on the disaggregated runs that record their worker counts (the others' decode batch
     # per worker is unknown): each is 1.1-1.4x slower than the aggregated model's step.
     "disagg_decode_factor": ("a disaggregated decode step over an aggregated one of the same batch", 1.0, 3.0),

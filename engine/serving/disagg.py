@@ -21,20 +21,27 @@ The deployment (docs/disaggregated-serving.md):
   transfer, and concurrent transfers share the link (processor sharing: time / (1 - rho_l);
   BLIS models the same with a base latency plus bytes over a shared link).
 - The closed loop: with nobody queued the cycle is D = S + transfer + output x TPOT, and the
-  deployment serves X = min(C / D, mu_p, mu_l, mu_d at the memory cap) requests/s. A side at
-  capacity holds the excess in its queue (Little's law: the wait is C / X - D); below it a
-  prompt still waits for the prefill in progress, the M/D/1 mean wait rho / (2 (1 - rho)) x S,
-  times the fitted prefill_queue_factor in the estimate (the bound waits for nothing).
+  deployment serves X = min(C / D, mu_p, mu_l, mu_d at the memory cap) requests/s. A prompt
+  waits for the prefill in progress, the M/D/1 mean wait k rho / (1 - rho), k = the fitted
+  prefill_queue_factor x S / 2, at the load rho the loop offers when its clients wait too
+  (closed_loop_wait: finite at any load, Little's law's backlog far above capacity); another
+  side at capacity holds the excess clients (C / X - D). The benchmarks start their C clients
+  together, and the fitted disagg_burst_share of the requests waits behind that first wave,
+  C / (2 mu_p). The bound waits for nothing.
 - Decoding requests per decode worker n = X x output x TPOT / decode workers (Little's law),
   at most the worker's memory cap: the decode batch follows the loop, one correction step from
   n0 = min(C / decode workers, cap).
-- TTFT = S + the prefill queue + the transfer; TPOT = the decode step at n.
+- TTFT = the prefill a client sees + its queue + the transfer (+ a fixed cost); TPOT = the
+  decode step at n. In the estimate the worker is busy prefill_busy_factor x the calibrated
+  forward (that sets mu_p) and its client sees disagg_prefill_factor x it: the client also waits
+  for its KV cache to leave the worker, the GPU does not.
 
 Bound: the roofs and the link's peak, no latency, no queue; its TTFT is one prompt's forward
 alone and its transfer (loop_answer says why the loop's wait bounds nothing). Its requests/s
 is the loop's at the roofs, the most any run of the deployment can serve. Estimate: the calibrated parts
 (engine.serving.calibration: the steps' fractions, kv_link_efficiency, kv_transfer_latency_s,
-prefill_queue_factor, disagg_prefill_factor on the prefill, and disagg_decode_factor on the
+prefill_queue_factor, disagg_burst_share, prefill_busy_factor and disagg_prefill_factor on the
+prefill, and disagg_decode_factor on the
 decode step: the disaggregated runs that record their deployment decode 1.1-1.4x slower than the
 aggregated model's step of the same batch, on every GPU and backend, as a step that also checks
 for and receives KV transfers would). Pure; SI units.
@@ -60,6 +67,9 @@ from .step import StepCost, decode_steps, prefill_batch_steps, scale_out_bytes_p
 # The M/D/1 wait grows without bound as a side nears its capacity; past this share of it the
 # closed loop's own wait (Little's law) takes over.
 SATURATED = 0.98
+# The estimate's parameters of the prefill side: a deployment whose decode runs on another
+# accelerator takes these from the prefill accelerator's calibration.
+PREFILL_SIDE_PARAMETERS = ("prefill_busy_factor", "disagg_prefill_factor", "prefill_queue_factor", "disagg_burst_share")
 
 
 def kv_link(prefill_hw: Accelerator, decode_hw: Accelerator, ds: DisaggScenario) -> tuple[float, str]:
@@ -153,11 +163,22 @@ def loop_flow(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, tpo
     }  # fmt: skip
 
 
+def closed_loop_wait(demand_s, cycle_s, k_s):
+    """The prefill queue's mean wait W in a closed loop: the M/D/1 wait W = k rho / (1 - rho)
+    (k = prefill_queue_factor x S / 2) at the load rho = demand / (cycle + W) that the loop
+    offers when its clients also wait W (demand = C / mu_p, cycle = the rest of a request's
+    round trip). Solved for W: ((a - D) + sqrt((D - a)^2 + 4 k a)) / 2, a = demand, D = cycle.
+    It stays finite at any load, unlike M/D/1 at the load the loop would offer with nobody
+    waiting: about k rho / (1 - rho) far below capacity, the backlog a - D (Little's law)
+    far above it."""
+    return 0.5 * (demand_s - cycle_s + np.sqrt((cycle_s - demand_s) ** 2 + 4.0 * k_s * demand_s))
+
+
 def loop_answer(flow: dict, tpot, p) -> dict:
     """The loop's answer from its flow (loop_flow) and the decode step at its n (closed_loop's p)."""
     c, osl, x, prefill_s, link_s = flow["c"], flow["osl"], flow["x"], flow["prefill_s"], flow["link_s"]
     mu_p, link_rps, n = flow["mu_p"], flow["link_rps"], flow["n"]
-    rho_p, rho_l = np.minimum(x / mu_p, SATURATED), np.minimum(x / link_rps, SATURATED)
+    rho_l = np.minimum(x / link_rps, SATURATED)
     if p is None:
         # The bound: the prompt's forward alone on its rank at the roofs and its transfer at the
         # link's peak, no queue. The loop's wait is C / X less the rest of the cycle, output x
@@ -167,10 +188,18 @@ def loop_answer(flow: dict, tpot, p) -> dict:
         transfer, fixed, queue = link_s + 0.0 * c, 0.0 * c, 0.0 * c
     else:
         transfer, fixed = link_s / (1.0 - rho_l), p["kv_transfer_latency_s"] + 0.0 * c
-        queue = p["prefill_queue_factor"] * rho_p / (2.0 * (1.0 - rho_p)) * prefill_s
-        # a side at capacity: the excess clients wait in line (Little's law over the whole loop)
-        backlog = np.maximum(c / x - (prefill_s + transfer + fixed + osl * tpot), 0.0)
-        queue = np.where(flow["saturated"], np.maximum(queue, backlog), queue)
+        busy_s = prefill_s  # the worker's forward: what its capacity mu_p counts
+        prefill_s = busy_s / p["prefill_busy_factor"] * p["disagg_prefill_factor"]  # what the client sees
+        cycle = prefill_s + transfer + fixed + osl * tpot
+        queue = closed_loop_wait(c / mu_p, cycle, p["prefill_queue_factor"] * busy_s / 2.0)
+        # another side at capacity (the link, decode at its memory cap) holds the excess clients
+        backlog = np.where(flow["saturated"], np.maximum(c / x - cycle, 0.0), 0.0)
+        # the benchmarks start their C clients together: that first wave of C prompts waits
+        # C / (2 mu_p) on average behind itself, and its share of a run's requests (one over the
+        # run's waves, which the runs do not record) is fitted
+        queue = np.maximum(queue, backlog) + p["disagg_burst_share"] * c / (2.0 * mu_p)
+        # Little's law over the round trip the estimate gives: its waits slow the loop too
+        x = np.minimum(x, c / (prefill_s + queue + transfer + fixed + osl * tpot))
     return {
         "tpot_s": tpot,
         "ttft_s": prefill_s + queue + transfer + fixed,
@@ -382,8 +411,9 @@ def disagg_arrays(
     d["n0"] = np.minimum(c / d["decode_workers"], d["cap"])
     steps = d["prefill_steps"]
     at_roofs = tuple(float(t) for t in steps.at_roofs_s())
-    # the prefill runs on its own accelerator's calibration, times the fitted prefill factor
-    calibrated = tuple(float(t) for t in _step_s(steps, prefill_arrays) * prefill_arrays["disagg_prefill_factor"])
+    # the prefill runs on its own accelerator's calibration, its worker busy prefill_busy_factor of it
+    calibrated = tuple(float(t) for t in _step_s(steps, prefill_arrays) * prefill_arrays["prefill_busy_factor"])
+    arrays |= {k: prefill_arrays[k] for k in PREFILL_SIDE_PARAMETERS}
     bound, estimate = bound_and_estimate(c, d, at_roofs, calibrated, arrays)
     d["prefill_one_s"], d["prefill_full_s"] = calibrated
     return {

@@ -71,6 +71,9 @@ def test_the_balance_names_the_side_that_limits():
     assert d["limited_by"] == min(capacities, key=capacities.get)
     # served at most what the limiting side can serve; the other side idles the rest
     assert d["requests_per_s"] <= capacities[d["limited_by"]] * (1 + 1e-12)
+    # and no more than Little's law allows over the round trip the estimate gives
+    est = r["estimate"]
+    assert d["requests_per_s"] <= 4096 / (est["ttft_s"] + 1024 * est["tpot_s"]) * (1 + 1e-12)
     assert d["prefill_idle"] == pytest.approx(max(0.0, 1 - d["requests_per_s"] / d["prefill_capacity_rps"]))
     # the ratio that balances: prefill workers per decode worker
     per_prefill = d["prefill_capacity_rps"] / ds.prefill.workers
@@ -142,3 +145,51 @@ def test_a_deployment_shape_is_built_once_and_answers_as_built_afresh():
         longer["breakdown"]["kv_transfer"]["bytes_per_request"]
         == 4 * cold["breakdown"]["kv_transfer"]["bytes_per_request"]
     )
+
+
+def test_the_closed_loop_wait_between_its_limits():
+    """closed_loop_wait solves W = k rho / (1 - rho) at the load rho = a / (D + W) the loop
+    offers: W (D + W - a) = k a."""
+    from engine.serving.disagg import closed_loop_wait
+
+    for a, d, k in ((1.0, 100.0, 0.5), (40.0, 40.0, 0.5), (1000.0, 10.0, 0.5), (3.0, 7.0, 2.0)):
+        w = float(closed_loop_wait(a, d, k))
+        assert w * (d + w - a) == pytest.approx(k * a, rel=1e-9)
+    # far below capacity: M/D/1's wait at rho = 1 / 100.005, about k rho / (1 - rho) = 0.00505 s
+    assert float(closed_loop_wait(1.0, 100.0, 0.5)) == pytest.approx(0.5 * 0.01 / 0.99, rel=1e-3)
+    # at the knee (a = D = 40 s) it stays finite: sqrt(k a) = sqrt(20) = 4.47 s
+    assert float(closed_loop_wait(40.0, 40.0, 0.5)) == pytest.approx(math.sqrt(20.0), rel=1e-12)
+    # far above: Little's law's backlog a - D = 990 s, plus k a / (a - D) = 0.505 s
+    assert float(closed_loop_wait(1000.0, 10.0, 0.5)) == pytest.approx(990.505, abs=1e-3)
+    # no queueing term: exactly the backlog, or nothing below capacity
+    assert float(closed_loop_wait(1000.0, 10.0, 0.0)) == 990.0
+    assert float(closed_loop_wait(5.0, 10.0, 0.0)) == 0.0
+
+
+def _scaled_calibration(**factors):
+    import copy
+
+    from engine.serving.calibration import Calibration, load_calibration
+
+    data = copy.deepcopy(load_calibration().data)
+    for name, factor in factors.items():
+        data["global"][name] *= factor
+    return Calibration("scaled", data)
+
+
+def test_the_client_sees_one_prefill_and_the_worker_is_busy_another():
+    """disagg_prefill_factor scales the prefill a client waits for, not the worker's capacity;
+    prefill_busy_factor scales the capacity (the worker's busy time), not a lone prompt's wait."""
+    model, hw = get_model("deepseek-r1"), get_accelerator("gb200")
+    _, ds = r1_on_gb200(concurrency=4)
+
+    def answer(**factors):
+        r = disaggregated_estimate(model, hw, ds, calibration=_scaled_calibration(**factors))
+        return r["breakdown"]["ttft"]["estimate"]["prefill_s"], r["disaggregated"]["prefill_capacity_rps"]
+
+    seen, capacity_rps = answer()
+    seen_2, capacity_rps_2 = answer(disagg_prefill_factor=2.0)
+    assert seen_2 == pytest.approx(2.0 * seen, rel=1e-12) and capacity_rps_2 == capacity_rps
+    seen_half, capacity_rps_half = answer(prefill_busy_factor=0.5)
+    assert capacity_rps_half == pytest.approx(2.0 * capacity_rps, rel=1e-12)
+    assert seen_half == pytest.approx(seen, rel=1e-12)  # one prompt at a time: the same forward seen
