@@ -253,6 +253,7 @@ class ServingResponse(BaseModel):
     disaggregated: dict[str, Any] | None = Field(
         None,
         description="a disaggregated deployment: each side's layout, limited_by (prefill | decode | kv_link), "
+        "saturated (the loop asks that side's capacity or more), "
         "prefill_capacity_rps, decode_capacity_rps, balanced_ratio (prefill workers per decode worker), the "
         "memory rule on each side",
     )

@@ -8,7 +8,7 @@ from engine.errors import EngineInputError
 from engine.precision import DTYPES
 from engine.serving import ServingScenario, serving_estimate
 from engine.serving.curve import serving_curve
-from engine.serving.disagg import disaggregated_estimate
+from engine.serving.disagg import TTFT_PART_KEYS, disaggregated_estimate
 from engine.serving.scenario import DisaggScenario, KvLink, WorkerLayout
 from engine.serving.speculative import METHODS, Speculative
 
@@ -108,7 +108,6 @@ def _speculative(args: argparse.Namespace) -> Speculative | None:
 
 
 SIDE_FLAGS = ("workers", "tp", "dp", "moe_tp", "ep")
-TTFT_PARTS = ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")
 
 
 def _disaggregated(args: argparse.Namespace) -> DisaggScenario | None:
@@ -202,7 +201,7 @@ def _print_answer(r: dict) -> None:
             f"{d['balanced_ratio']:.2g} prefill workers per decode worker"
         )
         parts = r["breakdown"]["ttft"]["estimate"]
-        shown = ", ".join(f"{k[:-2].replace('_', ' ')} {parts[k] * 1e3:.2f}" for k in TTFT_PARTS)
+        shown = ", ".join(f"{k[:-2].replace('_', ' ')} {parts[k] * 1e3:.2f}" for k in TTFT_PART_KEYS)
         print(f"TTFT parts (ms, estimate): {shown} (fixed: the first token's handshake and routing)")
     spec = r.get("speculative")
     if spec:

@@ -69,6 +69,8 @@ from .step import StepCost, decode_steps, prefill_batch_steps, scale_out_bytes_p
 SATURATED = 0.98
 # The estimate's parameters of the prefill side: a deployment whose decode runs on another
 # accelerator takes these from the prefill accelerator's calibration.
+# TTFT's parts, in the order they are shown (they add up to it)
+TTFT_PART_KEYS = ("prefill_s", "prefill_queue_s", "first_wave_s", "kv_transfer_s", "fixed_s")
 PREFILL_SIDE_PARAMETERS = ("prefill_busy_factor", "disagg_prefill_factor", "prefill_queue_factor", "disagg_burst_share")
 
 
@@ -185,7 +187,7 @@ def loop_answer(flow: dict, tpot, p) -> dict:
         # the real TPOT among it; with the roofs' TPOT there, clients come back sooner than real
         # ones and the wait comes out longer than a run with a slower decode has: no bound.
         prefill_s = flow["prefill_one_s"] + 0.0 * c
-        transfer, fixed, queue = link_s + 0.0 * c, 0.0 * c, 0.0 * c
+        transfer, fixed, queue, first_wave = link_s + 0.0 * c, 0.0 * c, 0.0 * c, 0.0 * c
     else:
         transfer, fixed = link_s / (1.0 - rho_l), p["kv_transfer_latency_s"] + 0.0 * c
         busy_s = prefill_s  # the worker's forward: what its capacity mu_p counts
@@ -194,21 +196,25 @@ def loop_answer(flow: dict, tpot, p) -> dict:
         queue = closed_loop_wait(c / mu_p, cycle, p["prefill_queue_factor"] * busy_s / 2.0)
         # another side at capacity (the link, decode at its memory cap) holds the excess clients
         backlog = np.where(flow["saturated"], np.maximum(c / x - cycle, 0.0), 0.0)
+        queue = np.maximum(queue, backlog)
         # the benchmarks start their C clients together: that first wave of C prompts waits
         # C / (2 mu_p) on average behind itself, and its share of a run's requests (one over the
-        # run's waves, which the runs do not record) is fitted
-        queue = np.maximum(queue, backlog) + p["disagg_burst_share"] * c / (2.0 * mu_p)
+        # run's waves, which the runs do not record) is fitted. Its own part: a server under
+        # steady load has no first wave
+        first_wave = p["disagg_burst_share"] * c / (2.0 * mu_p)
         # Little's law over the round trip the estimate gives: its waits slow the loop too
-        x = np.minimum(x, c / (prefill_s + queue + transfer + fixed + osl * tpot))
+        x = np.minimum(x, c / (prefill_s + queue + first_wave + transfer + fixed + osl * tpot))
     return {
         "tpot_s": tpot,
-        "ttft_s": prefill_s + queue + transfer + fixed,
+        "ttft_s": prefill_s + queue + first_wave + transfer + fixed,
         "prefill_s": prefill_s,
         "prefill_batch": flow["batch"],
         "prefill_queue_s": queue,
+        "first_wave_s": first_wave,
         "kv_transfer_s": transfer,
         "fixed_s": fixed,
         "requests_per_s": x,
+        "saturated": flow["saturated"] & (c > 0),
         "decode_running": n,
         "prefill_capacity_rps": mu_p + 0.0 * c,
         "decode_capacity_rps": flow["decode_workers"] * n / (osl * tpot),
@@ -547,6 +553,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
             "prefill": _side(ds.prefill, prefill_hw),
             "decode": _side(ds.decode, decode_hw),
             "limited_by": limited,
+            "saturated": bool(est["saturated"][i]),  # the limiting side at its capacity
             "requests_per_s": x,
             "prefill_capacity_rps": mu_p,
             "decode_capacity_rps": mu_d,
@@ -572,8 +579,8 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
 def _ttft_parts(loop: dict, i: int) -> dict:
     """TTFT's parts: the prefill, its queue, the KV cache's transfer over the link, and the
     first token's fixed cost (the transfer's handshake, routing: kv_transfer_latency_s)."""
-    parts = {k: float(loop[k][i]) for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")}
-    return parts | {"wait_s": parts["prefill_queue_s"]}
+    parts = {k: float(loop[k][i]) for k in TTFT_PART_KEYS}
+    return parts | {"wait_s": parts["prefill_queue_s"] + parts["first_wave_s"]}
 
 
 def _side(side, hw) -> dict:

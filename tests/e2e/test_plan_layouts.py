@@ -53,6 +53,9 @@ def _controls_whole(page: Page) -> None:
 
 def _compare_whole(page: Page) -> None:
     page.locator("#plan-compare").scroll_into_view_if_needed()
+    # Plotly draws the panels' svg before their text: wait for the text (a loaded machine was
+    # seen measuring in between), then measure
+    page.locator("#plan-compare .js-plotly-plot .xtick text").first.wait_for(state="attached")
     # one frame (the panels lay themselves out as they scroll into view)
     found = boxes(
         page,

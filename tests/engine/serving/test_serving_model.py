@@ -149,7 +149,7 @@ def test_the_disaggregated_ttft_bound_is_one_prompts_forward_and_no_run_beats_it
     hw = get_accelerator(m.hardware)
     forwards = sides(get_model(m.model), hw, hw, m.disagg)["prefill_steps"]  # rows: one prompt, a full batch
     assert parts["prefill_s"] == pytest.approx(float(forwards.row(0).at_roofs_s()[0]), rel=1e-12)
-    assert parts["prefill_queue_s"] == 0.0 == parts["fixed_s"]
+    assert parts["prefill_queue_s"] == 0.0 == parts["fixed_s"] == parts["first_wave_s"]
     assert result["bound"]["ttft_s"] == pytest.approx(parts["prefill_s"] + parts["kv_transfer_s"], rel=1e-12)
     assert result["bound"]["ttft_s"] < m.ttft_s < result["estimate"]["ttft_s"]  # 5.07 s measured
     fast = validate_rows([b300 | {"silicon_ttft_ms": "1"}])  # a run recorded faster than its prompt's forward

@@ -30,10 +30,6 @@ from engine.model_catalog import get_model
 from engine.serving.disagg import decode_side, disagg_answer_at, disagg_arrays, disaggregated_estimate
 from engine.serving.scenario import DisaggScenario
 
-# A point past which the loop is saturated adds nothing to the throughput chart: the
-# deployment serves its capacity, and more clients only wait longer (TTFT).
-SATURATED = 0.999
-
 
 @dataclass(frozen=True)
 class Deployment:
@@ -72,10 +68,8 @@ def _measured(model, hw, run: Run) -> MeasuredPoint:
 
 
 def saturated(answer: dict) -> bool:
-    """Whether the deployment serves at its smallest capacity (a side or the link)."""
-    d = answer["disaggregated"]
-    limit = min(d["prefill_capacity_rps"], d["decode_capacity_at_memory_cap_rps"], d["kv_link_capacity_rps"])
-    return d["requests_per_s"] >= SATURATED * limit
+    """Whether the deployment's loop asks its smallest capacity (a side or the link) or more."""
+    return answer["disaggregated"]["saturated"]
 
 
 def _point(answer: dict, concurrency: int) -> dict:
@@ -161,7 +155,8 @@ def _by_concurrency(point: dict) -> int:
 
 
 def drawn(dep: Deployment) -> list[dict]:
-    """The throughput chart's points: up to the first where the loop is saturated."""
+    """The throughput chart's points: up to the first where the loop is saturated (past it the
+    deployment serves its capacity, and more clients only wait longer: TTFT)."""
     out = []
     for p in dep.points:
         out.append(p)

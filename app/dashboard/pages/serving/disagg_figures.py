@@ -42,6 +42,7 @@ def ttft_parts_text(parts: dict, lang: str) -> str:
         lang,
         prefill=_ms(parts["prefill_s"]),
         queue=_ms(parts["prefill_queue_s"]),
+        wave=_ms(parts["first_wave_s"]),
         transfer=_ms(parts["kv_transfer_s"]),
         fixed=_ms(parts["fixed_s"]),
     )

@@ -65,6 +65,7 @@ COLUMNS = (
     "instances",  # aggregated instances the row stands for (the deployment's GPUs hold), or the deployment's 1
     "ttft_prefill_ms",
     "ttft_queue_ms",
+    "ttft_first_wave_ms",
     "ttft_kv_transfer_ms",
     "ttft_fixed_ms",
     "deployment",  # the disaggregated deployment's shape: 1P(TP4 · EP4)+1D(TP1 × DP32 · EP4)
@@ -139,6 +140,7 @@ def deployment_rows(dep) -> list[dict]:
             row |= {
                 "ttft_prefill_ms": parts["prefill_s"] * 1e3,
                 "ttft_queue_ms": parts["prefill_queue_s"] * 1e3,
+                "ttft_first_wave_ms": parts["first_wave_s"] * 1e3,
                 "ttft_kv_transfer_ms": parts["kv_transfer_s"] * 1e3,
                 "ttft_fixed_ms": parts["fixed_s"] * 1e3,
             }

@@ -106,6 +106,7 @@ def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | 
 TTFT_PARTS = {
     "ttft_prefill": "prefill_s",
     "ttft_queue": "prefill_queue_s",
+    "ttft_first_wave": "first_wave_s",
     "ttft_transfer": "kv_transfer_s",
     "ttft_fixed": "fixed_s",
 }

@@ -244,13 +244,12 @@ def test_the_table_gives_ttft_and_tpot_parts_and_says_what_each_column_is(gb200)
     spec = deployment_rows(dep, a.concurrency, None)
     assert [k for k, _ in spec["columns"]] == ["bound", "estimate", "measured"]
     rows = dict(spec["rows"])
-    assert list(rows)[:9] == ["ttft", "ttft_prefill", "ttft_queue", "ttft_transfer", "ttft_fixed", "tpot",
-                              "tpot_decode", "tpot_communication", "tpot_overhead"]  # fmt: skip
+    assert list(rows)[:10] == ["ttft", "ttft_prefill", "ttft_queue", "ttft_first_wave", "ttft_transfer", "ttft_fixed",
+                               "tpot", "tpot_decode", "tpot_communication", "tpot_overhead"]  # fmt: skip
     ttft = dep.chosen["breakdown"]["ttft"]["estimate"]
     assert rows["ttft_transfer"][1] == plain(ttft["kv_transfer_s"] * 1e3) and rows["ttft_prefill"][2] == "—"
-    assert sum(ttft[k] for k in ("prefill_s", "prefill_queue_s", "kv_transfer_s", "fixed_s")) == pytest.approx(
-        dep.chosen["estimate"]["ttft_s"]
-    )
+    parts = ("prefill_s", "prefill_queue_s", "first_wave_s", "kv_transfer_s", "fixed_s")
+    assert sum(ttft[k] for k in parts) == pytest.approx(dep.chosen["estimate"]["ttft_s"])
     tables = outputs(a, [], "en", "light", False)[3]
     text = str(tables)
     # each column says bound, estimate or measured; each caption says which deployment
