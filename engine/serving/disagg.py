@@ -64,13 +64,13 @@ from .estimate import calibrated_step_s, ensure_finite, fixed_time_s, link_time_
 from .scenario import DisaggScenario, KvLink, ServingScenario, shard_degree
 from .step import StepCost, decode_steps, prefill_batch_steps, scale_out_bytes_per_s, step_token_budget
 
-# The M/D/1 wait grows without bound as a side nears its capacity; past this share of it the
-# closed loop's own wait (Little's law) takes over.
+# The link's shared transfer time / (1 - rho) grows without bound as the link nears its
+# capacity; its load is counted at most this share of it (the loop's request rate caps it there).
 SATURATED = 0.98
-# The estimate's parameters of the prefill side: a deployment whose decode runs on another
-# accelerator takes these from the prefill accelerator's calibration.
 # TTFT's parts, in the order they are shown (they add up to it)
 TTFT_PART_KEYS = ("prefill_s", "prefill_queue_s", "first_wave_s", "kv_transfer_s", "fixed_s")
+# The estimate's parameters of the prefill side: a deployment whose decode runs on another
+# accelerator takes these from the prefill accelerator's calibration.
 PREFILL_SIDE_PARAMETERS = ("prefill_busy_factor", "disagg_prefill_factor", "prefill_queue_factor", "disagg_burst_share")
 
 
@@ -214,7 +214,7 @@ def loop_answer(flow: dict, tpot, p) -> dict:
         "kv_transfer_s": transfer,
         "fixed_s": fixed,
         "requests_per_s": x,
-        "saturated": flow["saturated"] & (c > 0),
+        "saturated": flow["saturated"],
         "decode_running": n,
         "prefill_capacity_rps": mu_p + 0.0 * c,
         "decode_capacity_rps": flow["decode_workers"] * n / (osl * tpot),
@@ -408,6 +408,7 @@ def disagg_arrays(
     cal = calibration or load_calibration()
     p, backend_used, family = cal.parameters(ds.base.backend, decode_hw.id)
     p_prefill = cal.parameters(ds.base.backend, prefill_hw.id)[0]
+    p |= {k: p_prefill[k] for k in PREFILL_SIDE_PARAMETERS}
     if ds.kv_link.latency_s is not None:  # a latency the user gives replaces the calibrated one
         p = p | {"kv_transfer_latency_s": float(ds.kv_link.latency_s)}
     arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
@@ -419,7 +420,6 @@ def disagg_arrays(
     at_roofs = tuple(float(t) for t in steps.at_roofs_s())
     # the prefill runs on its own accelerator's calibration, its worker busy prefill_busy_factor of it
     calibrated = tuple(float(t) for t in _step_s(steps, prefill_arrays) * prefill_arrays["prefill_busy_factor"])
-    arrays |= {k: prefill_arrays[k] for k in PREFILL_SIDE_PARAMETERS}
     bound, estimate = bound_and_estimate(c, d, at_roofs, calibrated, arrays)
     d["prefill_one_s"], d["prefill_full_s"] = calibrated
     return {
@@ -553,7 +553,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
             "prefill": _side(ds.prefill, prefill_hw),
             "decode": _side(ds.decode, decode_hw),
             "limited_by": limited,
-            "saturated": bool(est["saturated"][i]),  # the limiting side at its capacity
+            "saturated": bool(est["saturated"][i]),  # the loop asks the limiting side's capacity or more
             "requests_per_s": x,
             "prefill_capacity_rps": mu_p,
             "decode_capacity_rps": mu_d,
@@ -577,8 +577,9 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
 
 
 def _ttft_parts(loop: dict, i: int) -> dict:
-    """TTFT's parts: the prefill, its queue, the KV cache's transfer over the link, and the
-    first token's fixed cost (the transfer's handshake, routing: kv_transfer_latency_s)."""
+    """TTFT's parts (TTFT_PART_KEYS): the prefill, its queue, the benchmark's first wave, the KV
+    cache's transfer over the link, and the first token's fixed cost (the transfer's handshake,
+    routing: kv_transfer_latency_s)."""
     parts = {k: float(loop[k][i]) for k in TTFT_PART_KEYS}
     return parts | {"wait_s": parts["prefill_queue_s"] + parts["first_wave_s"]}
 
