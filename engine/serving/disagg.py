@@ -306,6 +306,7 @@ def sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
         shape = _shape_sides(model, prefill_hw, decode_hw, ds)
     d = dict(shape["sides"])
     d["tpot"] = decode_times(model, decode_hw, d["sc_d"], known=shape["cap_step"])
+    d["prefill_forwards"] = shape["prefill_forwards"]
     return d
 
 
@@ -341,7 +342,30 @@ def _shape_sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
         "kv_bytes_per_request": whole,
     }
     cap_step = ((cap, decode_steps(model, decode_hw, sc_d, cap)),)
-    return {"hardware": (prefill_hw, decode_hw), "sides": sides_, "cap_step": cap_step}
+    forwards = prefill_forwards(pre["steps"])
+    return {"hardware": (prefill_hw, decode_hw), "sides": sides_, "cap_step": cap_step, "prefill_forwards": forwards}
+
+
+def prefill_forwards(steps: StepCost):
+    """The prefill's forwards (one prompt s, a full batch s) at the roofs and at a parameter set:
+    `forwards(p)` -> (at the roofs, calibrated x prefill_busy_factor), the prefill on its own
+    accelerator's parameters p. The last set's answer is kept (a slider step or a curve asks with
+    the same values again), compared by value; held as one tuple, read once, so a thread never
+    pairs one set with another's answer."""
+    at_roofs = tuple(float(t) for t in steps.at_roofs_s())
+    last: list = [({}, ())]
+
+    def forwards(p: dict) -> tuple[tuple, tuple]:
+        held = last[0]
+        if held[0] != p:
+            arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
+            # the worker is busy prefill_busy_factor of the calibrated forward (module docstring)
+            calibrated = _step_s(steps, arrays) * arrays["prefill_busy_factor"]
+            held = (dict(p), tuple(float(t) for t in calibrated))
+            last[0] = held
+        return at_roofs, held[1]
+
+    return forwards
 
 
 def _batch_key(n) -> bytes:
@@ -412,14 +436,10 @@ def disagg_arrays(
     if ds.kv_link.latency_s is not None:  # a latency the user gives replaces the calibrated one
         p = p | {"kv_transfer_latency_s": float(ds.kv_link.latency_s)}
     arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
-    prefill_arrays = {k: np.asarray(v, dtype=float) for k, v in p_prefill.items()}
     d = sides(model, prefill_hw, decode_hw, ds)
     c = np.atleast_1d(np.asarray(concurrency, dtype=float))
     d["n0"] = np.minimum(c / d["decode_workers"], d["cap"])
-    steps = d["prefill_steps"]
-    at_roofs = tuple(float(t) for t in steps.at_roofs_s())
-    # the prefill runs on its own accelerator's calibration, its worker busy prefill_busy_factor of it
-    calibrated = tuple(float(t) for t in _step_s(steps, prefill_arrays) * prefill_arrays["prefill_busy_factor"])
+    at_roofs, calibrated = d["prefill_forwards"](p_prefill)
     bound, estimate = bound_and_estimate(c, d, at_roofs, calibrated, arrays)
     d["prefill_one_s"], d["prefill_full_s"] = calibrated
     return {
@@ -428,6 +448,7 @@ def disagg_arrays(
         "bound": bound,
         "estimate": estimate,
         "parameters": p,
+        "arrays": arrays,
         "backend_used": backend_used,
         "family": family,
         "calibration": cal,
@@ -437,13 +458,14 @@ def disagg_arrays(
 
 
 def _decode_parts(d: dict, n, p: dict) -> dict:
-    """The decode step's parts at the calibrated parameters: the disaggregated step's excess over
-    the aggregated one (disagg_decode_factor) counts as overhead."""
+    """The decode step's parts at the calibrated parameters p (the arrays the loop was evaluated
+    with, so its step is not evaluated again): the disaggregated step's excess over the
+    aggregated one (disagg_decode_factor) counts as overhead."""
     step = d["tpot"].steps(n)
     link = float(link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)[0])
     fixed = float(fixed_time_s(step.layers, step.requests, p)[0])
-    aggregated = float(_step_s(step, p)[0])
-    total = aggregated * float(p["disagg_decode_factor"])
+    total = float(d["tpot"](n, p)[0])
+    aggregated = total / float(p["disagg_decode_factor"])
     return {
         "total_s": total,
         "decode_s": aggregated - link - fixed,
@@ -509,9 +531,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
     mu_d_cap = float(est["decode_capacity_at_cap_rps"][i])
     limited = min((mu_p, "prefill"), (mu_d_cap, "decode"), (mu_l, "kv_link"))[1]
     per_prefill, per_decode = mu_p / ds.prefill.workers, mu_d_cap / ds.decode.workers
-    decode_parts = _decode_parts(
-        d, est["decode_running"][i : i + 1], {k: np.asarray(v, dtype=float) for k, v in p.items()}
-    )
+    decode_parts = _decode_parts(d, est["decode_running"][i : i + 1], a["arrays"])
     bound_step = d["tpot"].steps(bnd["decode_running"][i : i + 1])
     bound_link = float(bound_step.link_s[0])
     bound_decode = float(bound_step.at_roofs_s()[0]) - bound_link

@@ -414,14 +414,29 @@ def _warnings(
     return out
 
 
+_LEAF_TYPES = frozenset((str, int, bool, type(None)))
+
+
 def ensure_finite(node) -> None:
     """Raise if any float in a nested answer (dicts and lists) is not finite."""
+    # A loop, not recursion. An answer's ~140 nodes are dicts, lists, floats, ints and strings:
+    # their exact types are checked first (a third of the time of isinstance), subclasses after.
     pending = [node]
-    while pending:  # a loop, not recursion: a third of the time on an answer of ~80 numbers
+    while pending:
         item = pending.pop()
-        if isinstance(item, dict):
+        kind = type(item)
+        if kind is float:
+            if not math.isfinite(item):
+                raise ValueError("a serving number is not finite")  # a bug, never bad input
+        elif kind is dict:
             pending.extend(item.values())
-        elif isinstance(item, list):
+        elif kind is list:
+            pending.extend(item)
+        elif kind in _LEAF_TYPES:
+            continue
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
             pending.extend(item)
         elif isinstance(item, float) and not math.isfinite(item):
-            raise ValueError("a serving number is not finite")  # a bug, never bad input
+            raise ValueError("a serving number is not finite")

@@ -3,6 +3,7 @@ finite numbers, named errors, and the bound against every measured training run.
 
 import math
 
+import numpy as np
 import pytest
 
 from engine.errors import EngineInputError
@@ -12,6 +13,7 @@ from engine.serving import ServingScenario, serving_estimate
 from engine.serving.calibration import load_calibration
 from engine.serving.curve import serving_curve
 from engine.serving.disagg import sides
+from engine.serving.estimate import ensure_finite
 from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, read_rows, row_scenario
 from engine.serving.validate import ID_CHARS, answer_row, validate_rows
 
@@ -300,3 +302,20 @@ def test_a_disaggregated_row_without_worker_counts_is_one_worker_per_side_and_sa
         assert not m.workers_recorded
         assert 1 in (m.disagg.prefill.workers, m.disagg.decode.workers)
     assert row_scenario(read_rows(TRAINING_CSV)[0]).workers_recorded  # an aggregated row has no workers to record
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"a": [1, "x", {"b": float("nan")}]},
+        {"a": (0.5, float("inf"))},
+        [{"deep": [[np.float64("-inf")]]}],
+        {"flag": True, "n": None, "v": np.float64("nan")},
+    ],
+)
+def test_a_number_that_is_not_finite_anywhere_in_an_answer_is_caught(bad):
+    """ensure_finite guards every answer: a NaN or infinity at any depth, in a dict, list or
+    tuple, as a float or a numpy float, raises; finite answers of the same shapes pass."""
+    with pytest.raises(ValueError, match="not finite"):
+        ensure_finite(bad)
+    ensure_finite({"a": [1, "x", {"b": 0.5}], "t": (1.0, np.float64(2.0)), "flag": True, "n": None})
