@@ -1,5 +1,7 @@
 """The one error type the engine raises for bad input, and how echoed text is shown."""
 
+from __future__ import annotations
+
 # Unicode's bidirectional controls (UAX #9: embeddings, overrides, isolates, marks): echoed raw,
 # U+202E RIGHT-TO-LEFT OVERRIDE makes what follows read backwards in a terminal or a page
 # ("Trojan Source", Boucher & Anderson 2021).
@@ -42,6 +44,19 @@ class EngineInputError(ValueError):
         if allowed is not None:
             text += f" (allowed: {allowed})"
         super().__init__(visible(text))
+
+    def under(self, prefix: str) -> EngineInputError:
+        """The same error with its field named under `prefix` (a side of a deployment:
+        disaggregated.prefill), unless it is named there already."""
+        if self.field.startswith(prefix.split(".")[0]):
+            return self
+        field = f"{prefix}.{self.field}"
+        text = str(self)
+        out = type(self).__new__(type(self))  # not __init__: every attribute is this one's already
+        out.__dict__.update(self.__dict__)
+        out.field, out.params = field, {**self.params, "field": field}
+        ValueError.__init__(out, field + text[len(self.field) :] if text.startswith(self.field) else text)
+        return out
 
 
 class UnknownIdError(EngineInputError):

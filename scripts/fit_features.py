@@ -20,7 +20,7 @@ from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.serving.calibration import PARAMETER_NAMES, PARAMETERS
 from engine.serving.capacity import capacity
-from engine.serving.disagg import closed_loop, deployment_loop, sides
+from engine.serving.disagg import busy_forward_s, closed_loop, deployment_loop, sides
 from engine.serving.estimate import calibrated_step_s, queue_steps, ttft_estimate_s
 from engine.serving.mapping import read_rows, resolve_model, row_scenario
 from engine.serving.step import decode_steps, serving_steps
@@ -120,6 +120,8 @@ def _disaggregated(m, model, hw, n_prev: float | None) -> dict:
             "cap": d["cap"],
             "prefill_slots": d["prefill_slots"],
             "prefill_batch_full": d["prefill_full"],
+            "prefill_one_roofs": d["prefill_one_s"],
+            "prefill_full_roofs": d["prefill_full_s"],
             "bandwidth": d["bandwidth"],
             "link_bytes": d["link_bytes"],
             "link_rps_per_bw": d["link_rps_per_bw"],
@@ -146,7 +148,7 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
     faster than the bound (speculative decoding, or a mis-recorded run: no serving of the
     scenario can beat the roofs) are kept apart, not fitted, and listed."""
     n_prev = n_prev or {}
-    rows, bounds, agg, dis, skipped, faster = [], [], [], [], [], []
+    rows, bounds, agg, dis, skipped, faster, model_ids = [], [], [], [], [], [], []
     for m, model, hw in mapped:
         try:
             entry = _aggregated(m, model, hw) if m.disagg is None else _disaggregated(m, model, hw, n_prev.get(m.id))
@@ -160,6 +162,7 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
             faster.append((m.id, "requests_per_s", entry["bound_rps"], entry["measured_rps"]))
             continue
         rows.append(m)
+        model_ids.append(model.id)
         bounds.append(entry["bound_tpot"])
         (agg if m.disagg is None else dis).append(entry)
     kind = np.array([0 if m.disagg is None else 1 for m in rows])
@@ -173,6 +176,7 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
         "agg": _agg_block(agg),
         "dis": _dis_block(dis),
         "bound_tpot": np.array(bounds),
+        "model_id": np.array(model_ids, dtype=object),
         "backend": np.array([BACKENDS.index(m.backend) if m.backend in BACKENDS else -1 for m in rows]),
         "family": np.array([_family_index(m.hardware) for m in rows]),
         "measured_tpot": np.array([m.tpot_s for m in rows]),
@@ -284,12 +288,13 @@ def _steps(block: dict, rows: np.ndarray, p: dict, memo: dict | None = None):
     return step
 
 
-def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True, model_factor=1.0) -> tuple:
     tpot = step("tpot")
     if not ttft:
         return tpot, np.full(len(rows), np.nan)
     wave = block["wave_steps"][rows] * step("chunk")
-    return tpot, ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, block["running"][rows])
+    running = block["running"][rows]
+    return tpot, ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, running, model_factor)
 
 
 def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
@@ -301,9 +306,11 @@ def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
     bw = block["bandwidth"][rows] * p["kv_link_efficiency"]
     factor = p["prefill_busy_factor"]  # loop_answer makes the client's prefill of it
     prefill = (
-        block["prefill_slots"][rows], step("prefill_one") * factor,
-        step("prefill_full") * factor, block["prefill_batch_full"][rows],
-    )  # fmt: skip
+        block["prefill_slots"][rows],
+        busy_forward_s(step("prefill_one"), factor, block["prefill_one_roofs"][rows]),
+        busy_forward_s(step("prefill_full"), factor, block["prefill_full_roofs"][rows]),
+        block["prefill_batch_full"][rows],
+    )
     return closed_loop(
         block["concurrency"][rows], block["output_tokens"][rows], block["decode_workers"][rows], block["cap"][rows],
         prefill, block["link_bytes"][rows] / bw, block["link_rps_per_bw"][rows] * bw,
@@ -311,8 +318,11 @@ def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
     )  # fmt: skip
 
 
-def predict(theta: np.ndarray, f: dict, idx: np.ndarray, ttft: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Estimated TPOT and TTFT of rows idx (both kinds) under theta; without `ttft`, the
+def predict(
+    theta: np.ndarray, f: dict, idx: np.ndarray, ttft: bool = True, factors: dict | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Estimated TPOT and TTFT of rows idx (both kinds) under theta and the models' aggregated
+    TTFT factors (model id -> factor, fit_serving.model_factors; none: 1); without `ttft`, the
     aggregated rows' TTFT is left NaN (a TPOT fit never reads it)."""
     tpot, ttft_s = np.empty(len(idx)), np.empty(len(idx))
     p_all = row_parameters(theta, f, idx)
@@ -327,7 +337,8 @@ def predict(theta: np.ndarray, f: dict, idx: np.ndarray, ttft: bool = True) -> t
         block = f["agg"] if kind == 0 else f["dis"]
         step = _steps(block, rows, p, memo.setdefault(kind, {}))
         if kind == 0:
-            tpot[sel], ttft_s[sel] = _predict_agg(block, step, rows, p, ttft)
+            model_factor = np.array([(factors or {}).get(m, 1.0) for m in f["model_id"][idx[sel]]])
+            tpot[sel], ttft_s[sel] = _predict_agg(block, step, rows, p, ttft, model_factor)
         else:
             loop = predict_disagg(block, rows, p, step)
             tpot[sel], ttft_s[sel] = loop["tpot_s"], loop["ttft_s"]

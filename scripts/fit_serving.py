@@ -202,6 +202,30 @@ def fit(f: dict, idx: np.ndarray, ridge=(RIDGE, RIDGE_TTFT), theta: np.ndarray |
 
 _DECODE_FACTOR = PARAMETER_NAMES.index("disagg_decode_factor")
 
+# Each fitted model's aggregated TTFT factor is its runs' median log(measured / estimated)
+# first token, shrunk toward 0 by n / (n + TTFT_MODEL_SHRINK): a model with few runs keeps
+# little of its own. Chosen among 0, 20, 50 and 200 by the pairing, GPU and campaign folds
+# (2026-12-04: 20 was best or within 0.1 point of it on each).
+TTFT_MODEL_SHRINK = 20.0
+
+
+def model_factors(theta: np.ndarray, f: dict, idx: np.ndarray) -> dict[str, float]:
+    """model id -> factor on its aggregated TTFT estimate (Calibration.ttft_model_factor), from
+    the aggregated runs among idx that queue for no memory (the factor leaves the queue's wait
+    alone), predicted at theta; 4 significant digits, as the calibration file holds them."""
+    agg = idx[f["kind"][idx] == 0]
+    agg = agg[f["agg"]["queue"][f["local"][agg]] == 0] if len(agg) else agg
+    if not len(agg):
+        return {}
+    _, ttft = predict(theta, f, agg)
+    residual = np.log(f["measured_ttft"][agg] / ttft)
+    ids = f["model_id"][agg]
+    out = {}
+    for model_id in sorted(set(ids)):
+        own = residual[ids == model_id]
+        out[str(model_id)] = _r(np.exp(np.median(own) * len(own) / (len(own) + TTFT_MODEL_SHRINK)))
+    return out
+
 
 def _informed(theta: np.ndarray, f: dict, idx: np.ndarray) -> np.ndarray:
     """The start of a fit on rows idx. A fold starts from the whole fit's optimum, and a parameter
@@ -254,9 +278,9 @@ def held_out(f: dict, key, ridge=(RIDGE, RIDGE_TTFT), start: np.ndarray | None =
     labels = np.array([str(key(r)) for r in f["rows"]])
     tpot, ttft = np.empty(len(labels)), np.empty(len(labels))
     for label in sorted(set(labels)):
-        test = np.flatnonzero(labels == label)
-        theta = fit(f, np.flatnonzero(labels != label), ridge, theta=start)
-        tpot[test], ttft[test] = predict(theta, f, test)
+        test, train = np.flatnonzero(labels == label), np.flatnonzero(labels != label)
+        theta = fit(f, train, ridge, theta=start)
+        tpot[test], ttft[test] = predict(theta, f, test, factors=model_factors(theta, f, train))
     return _report(f, tpot, ttft), tpot, ttft
 
 
@@ -281,9 +305,9 @@ def inner_score(f: dict, labels: np.ndarray, train: np.ndarray, ridge: float, st
     idx = np.flatnonzero(train)
     tpot, ttft = np.empty(len(labels)), np.empty(len(labels))
     for label in sorted(set(labels[idx])):
-        test = np.flatnonzero(train & (labels == label))
-        theta = fit(f, np.flatnonzero(train & (labels != label)), (ridge, ridge), theta=start)
-        tpot[test], ttft[test] = predict(theta, f, test)
+        test, inner = np.flatnonzero(train & (labels == label)), np.flatnonzero(train & (labels != label))
+        theta = fit(f, inner, (ridge, ridge), theta=start)
+        tpot[test], ttft[test] = predict(theta, f, test, factors=model_factors(theta, f, inner))
     return _score(f, idx, tpot[idx], ttft[idx])
 
 
@@ -299,7 +323,7 @@ def nested_held_out(f: dict, key, start: np.ndarray | None = None, grid=RIDGE_GR
         scores = [inner_score(f, labels, train, ridge, start) for ridge in grid]
         chosen[label] = grid[int(np.argmin(scores))]
         theta = fit(f, np.flatnonzero(train), (chosen[label], chosen[label]), theta=start)
-        tpot[test], ttft[test] = predict(theta, f, test)
+        tpot[test], ttft[test] = predict(theta, f, test, factors=model_factors(theta, f, np.flatnonzero(train)))
     return _report(f, tpot, ttft), chosen
 
 
@@ -391,7 +415,8 @@ def calibration(paths: list[Path]) -> dict:
     mapped, skipped = mapped_rows(paths)
     theta, f = fit_with_batches(mapped)
     idx = np.arange(len(f["rows"]))
-    tpot, ttft = predict(theta, f, idx)
+    factors = model_factors(theta, f, idx)
+    tpot, ttft = predict(theta, f, idx, factors=factors)
     held, reports = {}, {}
     for kind, fold in RANGE_FOLDS.items():
         reports[fold], t, q = held_out(f, FOLDS[fold], start=theta)
@@ -400,6 +425,7 @@ def calibration(paths: list[Path]) -> dict:
         "global": {p: _r(np.exp(theta[j]), 6) for j, p in enumerate(PARAMETER_NAMES)},
         "backend_factors": _factors(theta, NP, BACKENDS),
         "family_factors": _factors(theta, NP * (1 + len(BACKENDS)), tuple(FAMILIES)),
+        "ttft_model_factors": factors,
     }
     digest = hashlib.sha256(repr(sorted(fitted.items())).encode()).hexdigest()[:10]
     return {
@@ -412,7 +438,8 @@ def calibration(paths: list[Path]) -> dict:
         f"{DISAGG_TTFT_CAUCHY_SCALE}) on the disaggregated TTFT, the TPOT of disaggregated runs without "
         "worker counts not fitted, "
         "Levenberg-Marquardt; TPOT parameters first, then the TTFT ones; aggregated and disaggregated "
-        f"runs together, the disaggregated decode batches refitted {DISAGG_ITERATIONS} times",
+        f"runs together, the disaggregated decode batches refitted {DISAGG_ITERATIONS} times; then each "
+        f"model's aggregated TTFT factor, its median residual shrunk by n / (n + {TTFT_MODEL_SHRINK:g})",
         "families": FAMILIES,
         **fitted,
         "ranges": ranges(f, held),
@@ -440,7 +467,7 @@ def check(shipped: dict, fresh: dict) -> list[str]:
     of the data, and the model-family fold's disaggregated TTFT (DeepSeek held out, 39 runs of
     gpt-oss-120b left to inform it) lands on different minima on different CPUs."""
     out = [f"{key}: differs" for key in CHECK_EXACT if shipped.get(key) != fresh.get(key)]
-    for section in ("global", "backend_factors", "family_factors"):
+    for section in ("global", "backend_factors", "family_factors", "ttft_model_factors"):
         for path, a, b in _leaves(shipped.get(section), fresh.get(section), section):
             if a is None or b is None or abs(a - b) > CHECK_RELATIVE * abs(b):
                 out.append(f"{path}: {a} in the file, {b} fitted")
@@ -470,7 +497,7 @@ def held_out_table(paths: list[Path]) -> str:
     mapped, _ = mapped_rows(paths)
     theta, f = fit_with_batches(mapped)
     idx = np.arange(len(f["rows"]))
-    rows = [("in sample", "-", _report(f, *predict(theta, f, idx)))]
+    rows = [("in sample", "-", _report(f, *predict(theta, f, idx, factors=model_factors(theta, f, idx))))]
     for name, key in FOLDS.items():
         report, _, _ = held_out(f, key, start=theta)
         groups = len({str(key(r)) for r in f["rows"]})

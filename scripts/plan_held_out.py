@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fit_features import BACKENDS, FAMILIES, NP, mapped_rows  # noqa: E402
-from fit_serving import _factors, fit, fit_with_batches  # noqa: E402
+from fit_serving import _factors, fit, fit_with_batches, model_factors  # noqa: E402
 
 from engine.errors import EngineInputError  # noqa: E402
 from engine.planner.validate import MIN_LAYOUTS, _layout, validate_plan  # noqa: E402
@@ -53,9 +53,11 @@ def groups_of(paths: list[Path]) -> dict[tuple, list[dict]]:
     return {k: v for k, v in rows.items() if len(layouts[k]) >= MIN_LAYOUTS}
 
 
-def calibration_of(theta: np.ndarray, shipped: Calibration, name: str) -> Calibration:
-    """The shipped calibration with the fitted values of theta (ranges and families kept)."""
+def calibration_of(theta: np.ndarray, shipped: Calibration, name: str, factors: dict) -> Calibration:
+    """The shipped calibration with the fitted values of theta and the models' TTFT factors
+    fitted with them (ranges and families kept)."""
     data = dict(shipped.data)
+    data["ttft_model_factors"] = factors
     data["global"] = {p: float(np.exp(theta[j])) for j, p in enumerate(PARAMETER_NAMES)}
     data["backend_factors"] = _factors(theta, NP, BACKENDS)
     data["family_factors"] = _factors(theta, NP * (1 + len(BACKENDS)), tuple(FAMILIES))
@@ -97,7 +99,9 @@ def main() -> int:
 
     def without(key: tuple) -> Calibration:
         train = np.flatnonzero(labels != str(key))
-        return calibration_of(fit(f, train, theta=theta), shipped, f"{shipped.id} without {key[0]} {key[1]}")
+        fold = fit(f, train, theta=theta)
+        name = f"{shipped.id} without {key[0]} {key[1]}"
+        return calibration_of(fold, shipped, name, model_factors(fold, f, train))
 
     print("each group held out (its calibration refitted without its runs):")
     print("\n".join(summary(score(groups, without))))

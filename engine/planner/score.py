@@ -27,8 +27,10 @@ from ..serving.disagg import (
     _experts,
     _step_s,
     bound_and_estimate,
+    busy_forward_s,
     decode_side,
     decode_times,
+    decoding_requests,
     kv_bytes_held,
     kv_link_for,
     prefill_side,
@@ -144,7 +146,7 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
             with contextlib.suppress(EngineInputError):  # does not fit: dropped, counted below
                 into[lay] = side(model, hw, base, build)
     for pre in prefill.values():  # each prefill layout's forward at the calibrated roofs, both batches
-        pre["est"] = _step_s(pre["steps"], p) * p["prefill_busy_factor"]
+        pre["est"] = busy_forward_s(_step_s(pre["steps"], p), p["prefill_busy_factor"], pre["steps"].at_roofs_s())
     prefill = _shortlist(prefill)
     table = _prefill_table(prefill)
     cols: dict[str, list] = {}
@@ -274,7 +276,7 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
         gpus=gpus.astype(int),
         concurrency=c.astype(int),
         instance_concurrency=c.astype(int),
-        running_batch=np.round(e["decode_running"] * y).astype(int),
+        running_batch=decoding_requests(e["decode_running"], y, c),
         tpot_s=e["tpot_s"],
         ttft_s=e["ttft_s"],
         tpot_low_s=tpot_lo,

@@ -97,6 +97,13 @@ class Calibration:
             out[name] = min(max(value, low), high)
         return out, used or "any", family
 
+    def ttft_model_factor(self, model_id: str) -> float:
+        """A fitted model's factor on its aggregated TTFT estimate (1 for any other model): its
+        runs' median measured / estimated first token, shrunk toward 1 by their count
+        (scripts/fit_serving.py model_factors). A prompt's first token depends on the model's
+        kernels as much as on its FLOPs and bytes, which the roofs count alike for every model."""
+        return float(self.data.get("ttft_model_factors", {}).get(model_id, 1.0))
+
     def range_kind(self, model_id: str, hardware_id: str) -> str:
         """Which kind of scenario this is for the fit: a new model (none of its runs fitted), a
         new GPU, or a pairing of a fitted model and GPU. Each kind's range comes from the

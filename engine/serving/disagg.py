@@ -62,7 +62,14 @@ from .calibration import Calibration, load_calibration
 from .capacity import GIB, capacity
 from .estimate import calibrated_step_s, ensure_finite, fixed_time_s, link_time_s
 from .scenario import DisaggScenario, KvLink, ServingScenario, shard_degree
-from .step import StepCost, decode_steps, prefill_batch_steps, scale_out_bytes_per_s, step_token_budget
+from .step import (
+    SCALE_OUT_BYTES_PER_S,
+    StepCost,
+    decode_steps,
+    prefill_batch_steps,
+    scale_out_bytes_per_s,
+    step_token_budget,
+)
 
 # The link's shared transfer time / (1 - rho) grows without bound as the link nears its
 # capacity; its load is counted at most this share of it (the loop's request rate caps it there).
@@ -256,6 +263,23 @@ def _deployment_flow(c, d: dict, forwards: tuple, p: dict | None) -> dict:
 
 
 def prefill_side(model, hw, base: ServingScenario, layout) -> dict:
+    """_prefill_side with each error's field named on the prefill side (the API's body names it
+    so; a top-level layout field is one a disaggregated request may not set)."""
+    try:
+        return _prefill_side(model, hw, base, layout)
+    except EngineInputError as exc:
+        raise exc.under("disaggregated.prefill") from None
+
+
+def decode_side(model, hw, base: ServingScenario, layout) -> dict:
+    """_decode_side with each error's field named on the decode side."""
+    try:
+        return _decode_side(model, hw, base, layout)
+    except EngineInputError as exc:
+        raise exc.under("disaggregated.decode") from None
+
+
+def _prefill_side(model, hw, base: ServingScenario, layout) -> dict:
     """A prefill worker of `layout` (any worker count): its forward of one prompt and of a full
     batch per rank (rows of `steps`), and how many prompts a full batch holds. A forward takes
     the worker's batch, or as many whole prompts as the backend's step token budget holds when
@@ -276,7 +300,7 @@ def prefill_side(model, hw, base: ServingScenario, layout) -> dict:
     return {"sc": sc_p, "cap": cap_p, "full": float(full), "steps": prefill_batch_steps(model, hw, sc_p, [1.0, full])}
 
 
-def decode_side(model, hw, base: ServingScenario, layout) -> dict:
+def _decode_side(model, hw, base: ServingScenario, layout) -> dict:
     """A decode worker of `layout`: its scenario and its memory cap (requests it holds)."""
     sc_d = layout.instance(base, 1)
     sc_d.check_layout(model.is_moe, _experts(model))
@@ -359,13 +383,19 @@ def prefill_forwards(steps: StepCost):
         held = last[0]
         if held[0] != p:
             arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
-            # the worker is busy prefill_busy_factor of the calibrated forward (module docstring)
-            calibrated = _step_s(steps, arrays) * arrays["prefill_busy_factor"]
+            calibrated = busy_forward_s(_step_s(steps, arrays), arrays["prefill_busy_factor"], at_roofs)
             held = (dict(p), tuple(float(t) for t in calibrated))
             last[0] = held
         return at_roofs, held[1]
 
     return forwards
+
+
+def busy_forward_s(calibrated_s, busy_factor, at_roofs_s):
+    """A prefill worker's busy time per forward: prefill_busy_factor of the calibrated forward
+    (module docstring), never below the forward at the roofs (a factor under 1 stands for large
+    batches beating the aggregated fit's chunked prefill, not for a worker faster than its card)."""
+    return np.maximum(calibrated_s * busy_factor, at_roofs_s)
 
 
 def _batch_key(n) -> bytes:
@@ -518,6 +548,8 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
     d, est, bnd, p, cal = a["sides"], a["estimate"], a["bound"], a["parameters"], a["calibration"]
     osl, gpus = ds.base.output_tokens, ds.gpus
     n = float(est["decode_running"][i])
+    decoding = int(decoding_requests(n, ds.decode.workers, ds.base.concurrency))
+    waiting = _waiting(d, est, i, ds.base.concurrency, decoding)
     bound_rates = _rates(gpus, osl, bnd, i)
     est_rates = _rates(gpus, osl, est, i)
     ranges = a["ranges"]
@@ -539,9 +571,9 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
         "model": model.id,
         "hardware": prefill_hw.id,
         "gpus": gpus,
-        "running_batch": int(round(n * ds.decode.workers)),
-        "queued": 0,
-        "queue_reason": _queue_words(est, i, limited),
+        "running_batch": decoding,
+        "queued": waiting,
+        "queue_reason": _queue_words(est, i, limited, ds.decode.workers, ds.base.concurrency, waiting),
         "bound": bound_rates,
         "estimate": est_rates,
         "breakdown": {
@@ -582,7 +614,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
             "prefill_idle": max(0.0, 1.0 - x / mu_p),
             "decode_idle": max(0.0, 1.0 - x / mu_d_cap),
             "balanced_ratio": per_decode / per_prefill,  # prefill workers per decode worker
-            "decode_running_per_worker": n,
+            "decode_running_per_worker": decoding / ds.decode.workers,
             "memory_rule": {"prefill": d["cap_p"].rule, "decode": d["cap_d"].rule},
         },
         "calibration": {
@@ -592,7 +624,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
             "rows": cal.data["fitted_on"]["rows"],
             "parameters": p,
         },
-        "warnings": [],
+        "warnings": _disagg_warnings(prefill_hw, decode_hw, d, limited, ds),
     }
 
 
@@ -617,12 +649,51 @@ def _side(side, hw) -> dict:
     }
 
 
-def _queue_words(est: dict, i: int, limited: str) -> str:
-    n = float(est["decode_running"][i])
-    return (
-        f"{n:.0f} requests decode on each decode worker; {limited.replace('_', ' ')} limits the deployment "
-        f"at {float(est['requests_per_s'][i]):.3g} requests/s"
+def _waiting(d: dict, est: dict, i: int, concurrency: int, decoding: int) -> int:
+    """Requests waiting for decode memory, as the aggregated answer's `queued`: with every decode
+    worker at its memory cap and the loop asking more than it serves, the C in flight less those
+    decoding and those in service before decode (the prefill's forward, the transfer and its fixed
+    cost: Little's law at the rate served). They wait in front of the prefill (loop_answer's
+    backlog); a prefill queue of a deployment whose decode has room is TTFT's part, not this."""
+    if not (bool(est["saturated"][i]) and float(est["decode_running"][i]) >= float(d["cap"])):
+        return 0
+    in_service = sum(float(est[k][i]) for k in ("prefill_s", "kv_transfer_s", "fixed_s"))
+    return max(0, int(concurrency - decoding - round(float(est["requests_per_s"][i]) * in_service)))
+
+
+def _disagg_warnings(prefill_hw, decode_hw, d: dict, limited: str, ds: DisaggScenario) -> list[str]:
+    """What the answer assumed that the request did not say, and what limits it beyond the model."""
+    out = []
+    no_nic = [hw.id for hw in (prefill_hw, decode_hw) if not getattr(hw, "scale_out_bytes_per_s", None)]
+    no_nic = list(dict.fromkeys(no_nic))
+    if d["link_words"].startswith("scale-out") and no_nic:
+        out.append(
+            f"{', '.join(no_nic)} has no scale-out NIC on file: the KV cache's link assumes "
+            f"{SCALE_OUT_BYTES_PER_S / 1e9:.0f} GB/s per GPU (one 400 Gb/s NIC), in the bound too; give "
+            "kv_link's bandwidth_gb_s for your network"
+        )
+    if limited == "kv_link":
+        out.append(
+            f"the KV cache's link ({d['bandwidth'] / 1e9:.3g} GB/s per GPU, {d['link_words']}) limits the "
+            "deployment, not its GPUs"
+        )
+    return out
+
+
+def decoding_requests(n, workers, concurrency):
+    """Requests decoding across the decode workers: n per worker (the batch each step is built
+    at, one or more), never more than the C in flight (C below the worker count leaves some idle)."""
+    return np.minimum(np.round(np.asarray(n) * workers), concurrency).astype(int)
+
+
+def _queue_words(est: dict, i: int, limited: str, workers: int, concurrency: int, waiting: int) -> str:
+    per_worker = int(decoding_requests(float(est["decode_running"][i]), workers, concurrency)) / workers
+    per = f"{per_worker:,.0f}" if per_worker >= 1 else f"{per_worker:.2g}"
+    words = (
+        f"{per} requests decode on each decode worker; {limited.replace('_', ' ')} limits the "
+        f"deployment at {float(est['requests_per_s'][i]):.3g} requests/s"
     )
+    return words + (f"; {waiting:,} wait for a decode slot (its KV memory is full)" if waiting else "")
 
 
 __all__ = ["DisaggScenario", "KvLink", "ServingScenario", "disagg_arrays", "disaggregated_estimate", "GIB"]

@@ -136,21 +136,23 @@ def fixed_time_s(layers, requests, p: dict):
     return p["step_overhead_s"] + layers * p["layer_overhead_s"] + requests * p["request_overhead_s"]
 
 
-def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0):
+def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0, model_factor=1.0):
     """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
     steps its chunks share), when other requests run beside it (a lone request, running 1,
     finds the server idle: a closed-loop client sends its next request after the last one
-    ended); plus, for the share ttft_burst_share of requests that arrive in a
-    wave (a closed-loop benchmark starts its C clients together and equal output lengths keep
-    them in step), the wave's prefill ahead of them: wave_s = the mean number of full-budget
-    prefill steps a request of the wave waits x one such step (engine.serving.step.wave_chunks);
-    plus the queue's wait (queue_steps x TPOT, see queue_steps)."""
-    return (
+    ended); plus, for the share ttft_burst_share of requests that arrive in a wave (a
+    closed-loop benchmark starts its C clients together and equal output lengths keep them in
+    step), the wave's prefill ahead of them: wave_s = the mean number of full-budget prefill
+    steps a request of the wave waits x one such step (engine.serving.step.wave_chunks); all of
+    that x the model's factor (Calibration.ttft_model_factor); plus the queue's wait
+    (queue_steps x TPOT, see queue_steps), which Little's law sets for every model alike."""
+    shaped = (
         p["ttft_prefill_factor"] * prefill_s
         + p["ttft_burst_share"] * wave_s
-        + (p["ttft_wait_steps"] * np.minimum(np.asarray(running, dtype=float) - 1.0, 1.0) + queue_steps) * tpot_s
+        + p["ttft_wait_steps"] * np.minimum(np.asarray(running, dtype=float) - 1.0, 1.0) * tpot_s
     )
+    return model_factor * shaped + queue_steps * tpot_s
 
 
 def _as_arrays(p: dict) -> dict:
@@ -236,7 +238,11 @@ def serving_arrays(
     queue = (conc - b) * sc.output_tokens / b
     est_prefill_step = float(_estimate_step_s(prefill, arrays)[0])
     est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, arrays)
-    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b)
+    model_factor = cal.ttft_model_factor(model.id)
+    bound_ttft = bound_prefill + queue * bound_tpot
+    # never below the bound: a model's factor under 1 speaks for its kernels, not past its roofs
+    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor)
+    est_ttft = np.maximum(est_ttft, bound_ttft)
     plain = bound_tpot if spec is None else serving_steps(model, hw, replace(sc, speculative=None), b).tpot.at_roofs_s()
     range_kind = cal.range_kind(model.id, hw.id)
     return {
@@ -247,7 +253,7 @@ def serving_arrays(
         "queue_steps": queue,
         "prompts_per_step": steps.prompts_per_step,
         "bound_tpot_s": bound_tpot,
-        "bound_ttft_s": bound_prefill + queue * bound_tpot,
+        "bound_ttft_s": bound_ttft,
         "bound_prefill_s": bound_prefill,
         "bound_decode_s": (decode_only.at_roofs_s() - decode_only.link_s) / e_bound,
         "bound_link_s": step.link_s / e_bound,
@@ -255,7 +261,8 @@ def serving_arrays(
         "estimate_step_s": est_step,
         "estimate_tpot_s": est_tpot,
         "estimate_ttft_s": est_ttft,
-        "estimate_prefill_s": p["ttft_prefill_factor"] * est_prefill_step,
+        "estimate_prefill_s": model_factor * p["ttft_prefill_factor"] * est_prefill_step,
+        "ttft_model_factor": model_factor,
         "estimate_decode_s": est_decode,
         "estimate_link_s": link_est,
         "estimate_overhead_s": overhead,
@@ -337,6 +344,7 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
             "family": a["family"] or "any",
             "rows": cal.data["fitted_on"]["rows"],
             "parameters": p,
+            "ttft_model_factor": a["ttft_model_factor"],
         },
         "warnings": _warnings(model, sc, hw, cal, a["family"], cap.reason_at(c) if queued else None),
         "speculative": None if spec is None else _speculative(spec, float(a["bound_tpot_s_without_speculation"][i])),

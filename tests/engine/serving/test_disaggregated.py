@@ -3,15 +3,18 @@ GB200, the balance of the two sides, and each backend's memory rule against its 
 default."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
+from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
 from engine.serving import ServingScenario
 from engine.serving.capacity import capacity, sglang_mem_fraction_static
-from engine.serving.disagg import disaggregated_estimate
+from engine.serving.disagg import disaggregated_estimate, sides
 from engine.serving.scenario import DisaggScenario, KvLink, WorkerLayout
+from engine.serving.speculative import Speculative
 
 FP8 = {"weight_dtype": "fp8", "compute_dtype": "fp8", "kv_dtype": "fp8"}
 
@@ -190,6 +193,72 @@ def test_the_client_sees_one_prefill_and_the_worker_is_busy_another():
     seen, capacity_rps = answer()
     seen_2, capacity_rps_2 = answer(disagg_prefill_factor=2.0)
     assert seen_2 == pytest.approx(2.0 * seen, rel=1e-12) and capacity_rps_2 == capacity_rps
-    seen_half, capacity_rps_half = answer(prefill_busy_factor=0.5)
-    assert capacity_rps_half == pytest.approx(2.0 * capacity_rps, rel=1e-12)
-    assert seen_half == pytest.approx(seen, rel=1e-12)  # one prompt at a time: the same forward seen
+    # a longer busy time (a shorter one could reach the roofs, below which no worker runs)
+    seen_slow, capacity_rps_slow = answer(prefill_busy_factor=2.0)
+    assert capacity_rps_slow == pytest.approx(0.5 * capacity_rps, rel=1e-12)
+    assert seen_slow == pytest.approx(seen, rel=1e-12)  # one prompt at a time: the same forward seen
+
+
+def test_a_prefill_worker_is_never_busy_for_less_than_its_forward_at_the_roofs():
+    """prefill_busy_factor under 1 shortens the calibrated forward, down to the roofs and no
+    further: the estimate's prefill capacity never passes the bound's (the prefill_busy_factor
+    limit, 0.3, would otherwise put a worker at 3x its card on a compute-bound prompt)."""
+    model, hw = get_model("deepseek-r1"), get_accelerator("gb200")
+    _, ds = r1_on_gb200(concurrency=4)
+    # every roof reached (each efficiency clipped at its limit, 1) and the busy factor at its lower
+    # limit, 0.3: unclamped, the worker would prefill in a third of its time at the roofs
+    full = dict.fromkeys(("compute_efficiency", "expert_compute_efficiency", "attention_efficiency"), 1e3)
+    cal = _scaled_calibration(prefill_busy_factor=0.01, bandwidth_efficiency=1e3, **full)
+    assert cal.parameters("trtllm", "gb200")[0]["prefill_busy_factor"] == 0.3
+    r = disaggregated_estimate(model, hw, ds, calibration=cal)
+    d = sides(model, hw, hw, ds)
+    at_roofs_rps = d["prefill_slots"] * d["prefill_full"] / float(d["prefill_steps"].at_roofs_s()[1])
+    assert r["disaggregated"]["prefill_capacity_rps"] == pytest.approx(at_roofs_rps, rel=1e-12)
+    assert r["estimate"]["output_tokens_per_s_per_gpu"] <= r["bound"]["output_tokens_per_s_per_gpu"]
+    assert r["estimate"]["ttft_s"] >= r["bound"]["ttft_s"]
+
+
+def test_more_decode_workers_than_requests_count_only_the_requests():
+    model, hw = get_model("llama-3.1-8b"), get_accelerator("h100-sxm5")
+    ds = DisaggScenario(ServingScenario(concurrency=1), WorkerLayout(), WorkerLayout(workers=8))
+    r = disaggregated_estimate(model, hw, ds)
+    assert r["running_batch"] == 1 and r["disaggregated"]["decode_running_per_worker"] == 0.125
+    assert r["queue_reason"].startswith("0.12 requests decode on each decode worker")
+
+
+def test_requests_beyond_the_decode_memory_wait_and_the_answer_says_so():
+    """C far past the decode workers' KV memory: `queued` counts those waiting for a decode slot
+    (C less those decoding and those in service before decode), as the aggregated answer does."""
+    r, ds = r1_on_gb200(concurrency=60_000)
+    cap = r["breakdown"]["memory"]["decode"]["max_running_batch"]
+    assert r["running_batch"] == cap * ds.decode.workers
+    ttft = r["breakdown"]["ttft"]["estimate"]
+    in_service = r["disaggregated"]["requests_per_s"] * (ttft["prefill_s"] + ttft["kv_transfer_s"] + ttft["fixed_s"])
+    assert r["queued"] == 60_000 - r["running_batch"] - round(in_service) > 0
+    assert r["queue_reason"].endswith(f"{r['queued']:,} wait for a decode slot (its KV memory is full)")
+    assert r1_on_gb200(concurrency=256)[0]["queued"] == 0
+
+
+def test_a_link_that_limits_the_deployment_or_a_nic_assumed_is_named():
+    r, _ = r1_on_gb200(link=KvLink(bandwidth_bytes_per_s=1e6))
+    assert r["disaggregated"]["limited_by"] == "kv_link"
+    assert any("limits the deployment, not its GPUs" in w for w in r["warnings"])
+    model, l40s = get_model("llama-3.1-8b"), get_accelerator("l40s")
+    tp8 = WorkerLayout(tensor_parallel=8)
+    ds = DisaggScenario(ServingScenario(concurrency=8), tp8, tp8)
+    (warning,) = disaggregated_estimate(model, l40s, ds)["warnings"]
+    assert warning.startswith("l40s has no scale-out NIC on file: the KV cache's link assumes 50 GB/s per GPU")
+    assert r1_on_gb200()[0]["warnings"] == []
+
+
+def test_a_side_that_cannot_be_names_its_own_field_and_speculation_is_refused():
+    model, hw = get_model("deepseek-r1"), get_accelerator("h100-sxm5")
+    base = ServingScenario(concurrency=8, **FP8)
+    with pytest.raises(EngineInputError) as info:
+        disaggregated_estimate(model, hw, DisaggScenario(base, WorkerLayout(), WorkerLayout(tensor_parallel=8)))
+    assert info.value.field == "disaggregated.prefill.tensor_parallel"
+    assert str(info.value).startswith("disaggregated.prefill.tensor_parallel: ") and "do not fit" in str(info.value)
+    spec = Speculative("eagle", 3, 0.7, 0.7)
+    with pytest.raises(EngineInputError, match="aggregated deployment only") as info:
+        DisaggScenario(replace(base, speculative=spec), WorkerLayout(tensor_parallel=8), WorkerLayout())
+    assert info.value.field == "speculative" and info.value.code == "speculative_disaggregated"

@@ -44,6 +44,20 @@ def test_serving_bad_input_names_the_field():
     assert out.returncode == 2 and "concurrency" in out.stderr
 
 
+def test_a_disaggregated_request_refuses_what_it_would_ignore():
+    """An instance's layout flag, a curve or an empty decode accelerator beside the disaggregated
+    flags is refused, naming the flag (the API refuses the same); a side that cannot be names
+    its own field."""
+    split = ("serving", "--model", "deepseek-r1", "--hardware", "gb200", "--weight-dtype", "fp8",
+             "--prefill-dp", "8", "--prefill-ep", "8", "--decode-dp", "16", "--decode-ep", "16")  # fmt: skip
+    assert cli(*split).returncode == 0
+    for extra, flag in ((("--tp", "4"), "--tp"), (("--curve", "1", "2"), "--curve"), (("--decode-hardware", ""), None)):
+        out = cli(*split, *extra)
+        assert out.returncode == 2 and out.stderr.startswith(f"llm-roofline: error: {flag or extra[0]}: "), out.stderr
+    out = cli("serving", "--model", "deepseek-r1", "--hardware", "h100-sxm5", "--prefill-tp", "1", "--decode-tp", "8")
+    assert out.returncode == 2 and "disaggregated.prefill.tensor_parallel: " in out.stderr
+
+
 def test_validate_serving_json_has_the_overall_fractions(tmp_path):
     data = tmp_path / "runs.csv"
     lines = (ROOT / "published/serving/measured-serving-train.csv").read_text(encoding="utf-8").splitlines()

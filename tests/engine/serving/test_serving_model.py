@@ -250,14 +250,43 @@ def test_weight_only_int4_converts_its_weights_in_the_estimate_not_in_the_bound(
 def test_a_lone_request_waits_for_no_other_step():
     # At concurrency 1 the server is idle when the request comes (its client sent it after the
     # last one ended): TTFT is its prefill x ttft_prefill_factor and the wave term (one prompt,
-    # its own prefill step), no ttft_wait_steps.
+    # its own prefill step), no ttft_wait_steps; both x the model's TTFT factor.
     r = answer(concurrency=1, **LLAMA_70B_FP8)
-    p = r["calibration"]["parameters"]
+    p, model_factor = r["calibration"]["parameters"], r["calibration"]["ttft_model_factor"]
     ttft = r["breakdown"]["ttft"]["estimate"]
-    step = ttft["prefill_s"] / p["ttft_prefill_factor"]
-    assert ttft["wait_s"] == pytest.approx(p["ttft_burst_share"] * step, rel=1e-9)
+    step = ttft["prefill_s"] / (model_factor * p["ttft_prefill_factor"])
+    assert ttft["wait_s"] == pytest.approx(model_factor * p["ttft_burst_share"] * step, rel=1e-9)
     two = answer(concurrency=2, **LLAMA_70B_FP8)
-    assert two["breakdown"]["ttft"]["estimate"]["wait_s"] > p["ttft_wait_steps"] * two["estimate"]["tpot_s"]
+    waits = model_factor * p["ttft_wait_steps"] * two["estimate"]["tpot_s"]
+    assert two["breakdown"]["ttft"]["estimate"]["wait_s"] > waits
+
+
+def test_a_fitted_model_carries_its_ttft_factor_and_a_new_one_none():
+    """The aggregated TTFT estimate x the model's factor (Calibration.ttft_model_factor): the
+    factor the calibration holds for a fitted model, 1 for a model it never saw; the estimate's
+    prefill and wait both scaled, the bound not."""
+    import copy
+
+    from engine.serving.calibration import Calibration
+
+    shipped = load_calibration()
+    fitted = shipped.data["ttft_model_factors"]
+    assert set(fitted) == set(shipped.data["fitted_on"]["models"]) - {"deepseek-v3"}  # V3: disaggregated runs only
+    assert all(0.5 < f < 2.0 for f in fitted.values())
+    r = answer(concurrency=8, **LLAMA_70B_FP8)
+    assert r["calibration"]["ttft_model_factor"] == fitted["llama-3.1-70b"]
+    assert answer("qwen3-30b-a3b", concurrency=8, tensor_parallel=1)["calibration"]["ttft_model_factor"] == 1.0
+    data = copy.deepcopy(shipped.data)
+    data["ttft_model_factors"]["llama-3.1-70b"] = 1.0
+    plain = serving_estimate(
+        get_model("llama-3.1-70b"), get_accelerator("h200-sxm"), ServingScenario(concurrency=8, **LLAMA_70B_FP8),
+        Calibration("plain", data),
+    )  # fmt: skip
+    factor = fitted["llama-3.1-70b"]
+    scaled, unscaled = r["breakdown"]["ttft"]["estimate"], plain["breakdown"]["ttft"]["estimate"]
+    for part in ("prefill_s", "wait_s"):
+        assert scaled[part] == pytest.approx(factor * unscaled[part])
+    assert r["bound"] == plain["bound"]
 
 
 def test_a_scheduler_pays_for_each_running_request():
