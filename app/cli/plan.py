@@ -13,6 +13,13 @@ from engine.serving.scenario import BACKENDS
 
 from .common import print_json
 
+# What a command's weights need beyond the model id (engine.planner.launch.weights_source)
+WEIGHTS_NOTE = {
+    "quantized_on_load": "weights quantized to {precision} while loading (--quantization)",
+    "quantized_checkpoint": "serve a checkpoint of this model quantized to {precision} beforehand (e.g. with NVIDIA "
+    "TensorRT Model Optimizer): pass its path in place of the model id",
+}
+
 
 def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers action)
     p = sub.add_parser("plan", help="the best deployment on N GPUs under TTFT and TPOT targets (search)")
@@ -39,6 +46,11 @@ def _prices(pairs: list[str]) -> dict[str, float]:
     out = {}
     for pair in pairs:
         hw, _, price = pair.partition("=")
+        if hw in out:  # a second price for one accelerator: which one was meant is not ours to guess
+            raise EngineInputError(
+                "--price", f"{hw[:40]!r} is priced twice", "one HW=USD per accelerator", code="cli_value",
+                params={"value": pair[:40], "allowed": "one HW=USD per accelerator"},
+            )  # fmt: skip
         try:
             out[hw] = float(price)
         except ValueError:
@@ -77,6 +89,13 @@ def _plan(args: argparse.Namespace) -> int:
     )
     if not answer["top"]:
         return 0
+    if len(hardware) > 1:
+        for hw_id, t in answer["best_by_hardware"].items():
+            cost = "" if t["usd_per_million_tokens"] is None else f", ${t['usd_per_million_tokens']:.2f}/Mtok"
+            print(
+                f"best on {hw_id}: {t['mode']}, {t['backend']} {t['precision']}, {t['layout_words']} at concurrency "
+                f"{t['concurrency']}: {t['estimate']['output_tokens_per_s_per_gpu']:,.0f} tok/s/GPU{cost}"
+            )
     print(
         f"{'#':>3} {'mode':<6} {'GPU':<10} {'backend':<7} {'prec':<5} {'layout':<44} {'GPUs':>4} {'C':>6} "
         f"{'TTFT ms':>9} {'TPOT ms':>9} {'tok/s/GPU':>10} {'tok/s/user':>10} {'$/Mtok':>7}"
@@ -93,4 +112,7 @@ def _plan(args: argparse.Namespace) -> int:
     print("launch the best:")
     for cmd in answer["best"]["launch"]:
         print(f"  [{cmd['role']} x {cmd['count']}] {cmd['command']}")
+        note = WEIGHTS_NOTE.get(cmd.get("weights", {}).get("source"))
+        if note:
+            print("    # " + note.format(precision=cmd["weights"]["precision"]))
     return 0

@@ -136,9 +136,31 @@ def _kv_link(text: str) -> KvLink:
         ) from None  # fmt: skip
 
 
+# An aggregated instance's flags: with a disaggregated deployment each side has its own.
+INSTANCE_FLAGS = (("tp", "--tp"), ("attention_dp", "--attention-dp"), ("moe_tp", "--moe-tp"), ("ep", "--ep"))
+
+
+def _refuse_instance_flags(args: argparse.Namespace) -> None:
+    """A disaggregated request that also sets an instance's layout or a curve is refused, as the
+    API refuses it (the answer would silently ignore them)."""
+    given = [flag for name, flag in INSTANCE_FLAGS if getattr(args, name) != 1]
+    given += ["--curve"] if args.curve else []
+    if args.decode_hardware == "":
+        raise EngineInputError(
+            "--decode-hardware", "'' is not an accelerator id", "an accelerator id, or leave it out for --hardware",
+            code="cli_value", params={"value": "''", "allowed": "an accelerator id"},
+        )  # fmt: skip
+    if given:
+        raise EngineInputError(
+            given[0], "does not apply to a disaggregated deployment", "the --prefill-* and --decode-* flags",
+            code="cli_disaggregated_flag", params={"allowed": "--prefill-*, --decode-*"},
+        )  # fmt: skip
+
+
 def _serving(args: argparse.Namespace) -> int:
     split = _disaggregated(args)
     if split is not None:
+        _refuse_instance_flags(args)
         model, hw = serving_inputs(args.model, args.hardware, split.prefill.tensor_parallel, "--prefill-tp")
         # the decode side's accelerator and its TP are checked by the same rule (the engine resolves it again)
         serving_inputs(args.model, args.decode_hardware or args.hardware, split.decode.tensor_parallel, "--decode-tp")

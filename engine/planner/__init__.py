@@ -124,6 +124,7 @@ def search(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, ca
     """Check the request and score every candidate (the slow part of `plan`)."""
     started = time.perf_counter()
     _check(hardware, req)
+    _check_size(model, hardware, req)
     cal = calibration or load_calibration()
     cols, dropped = _score_all(model, hardware, req, cal)
     if len(cols.get("tpot_s", [])):
@@ -146,6 +147,41 @@ def _check(hardware: list[Accelerator], req: PlanRequest) -> None:
                 code="plan_price_hardware", params={"value": repr(hw_id)[:64], "allowed": ", ".join(sorted(ids))},
             )  # fmt: skip
         check_price(price)
+
+
+# The most (accelerator, precision, backend, instance layout) combinations one search scores: each
+# costs about 5 ms of one core with its concurrency grid and its disaggregated pairings
+# (scripts/bench_engine.py: DeepSeek-R1 on 72 GB200 is 294 of them, 0.7 s). 1,024 GPUs of six
+# accelerators would be 2,096 (15 s), and a few of those at once would hold every engine slot.
+MAX_LAYOUT_COMBINATIONS = 800
+
+
+def _check_size(model, hardware: list[Accelerator], req: PlanRequest) -> None:
+    """Refuse a search whose cost it has not earned, before any is spent; and one that cannot
+    find anything because no asked backend runs on an asked accelerator or a disaggregated-only
+    search has one GPU."""
+    if req.modes == ("disaggregated",) and req.gpus < 2:
+        raise EngineInputError(
+            "gpus", f"{req.gpus} GPU for a disaggregated deployment", "2 or more, one per side, or the aggregated mode",
+            code="plan_disagg_gpus", params={"n": req.gpus},
+        )  # fmt: skip
+    total = 0
+    for hw in hardware:
+        backends = backends_for(hw, req.backends)
+        if not backends:
+            runs = ", ".join(b for b in BACKENDS if b in backends_for(hw, BACKENDS))
+            raise EngineInputError(
+                "backends", f"none of {', '.join(req.backends)} runs on {hw.id} ({hw.vendor})", runs,
+                code="plan_backend_vendor", params={"hardware": hw.id, "allowed": runs},
+            )  # fmt: skip
+        precisions = precisions_for(hw, list(req.precisions or []), native_precision(model.id))
+        total += len(instance_layouts(model, hw, req.gpus)) * len(precisions) * len(backends)
+    if total > MAX_LAYOUT_COMBINATIONS:
+        raise EngineInputError(
+            "hardware", f"the search would score {total:,} layouts (accelerators x precisions x backends x instance "
+            f"layouts on {req.gpus} GPUs)", f"at most {MAX_LAYOUT_COMBINATIONS}: fewer accelerators, backends, "
+            "precisions or GPUs", code="plan_too_large", params={"n": total, "high": MAX_LAYOUT_COMBINATIONS},
+        )  # fmt: skip
 
 
 def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
@@ -183,6 +219,8 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
         "target": req.target,
         "targets": {"ttft_s": req.ttft_s, "tpot_s": req.tpot_s},
         "ranked_by": "usd_per_million_tokens" if by_cost else "output_tokens_per_s_per_gpu",
+        # prices given for some accelerators only: no $/Mtok ranking across them, and the answer says so
+        "unpriced": [hw.id for hw in hardware if hw.id not in req.gpu_hour_price] if req.gpu_hour_price else [],
         "candidates": {"evaluated": int(n), "dropped_memory": int(found.dropped), "meeting_target": int(ok.sum())},
         "frontier": front,
         "best": best,
@@ -197,12 +235,29 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
     return out
 
 
+# The accelerators' makers each backend runs on (hardware/*.yaml `vendor`): TensorRT-LLM builds
+# for NVIDIA GPUs only (its README); vLLM for NVIDIA, AMD ROCm, Google TPU and Intel Gaudi (its
+# installation guide, Gaudi through the vllm-gaudi plugin); SGLang for NVIDIA, AMD and Google
+# TPU (its documentation's supported hardware, TPU through SGLang-JAX). A planner that
+# recommended a TensorRT-LLM launch on an MI300X would recommend something nobody can run.
+BACKEND_VENDORS = {
+    "trtllm": ("NVIDIA",),
+    "vllm": ("NVIDIA", "AMD", "Google", "Intel (Habana)"),
+    "sglang": ("NVIDIA", "AMD", "Google"),
+}
+
+
+def backends_for(hw, backends) -> list[str]:
+    """The backends among `backends` that run on hw's maker."""
+    return [b for b in backends if hw.vendor in BACKEND_VENDORS.get(b, ())]
+
+
 def _score_all(model, hardware, req: PlanRequest, cal) -> tuple[dict, int]:
     parts, dropped = [], 0
     for hw in hardware:
         layouts = instance_layouts(model, hw, req.gpus)
         for precision in precisions_for(hw, list(req.precisions or []), native_precision(model.id)):
-            for backend in req.backends:
+            for backend in backends_for(hw, req.backends):
                 base = base_scenario(precision, backend, req.input_tokens, req.output_tokens, req.memory_utilization)
                 if "aggregated" in req.modes:
                     cols, d = score_aggregated(model, hw, layouts, req.gpus, base, cal)
@@ -335,17 +390,18 @@ class _Summarise:
         backend = str(c["backend"][i])
         kv = PRECISIONS[str(c["precision"][i])][2]
         repo = hf_repo(self.model.id)
+        weights = (str(c["precision"][i]), native_precision(self.model.id))
         if mode == "aggregated":
             lay = c["layout"][i]
             per_instance = int(c["instance_concurrency"][i])
             return aggregated_commands(
-                backend, repo, lay, int(c["replicas"][i]), per_instance, kv, req.memory_utilization, 8192
+                backend, repo, lay, int(c["replicas"][i]), per_instance, kv, req.memory_utilization, 8192, weights
             )
         y = int(c["decode_workers"][i])
         per_decode = max(1, -(-int(c["concurrency"][i]) // y))
         return disaggregated_commands(
             backend, repo, c["prefill_layout"][i], int(c["prefill_workers"][i]), c["decode_layout"][i], y,
-            per_decode, kv, req.memory_utilization, req.input_tokens + 1500,
+            per_decode, kv, req.memory_utilization, req.input_tokens + 1500, weights,
         )  # fmt: skip
 
 
@@ -409,6 +465,8 @@ def verdict(answer: dict) -> dict:
         text += ", inside its range: within the estimate's error the two modes tie." if tie else "."
     elif other in answer.get("modes_searched", MODES):
         text += f" No {other} deployment meets the target."
+    if answer.get("unpriced"):
+        text += f" No price for {', '.join(answer['unpriced'])}: ranked by tok/s/GPU, not $/Mtok."
     return {
         "text": text,
         "ratio_other_mode": ratio,

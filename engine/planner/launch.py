@@ -21,10 +21,40 @@ from .space import Layout
 
 KV_FLAG = {"vllm": {"fp8": "fp8"}, "sglang": {"fp8": "fp8_e4m3"}}
 VLLM_NIXL = '\'{"kv_connector":"NixlConnector","kv_role":"kv_both"}\''
+# Where a candidate's weights come from: the model as released; quantized to fp8 while loading
+# (vLLM's and SGLang's `--quantization fp8`, dynamic per-tensor scales: docs.vllm.ai "FP8 W8A8",
+# docs.sglang.ai "Quantization"); or a checkpoint quantized beforehand (NVIDIA TensorRT Model
+# Optimizer, llm-compressor), whose format every backend reads from its config: TensorRT-LLM
+# has no quantization on load, and no backend makes fp4 or int4 weights while loading.
+RELEASED, ON_LOAD, CHECKPOINT = "released", "quantized_on_load", "quantized_checkpoint"
 
 
-def _vllm(model: str, lay: Layout, batch: int, util: float | None, kv: str, extra: str = "") -> str:
-    parts = [f"vllm serve {model}", f"--tensor-parallel-size {lay.tensor_parallel}"]
+def weights_source(backend: str, precision: str, native: str | None) -> str:
+    """How a backend gets a candidate's weights in `precision` from a model released in `native`
+    (None: 16-bit)."""
+    if precision == (native or "bf16"):
+        return RELEASED
+    if precision == "fp8" and native is None and backend in ("vllm", "sglang"):
+        return ON_LOAD
+    return CHECKPOINT
+
+
+def _quantization(backend: str, weights: tuple) -> str:
+    """The flag that quantizes the weights while loading, where the candidate needs it."""
+    return " --quantization fp8" if weights_source(backend, *weights) == ON_LOAD else ""
+
+
+def _with_weights(commands: list[dict], backend: str, weights: tuple) -> list[dict]:
+    """Each worker command with its weights' precision and source (the router runs no model)."""
+    source = weights_source(backend, *weights)
+    for item in commands:
+        if item["role"] != "router":
+            item["weights"] = {"precision": weights[0], "source": source}
+    return commands
+
+
+def _vllm(model: str, lay: Layout, batch: int, util: float | None, kv: str, extra: str = "", quant: str = "") -> str:
+    parts = [f"vllm serve {model}{quant}", f"--tensor-parallel-size {lay.tensor_parallel}"]
     if lay.attention_data_parallel > 1:
         parts.append(f"--data-parallel-size {lay.attention_data_parallel}")
     if lay.expert_parallel > 1:
@@ -36,8 +66,8 @@ def _vllm(model: str, lay: Layout, batch: int, util: float | None, kv: str, extr
     return " ".join(parts) + extra
 
 
-def _sglang(model: str, lay: Layout, batch: int, util: float | None, kv: str, extra: str = "") -> str:
-    parts = [f"python -m sglang.launch_server --model-path {model}", f"--tp {lay.gpus}"]
+def _sglang(model: str, lay: Layout, batch: int, util: float | None, kv: str, extra: str = "", quant: str = "") -> str:
+    parts = [f"python -m sglang.launch_server --model-path {model}{quant}", f"--tp {lay.gpus}"]
     if lay.attention_data_parallel > 1:
         parts += [f"--dp {lay.attention_data_parallel}", "--enable-dp-attention"]
     if lay.expert_parallel > 1:
@@ -76,37 +106,46 @@ def _trtllm(model: str, lay: Layout, batch: int, tokens: int, util: float | None
     return " ".join(parts)
 
 
-def aggregated_commands(backend: str, model: str, lay: Layout, replicas: int, batch: int, kv: str, util, budget_tokens):
-    """One instance's command and how many to start."""
+def aggregated_commands(
+    backend: str, model: str, lay: Layout, replicas: int, batch: int, kv: str, util, budget_tokens,
+    weights: tuple = ("bf16", None),
+):  # fmt: skip
+    """One instance's command and how many to start; `weights` = (the candidate's precision, the
+    model's release precision or None for 16-bit)."""
+    quant = _quantization(backend, weights)
     if backend == "vllm":
-        cmd = _vllm(model, lay, batch, util, kv)
+        cmd = _vllm(model, lay, batch, util, kv, quant=quant)
     elif backend == "sglang":
-        cmd = _sglang(model, lay, batch, util, kv)
+        cmd = _sglang(model, lay, batch, util, kv, quant=quant)
     else:
         cmd = _trtllm(model, lay, batch, budget_tokens, util)
-    return [{"role": "instance", "count": replicas, "gpus_each": lay.gpus, "command": cmd}]
+    instance = {"role": "instance", "count": replicas, "gpus_each": lay.gpus, "command": cmd}
+    return _with_weights([instance], backend, weights)
 
 
 def disaggregated_commands(
-    backend: str, model: str, pre: Layout, x: int, dec: Layout, y: int, batch: int, kv: str, util, prefill_tokens: int
-):
+    backend: str, model: str, pre: Layout, x: int, dec: Layout, y: int, batch: int, kv: str, util, prefill_tokens: int,
+    weights: tuple = ("bf16", None),
+):  # fmt: skip
     """The prefill and decode workers' commands and counts, and the router that joins them."""
+    quant = _quantization(backend, weights)
     if backend == "sglang":
-        p = _sglang(model, pre, max(1, batch), util, kv, " --disaggregation-mode prefill")
-        d = _sglang(model, dec, batch, util, kv, " --disaggregation-mode decode")
+        p = _sglang(model, pre, max(1, batch), util, kv, " --disaggregation-mode prefill", quant)
+        d = _sglang(model, dec, batch, util, kv, " --disaggregation-mode decode", quant)
         router = "python -m sglang_router.launch_router --pd-disaggregation --prefill http://PREFILL:30000 " + (
             "--decode http://DECODE:30000"
         )
     elif backend == "vllm":
-        p = _vllm(model, pre, max(1, batch), util, kv, f" --kv-transfer-config {VLLM_NIXL}")
-        d = _vllm(model, dec, batch, util, kv, f" --kv-transfer-config {VLLM_NIXL}")
+        p = _vllm(model, pre, max(1, batch), util, kv, f" --kv-transfer-config {VLLM_NIXL}", quant)
+        d = _vllm(model, dec, batch, util, kv, f" --kv-transfer-config {VLLM_NIXL}", quant)
         router = "a prefill/decode proxy (vLLM's disaggregated-serving examples) in front of both"
     else:
         p = _trtllm(model, pre, 1, prefill_tokens, util, role="context")
         d = _trtllm(model, dec, batch, batch, util, role="generation")
         router = "trtllm-serve disaggregated -c disagg.yaml  # context_servers and generation_servers: the URLs above"
-    return [
+    commands = [
         {"role": "prefill", "count": x, "gpus_each": pre.gpus, "command": p},
         {"role": "decode", "count": y, "gpus_each": dec.gpus, "command": d},
         {"role": "router", "count": 1, "gpus_each": 0, "command": router},
     ]
+    return _with_weights(commands, backend, weights)

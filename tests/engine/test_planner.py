@@ -7,12 +7,13 @@ import pytest
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, load_model
-from engine.planner import PlanRequest, plan
+from engine.planner import PlanRequest, backends_for, plan
 from engine.planner.frontier import pareto
-from engine.planner.space import concurrency_grid, instance_layouts, worker_pairs
+from engine.planner.launch import aggregated_commands, disaggregated_commands, weights_source
+from engine.planner.space import Layout, concurrency_grid, instance_layouts, worker_pairs
 from engine.serving import ServingScenario, serving_estimate
 from engine.serving.disagg import disaggregated_estimate
-from engine.serving.scenario import DisaggScenario, KvLink, WorkerLayout
+from engine.serving.scenario import BACKENDS, DisaggScenario, KvLink, WorkerLayout
 
 
 @pytest.fixture(scope="module")
@@ -115,18 +116,92 @@ def test_launch_commands_carry_each_backends_flags():
     model, hw = get_model("qwen3-30b-a3b"), [get_accelerator("h200-sxm")]
     base = {"gpus": 8, "precisions": ("fp8",), "modes": ("aggregated",), "top": 1, "tpot_s": 0.05}
     vllm = plan(model, hw, PlanRequest(**base, backends=("vllm",)))["best"]["launch"][0]["command"]
-    assert vllm.startswith("vllm serve Qwen/Qwen3-30B-A3B") and "--tensor-parallel-size " in vllm
-    assert "--max-num-seqs " in vllm and "--gpu-memory-utilization 0.9" in vllm
+    # a 16-bit release served in fp8: quantized while loading (vLLM and SGLang), from a quantized
+    # checkpoint (TensorRT-LLM)
+    assert vllm.startswith("vllm serve Qwen/Qwen3-30B-A3B --quantization fp8 --tensor-parallel-size ")
+    assert "--max-num-seqs " in vllm and "--gpu-memory-utilization 0.9" in vllm and "--kv-cache-dtype fp8" in vllm
     sglang = plan(model, hw, PlanRequest(**base, backends=("sglang",)))["best"]["launch"][0]["command"]
-    assert sglang.startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --tp ")
-    assert "--max-running-requests " in sglang
-    trt = plan(model, hw, PlanRequest(**base, backends=("trtllm",)))["best"]["launch"][0]["command"]
+    assert sglang.startswith("python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --quantization fp8 --tp ")
+    assert "--max-running-requests " in sglang and "--kv-cache-dtype fp8_e4m3" in sglang
+    best_trt = plan(model, hw, PlanRequest(**base, backends=("trtllm",)))["best"]["launch"][0]
+    trt = best_trt["command"]
     assert "trtllm-serve Qwen/Qwen3-30B-A3B --tp_size " in trt and "--max_batch_size " in trt
+    assert "--max_num_tokens " in trt and "--quantization" not in trt
+    assert best_trt["weights"] == {"precision": "fp8", "source": "quantized_checkpoint"}
     disagg = plan(model, hw, PlanRequest(**{**base, "modes": ("disaggregated",)}, backends=("sglang",)))["best"]
     roles = [c["role"] for c in disagg["launch"]]
     assert roles == ["prefill", "decode", "router"]
     assert "--disaggregation-mode prefill" in disagg["launch"][0]["command"]
     assert "--disaggregation-mode decode" in disagg["launch"][1]["command"]
+    assert "sglang_router.launch_router --pd-disaggregation" in disagg["launch"][2]["command"]
+    assert "weights" not in disagg["launch"][2]  # the router runs no model
+
+
+def test_every_layout_flag_docs_planner_cites_is_in_its_template():
+    """The templates with attention DP, expert parallel and a memory fraction, flag by flag as
+    docs/planner.md cites them (each backend's documented command line)."""
+    lay = Layout(tensor_parallel=2, attention_data_parallel=4, expert_parallel=8)
+    (vllm,) = aggregated_commands("vllm", "M", lay, 1, 64, "fp8", 0.85, 8192)
+    assert vllm["command"] == (
+        "vllm serve M --tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel --max-num-seqs 64 "
+        "--gpu-memory-utilization 0.85 --kv-cache-dtype fp8"
+    )
+    (sglang,) = aggregated_commands("sglang", "M", lay, 1, 64, "fp8", 0.85, 8192)
+    assert sglang["command"] == (
+        "python -m sglang.launch_server --model-path M --tp 8 --dp 4 --enable-dp-attention --ep-size 8 "
+        "--max-running-requests 64 --mem-fraction-static 0.85 --kv-cache-dtype fp8_e4m3"
+    )
+    (trt,) = aggregated_commands("trtllm", "M", lay, 1, 64, "fp8", 0.85, 8192)
+    assert trt["command"] == (
+        "printf 'enable_attention_dp: true\\n' > extra-llm-api.yaml && trtllm-serve M --tp_size 8 --ep_size 8 "
+        "--max_batch_size 64 --max_num_tokens 8192 --kv_cache_free_gpu_memory_fraction 0.85 "
+        "--extra_llm_api_options extra-llm-api.yaml"
+    )
+    pre, dec = Layout(tensor_parallel=4), Layout(tensor_parallel=8)
+    p, d, router = disaggregated_commands("vllm", "M", pre, 2, dec, 1, 32, "bf16", None, 2048)
+    nixl = """--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'"""
+    assert p["command"].endswith(nixl) and d["command"].endswith(nixl) and (p["count"], d["count"]) == (2, 1)
+    p, d, router = disaggregated_commands("trtllm", "M", pre, 2, dec, 1, 32, "fp8", None, 2048)
+    assert "cache_transceiver_config:" in p["command"] and "disable_overlap_scheduler: true" in p["command"]
+    assert "--max_num_tokens 2048" in p["command"] and "--max_batch_size 32" in d["command"]
+    assert router["command"].startswith("trtllm-serve disaggregated -c ")
+
+
+@pytest.mark.parametrize(
+    ("backend", "precision", "native", "source"),
+    [
+        ("vllm", "bf16", None, "released"),
+        ("vllm", "fp8", None, "quantized_on_load"),
+        ("sglang", "fp8", None, "quantized_on_load"),
+        ("trtllm", "fp8", None, "quantized_checkpoint"),
+        ("vllm", "fp4", None, "quantized_checkpoint"),
+        ("vllm", "fp8", "fp8", "released"),
+        ("sglang", "int4", "int4", "released"),
+        ("vllm", "fp4", "fp8", "quantized_checkpoint"),
+    ],
+)
+def test_where_a_candidates_weights_come_from(backend, precision, native, source):
+    assert weights_source(backend, precision, native) == source
+
+
+def test_backends_run_only_on_their_makers_accelerators():
+    assert backends_for(get_accelerator("mi300x"), BACKENDS) == ["vllm", "sglang"]
+    assert backends_for(get_accelerator("h100-sxm5"), BACKENDS) == list(BACKENDS)
+    answer = plan(get_model("llama-3.1-8b"), [get_accelerator("mi300x")], PlanRequest(gpus=8, tpot_s=0.05))
+    assert {c["backend"] for c in answer["top"]} <= {"vllm", "sglang"}
+    with pytest.raises(EngineInputError, match="none of trtllm runs on mi300x"):
+        plan(get_model("llama-3.1-8b"), [get_accelerator("mi300x")], PlanRequest(gpus=8, backends=("trtllm",)))
+
+
+def test_a_search_too_large_or_that_cannot_find_anything_is_refused_before_it_runs():
+    model = get_model("deepseek-r1")
+    hardware = [get_accelerator(h) for h in ("gb200", "gb300", "b200", "b300", "h200-sxm", "mi355x")]
+    with pytest.raises(EngineInputError) as info:
+        plan(model, hardware, PlanRequest(gpus=1024))
+    assert info.value.field == "hardware" and info.value.code == "plan_too_large"
+    with pytest.raises(EngineInputError) as info:
+        plan(get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")], PlanRequest(gpus=1, modes=("disaggregated",)))
+    assert info.value.field == "gpus" and info.value.code == "plan_disagg_gpus"
 
 
 def test_space_helpers():

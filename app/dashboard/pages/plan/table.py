@@ -23,6 +23,9 @@ def commands_text(candidate: dict, lang: str) -> str:
     for item in candidate["launch"]:
         role = w(f"plan_role_{item['role']}", lang, n=item["count"], gpus=item["gpus_each"])
         lines += [f"# {role}", item["command"]]
+        weights = item.get("weights")
+        if weights and weights["source"] != "released":
+            lines.append("# " + w(f"plan_weights_{weights['source']}", lang, precision=weights["precision"]))
     return "\n".join(lines)
 
 
