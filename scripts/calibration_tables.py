@@ -1,7 +1,7 @@
 """Print the serving calibration's tables for docs/serving-estimate.md, read from the shipped
 file (engine/calibration/serving.yaml), so the documentation's numbers are the engine's:
 
-    python scripts/calibration_tables.py            # parameters, error by fold, ranges
+    python scripts/calibration_tables.py            # parameters, models' TTFT factors, error by fold, ranges
 """
 
 from __future__ import annotations
@@ -78,9 +78,17 @@ def range_table() -> str:
     return "\n".join(lines)
 
 
+def model_factor_table() -> str:
+    """Each fitted model's factor on its aggregated TTFT estimate (Calibration.ttft_model_factor)."""
+    factors = load_calibration().data.get("ttft_model_factors", {})
+    lines = ["| model | aggregated TTFT factor |", "|---|---:|"]
+    lines += [f"| {model} | {factor:.3g} |" for model, factor in sorted(factors.items())]
+    return "\n".join(lines)
+
+
 def main() -> int:
     print(f"calibration {load_calibration().id}\n")
-    for table in (parameter_table(), error_table(), range_table()):
+    for table in (parameter_table(), model_factor_table(), error_table(), range_table()):
         print(table, end="\n\n")
     return 0
 
