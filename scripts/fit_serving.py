@@ -408,6 +408,14 @@ def _fitted_on(paths: list[Path], f: dict, skipped: list) -> dict:
         "models": sorted({resolve_model(r.model).id for r in f["rows"]}),
         "model_families": sorted({model_family(r.model) for r in f["rows"]}),
         "hardware": sorted({r.hardware for r in f["rows"]}),
+        # what each mode's runs hold: an estimate's range kind is read among its own mode's
+        "by_mode": {
+            mode: {
+                "models": sorted({resolve_model(r.model).id for r in f["rows"] if (r.disagg is None) == aggregated}),
+                "hardware": sorted({r.hardware for r in f["rows"] if (r.disagg is None) == aggregated}),
+            }
+            for mode, aggregated in (("aggregated", True), ("disaggregated", False))
+        },
     }
 
 

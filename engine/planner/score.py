@@ -137,7 +137,7 @@ def _precision_name(sc: ServingScenario) -> str:
 def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: Calibration) -> tuple[dict, int]:
     p_dict = cal.parameters(base.backend, hw.id)[0]
     p = {k: np.asarray(v, dtype=float) for k, v in p_dict.items()}
-    kind = cal.range_kind(model.id, hw.id)
+    kind = cal.range_kind(model.id, hw.id, "disaggregated")
     q = cal.ranges(kind, "disaggregated")
     halves = [lay for lay in layouts if 2 * lay.gpus <= budget]  # room for the other side
     prefill, decode = {}, {}

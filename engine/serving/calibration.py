@@ -104,11 +104,13 @@ class Calibration:
         kernels as much as on its FLOPs and bytes, which the roofs count alike for every model."""
         return float(self.data.get("ttft_model_factors", {}).get(model_id, 1.0))
 
-    def range_kind(self, model_id: str, hardware_id: str) -> str:
+    def range_kind(self, model_id: str, hardware_id: str, mode: str = "aggregated") -> str:
         """Which kind of scenario this is for the fit: a new model (none of its runs fitted), a
-        new GPU, or a pairing of a fitted model and GPU. Each kind's range comes from the
-        held-out residuals of the cross-validation fold that imitates it."""
+        new GPU, or a pairing of a fitted model and GPU, among the runs of the mode asked (GB200
+        runs fitted disaggregated only leave an aggregated GB200 scenario a new GPU). Each kind's
+        range comes from the held-out residuals of the cross-validation fold that imitates it."""
         fitted = self.data["fitted_on"]
+        fitted = fitted.get("by_mode", {}).get(mode, fitted)
         if model_id not in fitted.get("models", []):
             return "new_model"
         if hardware_id not in fitted.get("hardware", []):

@@ -482,8 +482,8 @@ def disagg_arrays(
         "backend_used": backend_used,
         "family": family,
         "calibration": cal,
-        "ranges": cal.ranges(cal.range_kind(model.id, decode_hw.id), "disaggregated"),
-        "range_kind": cal.range_kind(model.id, decode_hw.id),
+        "ranges": cal.ranges(cal.range_kind(model.id, decode_hw.id, "disaggregated"), "disaggregated"),
+        "range_kind": cal.range_kind(model.id, decode_hw.id, "disaggregated"),
     }
 
 

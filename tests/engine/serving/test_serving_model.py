@@ -348,3 +348,14 @@ def test_a_number_that_is_not_finite_anywhere_in_an_answer_is_caught(bad):
     with pytest.raises(ValueError, match="not finite"):
         ensure_finite(bad)
     ensure_finite({"a": [1, "x", {"b": 0.5}], "t": (1.0, np.float64(2.0)), "flag": True, "n": None})
+
+
+def test_a_scenario_is_new_or_known_among_its_own_modes_runs():
+    """GB200 and B300 runs are fitted disaggregated only: an aggregated GB200 scenario takes the
+    new-GPU range, a disaggregated DeepSeek-R1 one on GB200 the pairing range, and a model fitted
+    aggregated only is new to the disaggregated estimate."""
+    cal = load_calibration()
+    assert cal.range_kind("llama-3.1-70b", "gb200") == "new_gpu"
+    assert cal.range_kind("deepseek-r1", "gb200", "disaggregated") == "pairing"
+    assert cal.range_kind("llama-3.1-70b", "h200-sxm", "disaggregated") == "new_model"
+    assert answer(hw="gb200", concurrency=8, **LLAMA_70B_FP8)["estimate"]["range_kind"] == "new_gpu"
