@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import EngineInputError
-from .scenario import MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS, DisaggScenario, ServingScenario, WorkerLayout
+from .scenario import BACKENDS, MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS, DisaggScenario, ServingScenario, WorkerLayout
 
 HARDWARE_OF_SYSTEM = {
     "h100_sxm": "h100-sxm5",
@@ -57,6 +57,7 @@ PRECISION_OF_QUANT = {
 PUBLISHED_DIR = Path(__file__).resolve().parent.parent.parent / "published" / "serving"
 TRAINING_CSV = PUBLISHED_DIR / "measured-serving-train.csv"
 DISAGG_CSV = PUBLISHED_DIR / "measured-disagg-train.csv"
+MODES = ("", "agg", "disagg")  # the `mode` column's values; empty is an aggregated row
 _CONCURRENCY = re.compile(r"(?:^|;)\s*silicon_concurrency=(\d{1,9})\s*(?:;|$)")
 
 
@@ -134,9 +135,15 @@ def concurrency_of(row: dict) -> int:
     """The benchmark's requests in flight: `silicon_concurrency=N` where the source column holds
     it, else batch_size (the data README: on attention-DP rows batch_size is one rank's)."""
     found = _CONCURRENCY.search(row.get("silicon_data_source") or "")
-    if found and 1 <= int(found.group(1)) <= MAX_CONCURRENCY:
-        return int(found.group(1))
-    return _whole(row, "batch_size", 1, MAX_CONCURRENCY)
+    if not found:
+        return _whole(row, "batch_size", 1, MAX_CONCURRENCY)
+    value = int(found.group(1))
+    if not 1 <= value <= MAX_CONCURRENCY:  # stated, and out of range: not a reason to read another column
+        raise EngineInputError(
+            "silicon_data_source", f"silicon_concurrency={value} is not an integer in [1, {MAX_CONCURRENCY}]",
+            code="int_range", params={"value": value, "low": 1, "high": MAX_CONCURRENCY},
+        )  # fmt: skip
+    return value
 
 
 def campaign_of(row: dict) -> str:
@@ -244,7 +251,13 @@ def row_scenario(row: dict) -> MeasuredRow:
         raise EngineInputError(
             "model_path", "cannot read a column: empty", code="map_column", params={"detail": "empty"}
         )
-    disagg = (row.get("mode") or "").strip() == "disagg"
+    mode = (row.get("mode") or "").strip().lower()
+    if mode not in MODES:  # a mode read as another would answer a deployment nobody ran
+        raise EngineInputError(
+            "mode", f"{mode[:40]!r} is not a mode", "agg, disagg or empty (agg)", code="map_mode",
+            params={"value": repr(mode[:40]), "allowed": "agg, disagg or empty (agg)"},
+        )  # fmt: skip
+    disagg = mode == "disagg"
     layout = (1, 1, 1, 1) if disagg else _instance_layout(row)
     sc = ServingScenario(
         concurrency=concurrency_of(row),
@@ -257,7 +270,7 @@ def row_scenario(row: dict) -> MeasuredRow:
         weight_dtype=weight,
         compute_dtype=compute,
         kv_dtype=kv,
-        backend=backend if backend in ("trtllm", "vllm", "sglang") else None,
+        backend=backend if backend in BACKENDS else None,  # another tool's backend: the "any" calibration
     )
     split = DisaggScenario(sc, _worker(row, "prefill"), _worker(row, "decode")) if disagg else None
     ttft, tpot = _ms(row, "silicon_ttft_ms"), _ms(row, "silicon_tpot_ms")

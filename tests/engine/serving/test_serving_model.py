@@ -2,6 +2,7 @@
 finite numbers, named errors, and the bound against every measured training run."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -331,6 +332,21 @@ def test_a_disaggregated_row_without_worker_counts_is_one_worker_per_side_and_sa
         assert not m.workers_recorded
         assert 1 in (m.disagg.prefill.workers, m.disagg.decode.workers)
     assert row_scenario(read_rows(TRAINING_CSV)[0]).workers_recorded  # an aggregated row has no workers to record
+
+
+def test_a_row_is_read_as_the_mode_and_concurrency_it_states_or_refused():
+    row = next(r for r in read_rows(DISAGG_CSV) if r["prefill_num_workers"])
+    assert row_scenario(row | {"mode": "DISAGG"}).disagg is not None  # the mode's case does not matter
+    for mode in ("both", "disaggregated"):
+        with pytest.raises(EngineInputError) as refused:
+            row_scenario(row | {"mode": mode})
+        assert refused.value.field == "mode" and refused.value.code == "map_mode"
+    source = row["silicon_data_source"]
+    for stated in ("0", "999999999"):
+        changed = re.sub(r"silicon_concurrency=\d+", f"silicon_concurrency={stated}", source)
+        with pytest.raises(EngineInputError) as refused:  # not read from another column instead
+            row_scenario(row | {"silicon_data_source": changed})
+        assert refused.value.field == "silicon_data_source" and f"silicon_concurrency={stated}" in str(refused.value)
 
 
 @pytest.mark.parametrize(
