@@ -401,6 +401,11 @@ def _warnings(
     out = []
     if queue:
         out.append(queue)
+    if not model.is_moe and (sc.expert_parallel > 1 or sc.moe_tensor_parallel > 1):
+        out.append(
+            f"expert_parallel {sc.expert_parallel} and moe_tensor_parallel {sc.moe_tensor_parallel} split a MoE "
+            f"model's experts; {model.id} has none, so they change nothing here"
+        )
     if family is None:
         out.append(
             f"{hw.id} is in no calibrated accelerator family ({', '.join(cal.families)}): the estimate uses "

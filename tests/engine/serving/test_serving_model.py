@@ -375,3 +375,10 @@ def test_a_scenario_is_new_or_known_among_its_own_modes_runs():
     assert cal.range_kind("deepseek-r1", "gb200", "disaggregated") == "pairing"
     assert cal.range_kind("llama-3.1-70b", "h200-sxm", "disaggregated") == "new_model"
     assert answer(hw="gb200", concurrency=8, **LLAMA_70B_FP8)["estimate"]["range_kind"] == "new_gpu"
+
+
+def test_expert_degrees_on_a_dense_model_are_named_as_changing_nothing():
+    dense = answer(concurrency=8, expert_parallel=4, moe_tensor_parallel=1, **{**LLAMA_70B_FP8, "tensor_parallel": 4})
+    assert any("llama-3.1-70b has none, so they change nothing here" in w for w in dense["warnings"])
+    plain = answer(concurrency=8, **LLAMA_70B_FP8)
+    assert dense["estimate"] == plain["estimate"] and not any("has none" in w for w in plain["warnings"])
