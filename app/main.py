@@ -37,8 +37,33 @@ from .middleware import (
 
 
 def _field(loc: tuple) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path")]
+    parts = [str(p) for p in loc if p not in ("body", "query", "path") and not _union_branch(str(p))]
     return ".".join(parts) or "body"
+
+
+def _union_branch(part: str) -> bool:
+    """A union's branch pydantic names in an error's location (literal['auto'], KvLinkFields,
+    constrained-str, dict[str,any]): never a field of ours, all snake_case."""
+    return any(c in part for c in "[]-") or (part[:1].isupper() and part.isidentifier())
+
+
+def _one_per_field(errors: list[dict]) -> list[dict]:
+    """A union's errors, one per field: a value that fails every branch of `'auto' | {...}`
+    fails each branch, and the errors inside the branch the value was meant for (the deeper ones)
+    say what to fix; the other branches' mismatches, and a second error at the same field, only
+    repeat that it is wrong."""
+    deeper = {e["field"].rsplit(".", 1)[0] for e in errors if "." in e["field"]}
+    kept, seen = [], {}
+    for e in errors:
+        if e.get("union") and e["field"] in deeper:
+            continue
+        if e.get("union") and e["field"] in seen:  # another branch wanted an object here
+            if e.get("code") in ("model_type", "model_attributes_type", "dict_type"):
+                seen[e["field"]]["message"] += " or an object of its fields"
+            continue
+        seen[e["field"]] = {k: v for k, v in e.items() if k != "union"}
+        kept.append(seen[e["field"]])
+    return kept
 
 
 async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -62,8 +87,10 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
                 "message": message,
                 "code": err.get("type"),  # pydantic's error type: missing, greater_than_equal, ...
                 "params": json_safe(err.get("ctx")),
+                "union": any(_union_branch(str(p)) for p in err["loc"]),
             }
         )
+    errors = _one_per_field(errors)
     detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
     return JSONResponse({"detail": detail, "errors": errors}, status_code=422)
 

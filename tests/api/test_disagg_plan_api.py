@@ -78,3 +78,34 @@ def test_plan_answers_and_its_best_reproduces_through_serving(client):
     assert bad.status_code == 422 and "gpus" in bad.text
     bad = client.post("/api/v1/plan", json=body | {"gpu_hour_price": {"b200": 4.0}})
     assert bad.status_code == 422 and "gpu_hour_price" in bad.text
+
+
+@pytest.mark.parametrize(
+    "link, field, message",
+    [
+        ("fast", "disaggregated.kv_link", "must be one of 'auto' or an object of its fields"),
+        (5, "disaggregated.kv_link", "must be one of 'auto' or an object of its fields"),
+        ({"bandwidth_gb_s": 0}, "disaggregated.kv_link.bandwidth_gb_s", "greater than or equal to 0.001"),
+        ({"latency_us": 3}, "disaggregated.kv_link.bandwidth_gb_s", "Field required"),
+    ],
+)
+def test_a_bad_kv_link_is_one_error_naming_its_own_field(client, link, field, message):
+    """`'auto' | {bandwidth_gb_s, latency_us}`: one error, at the field the user wrote, in the
+    branch that was meant; never pydantic's union branches (literal['auto'], KvLinkFields)."""
+    r = client.post("/api/v1/serving", json=DISAGG | {"disaggregated": {**DISAGG["disaggregated"], "kv_link": link}})
+    assert r.status_code == 422
+    (error,) = r.json()["errors"]
+    assert error["field"] == field and message in error["message"]
+    assert "literal[" not in r.text and "KvLinkFields" not in r.text
+
+
+def test_a_side_and_speculation_over_http_name_their_fields(client):
+    small = {**DISAGG["disaggregated"], "prefill": {"tensor_parallel": 1}}
+    r = client.post("/api/v1/serving", json=DISAGG | {"disaggregated": small})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "disaggregated.prefill.tensor_parallel"
+    spec = {"method": "mtp", "draft_tokens": 1, "acceptance_rate": 0.7}
+    r = client.post("/api/v1/serving", json=DISAGG | {"speculative": spec})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "speculative"
+    r = client.post("/api/v1/plan", json={"model": "meta-llama/Llama-3.1-8B", "hardware": ["mi300x"], "gpus": 8,
+                                          "backends": ["trtllm"]})  # fmt: skip
+    assert r.status_code == 422 and "none of trtllm runs on mi300x" in r.json()["detail"]
