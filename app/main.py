@@ -7,9 +7,11 @@ import hashlib
 import os
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -95,6 +97,22 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
     return JSONResponse({"detail": detail, "errors": errors}, status_code=422)
 
 
+# FastAPI's answer to a body it can read but not parse (nested past the JSON parser's depth,
+# bytes that are not UTF-8, an integer of thousands of digits): a bare detail, which every other
+# 4xx of ours extends with an `errors` list naming the field.
+UNPARSABLE_BODY = "There was an error parsing the body"
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 400 and exc.detail == UNPARSABLE_BODY:
+        message = (
+            "body is not JSON this API reads (allowed: UTF-8 JSON, nested at most a few hundred levels, "
+            "numbers of at most a few thousand digits)"
+        )
+        return JSONResponse({"detail": message, "errors": [{"field": "body", "message": message}]}, status_code=400)
+    return await http_exception_handler(request, exc)
+
+
 async def _engine_error(_: Request, exc: EngineInputError) -> JSONResponse:
     return engine_error_response(exc)  # 422 naming the field; 404 for an unknown accelerator
 
@@ -118,6 +136,7 @@ def create_app(settings: Settings | None = None, with_dashboard: bool = True) ->
     )
     add_docs(api)  # /docs and /redoc from local assets, no inline script (app/api/docs.py)
     api.add_exception_handler(RequestValidationError, _validation_error)
+    api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(EngineInputError, _engine_error)
     api.include_router(health_router)
     api.include_router(router)

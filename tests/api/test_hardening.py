@@ -216,3 +216,18 @@ def test_malformed_json_is_400(client, body):
     r = client.post("/api/v1/analyze", content=body, headers={"content-type": "application/json"})
     assert r.status_code == 400
     assert r.json()["errors"][0]["field"] == "body" and "not valid JSON" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"model": ' + b"[" * 2000 + b"]" * 2000 + b"}",
+        b'{"model": "\xff\xfe"}',
+        b'{"concurrency": ' + b"9" * 5000 + b"}",
+    ],
+)
+def test_a_body_too_deep_not_utf8_or_with_a_huge_number_is_a_400_naming_the_body(client, body):
+    r = client.post("/api/v1/serving", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    (error,) = r.json()["errors"]
+    assert error["field"] == "body" and "UTF-8 JSON" in error["message"] and "error parsing" not in r.text
