@@ -328,19 +328,31 @@ def _allreduce_s(size_bytes: float, n: int, domain: int, link: float, nic: float
 
 
 def _alltoall_s(
-    token_bytes: float, tokens: float, k: int, g: int, domain: int, link: float, nic: float = SCALE_OUT_BYTES_PER_S
+    token_bytes: float,
+    tokens: float,
+    k: int,
+    g: int,
+    domain: int,
+    link: float,
+    nic: float = SCALE_OUT_BYTES_PER_S,
+    groups: int | None = None,
 ) -> float:
-    """Dispatch and combine of `tokens` tokens, each routed to k of the experts spread evenly
-    over g GPUs. A token goes once to each GPU holding any of its experts (DeepEP's dispatch
-    layout, is_token_in_rank), and across nodes once to each other node holding any (DeepEP's
-    internode kernels send it over RDMA to one GPU there, which forwards it over NVLink;
-    deepseek-ai/DeepEP README). With uniform routing that is (d-1)(1 - (1 - 1/g)^k) copies over
-    the scale-up link to the other d-1 GPUs of the sender's domain and (m-1)(1 - (1 - 1/m)^k)
-    over the scale-out network to the other m = g / d domains; both directions at once."""
+    """Dispatch and combine of `tokens` tokens, each routed to k of the experts spread over g GPUs
+    in `groups` expert-parallel groups (default g: one GPU a group), each group's GPUs holding
+    slices of the same experts (MoE tensor parallelism inside the group). A token goes once to
+    each GPU whose group holds any of its experts (DeepEP's dispatch layout, is_token_in_rank),
+    and across nodes once to each other node holding any (DeepEP's internode kernels send it over
+    RDMA to one GPU there, which forwards it over NVLink; deepseek-ai/DeepEP README). With
+    uniform routing that is (d-1)(1 - (1 - 1/groups)^k) copies over the scale-up link to the other
+    d-1 GPUs of the sender's domain and (m-1)(1 - (1 - 1/min(m, groups))^k) over the scale-out
+    network to the other m = g / d domains; both directions at once. Expert parallelism alone
+    (groups = g) sends a token to the few GPUs of its experts; MoE tensor parallelism alone
+    (groups = 1) to every GPU, an all-gather of the tokens and a reduce-scatter of the outputs."""
+    groups = g if groups is None else groups
     d = min(domain, g)
     m = g / d
-    inside = (d - 1) * (1.0 - (1.0 - 1.0 / g) ** k) * tokens * token_bytes / link
-    outside = (m - 1) * (1.0 - (1.0 - 1.0 / m) ** k) * tokens * token_bytes / nic
+    inside = (d - 1) * (1.0 - (1.0 - 1.0 / groups) ** k) * tokens * token_bytes / link
+    outside = (m - 1) * (1.0 - (1.0 - 1.0 / min(m, groups)) ** k) * tokens * token_bytes / nic
     return max(inside, outside)
 
 
@@ -375,7 +387,7 @@ def _communication(
         g = sc.moe_tensor_parallel * sc.expert_parallel
         k = max(layer.mlp.experts_per_token for layer, _ in model.layer_groups)
         token_bytes = h * (min(sc.widths.gemm_in, STREAM_BYTES) + STREAM_BYTES)
-        total += moe_layers * _alltoall_s(token_bytes, rank_tokens, k, g, domain, bandwidth, nic)
+        total += moe_layers * _alltoall_s(token_bytes, rank_tokens, k, g, domain, bandwidth, nic, sc.expert_parallel)
         exchanges += 2 * moe_layers
     return total, messages, exchanges
 

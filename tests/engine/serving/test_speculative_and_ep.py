@@ -10,7 +10,7 @@ from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
 from engine.serving import ServingScenario, serving_estimate
 from engine.serving.speculative import Speculative, accepted_tokens
-from engine.serving.step import expert_parallel_imbalance
+from engine.serving.step import expert_parallel_imbalance, serving_steps
 
 FP8 = {"weight_dtype": "fp8", "compute_dtype": "fp8", "kv_dtype": "fp8"}
 
@@ -104,3 +104,27 @@ def test_moe_tensor_parallel_and_expert_parallel_differ_in_the_estimate_not_the_
     tp, ep = at(8, 1), at(1, 8)
     assert tp["bound"]["tpot_s"] == pytest.approx(ep["bound"]["tpot_s"], rel=1e-12)
     assert ep["estimate"]["tpot_s"] > tp["estimate"]["tpot_s"] * 1.05
+
+
+def test_under_attention_dp_moe_tensor_parallel_gathers_every_token_and_expert_parallel_a_few_copies():
+    """DeepSeek-R1 on 8 H200 as 8 attention-DP ranks, 64 requests (8 decode tokens a rank), each
+    MoE layer's dispatch and combine by hand. A token is 7,168 values, sent in fp8 (1 B) and
+    returned in bf16 (2 B): 21,504 B. Expert parallel 8 (32 whole experts a GPU): a token's 8
+    experts sit on 7 x (1 - (7/8)^8) = 4.5947 of the 7 other GPUs on average. MoE tensor parallel
+    8 (a slice of every expert on each GPU): on all 7. Over 58 MoE layers on NVLink at 450 GB/s,
+    the bound's step carries 58 x 8 x 21,504 B x copies / 450e9 of exchange: 0.10188 ms under
+    expert parallel, 0.15521 ms under MoE tensor parallel."""
+    model, h200 = get_model("deepseek-r1"), get_accelerator("h200-sxm")
+
+    def link_s(moe_tp: int, ep: int) -> float:
+        sc = ServingScenario(concurrency=64, attention_data_parallel=8, moe_tensor_parallel=moe_tp, expert_parallel=ep,
+                             backend="sglang", **FP8)  # fmt: skip
+        return serving_steps(model, h200, sc, [64.0]).decode.link_s[0]
+
+    per_copy = 58 * 8 * 21_504 / 450e9
+    assert link_s(1, 8) == pytest.approx(7 * (1 - (7 / 8) ** 8) * per_copy, rel=1e-9)
+    assert link_s(1, 8) == pytest.approx(0.10188e-3, rel=1e-4)
+    assert link_s(8, 1) == pytest.approx(7 * per_copy, rel=1e-9)
+    assert link_s(8, 1) == pytest.approx(0.15521e-3, rel=1e-4)
+    # between the two: 2 groups of 4 GPUs, each holding slices of 128 experts
+    assert link_s(4, 2) == pytest.approx(7 * (1 - (1 / 2) ** 8) * per_copy, rel=1e-9)
