@@ -56,14 +56,19 @@ def _compare_whole(page: Page) -> None:
     # Plotly draws the panels' svg before their text: wait for the text (a loaded machine was
     # seen measuring in between), then measure
     page.locator("#plan-compare .js-plotly-plot .xtick text").first.wait_for(state="attached")
-    # one frame (the panels lay themselves out as they scroll into view)
-    found = boxes(
-        page,
-        s="#plan-compare .main-svg",
-        t="#plan-compare .js-plotly-plot >> .ytick text, .xtick text, .annotation-text",
-        titles="#plan-compare .js-plotly-plot >> .annotation-text",
-        ticks="#plan-compare .js-plotly-plot >> .ytick text, .xtick text",
-    )
+    # the panels lay themselves out as they scroll into view, and a redraw can fall between the
+    # wait and the measure (seen once on a loaded machine): measure again until the text is there
+    for _ in range(20):
+        found = boxes(
+            page,
+            s="#plan-compare .main-svg",
+            t="#plan-compare .js-plotly-plot >> .ytick text, .xtick text, .annotation-text",
+            titles="#plan-compare .js-plotly-plot >> .annotation-text",
+            ticks="#plan-compare .js-plotly-plot >> .ytick text, .xtick text",
+        )
+        if found["t"]:
+            break
+        page.wait_for_timeout(100)
     svg = found["s"][0]
     assert found["t"] and all(inside(r, svg) for r in found["t"]), found
     titles, ticks = found["titles"], found["ticks"]
