@@ -204,8 +204,9 @@ _DECODE_FACTOR = PARAMETER_NAMES.index("disagg_decode_factor")
 
 # Each fitted model's aggregated TTFT factor is its runs' median log(measured / estimated)
 # first token, shrunk toward 0 by n / (n + TTFT_MODEL_SHRINK): a model with few runs keeps
-# little of its own. Chosen among 0, 20, 50 and 200 by the pairing, GPU and campaign folds
-# (2026-12-04: 20 was best or within 0.1 point of it on each).
+# little of its own. Compared on 0, 20, 50 and 200 (2026-12-04, a whole-TTFT factor applied to
+# each fold's predictions): 20 was best by pairing (24.3% against 24.4% unshrunk) and 0.15 and
+# 0.3 points behind no shrinkage by GPU and by campaign; kept for the models with few runs.
 TTFT_MODEL_SHRINK = 20.0
 
 

@@ -169,7 +169,7 @@ def _check_size(model, hardware: list[Accelerator], req: PlanRequest) -> None:
     for hw in hardware:
         backends = backends_for(hw, req.backends)
         if not backends:
-            runs = ", ".join(b for b in BACKENDS if b in backends_for(hw, BACKENDS))
+            runs = ", ".join(backends_for(hw, BACKENDS))
             raise EngineInputError(
                 "backends", f"none of {', '.join(req.backends)} runs on {hw.id} ({hw.vendor})", runs,
                 code="plan_backend_vendor", params={"hardware": hw.id, "allowed": runs},

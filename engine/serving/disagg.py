@@ -573,7 +573,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
         "gpus": gpus,
         "running_batch": decoding,
         "queued": waiting,
-        "queue_reason": _queue_words(est, i, limited, ds.decode.workers, ds.base.concurrency, waiting),
+        "queue_reason": _queue_words(est, i, limited, decoding / ds.decode.workers, waiting),
         "bound": bound_rates,
         "estimate": est_rates,
         "breakdown": {
@@ -686,8 +686,7 @@ def decoding_requests(n, workers, concurrency):
     return np.minimum(np.round(np.asarray(n) * workers), concurrency).astype(int)
 
 
-def _queue_words(est: dict, i: int, limited: str, workers: int, concurrency: int, waiting: int) -> str:
-    per_worker = int(decoding_requests(float(est["decode_running"][i]), workers, concurrency)) / workers
+def _queue_words(est: dict, i: int, limited: str, per_worker: float, waiting: int) -> str:
     per = f"{per_worker:,.0f}" if per_worker >= 1 else f"{per_worker:.2g}"
     words = (
         f"{per} requests decode on each decode worker; {limited.replace('_', ' ')} limits the "
