@@ -44,6 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .serving.estimate import output_tokens_per_s
+
 # name -> (lower, upper): what the fit accepts (physical, generous).
 LIMITS: dict[str, tuple[float, float]] = {
     "tpot_scale": (0.05, 20.0),
@@ -247,19 +249,22 @@ def run_parts(result: dict, queue_steps: float, measured_tpot_s: float, measured
     return RunParts(measured_tpot_s, measured_ttft_s, **estimate_parts(result, queue_steps))
 
 
-def fitted_rates(result: dict, queue_steps: float, fit: UserFit) -> dict:
+def fitted_rates(result: dict, queue_steps: float, fit: UserFit, output_tokens: int) -> dict:
     """The fitted estimate of a serving_estimate result: TTFT, TPOT and the two throughputs
-    (running / TPOT over the instance's GPUs; 1 / TPOT per user), as engine.serving does.
+    (the closed loop's output tokens/s over the instance's GPUs; 1 / TPOT per user), as
+    engine.serving does.
     Never faster than the bound: a fitted TPOT or TTFT below it is held at it (`at_bound`)."""
     p = estimate_parts(result, queue_steps)
     free_tpot = fit.tpot_s(p["operators_s"], p["communication_s"])
     tpot = max(free_tpot, p["bound_tpot_s"])
     before = max(p["estimate_ttft_s"] - queue_steps * p["estimate_tpot_s"], 0.0)
     free_ttft = fit.ttft_s(before, queue_steps, tpot, p["estimate_tpot_s"])
+    ttft, running = max(free_ttft, p["bound_ttft_s"]), result["running_batch"]
+    rate = float(output_tokens_per_s(running + result["queued"], running, output_tokens, ttft, tpot))
     return {
-        "ttft_s": max(free_ttft, p["bound_ttft_s"]),
+        "ttft_s": ttft,
         "tpot_s": tpot,
-        "output_tokens_per_s_per_gpu": result["running_batch"] / tpot / result["gpus"],
+        "output_tokens_per_s_per_gpu": rate / result["gpus"],
         "tokens_per_s_per_user": 1.0 / tpot,
         "at_bound": free_tpot < p["bound_tpot_s"] or free_ttft < p["bound_ttft_s"],
     }

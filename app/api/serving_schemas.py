@@ -207,7 +207,10 @@ class ServingCurveRequest(ServingFields):
 class Rates(BaseModel):
     ttft_s: float = Field(description="time to first token, s")
     tpot_s: float = Field(description="time per output token (one decode step), s")
-    output_tokens_per_s_per_gpu: float = Field(description="output tokens/s per GPU: running batch / TPOT / GPUs")
+    output_tokens_per_s_per_gpu: float = Field(
+        description="output tokens/s per GPU: C clients in a closed loop, C x output / (TTFT + (output - 1) x TPOT),"
+        " at most running batch / TPOT; over the GPUs"
+    )
     tokens_per_s_per_user: float = Field(description="output tokens/s one user sees: 1 / TPOT")
 
 

@@ -439,6 +439,12 @@ def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
         " or ".join(words))}  # fmt: skip
 
 
+def rate_words(tokens_per_s: float) -> str:
+    """A rate as the verdict writes it: whole tokens from 100 up (4,318), else 3 significant
+    digits (0.973), so a slow deployment does not read as 1 or 0."""
+    return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:.3g}"
+
+
 def verdict(answer: dict) -> dict:
     """One line from the answer's fields: the best, and how the other mode compares."""
     best = answer["best"]
@@ -455,7 +461,8 @@ def verdict(answer: dict) -> dict:
     tie = None if other_rate is None else low <= other_rate <= high
     text = (
         f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {best['layout_words']} at "
-        f"concurrency {best['concurrency']}: {rate:,.0f} tok/s/GPU (range {low:,.0f}-{high:,.0f})"
+        f"concurrency {best['concurrency']}: {rate_words(rate)} tok/s/GPU "
+        f"(range {rate_words(low)}-{rate_words(high)})"
     )
     if best["usd_per_million_tokens"] is not None:
         text += f", ${best['usd_per_million_tokens']:.2f}/Mtok"

@@ -35,7 +35,7 @@ from ..serving.disagg import (
     kv_link_for,
     prefill_side,
 )
-from ..serving.estimate import serving_arrays
+from ..serving.estimate import output_tokens_per_s, serving_arrays
 from ..serving.scenario import ServingScenario
 from .space import (
     CONCURRENCY_POINTS,
@@ -87,6 +87,7 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
         tpot_lo, tpot_hi = _range(est_tpot, bound_tpot, a["ranges"]["tpot"])
         ttft_lo, ttft_hi = _range(est_ttft, bound_ttft, a["ranges"]["ttft"])
         running = a["running_batch"]
+        osl, gpus = base.output_tokens, lay.gpus
         usable = room.usable_bytes_per_gpu
         used = room.weights_bytes_per_gpu + running / lay.attention_data_parallel * (
             room.kv_bytes_per_request + room.workspace_bytes_per_request
@@ -117,9 +118,9 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
             ttft_high_s=ttft_hi,
             bound_tpot_s=bound_tpot,
             bound_ttft_s=bound_ttft,
-            tokens_per_s_per_gpu=running / est_tpot / lay.gpus,
-            tokens_per_s_per_gpu_low=running / tpot_hi / lay.gpus,
-            tokens_per_s_per_gpu_high=running / tpot_lo / lay.gpus,
+            tokens_per_s_per_gpu=output_tokens_per_s(grid, running, osl, est_ttft, est_tpot) / gpus,
+            tokens_per_s_per_gpu_low=output_tokens_per_s(grid, running, osl, ttft_hi, tpot_hi) / gpus,
+            tokens_per_s_per_gpu_high=output_tokens_per_s(grid, running, osl, ttft_lo, tpot_lo) / gpus,
             memory_headroom=1.0 - used / usable,
             limited_by=np.where(a["queued"] > 0, "memory", "decode"),
             queued=a["queued"] * replicas,

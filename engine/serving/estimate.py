@@ -11,8 +11,10 @@ Models (docs/serving-estimate.md):
   of mixed steps it waits and spans, plus, for a fitted share of requests that arrive in a
   wave, the wave's chunked prefill ahead of them (engine.serving.step.wave_chunks), plus the
   same queue wait at the estimated TPOT.
-- Throughput: running / TPOT output tokens per second over the instance's GPUs; a user sees
-  1 / TPOT tokens per second.
+- Throughput: a closed loop of C clients, each sending its next request when the last one's
+  output ends, gives C x output / (TTFT + (output - 1) x TPOT) output tokens per second, and
+  never more than running / TPOT (the decode steps' own rate); over the instance's GPUs. A
+  user sees 1 / TPOT tokens per second while tokens stream.
 The bound uses the roofs as they are (nothing can be faster); the estimate scales the bound's
 parts with engine/calibration/serving.yaml (engine.serving.calibration).
 """
@@ -179,11 +181,20 @@ def _estimate_step_s(step: StepCost, arrays: dict) -> np.ndarray:
     )
 
 
-def _rates(gpus: int, running, tpot_s, ttft_s) -> dict:
+def output_tokens_per_s(concurrency, running, output_tokens: int, ttft_s, tpot_s):
+    """Output tokens/s of C clients in a closed loop (the benchmarks' fixed concurrency): each
+    request takes TTFT + (output - 1) x TPOT, so C x output of them per that time (Little's
+    law); never more than the decode steps give, running / TPOT. Without the first term a
+    long prompt with a short output would count its decode steps as the whole cost."""
+    return np.minimum(running / tpot_s, concurrency * output_tokens / (ttft_s + (output_tokens - 1) * tpot_s))
+
+
+def _rates(sc: ServingScenario, concurrency: int, running: int, tpot_s: float, ttft_s: float) -> dict:
+    rate = float(output_tokens_per_s(concurrency, running, sc.output_tokens, ttft_s, tpot_s))
     return {
         "ttft_s": ttft_s,
         "tpot_s": tpot_s,
-        "output_tokens_per_s_per_gpu": running / tpot_s / gpus,
+        "output_tokens_per_s_per_gpu": rate / sc.gpus,
         "tokens_per_s_per_user": 1.0 / tpot_s,
     }
 
@@ -313,7 +324,7 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
             step / float(spec.tokens_per_step(spec.acceptance_low)),
         )
         tpot_range = [max(fast * ranges["tpot"][0], bound_tpot), max(slow * ranges["tpot"][1], bound_tpot)]
-    estimate = _rates(sc.gpus, b, est_tpot, est_ttft) | {
+    estimate = _rates(sc, c, b, est_tpot, est_ttft) | {
         "tpot_s_range": tpot_range,
         "ttft_s_range": _range(est_ttft, bound_ttft, ranges["ttft"]),
         "range_kind": a["range_kind"],
@@ -326,7 +337,7 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
         "running_batch": b,
         "queued": queued,
         "queue_reason": cap.reason_at(c),
-        "bound": _rates(sc.gpus, b, bound_tpot, bound_ttft),
+        "bound": _rates(sc, c, b, bound_tpot, bound_ttft),
         "estimate": estimate,
         "breakdown": {
             "tpot": {"bound": bound_parts, "estimate": est_parts},

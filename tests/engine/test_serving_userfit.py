@@ -77,6 +77,7 @@ def test_three_runs_faster_than_the_bound_refuse_the_fit():
 def test_a_fitted_number_faster_than_the_bound_is_held_at_it_and_says_so():
     result = {
         "running_batch": 8,
+        "queued": 0,
         "gpus": 2,
         "bound": {"tpot_s": 5e-3, "ttft_s": 0.02},
         "estimate": {"tpot_s": 10e-3, "ttft_s": 0.1},
@@ -86,11 +87,12 @@ def test_a_fitted_number_faster_than_the_bound_is_held_at_it_and_says_so():
         },
     }
     fast = UserFit(tpot_scale=0.05, step_overhead_s=0.0, ttft_scale=0.05, wait_steps=0.0)
-    rates = fitted_rates(result, 0.0, fast)
+    rates = fitted_rates(result, 0.0, fast, 100)
     assert rates["tpot_s"] == 5e-3 and rates["ttft_s"] == 0.02 and rates["at_bound"] is True
-    assert rates["output_tokens_per_s_per_gpu"] == pytest.approx(8 / 5e-3 / 2)
+    # 8 clients in a closed loop: 8 x 100 tokens per 0.02 + 99 x 5 ms, over 2 GPUs
+    assert rates["output_tokens_per_s_per_gpu"] == pytest.approx(8 * 100 / 0.515 / 2)
     slow = UserFit(tpot_scale=1.0, step_overhead_s=1e-3, ttft_scale=1.0, wait_steps=0.0)
-    assert fitted_rates(result, 0.0, slow)["at_bound"] is False
+    assert fitted_rates(result, 0.0, slow, 100)["at_bound"] is False
 
 
 def test_every_fitted_number_stays_within_its_limits():

@@ -150,3 +150,21 @@ def test_expert_dispatch_sends_a_token_once_per_gpu_and_once_per_other_node():
     assert r["breakdown"]["tpot"]["bound"]["communication_s"] == pytest.approx(
         58 * one_board * 1 * token / per_direction, rel=1e-6
     )
+
+
+def test_throughput_counts_the_prompt_a_closed_loop_client_waits_for():
+    """A client of a fixed-concurrency benchmark sends its next request when the last one ends:
+    one request takes TTFT + (output - 1) x TPOT, so C clients get C x output tokens per that
+    (Little's law). A 32,000-token prompt with 4 tokens out spends nearly all of it in prefill;
+    the decode steps' own rate, running / TPOT, would say 29x more."""
+    kw = dict(concurrency=1, input_tokens=32_000, output_tokens=4, backend="vllm",
+              weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")  # fmt: skip
+    r = answer("llama-3.1-70b", "h100-sxm5", **kw)
+    for side in ("bound", "estimate"):
+        s = r[side]
+        assert s["output_tokens_per_s_per_gpu"] == pytest.approx(4 / (s["ttft_s"] + 3 * s["tpot_s"]), rel=1e-12)
+    e = r["estimate"]
+    assert 1 / e["tpot_s"] / e["output_tokens_per_s_per_gpu"] > 25
+    # a long output hides the wait: the closed loop approaches running / TPOT
+    long = answer("llama-3.1-70b", "h100-sxm5", **(kw | {"input_tokens": 100, "output_tokens": 8000}))["estimate"]
+    assert long["output_tokens_per_s_per_gpu"] == pytest.approx(1 / long["tpot_s"], rel=0.01)

@@ -21,7 +21,7 @@ from app.dashboard.pages.serving.state import accelerator_of, accelerator_specs,
 from engine.errors import EngineInputError
 from engine.model_catalog import get_model
 from engine.serving import ServingScenario, serving_estimate
-from engine.serving.estimate import queue_steps
+from engine.serving.estimate import output_tokens_per_s, queue_steps
 from engine.serving.scenario import MAX_CONCURRENCY
 from engine.serving_userfit import UserFit, fitted_rates
 
@@ -82,10 +82,14 @@ def _measured(model, hw, run: Run, fit) -> MeasuredPoint:
     measured = {
         "ttft_s": row.ttft_s,
         "tpot_s": row.tpot_s,
-        "output_tokens_per_s_per_gpu": running / row.tpot_s / sc.gpus,
+        # the run's own closed loop: no estimated running batch in a measured number
+        "output_tokens_per_s_per_gpu": float(
+            output_tokens_per_s(sc.concurrency, sc.concurrency, sc.output_tokens, row.ttft_s, row.tpot_s)
+        )
+        / sc.gpus,
         "tokens_per_s_per_user": 1.0 / row.tpot_s,
     }
-    fitted = fitted_rates(result, queue_steps(sc, running), fit) if fit is not None else None
+    fitted = fitted_rates(result, queue_steps(sc, running), fit, sc.output_tokens) if fit is not None else None
     est = result["estimate"]
     return MeasuredPoint(
         run,
@@ -102,7 +106,7 @@ def _measured(model, hw, run: Run, fit) -> MeasuredPoint:
 def _point(r: dict, sc: ServingScenario, fit) -> dict:
     point = {k: r[k] for k in ("running_batch", "queued", "bound", "estimate")} | {"concurrency": sc.concurrency}
     if fit is not None:
-        point["fitted"] = fitted_rates(r, queue_steps(sc, r["running_batch"]), fit)
+        point["fitted"] = fitted_rates(r, queue_steps(sc, r["running_batch"]), fit, sc.output_tokens)
     return point
 
 

@@ -110,7 +110,9 @@ def carried_fit(token: str) -> CarriedFit:
             results[run.scenario]["running_batch"],
             results[run.scenario]["gpus"],
             tuple(b.field for b in breaches if b.index == i),
-            fitted_rates(results[run.scenario], queues[run.scenario], report.fit) if report else None,
+            fitted_rates(results[run.scenario], queues[run.scenario], report.fit, run.scenario.output_tokens)
+            if report
+            else None,
         )
         for i, run in enumerate(carried.runs)
     )
