@@ -84,12 +84,14 @@ def _aggregated(m, model, hw) -> dict:
     m.scenario.check_layout(model.is_moe, max(layer.mlp.num_experts for layer, _ in model.layer_groups))
     cap = capacity(model, hw, m.scenario)
     steps = serving_steps(model, hw, m.scenario, cap.running_batch)
+    queue, bound_tpot = queue_steps(m.scenario, cap.running_batch), float(steps.tpot.at_roofs_s()[0])
     return {
         "steps": {"tpot": steps.tpot, "prefill": steps.prefill, "chunk": steps.chunk},
-        "queue": queue_steps(m.scenario, cap.running_batch),
+        "queue": queue,
         "running": float(cap.running_batch),
         "wave_steps": float(steps.wave_steps[0]),
-        "bound_tpot": float(steps.tpot.at_roofs_s()[0]),
+        "bound_tpot": bound_tpot,
+        "bound_ttft": float(steps.prefill.at_roofs_s()[0]) + queue * bound_tpot,  # as the engine's
     }
 
 
@@ -194,7 +196,7 @@ def _agg_block(entries: list) -> dict:
     if not entries:
         return {}
     block = _block({name: [e["steps"][name] for e in entries] for name in ("tpot", "prefill", "chunk")})
-    for key in ("queue", "running", "wave_steps"):
+    for key in ("queue", "running", "wave_steps", "bound_ttft"):
         block[key] = np.array([e[key] for e in entries])
     return block
 
@@ -294,7 +296,8 @@ def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True
         return tpot, np.full(len(rows), np.nan)
     wave = block["wave_steps"][rows] * step("chunk")
     running = block["running"][rows]
-    return tpot, ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, running, model_factor)
+    est = ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, running, model_factor)
+    return tpot, np.maximum(est, block["bound_ttft"][rows])  # the engine never answers below the bound
 
 
 def predict_disagg(block: dict, rows: np.ndarray, p: dict, step=None) -> dict:
