@@ -109,3 +109,16 @@ def test_the_csv_holds_every_series_and_says_where_it_comes_from():
     assert all("aiconfigurator" in r for r in rows if r.startswith("measured,"))
     frontier = [r for r in rows if r.startswith("frontier_")]
     assert len(frontier) == sum(len(v) for v in answer["frontier"].values())
+
+
+def test_a_measured_run_sits_where_its_own_times_put_it_on_the_estimate_s_axes():
+    # the closed loop of its measured times, as the estimate counts its own: C clients, each
+    # request TTFT + (output - 1) x TPOT, C x output tokens per that, over the run's GPUs
+    a = replace(SMALL, hardware=("h200-sxm",), model="meta-llama/Llama-3.1-70B", gpus=4)
+    runs = measured_runs(a, "h200-sxm")
+    assert runs
+    for run in runs:
+        sc, row = run.row.scenario, run.row
+        by_hand = sc.concurrency * sc.output_tokens / (row.ttft_s + (sc.output_tokens - 1) * row.tpot_s) / run.gpus
+        assert run.tokens_per_s_per_gpu == pytest.approx(by_hand, rel=1e-12)
+        assert run.tokens_per_s_per_gpu < sc.concurrency / row.tpot_s / run.gpus  # the prompt's wait counts
