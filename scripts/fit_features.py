@@ -90,6 +90,7 @@ def _aggregated(m, model, hw) -> dict:
         "queue": queue,
         "running": float(cap.running_batch),
         "wave_steps": float(steps.wave_steps[0]),
+        "steps_per_token": float(steps.steps_per_token[0]),
         "bound_tpot": bound_tpot,
         "bound_ttft": float(steps.prefill.at_roofs_s()[0]) + queue * bound_tpot,  # as the engine's
     }
@@ -196,7 +197,7 @@ def _agg_block(entries: list) -> dict:
     if not entries:
         return {}
     block = _block({name: [e["steps"][name] for e in entries] for name in ("tpot", "prefill", "chunk")})
-    for key in ("queue", "running", "wave_steps", "bound_ttft"):
+    for key in ("queue", "running", "wave_steps", "steps_per_token", "bound_ttft"):
         block[key] = np.array([e[key] for e in entries])
     return block
 
@@ -296,7 +297,8 @@ def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True
         return tpot, np.full(len(rows), np.nan)
     wave = block["wave_steps"][rows] * step("chunk")
     running = block["running"][rows]
-    est = ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, running, model_factor)
+    per_token = block["steps_per_token"][rows]
+    est = ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, running, model_factor, per_token)
     return tpot, np.maximum(est, block["bound_ttft"][rows])  # the engine never answers below the bound
 
 

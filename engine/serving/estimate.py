@@ -138,23 +138,32 @@ def fixed_time_s(layers, requests, p: dict):
     return p["step_overhead_s"] + layers * p["layer_overhead_s"] + requests * p["request_overhead_s"]
 
 
-def ttft_estimate_s(prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0, model_factor=1.0):
+def ttft_estimate_s(
+    prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0, model_factor=1.0, steps_per_token=1.0
+):
     """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
     steps its chunks share), when other requests run beside it (a lone request, running 1,
     finds the server idle: a closed-loop client sends its next request after the last one
-    ended); plus, for the share ttft_burst_share of requests that arrive in a wave (a
-    closed-loop benchmark starts its C clients together and equal output lengths keep them in
-    step), the wave's prefill ahead of them: wave_s = the mean number of full-budget prefill
-    steps a request of the wave waits x one such step (engine.serving.step.wave_chunks); all of
-    that x the model's factor (Calibration.ttft_model_factor); plus the queue's wait
-    (queue_steps x TPOT, see queue_steps), which Little's law sets for every model alike."""
+    ended), a step being TPOT / steps_per_token (engine.serving.step.ServingSteps: with long
+    prompts and short outputs one output token spans several budget-capped iterations); plus,
+    for the share ttft_burst_share of requests that arrive in a wave (a closed-loop benchmark
+    starts its C clients together and equal output lengths keep them in step), the wave's
+    prefill ahead of them: wave_s = the mean number of full-budget prefill steps a request of
+    the wave waits x one such step (engine.serving.step.wave_chunks); all of that x the model's
+    factor (Calibration.ttft_model_factor); plus the queue's wait (queue_steps x TPOT, see
+    queue_steps), which Little's law sets for every model alike.
+
+    Never under (1 + queue_steps) x TPOT beside other requests: their steps carry the prompts
+    at running / (output x TPOT) requests/s, so C clients in a closed loop each wait that long
+    for a first token (Little's law); only a prompt far longer than its output gets near it."""
+    mixed = np.minimum(np.asarray(running, dtype=float) - 1.0, 1.0)
     shaped = (
         p["ttft_prefill_factor"] * prefill_s
         + p["ttft_burst_share"] * wave_s
-        + p["ttft_wait_steps"] * np.minimum(np.asarray(running, dtype=float) - 1.0, 1.0) * tpot_s
+        + p["ttft_wait_steps"] * mixed * tpot_s / steps_per_token
     )
-    return model_factor * shaped + queue_steps * tpot_s
+    return np.maximum(model_factor * shaped + queue_steps * tpot_s, mixed * (1.0 + queue_steps) * tpot_s)
 
 
 def _as_arrays(p: dict) -> dict:
@@ -252,7 +261,7 @@ def serving_arrays(
     model_factor = cal.ttft_model_factor(model.id)
     bound_ttft = bound_prefill + queue * bound_tpot
     # never below the bound: a model's factor under 1 speaks for its kernels, not past its roofs
-    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor)
+    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor, steps.steps_per_token)
     est_ttft = np.maximum(est_ttft, bound_ttft)
     plain = bound_tpot if spec is None else serving_steps(model, hw, replace(sc, speculative=None), b).tpot.at_roofs_s()
     range_kind = cal.range_kind(model.id, hw.id)

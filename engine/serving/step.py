@@ -535,6 +535,10 @@ class ServingSteps:
     prompts_per_step: np.ndarray
     chunk: StepCost  # one step of a wave's prefill: a full token budget of prompts (TTFT)
     wave_steps: np.ndarray  # mean number of such steps a request of the wave waits (TTFT)
+    # scheduler iterations per output token: one, or more when a rank's share of the prompts per
+    # output token passes its token budget (long prompts, short outputs), the TPOT then being
+    # that many budget-capped iterations (TTFT's wait counts iterations, not TPOTs)
+    steps_per_token: np.ndarray
 
 
 def _roofs_and_link(hw: Accelerator, compute_dtype: str) -> tuple[tuple, tuple | None]:
@@ -565,7 +569,9 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     # prompts per step: a request's prompt arrives once per its output tokens, E(a) per step
     per_step = 1.0 if spec is None else float(spec.tokens_per_step(spec.acceptance))
     w = (running - 1) / sc.output_tokens * per_step
-    chunk_tokens, wave_steps = wave_chunks(sc, running, step_token_budget(sc.backend, hw.memory_bytes))
+    budget = step_token_budget(sc.backend, hw.memory_bytes)
+    chunk_tokens, wave_steps = wave_chunks(sc, running, budget)
+    steps_per_token = np.maximum(1.0, w * sc.input_tokens / (sc.attention_data_parallel * budget))
     others = (shape.attention_data_parallel - 1) * chunk_tokens
     # three parts, each a row per running batch: decode alone, decode with a whole prompt merged
     # in, and a wave's prefill chunk (no decode: its `running` are the other ranks' prompt
@@ -593,7 +599,7 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     if spec is not None:
         tpot, decode_only = (_with_draft(step, model, hw, sc, running) for step in (tpot, decode_only))
     chunk = _combine([chunk_part], [1.0], t, n, chunk_tokens / shape.input_tokens)
-    return ServingSteps(tpot, decode_only, t.alone, w, chunk, wave_steps)
+    return ServingSteps(tpot, decode_only, t.alone, w, chunk, wave_steps, steps_per_token)
 
 
 def _with_draft(step: StepCost, model: ModelConfig, hw: Accelerator, sc: ServingScenario, running) -> StepCost:

@@ -168,3 +168,24 @@ def test_throughput_counts_the_prompt_a_closed_loop_client_waits_for():
     # a long output hides the wait: the closed loop approaches running / TPOT
     long = answer("llama-3.1-70b", "h100-sxm5", **(kw | {"input_tokens": 100, "output_tokens": 8000}))["estimate"]
     assert long["output_tokens_per_s_per_gpu"] == pytest.approx(1 / long["tpot_s"], rel=0.01)
+
+
+def test_a_long_prompt_with_a_short_output_waits_iterations_not_output_tokens():
+    """Llama-3.1-70B fp8 on 8 H100 under vLLM, 64 clients, 16,000 tokens in. With 16 out, each
+    output token's step carries 63 / 16 prompts: 63,000 tokens, 7.7 budgets of 8,192, so one
+    TPOT spans that many scheduler iterations and the first token's fitted wait counts
+    iterations (TPOT / 7.7). With 1 out, every step holds every other prompt and the closed loop
+    sets the first token: 64 clients at running / TPOT requests/s wait one TPOT each (Little's
+    law), and the throughput is the steps' own, running / TPOT."""
+    kw = dict(concurrency=64, tensor_parallel=8, input_tokens=16_000, backend="vllm",
+              weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")  # fmt: skip
+    from engine.serving.step import serving_steps
+
+    model, hw = get_model("llama-3.1-70b"), get_accelerator("h100-sxm5")
+    steps = serving_steps(model, hw, ServingScenario(**kw, output_tokens=16), 64)
+    assert float(steps.steps_per_token[0]) == pytest.approx(63 / 16 * 16_000 / 8192, rel=1e-12)
+    short = answer("llama-3.1-70b", "h100-sxm5", **kw, output_tokens=16)
+    assert short["estimate"]["ttft_s"] < 2 * short["estimate"]["tpot_s"]
+    one = answer("llama-3.1-70b", "h100-sxm5", **kw, output_tokens=1)["estimate"]
+    assert one["ttft_s"] == pytest.approx(one["tpot_s"], rel=1e-12)
+    assert one["output_tokens_per_s_per_gpu"] == pytest.approx(64 / one["tpot_s"] / 8, rel=1e-12)
