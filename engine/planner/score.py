@@ -154,7 +154,8 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
     for ld, dec in decode.items():
         dec["times"] = decode_times(model, hw, dec["sc"])  # its steps are built once for every pairing
         dec["tpot_cap"] = dec["times"](float(dec["cap"].max_running_batch), p)[0]
-        rows = _disagg_rows(hw, base, budget, prefill, kv_bytes_held(model, base, ld.tensor_parallel), ld, dec)
+        held = kv_bytes_held(model, base, ld.tensor_parallel)
+        rows = _disagg_rows(hw, base, budget, prefill, held, ld, dec, float(p["kv_link_efficiency"]))
         if rows is not None:
             _score_rows(cols, hw, base, rows, table, dec, ld, p, q)
     skipped = (len(halves) - len(prefill)) + (len(halves) - len(decode))
@@ -200,7 +201,7 @@ def _shortlist(prefill: dict) -> dict:
     return {lay: prefill[lay] for lay in dict.fromkeys(keep)}
 
 
-def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec) -> dict | None:
+def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec, link_efficiency: float) -> dict | None:
     """Every (prefill layout, worker pair, concurrency) with this decode layout, as arrays: the
     link and transfer terms engine.serving.disagg.sides computes for one deployment, for all.
     A row names its prefill layout by its place in `prefill` (`which`); `held` is
@@ -209,10 +210,17 @@ def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec) -> dic
     whole, received = held
     out: dict[str, list] = {k: [] for k in ("which", "x", "y", "c", "bandwidth", "link_bytes", "per_request")}
     grids: dict[int, np.ndarray] = {}
+    # Each side's requests/s per worker, and what its GPUs' links can move of the KV cache (the
+    # link at the whole budget, at the calibrated efficiency): a decode worker whose NICs cannot
+    # take what it could decode needs its prefill share cut to them, or the pairs would leave
+    # the link the limit.
+    link = kv_link_for(hw, hw, budget)[0] * link_efficiency
     decode_rps = cap / (base.output_tokens * float(dec["tpot_cap"]))  # one decode worker at its memory cap
+    decode_rps = min(decode_rps, link * ld.gpus / (received * ld.tensor_parallel))
     for j, (lp, pre) in enumerate(prefill.items()):
         sent = whole / lp.tensor_parallel  # engine.serving.disagg.transfer_bytes: the prefill TP splits it
-        ratio = decode_rps / (_per_worker_rps(pre) * lp.attention_data_parallel)
+        prefill_rps = min(_per_worker_rps(pre) * lp.attention_data_parallel, link * lp.gpus / whole)
+        ratio = decode_rps / prefill_rps
         for x, y in balanced_pairs(budget, lp.gpus, ld.gpus, ratio):
             bandwidth = kv_link_for(hw, hw, x * lp.gpus + y * ld.gpus)[0]
             per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))

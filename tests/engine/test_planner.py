@@ -237,3 +237,19 @@ def test_bad_requests_name_their_field():
         with pytest.raises(EngineInputError) as err:
             plan(model, hw, req)
         assert err.value.field == field
+
+
+def test_disaggregated_pairs_balance_the_kv_link_as_well_as_the_two_sides():
+    # Llama-3.1-70B fp8 on H200, 8,192 tokens in and 2 out: a decode worker could take hundreds of
+    # prompts a second, its NICs (at the calibrated kv_link_efficiency) far fewer, so pairs sized
+    # by compute alone put one decode worker behind hundreds of prefill workers and the link capped
+    # them all (0.12 tok/s/GPU at 1,024 GPUs against 2.16 at 8). Sized to the link as well, the
+    # per-GPU rate holds as the budget grows.
+    model, hw = load_model("meta-llama/Llama-3.1-70B"), get_accelerator("h200-sxm")
+
+    def best(gpus: int) -> float:
+        req = PlanRequest(gpus=gpus, input_tokens=8192, output_tokens=2, modes=("disaggregated",), backends=("trtllm",))
+        return plan(model, [hw], req)["best"]["estimate"]["output_tokens_per_s_per_gpu"]
+
+    small, large = best(8), best(1024)
+    assert large == pytest.approx(small, rel=0.1)
