@@ -72,10 +72,12 @@ class PlanResponse(BaseModel):
     reason: dict[str, Any] | None = Field(description="why there is no best: the nearest targets met")
     top: list[dict[str, Any]] = Field(description="the best N meeting the target, each with launch commands")
     verdict: dict[str, Any] = Field(
-        description="one line from the answer's fields, the other mode's ratio (ratio_other_mode) and whether "
-        "its best lies inside the best's range (other_mode_within_range: a tie within the estimate's error)"
+        description="one line from the answer's fields, the other mode's best as a ratio of the best "
+        "(ratio_other_mode: tokens/s per GPU, or $/Mtok when ranked_by says so) and whether it lies inside the "
+        "best's range (other_mode_within_range: a tie within the estimate's error)"
     )
     calibration: str = Field(description="id of the serving calibration the estimates used")
+    modes_searched: list[str] = Field(description="the modes the search covered (the request's `modes`)")
 
 
 @plan_router.post(

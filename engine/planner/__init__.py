@@ -228,6 +228,7 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
         "best_by_mode": _best_by(cols, ranked, "mode", MODES, summary),
         "best_by_hardware": _best_by(cols, ranked, "hardware", [hw.id for hw in hardware], summary),
         "calibration": found.calibration.id,
+        "modes_searched": list(req.modes),
     }
     out["reason"] = None if best else _reason(cols, req, pessimistic, n)
     out["verdict"] = verdict(out)
@@ -425,18 +426,27 @@ def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
         return {"code": "plan_nothing_fits", "nearest": None, "words": "no candidate fits in memory: more GPUs"}
     near = fr.nearest_target(cols, req.ttft_s, req.tpot_s, pessimistic)
     words = []
+    both = req.tpot_s is not None and req.ttft_s is not None
     if req.tpot_s is not None and near["tpot_s_at_asked_ttft"] is not None:
-        words.append(f"a TPOT target of {near['tpot_s_at_asked_ttft'] * 1e3:.3g} ms or more at the asked TTFT")
+        at = " at the asked TTFT" if both else ""
+        words.append(f"a TPOT target of {ms_words(near['tpot_s_at_asked_ttft'])} ms or more{at}")
     if req.ttft_s is not None and near["ttft_s_at_asked_tpot"] is not None:
-        words.append(f"a TTFT target of {near['ttft_s_at_asked_tpot'] * 1e3:.3g} ms or more at the asked TPOT")
+        at = " at the asked TPOT" if both else ""
+        words.append(f"a TTFT target of {ms_words(near['ttft_s_at_asked_tpot'])} ms or more{at}")
     if not words:
         words.append(
-            f"no candidate meets either target alone: the fastest TPOT is {near['tpot_s_best'] * 1e3:.3g} ms and "
-            f"the fastest TTFT {near['ttft_s_best'] * 1e3:.3g} ms on {req.gpus} GPUs; more or faster GPUs, or "
+            f"no candidate meets either target alone: the fastest TPOT is {ms_words(near['tpot_s_best'])} ms and "
+            f"the fastest TTFT {ms_words(near['ttft_s_best'])} ms on {req.gpus} GPUs; more or faster GPUs, or "
             "another precision"
         )
     return {"code": "plan_no_candidate", "nearest": near, "words": "nothing meets the target; it would take " + (
         " or ".join(words))}  # fmt: skip
+
+
+def ms_words(seconds: float) -> str:
+    """A time in ms as the verdict writes it: whole ms from 100 up (4,997), else 3 significant
+    digits (28.5), never 5e+03."""
+    return rate_words(seconds * 1e3)
 
 
 def rate_words(tokens_per_s: float) -> str:
@@ -455,10 +465,8 @@ def verdict(answer: dict) -> dict:
     key = "usd_per_million_tokens" if answer["ranked_by"] == "usd_per_million_tokens" else None
     rate = best["estimate"]["output_tokens_per_s_per_gpu"]
     low, high = best["estimate"]["output_tokens_per_s_per_gpu_range"]
-    other_rate = modes[other]["estimate"]["output_tokens_per_s_per_gpu"] if other in modes else None
-    ratio = None if other_rate is None else other_rate / rate
-    # The other mode's best inside the best's own range: the estimate cannot tell them apart.
-    tie = None if other_rate is None else low <= other_rate <= high
+    key = key if key and best[key] > 0.0 else None  # a price so small its $/Mtok is 0 compares nothing
+    ratio, tie = _other_mode(best, modes.get(other), key)
     text = (
         f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {best['layout_words']} at "
         f"concurrency {best['concurrency']}: {rate_words(rate)} tok/s/GPU "
@@ -468,10 +476,13 @@ def verdict(answer: dict) -> dict:
         text += f", ${best['usd_per_million_tokens']:.2f}/Mtok"
     text += "."
     if ratio is not None:
-        text += f" The best {other} deployment reaches {ratio:.2f}x of that"
+        compared = f"costs {ratio:.2f}x as much per Mtok" if key else f"reaches {ratio:.2f}x of that"
+        text += f" The best {other} deployment {compared}"
         text += ", inside its range: within the estimate's error the two modes tie." if tie else "."
     elif other in answer.get("modes_searched", MODES):
-        text += f" No {other} deployment meets the target."
+        targets = answer["targets"]
+        asked = targets["ttft_s"] is not None or targets["tpot_s"] is not None
+        text += f" No {other} deployment {'meets the target' if asked else 'fits'}."
     if answer.get("unpriced"):
         text += f" No price for {', '.join(answer['unpriced'])}: ranked by tok/s/GPU, not $/Mtok."
     return {
@@ -480,3 +491,18 @@ def verdict(answer: dict) -> dict:
         "other_mode_within_range": tie,
         "ranked_by": key or "output_tokens_per_s_per_gpu",
     }
+
+
+def _other_mode(best: dict, other: dict | None, key: str | None) -> tuple[float | None, bool | None]:
+    """(the other mode's best as a ratio of the best, on what the answer is ranked by: tokens/s
+    per GPU, or $/Mtok when ranked by cost; whether it lies inside the best's own range there:
+    the estimate cannot tell them apart)."""
+    if other is None:
+        return None, None
+    rate = best["estimate"]["output_tokens_per_s_per_gpu"]
+    low, high = best["estimate"]["output_tokens_per_s_per_gpu_range"]
+    if key:  # $/Mtok scales as 1 / tokens/s on the best's own GPU: its range is cost x rate / [high, low]
+        cost, other_cost = best[key], other[key]
+        return other_cost / cost, cost * rate / high <= other_cost <= cost * rate / low
+    other_rate = other["estimate"]["output_tokens_per_s_per_gpu"]
+    return other_rate / rate, low <= other_rate <= high

@@ -253,3 +253,31 @@ def test_disaggregated_pairs_balance_the_kv_link_as_well_as_the_two_sides():
 
     small, large = best(8), best(1024)
     assert large == pytest.approx(small, rel=0.1)
+
+
+def test_ranked_by_cost_the_other_mode_is_compared_by_cost():
+    # With a price for every accelerator the best is the cheapest per Mtok, and the other mode is
+    # set beside it on the same scale: its $/Mtok over the best's, never a tokens/s ratio.
+    model, hws = get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5"), get_accelerator("h200-sxm")]
+    req = PlanRequest(gpus=8, tpot_s=0.03, backends=("vllm",), precisions=("fp8",),
+                      gpu_hour_price={"h100-sxm5": 2.0, "h200-sxm": 3.5})  # fmt: skip
+    answer = plan(model, hws, req)
+    said, best = answer["verdict"], answer["best"]
+    assert said["ranked_by"] == "usd_per_million_tokens"
+    other = answer["best_by_mode"]["disaggregated" if best["mode"] == "aggregated" else "aggregated"]
+    ratio = other["usd_per_million_tokens"] / best["usd_per_million_tokens"]
+    assert said["ratio_other_mode"] == pytest.approx(ratio, rel=1e-12) and ratio >= 1.0
+    assert f"costs {ratio:.2f}x as much per Mtok" in said["text"] and "reaches" not in said["text"]
+
+
+def test_one_mode_searched_says_nothing_of_the_other_and_times_read_in_ms():
+    model, hw = get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")]
+    answer = plan(model, hw, PlanRequest(gpus=2, modes=("aggregated",), backends=("vllm",), precisions=("fp8",)))
+    assert answer["modes_searched"] == ["aggregated"] and "disaggregated" not in answer["verdict"]["text"]
+    both = plan(model, hw, PlanRequest(gpus=1, backends=("vllm",), precisions=("fp8",), modes=("aggregated",)))
+    assert "meets the target" not in both["verdict"]["text"]  # no target was asked
+    # a TTFT target alone, out of reach: its nearest is said in ms, grouped, with no TPOT asked
+    far = plan(model, hw, PlanRequest(gpus=1, ttft_s=1e-6, backends=("vllm",), precisions=("fp8",)))
+    words = far["reason"]["words"]
+    assert "e+" not in words and "asked TPOT" not in words
+    assert f"{far['reason']['nearest']['ttft_s_at_asked_tpot'] * 1e3:.3g} ms" in words

@@ -86,8 +86,10 @@ def verdict(answer: dict, names: dict[str, str], modes: tuple[str, ...], lang: s
     )
     other = "disaggregated" if best["mode"] == "aggregated" else "aggregated"
     ratio = answer["verdict"]["ratio_other_mode"]
-    if ratio is not None:
-        key = "plan_verdict_other_tie" if answer["verdict"]["other_mode_within_range"] else "plan_verdict_other"
+    if ratio is not None:  # on what the answer is ranked by: tokens/s per GPU, or $/Mtok
+        by_cost = answer["verdict"]["ranked_by"] == "usd_per_million_tokens"
+        key = "plan_verdict_other_cost" if by_cost else "plan_verdict_other"
+        key += "_tie" if answer["verdict"]["other_mode_within_range"] else ""
         text += " " + w(key, lang, other=mode_name(other, lang), ratio=f"{ratio:.2f}")
     elif other in modes:
         text += " " + w("plan_verdict_no_other", lang, other=mode_name(other, lang))
