@@ -21,7 +21,7 @@ from engine.hardware import get_accelerator
 from engine.serving.calibration import PARAMETER_NAMES, PARAMETERS
 from engine.serving.capacity import capacity
 from engine.serving.disagg import busy_forward_s, closed_loop, deployment_loop, sides
-from engine.serving.estimate import calibrated_step_s, queue_steps, ttft_estimate_s
+from engine.serving.estimate import calibrated_step_s, queue_steps, slots_ahead, ttft_estimate_s
 from engine.serving.mapping import read_rows, resolve_model, row_scenario
 from engine.serving.step import decode_steps, serving_steps
 
@@ -85,6 +85,7 @@ def _aggregated(m, model, hw) -> dict:
     cap = capacity(model, hw, m.scenario)
     steps = serving_steps(model, hw, m.scenario, cap.running_batch)
     queue, bound_tpot = queue_steps(m.scenario, cap.running_batch), float(steps.tpot.at_roofs_s()[0])
+    ahead = slots_ahead(m.scenario.concurrency, cap.running_batch)
     return {
         "steps": {"tpot": steps.tpot, "prefill": steps.prefill, "chunk": steps.chunk},
         "queue": queue,
@@ -92,7 +93,9 @@ def _aggregated(m, model, hw) -> dict:
         "wave_steps": float(steps.wave_steps[0]),
         "steps_per_token": float(steps.steps_per_token[0]),
         "bound_tpot": bound_tpot,
-        "bound_ttft": float(steps.prefill.at_roofs_s()[0]) + queue * bound_tpot,  # as the engine's
+        "slots_ahead": ahead,
+        "bound_ttft": float(steps.prefill.at_roofs_s()[0] + ahead * steps.prefill.compute_only_s()[0])
+        + queue * bound_tpot,  # as the engine's
     }
 
 
@@ -197,7 +200,7 @@ def _agg_block(entries: list) -> dict:
     if not entries:
         return {}
     block = _block({name: [e["steps"][name] for e in entries] for name in ("tpot", "prefill", "chunk")})
-    for key in ("queue", "running", "wave_steps", "steps_per_token", "bound_ttft"):
+    for key in ("queue", "running", "wave_steps", "steps_per_token", "slots_ahead", "bound_ttft"):
         block[key] = np.array([e[key] for e in entries])
     return block
 
@@ -297,8 +300,9 @@ def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True
         return tpot, np.full(len(rows), np.nan)
     wave = block["wave_steps"][rows] * step("chunk")
     running = block["running"][rows]
-    per_token = block["steps_per_token"][rows]
-    est = ttft_estimate_s(step("prefill"), tpot, block["queue"][rows], wave, p, running, model_factor, per_token)
+    per_token, prefill = block["steps_per_token"][rows], step("prefill")
+    queued = block["slots_ahead"][rows] * prefill
+    est = ttft_estimate_s(prefill, tpot, block["queue"][rows], wave, p, running, model_factor, per_token, queued)
     return tpot, np.maximum(est, block["bound_ttft"][rows])  # the engine never answers below the bound
 
 

@@ -139,8 +139,9 @@ def fixed_time_s(layers, requests, p: dict):
 
 
 def ttft_estimate_s(
-    prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0, model_factor=1.0, steps_per_token=1.0
-):
+    prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0, model_factor=1.0, steps_per_token=1.0,
+    queued_prefill_s=0.0,
+):  # fmt: skip
     """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
     steps its chunks share), when other requests run beside it (a lone request, running 1,
@@ -151,8 +152,8 @@ def ttft_estimate_s(
     starts its C clients together and equal output lengths keep them in step), the wave's
     prefill ahead of them: wave_s = the mean number of full-budget prefill steps a request of
     the wave waits x one such step (engine.serving.step.wave_chunks); all of that x the model's
-    factor (Calibration.ttft_model_factor); plus the queue's wait (queue_steps x TPOT, see
-    queue_steps), which Little's law sets for every model alike.
+    factor (Calibration.ttft_model_factor); plus the queue's wait (queue_steps x TPOT plus
+    queued_prefill_s, see queue_wait_s), which Little's law sets for every model alike.
 
     Never under (1 + queue_steps) x TPOT beside other requests: their steps carry the prompts
     at running / (output x TPOT) requests/s, so C clients in a closed loop each wait that long
@@ -163,7 +164,8 @@ def ttft_estimate_s(
         + p["ttft_burst_share"] * wave_s
         + p["ttft_wait_steps"] * mixed * tpot_s / steps_per_token
     )
-    return np.maximum(model_factor * shaped + queue_steps * tpot_s, mixed * (1.0 + queue_steps) * tpot_s)
+    queue = queue_steps * tpot_s + queued_prefill_s
+    return np.maximum(model_factor * shaped + queue, mixed * (1.0 + queue_steps) * tpot_s)
 
 
 def _as_arrays(p: dict) -> dict:
@@ -214,6 +216,16 @@ def queue_steps(sc: ServingScenario, running):
     return (sc.concurrency - running) * sc.output_tokens / running
 
 
+def slots_ahead(concurrency, running):
+    """Requests queued for memory per running slot, (C - running) / running: each freed slot's
+    next request spends its prompt's forward there before its first decode step. The TPOT's
+    mixed steps carry the prompts of the other running requests, (running - 1) / output per step,
+    not the one that takes the slot next: a queued request waits that many prompts' forwards
+    more (at running 1, the whole of each; Little's law over the slot's cycle, output x TPOT plus
+    a prompt)."""
+    return (concurrency - running) / running
+
+
 def serving_arrays(
     model: ModelConfig,
     hw: Accelerator,
@@ -255,13 +267,16 @@ def serving_arrays(
     ) / e_est
     overhead = fixed_time_s(step.layers, step.requests, p) / e_est
     bound_prefill = float(prefill.at_roofs_s()[0])
-    queue = (conc - b) * sc.output_tokens / b
+    queue, ahead = (conc - b) * sc.output_tokens / b, slots_ahead(conc, b)
     est_prefill_step = float(_estimate_step_s(prefill, arrays)[0])
     est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, arrays)
     model_factor = cal.ttft_model_factor(model.id)
-    bound_ttft = bound_prefill + queue * bound_tpot
+    # the bound's queued prompts at their FLOPs alone: batched, they share weight reads
+    bound_ttft = bound_prefill + queue * bound_tpot + ahead * float(prefill.compute_only_s()[0])
     # never below the bound: a model's factor under 1 speaks for its kernels, not past its roofs
-    est_ttft = ttft_estimate_s(est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor, steps.steps_per_token)
+    est_ttft = ttft_estimate_s(
+        est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor, steps.steps_per_token, ahead * est_prefill_step
+    )
     est_ttft = np.maximum(est_ttft, bound_ttft)
     plain = bound_tpot if spec is None else serving_steps(model, hw, replace(sc, speculative=None), b).tpot.at_roofs_s()
     range_kind = cal.range_kind(model.id, hw.id)

@@ -72,6 +72,12 @@ class StepCost:
         counted = self.weight * (self.category != DEQUANT)
         return (counted * np.maximum(self.compute_s, self.memory_s)).sum(axis=-1) + self.link_s
 
+    def compute_only_s(self) -> np.ndarray:
+        """The ops' FLOPs alone at their roofs (no memory, no link): what a prompt adds to any
+        batch it joins, however the batch shares its weight reads (a bound on its marginal cost)."""
+        counted = self.weight * (self.category != DEQUANT)
+        return (counted * self.compute_s).sum(axis=-1)
+
     def row(self, i: int) -> StepCost:
         """Row i alone (R = 1): what the fit stacks scenario by scenario."""
         return self.rows(i, i + 1)

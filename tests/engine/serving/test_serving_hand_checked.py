@@ -189,3 +189,26 @@ def test_a_long_prompt_with_a_short_output_waits_iterations_not_output_tokens():
     one = answer("llama-3.1-70b", "h100-sxm5", **kw, output_tokens=1)["estimate"]
     assert one["ttft_s"] == pytest.approx(one["tpot_s"], rel=1e-12)
     assert one["output_tokens_per_s_per_gpu"] == pytest.approx(64 / one["tpot_s"] / 8, rel=1e-12)
+
+
+def test_requests_queued_for_memory_wait_for_the_prompts_ahead_of_them_too():
+    """Qwen3-32B in bf16 on one H100 with 32,768 tokens in and 256 out: the memory holds one
+    request, so one slot serves them in turn, each its prompt's forward then 256 decode steps.
+    A queued request waits for every request ahead of it, prompt and output: (C - 1) x (256 x
+    TPOT + the prompt), the prompt at its FLOPs alone in the bound. Counting the output alone,
+    the bound's rate climbed from 28.6 tok/s at one client to 46 at 256, faster than the one slot
+    can go."""
+    kw = dict(tensor_parallel=1, input_tokens=32_768, output_tokens=256)
+    one = answer("qwen3-32b", "h100-sxm5", concurrency=1, **kw)
+    many = answer("qwen3-32b", "h100-sxm5", concurrency=256, **kw)
+    assert one["running_batch"] == many["running_batch"] == 1
+    from engine.serving.step import serving_steps
+
+    steps = serving_steps(get_model("qwen3-32b"), get_accelerator("h100-sxm5"), ServingScenario(**kw), 1)
+    prompt_flops_s = float(steps.prefill.compute_only_s()[0])
+    b = many["bound"]
+    by_hand = float(steps.prefill.at_roofs_s()[0]) + 255 * (256 * b["tpot_s"] + prompt_flops_s)
+    assert b["ttft_s"] == pytest.approx(by_hand, rel=1e-9)
+    one_slot = 256 / (256 * b["tpot_s"] + prompt_flops_s)  # what a slot gives with clients waiting
+    assert b["output_tokens_per_s_per_gpu"] <= one_slot
+    assert b["output_tokens_per_s_per_gpu"] <= 1.03 * one["bound"]["output_tokens_per_s_per_gpu"]
