@@ -261,6 +261,7 @@ def fitted_rates(result: dict, queue_steps: float, fit: UserFit, output_tokens: 
     free_ttft = fit.ttft_s(before, queue_steps, tpot, p["estimate_tpot_s"])
     ttft, running = max(free_ttft, p["bound_ttft_s"]), result["running_batch"]
     rate = float(output_tokens_per_s(running + result["queued"], running, output_tokens, ttft, tpot))
+    rate = min(rate, result["bound"]["output_tokens_per_s_per_gpu"] * result["gpus"])  # as the estimate's
     return {
         "ttft_s": ttft,
         "tpot_s": tpot,

@@ -398,6 +398,11 @@ def _factors(theta: np.ndarray, start: int, names: tuple[str, ...]) -> dict:
     }
 
 
+def _span(values) -> list[int]:
+    values = list(values)
+    return [min(values), max(values)] if values else [0, 0]
+
+
 def _fitted_on(paths: list[Path], f: dict, skipped: list) -> dict:
     return {
         "files": [
@@ -409,6 +414,9 @@ def _fitted_on(paths: list[Path], f: dict, skipped: list) -> dict:
         "models": sorted({resolve_model(r.model).id for r in f["rows"]}),
         "model_families": sorted({model_family(r.model) for r in f["rows"]}),
         "hardware": sorted({r.hardware for r in f["rows"]}),
+        # the prompt and output lengths the fitted runs span: an answer outside them says so
+        "input_tokens": _span(r.scenario.input_tokens for r in f["rows"]),
+        "output_tokens": _span(r.scenario.output_tokens for r in f["rows"]),
         # what each mode's runs hold: an estimate's range kind is read among its own mode's
         "by_mode": {
             mode: {

@@ -88,6 +88,12 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
         ttft_lo, ttft_hi = _range(est_ttft, bound_ttft, a["ranges"]["ttft"])
         running = a["running_batch"]
         osl, gpus = base.output_tokens, lay.gpus
+        # the bound's rate, which no estimate passes (engine.serving.estimate.answer_at)
+        most = output_tokens_per_s(grid, running, osl, bound_ttft, bound_tpot, a["bound_rate_step_s"])
+        rate, rate_low, rate_high = (
+            np.minimum(output_tokens_per_s(grid, running, osl, ttft, tpot), most) / gpus
+            for ttft, tpot in ((est_ttft, est_tpot), (ttft_hi, tpot_hi), (ttft_lo, tpot_lo))
+        )
         usable = room.usable_bytes_per_gpu
         used = room.weights_bytes_per_gpu + running / lay.attention_data_parallel * (
             room.kv_bytes_per_request + room.workspace_bytes_per_request
@@ -118,9 +124,9 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
             ttft_high_s=ttft_hi,
             bound_tpot_s=bound_tpot,
             bound_ttft_s=bound_ttft,
-            tokens_per_s_per_gpu=output_tokens_per_s(grid, running, osl, est_ttft, est_tpot) / gpus,
-            tokens_per_s_per_gpu_low=output_tokens_per_s(grid, running, osl, ttft_hi, tpot_hi) / gpus,
-            tokens_per_s_per_gpu_high=output_tokens_per_s(grid, running, osl, ttft_lo, tpot_lo) / gpus,
+            tokens_per_s_per_gpu=rate,
+            tokens_per_s_per_gpu_low=rate_low,
+            tokens_per_s_per_gpu_high=rate_high,
             memory_headroom=1.0 - used / usable,
             limited_by=np.where(a["queued"] > 0, "memory", "decode"),
             queued=a["queued"] * replicas,

@@ -117,6 +117,16 @@ class Calibration:
             return "new_gpu"
         return "pairing"
 
+    def lengths_outside(self, input_tokens: int, output_tokens: int) -> list[str]:
+        """Which of the scenario's lengths lie outside those of the fitted runs, as words."""
+        fitted = self.data["fitted_on"]
+        out = []
+        for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens)):
+            low, high = fitted.get(name, (value, value))
+            if not low <= value <= high:
+                out.append(f"{name} {value:,} (the fitted runs hold {low:,} to {high:,})")
+        return out
+
     def ranges(self, kind: str, mode: str = "aggregated") -> dict:
         """Residual quantiles (measured / estimate, p10 and p90) of the kind's held-out fold."""
         return self.data["ranges"][f"{kind}/{mode}"]

@@ -192,16 +192,21 @@ def _estimate_step_s(step: StepCost, arrays: dict) -> np.ndarray:
     )
 
 
-def output_tokens_per_s(concurrency, running, output_tokens: int, ttft_s, tpot_s):
+def output_tokens_per_s(concurrency, running, output_tokens: int, ttft_s, tpot_s, rate_step_s=None):
     """Output tokens/s of C clients in a closed loop (the benchmarks' fixed concurrency): each
     request takes TTFT + (output - 1) x TPOT, so C x output of them per that time (Little's
-    law); never more than the decode steps give, running / TPOT. Without the first term a
-    long prompt with a short output would count its decode steps as the whole cost."""
-    return np.minimum(running / tpot_s, concurrency * output_tokens / (ttft_s + (output_tokens - 1) * tpot_s))
+    law); never more than the steps give, running per `rate_step_s` (the step with every running
+    request's prompt in it, ServingSteps.instance; TPOT where it is not known). Without the first
+    term a long prompt with a short output would count its decode steps as the whole cost."""
+    step = tpot_s if rate_step_s is None else rate_step_s
+    return np.minimum(running / step, concurrency * output_tokens / (ttft_s + (output_tokens - 1) * tpot_s))
 
 
-def _rates(sc: ServingScenario, concurrency: int, running: int, tpot_s: float, ttft_s: float) -> dict:
-    rate = float(output_tokens_per_s(concurrency, running, sc.output_tokens, ttft_s, tpot_s))
+def _rates(
+    sc: ServingScenario, concurrency: int, running: int, tpot_s: float, ttft_s: float, step_s=None, most=np.inf
+) -> dict:
+    """The answer's rates; `step_s` the bound's rate step, `most` the bound's rate for the estimate."""
+    rate = min(float(output_tokens_per_s(concurrency, running, sc.output_tokens, ttft_s, tpot_s, step_s)), most)
     return {
         "ttft_s": ttft_s,
         "tpot_s": tpot_s,
@@ -288,6 +293,8 @@ def serving_arrays(
         "queue_steps": queue,
         "prompts_per_step": steps.prompts_per_step,
         "bound_tpot_s": bound_tpot,
+        # per output token with every running request's prompt counted (ServingSteps.instance)
+        "bound_rate_step_s": steps.instance.at_roofs_s() / e_bound,
         "bound_ttft_s": bound_ttft,
         "bound_prefill_s": bound_prefill,
         "bound_decode_s": (decode_only.at_roofs_s() - decode_only.link_s) / e_bound,
@@ -348,7 +355,11 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
             step / float(spec.tokens_per_step(spec.acceptance_low)),
         )
         tpot_range = [max(fast * ranges["tpot"][0], bound_tpot), max(slow * ranges["tpot"][1], bound_tpot)]
-    estimate = _rates(sc, c, b, est_tpot, est_ttft) | {
+    bound_step = float(a["bound_rate_step_s"][i])
+    bound = _rates(sc, c, b, bound_tpot, bound_ttft, bound_step)
+    # never faster than the bound: a lone prompt's calibrated TTFT and a TPOT that carries the
+    # other running requests' prompts need not add up to every prompt's work
+    estimate = _rates(sc, c, b, est_tpot, est_ttft, most=bound["output_tokens_per_s_per_gpu"] * sc.gpus) | {
         "tpot_s_range": tpot_range,
         "ttft_s_range": _range(est_ttft, bound_ttft, ranges["ttft"]),
         "range_kind": a["range_kind"],
@@ -361,7 +372,7 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
         "running_batch": b,
         "queued": queued,
         "queue_reason": cap.reason_at(c),
-        "bound": _rates(sc, c, b, bound_tpot, bound_ttft),
+        "bound": bound,
         "estimate": estimate,
         "breakdown": {
             "tpot": {"bound": bound_parts, "estimate": est_parts},
@@ -371,6 +382,9 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
             },
             "memory": _memory(cap),
             "prompts_per_step": float(a["prompts_per_step"][i]),
+            # the bound's step per output token with every running request's own prompt too:
+            # what its rate divides (ServingSteps.instance)
+            "rate_step_s": {"bound": bound_step},
             "mean_context_tokens": sc.mean_context,
         },
         "calibration": {
@@ -452,6 +466,12 @@ def _warnings(
         out.append(
             f"tensor_parallel {sc.tensor_parallel} does not divide the {heads} attention heads: the busiest GPU "
             f"holds {heads // n} of them, counted as tensor parallel {n} for attention and the dense layers"
+        )
+    outside = cal.lengths_outside(sc.input_tokens, sc.output_tokens)
+    if outside:
+        out.append(
+            f"{' and '.join(outside)}: outside the lengths the estimate was fitted on, its fitted waits and "
+            "overheads extrapolate (with a handful of output tokens a step carries whole prompts); the bound holds"
         )
     domain = getattr(hw, "scale_up_domain_size", None)
     if isinstance(domain, int) and sc.gpus > domain:

@@ -8,7 +8,11 @@ admitted requests are prefilled in the same steps (chunked prefill: Agrawal et a
 "Sarathi-Serve", OSDI 2024; vLLM and TensorRT-LLM schedule this way). While one request
 decodes its `output` tokens, the other running - 1 requests each bring one prompt, so a step
 carries w = (running - 1) / output prompts on average (the request's own prompt is in its TTFT,
-not in its TPOT; at concurrency 1 nothing interleaves).
+not in its TPOT; at concurrency 1 nothing interleaves). The server as a whole, though, takes
+every running request's prompt once per its output: running / output a step, and a decode step
+for all but the first of a request's tokens, which its prompt's forward gives. That is the
+`instance` step its output rate counts (the difference is one prompt per output, which for
+outputs of a token or two is most of the step).
 
 A prompt merged into a decode step shares the step's weight read and adds its tokens to the
 linear layers, the experts it routes to and its causal attention. So the step's work is
@@ -541,6 +545,7 @@ class ServingSteps:
     prompts_per_step: np.ndarray
     chunk: StepCost  # one step of a wave's prefill: a full token budget of prompts (TTFT)
     wave_steps: np.ndarray  # mean number of such steps a request of the wave waits (TTFT)
+    instance: StepCost  # the step with every running request's prompt, running / output a step (the rate)
     # scheduler iterations per output token: one, or more when a rank's share of the prompts per
     # output token passes its token budget (long prompts, short outputs), the TPOT then being
     # that many budget-capped iterations (TTFT's wait counts iterations, not TPOTs)
@@ -602,10 +607,14 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     n = model.num_layers
     tpot = _combine([decode, merged], [1.0 - w, w], t, n, b)
     decode_only = _combine([decode], [1.0], t, n, b)
+    # per output token: every running request's prompt, and a decode step for all but the first
+    # token, which the prompt's own forward gives
+    w_all = running / sc.output_tokens * per_step
+    instance = _combine([decode, merged], [1.0 - 1.0 / sc.output_tokens - w_all, w_all], t, n, b)
     if spec is not None:
-        tpot, decode_only = (_with_draft(step, model, hw, sc, running) for step in (tpot, decode_only))
+        tpot, decode_only, instance = (_with_draft(x, model, hw, sc, running) for x in (tpot, decode_only, instance))
     chunk = _combine([chunk_part], [1.0], t, n, chunk_tokens / shape.input_tokens)
-    return ServingSteps(tpot, decode_only, t.alone, w, chunk, wave_steps, steps_per_token)
+    return ServingSteps(tpot, decode_only, t.alone, w, chunk, wave_steps, instance, steps_per_token)
 
 
 def _with_draft(step: StepCost, model: ModelConfig, hw: Accelerator, sc: ServingScenario, running) -> StepCost:

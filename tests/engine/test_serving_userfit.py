@@ -79,7 +79,7 @@ def test_a_fitted_number_faster_than_the_bound_is_held_at_it_and_says_so():
         "running_batch": 8,
         "queued": 0,
         "gpus": 2,
-        "bound": {"tpot_s": 5e-3, "ttft_s": 0.02},
+        "bound": {"tpot_s": 5e-3, "ttft_s": 0.02, "output_tokens_per_s_per_gpu": 1e9},
         "estimate": {"tpot_s": 10e-3, "ttft_s": 0.1},
         "breakdown": {
             "tpot": {"estimate": {"total_s": 10e-3, "communication_s": 1e-3, "overhead_s": 1e-3}},

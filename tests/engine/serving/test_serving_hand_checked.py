@@ -162,7 +162,13 @@ def test_throughput_counts_the_prompt_a_closed_loop_client_waits_for():
     r = answer("llama-3.1-70b", "h100-sxm5", **kw)
     for side in ("bound", "estimate"):
         s = r[side]
-        assert s["output_tokens_per_s_per_gpu"] == pytest.approx(4 / (s["ttft_s"] + 3 * s["tpot_s"]), rel=1e-12)
+        closed_loop = 4 / (s["ttft_s"] + 3 * s["tpot_s"])
+        # the bound's own steps, the prompt merged into 4 decode steps, are the same work to 0.1%
+        assert s["output_tokens_per_s_per_gpu"] == pytest.approx(closed_loop, rel=1e-3)
+    step = r["breakdown"]["rate_step_s"]["bound"]
+    assert r["bound"]["output_tokens_per_s_per_gpu"] == pytest.approx(
+        min(1 / step, 4 / (3.1776 + 3 * 0.022315)), rel=1e-4
+    )
     e = r["estimate"]
     assert 1 / e["tpot_s"] / e["output_tokens_per_s_per_gpu"] > 25
     # a long output hides the wait: the closed loop approaches running / TPOT
@@ -176,7 +182,8 @@ def test_a_long_prompt_with_a_short_output_waits_iterations_not_output_tokens():
     TPOT spans that many scheduler iterations and the first token's fitted wait counts
     iterations (TPOT / 7.7). With 1 out, every step holds every other prompt and the closed loop
     sets the first token: 64 clients at running / TPOT requests/s wait one TPOT each (Little's
-    law), and the throughput is the steps' own, running / TPOT."""
+    law), and the throughput is the steps' own with every prompt in them, the 64th too: running
+    per the step carrying 64 prompts, not the 63 a request's TPOT carries."""
     kw = dict(concurrency=64, tensor_parallel=8, input_tokens=16_000, backend="vllm",
               weight_dtype="fp8", compute_dtype="fp8", kv_dtype="fp8")  # fmt: skip
     from engine.serving.step import serving_steps
@@ -186,9 +193,14 @@ def test_a_long_prompt_with_a_short_output_waits_iterations_not_output_tokens():
     assert float(steps.steps_per_token[0]) == pytest.approx(63 / 16 * 16_000 / 8192, rel=1e-12)
     short = answer("llama-3.1-70b", "h100-sxm5", **kw, output_tokens=16)
     assert short["estimate"]["ttft_s"] < 2 * short["estimate"]["tpot_s"]
-    one = answer("llama-3.1-70b", "h100-sxm5", **kw, output_tokens=1)["estimate"]
+    r1 = answer("llama-3.1-70b", "h100-sxm5", **kw, output_tokens=1)
+    one = r1["estimate"]
     assert one["ttft_s"] == pytest.approx(one["tpot_s"], rel=1e-12)
     assert one["output_tokens_per_s_per_gpu"] == pytest.approx(64 / one["tpot_s"] / 8, rel=1e-12)
+    # the bound's steps carry all 64 prompts, one more than the 63 a request's TPOT carries
+    b, step = r1["bound"], r1["breakdown"]["rate_step_s"]["bound"]
+    assert step / b["tpot_s"] == pytest.approx(64 / 63, rel=0.01)
+    assert b["output_tokens_per_s_per_gpu"] == pytest.approx(64 / step / 8, rel=1e-12)
 
 
 def test_requests_queued_for_memory_wait_for_the_prompts_ahead_of_them_too():
@@ -212,3 +224,16 @@ def test_requests_queued_for_memory_wait_for_the_prompts_ahead_of_them_too():
     one_slot = 256 / (256 * b["tpot_s"] + prompt_flops_s)  # what a slot gives with clients waiting
     assert b["output_tokens_per_s_per_gpu"] <= one_slot
     assert b["output_tokens_per_s_per_gpu"] <= 1.03 * one["bound"]["output_tokens_per_s_per_gpu"]
+
+
+def test_lengths_outside_the_fitted_runs_are_said():
+    # the calibration records the lengths its runs span (100 to 8,192 tokens out); a handful of
+    # output tokens is far outside them, and the answer says so in its own words
+    inside = answer("qwen3-32b", "b200", concurrency=2, tensor_parallel=2, input_tokens=8192, output_tokens=1024)
+    assert not any("outside the lengths" in w for w in inside["warnings"])
+    short = answer("qwen3-32b", "b200", concurrency=2, tensor_parallel=2, input_tokens=8192, output_tokens=1)
+    said = [w for w in short["warnings"] if "outside the lengths" in w]
+    assert len(said) == 1 and said[0].startswith("output_tokens 1 (the fitted runs hold 100 to 8,192)")
+    # the bound's rate at 2 clients counts both prompts: no faster than one prompt after another
+    lone = answer("qwen3-32b", "b200", concurrency=1, tensor_parallel=2, input_tokens=8192, output_tokens=1)
+    assert short["bound"]["output_tokens_per_s_per_gpu"] <= 1.05 * lone["bound"]["output_tokens_per_s_per_gpu"]
