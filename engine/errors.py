@@ -50,7 +50,10 @@ class EngineInputError(ValueError):
         disaggregated.prefill), unless it is named there already."""
         if self.field.startswith(prefix.split(".")[0]):
             return self
-        field = f"{prefix}.{self.field}"
+        return self.named(f"{prefix}.{self.field}")
+
+    def named(self, field: str) -> EngineInputError:
+        """The same error (its type, words and code) with its field named `field`."""
         text = str(self)
         out = type(self).__new__(type(self))  # not __init__: every attribute is this one's already
         out.__dict__.update(self.__dict__)

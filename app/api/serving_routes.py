@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from engine.errors import EngineInputError
 from engine.serving import serving_estimate
 from engine.serving.curve import serving_curve
 from engine.serving.disagg import disaggregated_estimate
@@ -38,7 +39,10 @@ def serving(request: ServingRequest) -> JSONResponse:
         d = request.disaggregated
         model, hw = serving_inputs(request.model, request.hardware, d.prefill.tensor_parallel)
         if d.decode.hardware is not None:
-            serving_inputs(request.model, d.decode.hardware, d.decode.tensor_parallel)
+            try:
+                serving_inputs(request.model, d.decode.hardware, d.decode.tensor_parallel)
+            except EngineInputError as exc:  # the decode side's fields, not the request's
+                raise exc.under("disaggregated.decode") from None
         else:
             hw.check_tensor_parallel(d.decode.tensor_parallel, "disaggregated.decode.tensor_parallel")
         return JSONResponse(disaggregated_estimate(model, hw, request.disagg_scenario()))

@@ -21,7 +21,7 @@ from ..model import ModelConfig
 from ..model_catalog import hf_repo, native_precision
 from ..request import check_price
 from ..serving.calibration import Calibration, load_calibration
-from ..serving.scenario import BACKENDS, MAX_TOKENS
+from ..serving.scenario import BACKEND_VENDORS, BACKENDS, MAX_TOKENS
 from . import frontier as fr
 from .launch import aggregated_commands, disaggregated_commands
 from .score import base_scenario, score_aggregated, score_disaggregated
@@ -236,20 +236,8 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
     return out
 
 
-# The accelerators' makers each backend runs on (hardware/*.yaml `vendor`): TensorRT-LLM builds
-# for NVIDIA GPUs only (its README); vLLM for NVIDIA, AMD ROCm, Google TPU and Intel Gaudi (its
-# installation guide, Gaudi through the vllm-gaudi plugin); SGLang for NVIDIA, AMD and Google
-# TPU (its documentation's supported hardware, TPU through SGLang-JAX). A planner that
-# recommended a TensorRT-LLM launch on an MI300X would recommend something nobody can run.
-BACKEND_VENDORS = {
-    "trtllm": ("NVIDIA",),
-    "vllm": ("NVIDIA", "AMD", "Google", "Intel (Habana)"),
-    "sglang": ("NVIDIA", "AMD", "Google"),
-}
-
-
 def backends_for(hw, backends) -> list[str]:
-    """The backends among `backends` that run on hw's maker."""
+    """The backends among `backends` that run on hw's maker (BACKEND_VENDORS)."""
     return [b for b in backends if hw.vendor in BACKEND_VENDORS.get(b, ())]
 
 

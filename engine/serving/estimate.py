@@ -30,7 +30,7 @@ from ..hardware import Accelerator
 from ..model import ModelConfig
 from .calibration import Calibration, load_calibration
 from .capacity import Capacity, capacity
-from .scenario import ServingScenario, shard_degree
+from .scenario import BACKEND_VENDORS, ServingScenario, shard_degree
 from .step import ATTN_DECODE, ATTN_PREFILL, CATEGORIES, DENSE, DEQUANT, EXPERT, StepCost, serving_steps
 
 
@@ -466,6 +466,12 @@ def _warnings(
         out.append(
             f"tensor_parallel {sc.tensor_parallel} does not divide the {heads} attention heads: the busiest GPU "
             f"holds {heads // n} of them, counted as tensor parallel {n} for attention and the dense layers"
+        )
+    vendors = BACKEND_VENDORS.get(sc.backend or "", (hw.vendor,))
+    if hw.vendor not in vendors:
+        out.append(
+            f"{sc.backend} runs on {' and '.join(vendors)} accelerators, not on {hw.id} ({hw.vendor}): the "
+            "numbers are its calibration's on this accelerator's roofs, for a deployment nobody can launch"
         )
     outside = cal.lengths_outside(sc.input_tokens, sc.output_tokens)
     if outside:

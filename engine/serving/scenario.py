@@ -24,6 +24,16 @@ MAX_CONCURRENCY = 65536
 MAX_TOKENS = 1 << 20
 MAX_GPUS = 1024
 BACKENDS = ("trtllm", "vllm", "sglang")
+# The accelerators' makers each backend runs on (hardware/*.yaml `vendor`): TensorRT-LLM builds
+# for NVIDIA GPUs only (its README); vLLM for NVIDIA, AMD ROCm, Google TPU and Intel Gaudi (its
+# installation guide, Gaudi through the vllm-gaudi plugin); SGLang for NVIDIA, AMD and Google
+# TPU (its documentation's supported hardware, TPU through SGLang-JAX). A planner that
+# recommended a TensorRT-LLM launch on an MI300X would recommend something nobody can run.
+BACKEND_VENDORS = {
+    "trtllm": ("NVIDIA",),
+    "vllm": ("NVIDIA", "AMD", "Google", "Intel (Habana)"),
+    "sglang": ("NVIDIA", "AMD", "Google"),
+}
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:

@@ -95,9 +95,13 @@ def draft_of(model, spec: Speculative):
     """The model whose decode step is one draft forward: the model's own last block with its
     embedding and head (mtp, eagle), or the named draft model."""
     if spec.method == "draft_model":
+        from ..errors import EngineInputError
         from ..model_catalog import get_model
 
-        return get_model(spec.draft_model)
+        try:
+            return get_model(spec.draft_model)
+        except EngineInputError as exc:  # the request's field, not the model's
+            raise exc.named("speculative.draft_model") from None
     return replace(model, layers=model.layers[-1:], id=f"{model.id}@{spec.method}")
 
 

@@ -109,3 +109,21 @@ def test_a_side_and_speculation_over_http_name_their_fields(client):
     r = client.post("/api/v1/plan", json={"model": "meta-llama/Llama-3.1-8B", "hardware": ["mi300x"], "gpus": 8,
                                           "backends": ["trtllm"]})  # fmt: skip
     assert r.status_code == 422 and "none of trtllm runs on mi300x" in r.json()["detail"]
+
+
+def test_an_unknown_draft_or_decode_accelerator_names_the_request_s_own_field(client):
+    spec = {"method": "draft_model", "draft_model": "nope-1b", "draft_tokens": 3, "acceptance_rate": 0.7}
+    body = {"model": "llama-3.1-70b", "hardware": "h200-sxm", "tensor_parallel": 8, "speculative": spec}
+    r = client.post("/api/v1/serving", json=body)
+    assert r.status_code == 422 and [e["field"] for e in r.json()["errors"]] == ["speculative.draft_model"]
+    sides = {"prefill": {"tensor_parallel": 4}, "decode": {"tensor_parallel": 4, "hardware": "nope"}}
+    r = client.post("/api/v1/serving", json={"model": "llama-3.1-70b", "hardware": "h200-sxm", "disaggregated": sides})
+    assert r.status_code == 404 and [e["field"] for e in r.json()["errors"]] == ["disaggregated.decode.hardware"]
+
+
+def test_a_backend_on_an_accelerator_it_does_not_run_on_is_said(client):
+    body = {"model": "llama-3.1-70b", "hardware": "mi300x", "backend": "trtllm", "concurrency": 4}
+    warnings = client.post("/api/v1/serving", json=body).json()["warnings"]
+    assert any("trtllm runs on NVIDIA accelerators, not on mi300x (AMD)" in w for w in warnings)
+    body["backend"] = "vllm"
+    assert not any("runs on" in w for w in client.post("/api/v1/serving", json=body).json()["warnings"])
