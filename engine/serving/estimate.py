@@ -256,7 +256,8 @@ def serving_arrays(
     # acceptance of the range, the estimate at its middle)
     spec = sc.speculative
     e_bound, e_est = (1.0, 1.0) if spec is None else (
-        float(spec.tokens_per_step(spec.acceptance_high)), float(spec.tokens_per_step(spec.acceptance))
+        float(spec.tokens_per_step(spec.acceptance_high, sc.output_tokens)),
+        float(spec.tokens_per_step(spec.acceptance, sc.output_tokens)),
     )  # fmt: skip
     bound_tpot = step.at_roofs_s() / e_bound
     arrays = _as_arrays(p)
@@ -351,8 +352,8 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
     if spec is not None:  # the range spans the acceptance range too
         step = float(a["estimate_step_s"][i])
         fast, slow = (
-            step / float(spec.tokens_per_step(spec.acceptance_high)),
-            step / float(spec.tokens_per_step(spec.acceptance_low)),
+            step / float(spec.tokens_per_step(spec.acceptance_high, sc.output_tokens)),
+            step / float(spec.tokens_per_step(spec.acceptance_low, sc.output_tokens)),
         )
         tpot_range = [max(fast * ranges["tpot"][0], bound_tpot), max(slow * ranges["tpot"][1], bound_tpot)]
     bound_step = float(a["bound_rate_step_s"][i])
@@ -396,19 +397,21 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
             "ttft_model_factor": a["ttft_model_factor"],
         },
         "warnings": _warnings(model, sc, hw, cal, a["family"], cap.reason_at(c) if queued else None),
-        "speculative": None if spec is None else _speculative(spec, float(a["bound_tpot_s_without_speculation"][i])),
+        "speculative": None
+        if spec is None
+        else _speculative(spec, float(a["bound_tpot_s_without_speculation"][i]), sc.output_tokens),
     }
 
 
-def _speculative(spec, plain_bound_s: float) -> dict:
+def _speculative(spec, plain_bound_s: float, output_tokens: int) -> dict:
     return {
         "method": spec.method,
         "draft_tokens": spec.draft_tokens,
         "acceptance_rate": [spec.acceptance_low, spec.acceptance_high],
         "tokens_per_step": {
-            "low": float(spec.tokens_per_step(spec.acceptance_low)),
-            "estimate": float(spec.tokens_per_step(spec.acceptance)),
-            "high": float(spec.tokens_per_step(spec.acceptance_high)),
+            "low": float(spec.tokens_per_step(spec.acceptance_low, output_tokens)),
+            "estimate": float(spec.tokens_per_step(spec.acceptance, output_tokens)),
+            "high": float(spec.tokens_per_step(spec.acceptance_high, output_tokens)),
         },
         # measured runs are checked against this one: no run without speculation beats it
         "bound_tpot_s_without_speculation": plain_bound_s,

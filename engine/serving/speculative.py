@@ -81,9 +81,13 @@ class Speculative:
         """The middle of the acceptance range: the estimate's own."""
         return (self.acceptance_low + self.acceptance_high) / 2.0
 
-    def tokens_per_step(self, a) -> np.ndarray:
-        """E(a) = sum_{i=0..k} a^i tokens per sequence per step."""
-        return accepted_tokens(a, self.draft_tokens)
+    def tokens_per_step(self, a, output_tokens: int | None = None) -> np.ndarray:
+        """E(a) = sum_{i=0..k} a^i tokens per sequence per step; with `output_tokens`, at most
+        output - 1 (at least 1): a request's decode steps give its tokens after the first, which
+        its prompt's forward gives, so 2 tokens out take one verify step however many drafts
+        are accepted."""
+        tokens = accepted_tokens(a, self.draft_tokens)
+        return tokens if output_tokens is None else np.minimum(tokens, max(output_tokens - 1, 1))
 
 
 def accepted_tokens(a, k: int) -> np.ndarray:

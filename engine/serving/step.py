@@ -578,7 +578,7 @@ def serving_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, runn
     spec = sc.speculative
     q = 1.0 if spec is None else spec.draft_tokens + 1.0
     # prompts per step: a request's prompt arrives once per its output tokens, E(a) per step
-    per_step = 1.0 if spec is None else float(spec.tokens_per_step(spec.acceptance))
+    per_step = 1.0 if spec is None else float(spec.tokens_per_step(spec.acceptance, sc.output_tokens))
     w = (running - 1) / sc.output_tokens * per_step
     budget = step_token_budget(sc.backend, hw.memory_bytes)
     chunk_tokens, wave_steps = wave_chunks(sc, running, budget)

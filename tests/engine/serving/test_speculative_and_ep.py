@@ -132,3 +132,21 @@ def test_under_attention_dp_moe_tensor_parallel_gathers_every_token_and_expert_p
     assert link_s(8, 1) == pytest.approx(0.15521e-3, rel=1e-4)
     # between the two: 2 groups of 4 GPUs, each holding slices of 128 experts
     assert link_s(4, 2) == pytest.approx(7 * (1 - (1 / 2) ** 8) * per_copy, rel=1e-9)
+
+
+def test_speculation_gives_no_more_tokens_a_step_than_the_output_has_left():
+    # 2 tokens out: the prompt's forward gives the first, one verify step the second, however
+    # many drafts it accepts; the step costs its draft too, so the bound is no faster than
+    # without speculation (it was 1.46x faster, crediting E(0.8) = 2.95 tokens to the step)
+    model, hw = get_model("llama-3.1-70b"), get_accelerator("h200-sxm")
+    kw = dict(concurrency=1, tensor_parallel=8, input_tokens=1, output_tokens=2)
+    spec = serving_estimate(model, hw, ServingScenario(**kw, speculative=Speculative("eagle", 3, 0.8, 0.8)))
+    plain = serving_estimate(model, hw, ServingScenario(**kw))
+    assert spec["speculative"]["tokens_per_step"] == {"low": 1.0, "estimate": 1.0, "high": 1.0}
+    assert spec["bound"]["tpot_s"] >= plain["bound"]["tpot_s"]
+    assert spec["bound"]["output_tokens_per_s_per_gpu"] <= plain["bound"]["output_tokens_per_s_per_gpu"]
+    # 4 out leaves 3 to the steps: E(0.8) = 2.952 fits under them, uncapped
+    four = serving_estimate(
+        model, hw, ServingScenario(**(kw | {"output_tokens": 4}), speculative=Speculative("eagle", 3, 0.8, 0.8))
+    )
+    assert four["speculative"]["tokens_per_step"]["estimate"] == pytest.approx(2.952)
