@@ -18,8 +18,9 @@ The deployment (docs/disaggregated-serving.md):
 - KV transfer: the prompt's KV bytes split over the prefill rank's tensor-parallel GPUs (each
   sends its shard), received whole by each decode GPU that keeps the whole cache (an MLA
   latent) or its KV heads' share; the slower end at the link's bandwidth, plus a latency per
-  transfer, and concurrent transfers share the link (processor sharing: time / (1 - rho_l);
-  BLIS models the same with a base latency plus bytes over a shared link).
+  transfer, and concurrent transfers share the link (processor sharing: time / (1 - rho_l), at
+  the load the loop offers when its clients wait for the link too, as for the prefill queue
+  below; BLIS models the same with a base latency plus bytes over a shared link).
 - The closed loop: with nobody queued the cycle is D = S + transfer + output x TPOT, and the
   deployment serves X = min(C / D, mu_p, mu_l, mu_d at the memory cap) requests/s. A prompt
   waits for the prefill in progress, the M/D/1 mean wait k rho / (1 - rho), k = the fitted
@@ -71,9 +72,6 @@ from .step import (
     step_token_budget,
 )
 
-# The link's shared transfer time / (1 - rho) grows without bound as the link nears its
-# capacity; its load is counted at most this share of it (the loop's request rate caps it there).
-SATURATED = 0.98
 # TTFT's parts, in the order they are shown (they add up to it)
 TTFT_PART_KEYS = ("prefill_s", "prefill_queue_s", "first_wave_s", "kv_transfer_s", "fixed_s")
 # The estimate's parameters of the prefill side: a deployment whose decode runs on another
@@ -187,7 +185,6 @@ def loop_answer(flow: dict, tpot, p) -> dict:
     """The loop's answer from its flow (loop_flow) and the decode step at its n (closed_loop's p)."""
     c, osl, x, prefill_s, link_s = flow["c"], flow["osl"], flow["x"], flow["prefill_s"], flow["link_s"]
     mu_p, link_rps, n = flow["mu_p"], flow["link_rps"], flow["n"]
-    rho_l = np.minimum(x / link_rps, SATURATED)
     if p is None:
         # The bound: the prompt's forward alone on its rank at the roofs and its transfer at the
         # link's peak, no queue. The loop's wait is C / X less the rest of the cycle, output x
@@ -196,9 +193,15 @@ def loop_answer(flow: dict, tpot, p) -> dict:
         prefill_s = flow["prefill_one_s"] + 0.0 * c
         transfer, fixed, queue, first_wave = link_s + 0.0 * c, 0.0 * c, 0.0 * c, 0.0 * c
     else:
-        transfer, fixed = link_s / (1.0 - rho_l), p["kv_transfer_latency_s"] + 0.0 * c
+        fixed = p["kv_transfer_latency_s"] + 0.0 * c
         busy_s = prefill_s  # the worker's forward: what its capacity mu_p counts
         prefill_s = busy_s / p["prefill_busy_factor"] * p["disagg_prefill_factor"]  # what the client sees
+        # concurrent transfers share the link: time / (1 - rho), a wait of link_s x rho / (1 - rho),
+        # rho the other C - 1 clients' load (a transfer shares the link with theirs, never its
+        # own) as the loop offers it when they wait for the link too (closed_loop_wait with k =
+        # link_s): at the offered load alone, 2 clients on a slow link read as saturated
+        others = np.maximum(c - 1.0, 0.0) / link_rps
+        transfer = link_s + closed_loop_wait(others, prefill_s + link_s + fixed + osl * tpot, link_s)
         cycle = prefill_s + transfer + fixed + osl * tpot
         queue = closed_loop_wait(c / mu_p, cycle, p["prefill_queue_factor"] * busy_s / 2.0)
         # another side at capacity (the link, decode at its memory cap) holds the excess clients

@@ -262,3 +262,25 @@ def test_a_side_that_cannot_be_names_its_own_field_and_speculation_is_refused():
     with pytest.raises(EngineInputError, match="aggregated deployment only") as info:
         DisaggScenario(replace(base, speculative=spec), WorkerLayout(tensor_parallel=8), WorkerLayout())
     assert info.value.field == "speculative" and info.value.code == "speculative_disaggregated"
+
+
+def test_a_slow_link_is_shared_by_the_other_clients_transfers_not_its_own():
+    """Llama-3.1-70B, 32,768 tokens in and 256 out, one TP 4 worker a side, a 1 GB/s link: one
+    client's transfer has nobody to share the link with, so it takes the bytes over the link at
+    its calibrated efficiency and no more; more clients share it, and the deployment's rate
+    climbs toward the link's capacity. Counted at the load the loop would offer with nobody
+    waiting, 2 clients read as a saturated link and served 7x fewer requests than 1."""
+    base = ServingScenario(concurrency=1, input_tokens=32_768, output_tokens=256)
+    side = WorkerLayout(workers=1, tensor_parallel=4)
+    model, hw = get_model("llama-3.1-70b"), get_accelerator("h100-sxm5")
+
+    def at(c: int) -> dict:
+        ds = DisaggScenario(replace(base, concurrency=c), side, side, KvLink(bandwidth_bytes_per_s=1e9))
+        return disaggregated_estimate(model, hw, ds)
+
+    one = at(1)
+    efficiency = one["calibration"]["parameters"]["kv_link_efficiency"]
+    alone = one["breakdown"]["ttft"]["bound"]["kv_transfer_s"] / efficiency
+    assert one["breakdown"]["ttft"]["estimate"]["kv_transfer_s"] == pytest.approx(alone, rel=1e-9)
+    rates = [at(c)["disaggregated"]["requests_per_s"] for c in (1, 2, 4, 16)]
+    assert rates == sorted(rates) and rates[-1] <= one["disaggregated"]["kv_link_capacity_rps"]
