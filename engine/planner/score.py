@@ -128,7 +128,11 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
             tokens_per_s_per_gpu_low=rate_low,
             tokens_per_s_per_gpu_high=rate_high,
             memory_headroom=1.0 - used / usable,
-            limited_by=np.where(a["queued"] > 0, "memory", "decode"),
+            # an instance's request spends more time before its first token than streaming the
+            # rest: its prompts, not its decode steps, set the pace
+            limited_by=np.where(
+                a["queued"] > 0, "memory", np.where(est_ttft > (osl - 1) * est_tpot, "prefill", "decode")
+            ),
             queued=a["queued"] * replicas,
         )
     return _arrays(cols), dropped

@@ -281,3 +281,15 @@ def test_one_mode_searched_says_nothing_of_the_other_and_times_read_in_ms():
     words = far["reason"]["words"]
     assert "e+" not in words and "asked TPOT" not in words
     assert f"{far['reason']['nearest']['ttft_s_at_asked_tpot'] * 1e3:.3g} ms" in words
+
+
+def test_an_aggregated_instance_whose_prompts_set_the_pace_says_so():
+    # 32,000 tokens in and 4 out: a request waits seconds for its first token and streams the
+    # other 3 in a tenth of that; at 1,024 in and out it streams for far longer than it waits
+    model, hw = load_model("meta-llama/Llama-3.1-70B"), get_accelerator("h100-sxm5")
+    kw = dict(gpus=8, modes=("aggregated",), backends=("vllm",), precisions=("fp8",))
+    long_prompt = plan(model, [hw], PlanRequest(input_tokens=32_000, output_tokens=4, **kw))["best"]
+    assert long_prompt["limited_by"] == "prefill"
+    assert long_prompt["estimate"]["ttft_s"] > 3 * long_prompt["estimate"]["tpot_s"]
+    chat = plan(model, [hw], PlanRequest(input_tokens=1024, output_tokens=1024, **kw))["best"]
+    assert chat["limited_by"] == "decode"
