@@ -13,8 +13,9 @@ Models (docs/serving-estimate.md):
   same queue wait at the estimated TPOT.
 - Throughput: a closed loop of C clients, each sending its next request when the last one's
   output ends, gives C x output / (TTFT + (output - 1) x TPOT) output tokens per second, and
-  never more than running / TPOT (the decode steps' own rate); over the instance's GPUs. A
-  user sees 1 / TPOT tokens per second while tokens stream.
+  never more than the steps' own rate, running / TPOT (the bound's steps carrying every running
+  request's prompt: ServingSteps.instance); the estimate's never above the bound's; over the
+  instance's GPUs. A user sees 1 / TPOT tokens per second while tokens stream.
 The bound uses the roofs as they are (nothing can be faster); the estimate scales the bound's
 parts with engine/calibration/serving.yaml (engine.serving.calibration).
 """
@@ -153,7 +154,8 @@ def ttft_estimate_s(
     prefill ahead of them: wave_s = the mean number of full-budget prefill steps a request of
     the wave waits x one such step (engine.serving.step.wave_chunks); all of that x the model's
     factor (Calibration.ttft_model_factor); plus the queue's wait (queue_steps x TPOT plus
-    queued_prefill_s, see queue_wait_s), which Little's law sets for every model alike.
+    queued_prefill_s: the prompts ahead, see slots_ahead), which Little's law sets for every model
+    alike.
 
     Never under (1 + queue_steps) x TPOT beside other requests: their steps carry the prompts
     at running / (output x TPOT) requests/s, so C clients in a closed loop each wait that long
@@ -473,7 +475,7 @@ def _warnings(
     vendors = BACKEND_VENDORS.get(sc.backend or "", (hw.vendor,))
     if hw.vendor not in vendors:
         out.append(
-            f"{sc.backend} runs on {' and '.join(vendors)} accelerators, not on {hw.id} ({hw.vendor}): the "
+            f"{sc.backend} runs on {', '.join(vendors)} accelerators, not on {hw.id} ({hw.vendor}): the "
             "numbers are its calibration's on this accelerator's roofs, for a deployment nobody can launch"
         )
     outside = cal.lengths_outside(sc.input_tokens, sc.output_tokens)
