@@ -21,7 +21,7 @@ from engine.hardware import get_accelerator
 from engine.serving.calibration import PARAMETER_NAMES, PARAMETERS
 from engine.serving.capacity import capacity
 from engine.serving.disagg import busy_forward_s, closed_loop, deployment_loop, sides
-from engine.serving.estimate import calibrated_step_s, queue_steps, slots_ahead, ttft_estimate_s
+from engine.serving.estimate import bound_ttft_s, calibrated_step_s, queue_steps, slots_ahead, ttft_estimate_s
 from engine.serving.mapping import read_rows, resolve_model, row_scenario
 from engine.serving.step import decode_steps, serving_steps
 
@@ -94,8 +94,7 @@ def _aggregated(m, model, hw) -> dict:
         "steps_per_token": float(steps.steps_per_token[0]),
         "bound_tpot": bound_tpot,
         "slots_ahead": ahead,
-        "bound_ttft": float(steps.prefill.at_roofs_s()[0] + ahead * steps.prefill.compute_only_s()[0])
-        + queue * bound_tpot,  # as the engine's
+        "bound_ttft": bound_ttft_s(steps.prefill, queue, ahead, bound_tpot),
     }
 
 

@@ -209,7 +209,8 @@ class Rates(BaseModel):
     tpot_s: float = Field(description="time per output token (one decode step), s")
     output_tokens_per_s_per_gpu: float = Field(
         description="output tokens/s per GPU: C clients in a closed loop, C x output / (TTFT + (output - 1) x TPOT),"
-        " at most running batch / TPOT; over the GPUs"
+        " at most the steps' own rate (the bound's steps carrying every running request's prompt); the estimate's"
+        " never above the bound's; over the GPUs"
     )
     tokens_per_s_per_user: float = Field(description="output tokens/s one user sees: 1 / TPOT")
 

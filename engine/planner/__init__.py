@@ -450,10 +450,11 @@ def verdict(answer: dict) -> dict:
         return {"text": answer["reason"]["words"], "ratio_other_mode": None, "other_mode_within_range": None}
     modes = answer["best_by_mode"]
     other = "disaggregated" if best["mode"] == "aggregated" else "aggregated"
-    key = "usd_per_million_tokens" if answer["ranked_by"] == "usd_per_million_tokens" else None
+    # compared on what the answer is ranked by; a price so small its $/Mtok is 0 compares nothing
+    by_cost = answer["ranked_by"] == "usd_per_million_tokens" and best["usd_per_million_tokens"] > 0.0
+    key = "usd_per_million_tokens" if by_cost else None
     rate = best["estimate"]["output_tokens_per_s_per_gpu"]
     low, high = best["estimate"]["output_tokens_per_s_per_gpu_range"]
-    key = key if key and best[key] > 0.0 else None  # a price so small its $/Mtok is 0 compares nothing
     ratio, tie = _other_mode(best, modes.get(other), key)
     text = (
         f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {best['layout_words']} at "

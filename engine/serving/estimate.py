@@ -194,14 +194,28 @@ def _estimate_step_s(step: StepCost, arrays: dict) -> np.ndarray:
     )
 
 
-def output_tokens_per_s(concurrency, running, output_tokens: int, ttft_s, tpot_s, rate_step_s=None):
+def closed_loop_tokens_per_s(concurrency, output_tokens: int, ttft_s, tpot_s):
     """Output tokens/s of C clients in a closed loop (the benchmarks' fixed concurrency): each
-    request takes TTFT + (output - 1) x TPOT, so C x output of them per that time (Little's
-    law); never more than the steps give, running per `rate_step_s` (the step with every running
-    request's prompt in it, ServingSteps.instance; TPOT where it is not known). Without the first
-    term a long prompt with a short output would count its decode steps as the whole cost."""
+    request takes TTFT + (output - 1) x TPOT, so C x output tokens per that time (Little's law).
+    A measured run's own rate, from its measured times."""
+    return concurrency * output_tokens / (ttft_s + (output_tokens - 1) * tpot_s)
+
+
+def output_tokens_per_s(concurrency, running, output_tokens: int, ttft_s, tpot_s, rate_step_s=None):
+    """The closed loop's rate (closed_loop_tokens_per_s), never more than the steps give, running
+    per `rate_step_s` (the step with every running request's prompt in it,
+    ServingSteps.instance; TPOT where it is not known). Without the closed loop a long prompt
+    with a short output would count its decode steps as the whole cost."""
     step = tpot_s if rate_step_s is None else rate_step_s
-    return np.minimum(running / step, concurrency * output_tokens / (ttft_s + (output_tokens - 1) * tpot_s))
+    return np.minimum(running / step, closed_loop_tokens_per_s(concurrency, output_tokens, ttft_s, tpot_s))
+
+
+def bound_ttft_s(prefill: StepCost, queued_steps, queued_prompts, bound_tpot_s):
+    """The bound's first token: one prompt's forward at the roofs, plus the queue for memory:
+    queued_steps output steps at the bound's TPOT (queue_steps) and queued_prompts prompts at
+    their FLOPs alone (slots_ahead; batched, they share their weight reads)."""
+    prompt_flops_s = float(prefill.compute_only_s()[0])
+    return float(prefill.at_roofs_s()[0]) + queued_steps * bound_tpot_s + queued_prompts * prompt_flops_s
 
 
 def _rates(
@@ -279,8 +293,7 @@ def serving_arrays(
     est_prefill_step = float(_estimate_step_s(prefill, arrays)[0])
     est_wave = steps.wave_steps * _estimate_step_s(steps.chunk, arrays)
     model_factor = cal.ttft_model_factor(model.id)
-    # the bound's queued prompts at their FLOPs alone: batched, they share weight reads
-    bound_ttft = bound_prefill + queue * bound_tpot + ahead * float(prefill.compute_only_s()[0])
+    bound_ttft = bound_ttft_s(prefill, queue, ahead, bound_tpot)
     # never below the bound: a model's factor under 1 speaks for its kernels, not past its roofs
     est_ttft = ttft_estimate_s(
         est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor, steps.steps_per_token, ahead * est_prefill_step

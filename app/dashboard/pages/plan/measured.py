@@ -5,7 +5,7 @@ input and output lengths, in a precision and with a backend the search covers: a
 
 Each is placed as a measured point on the frontier's axes: output tokens/s per GPU = the
 closed loop of its measured TTFT and TPOT, concurrency x output / (TTFT + (output - 1) x TPOT),
-over the run's GPUs (as the estimate counts it, engine.serving.estimate.output_tokens_per_s);
+over the run's GPUs (as the estimate counts it, engine.serving.estimate.closed_loop_tokens_per_s);
 tokens/s per user = 1 / measured TPOT.
 """
 
@@ -19,7 +19,7 @@ from app.dashboard.pages.serving.measured import SOURCE, shipped_runs
 from engine.errors import EngineInputError
 from engine.model_catalog import native_precision, preset_id_or_none
 from engine.planner.space import PRECISIONS
-from engine.serving.estimate import output_tokens_per_s
+from engine.serving.estimate import closed_loop_tokens_per_s
 from engine.serving.mapping import DISAGG_CSV, MeasuredRow, read_rows, row_scenario
 
 __all__ = ["SOURCE"]
@@ -35,10 +35,7 @@ class MeasuredRun:
     @property
     def tokens_per_s_per_gpu(self) -> float:
         sc, row = self.row.scenario, self.row
-        return (
-            float(output_tokens_per_s(sc.concurrency, sc.concurrency, sc.output_tokens, row.ttft_s, row.tpot_s))
-            / self.gpus
-        )
+        return closed_loop_tokens_per_s(sc.concurrency, sc.output_tokens, row.ttft_s, row.tpot_s) / self.gpus
 
     @property
     def tokens_per_s_per_user(self) -> float:

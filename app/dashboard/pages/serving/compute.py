@@ -21,7 +21,7 @@ from app.dashboard.pages.serving.state import accelerator_of, accelerator_specs,
 from engine.errors import EngineInputError
 from engine.model_catalog import get_model
 from engine.serving import ServingScenario, serving_estimate
-from engine.serving.estimate import output_tokens_per_s, queue_steps
+from engine.serving.estimate import closed_loop_tokens_per_s, queue_steps
 from engine.serving.scenario import MAX_CONCURRENCY
 from engine.serving_userfit import UserFit, fitted_rates
 
@@ -79,14 +79,12 @@ def _measured(model, hw, run: Run, fit) -> MeasuredPoint:
     sc = row.scenario
     result = serving_estimate(model, hw, replace(sc, memory_utilization=sc.memory_utilization))
     running = result["running_batch"]
+    rate = closed_loop_tokens_per_s(sc.concurrency, sc.output_tokens, row.ttft_s, row.tpot_s)
     measured = {
         "ttft_s": row.ttft_s,
         "tpot_s": row.tpot_s,
         # the run's own closed loop: no estimated running batch in a measured number
-        "output_tokens_per_s_per_gpu": float(
-            output_tokens_per_s(sc.concurrency, sc.concurrency, sc.output_tokens, row.ttft_s, row.tpot_s)
-        )
-        / sc.gpus,
+        "output_tokens_per_s_per_gpu": rate / sc.gpus,
         "tokens_per_s_per_user": 1.0 / row.tpot_s,
     }
     fitted = fitted_rates(result, queue_steps(sc, running), fit, sc.output_tokens) if fit is not None else None
