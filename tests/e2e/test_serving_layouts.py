@@ -73,7 +73,21 @@ def axes_read(page: Page, graph: str, axes: tuple[str, ...]) -> None:
         no_overlaps_within(found[f"{a}ticks"], f"{graph}: {a} tick labels")
 
 
+# True once the page's fonts have loaded and the element's box has held still for 250 ms: a
+# chart laid out in the fallback font is laid out again when the CJK font arrives
+# (assets/14-fonts.js), after Plotly's 100 ms resize debounce, and a box measured in between
+# is neither the first layout nor the last.
+SETTLED_JS = """sel => {
+    const el = document.querySelector(sel);
+    if (!el || document.fonts.status !== 'loaded') return false;
+    const box = JSON.stringify(el.getBoundingClientRect()), now = performance.now();
+    if (window.__settledBox !== box) { window.__settledBox = box; window.__settledSince = now; return false; }
+    return now - window.__settledSince > 250;
+}"""
+
+
 def whole_in_view(page: Page, selector: str, width: int, height: int) -> dict:
+    page.wait_for_function(SETTLED_JS, arg=selector, polling=50)
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
     view = {"left": 0, "top": 0, "right": width, "bottom": height}
