@@ -5,6 +5,7 @@
     python scripts/fit_serving.py --out F    # write elsewhere
     python scripts/fit_serving.py --held-out # print the grouped cross-validation table, write nothing
     python scripts/fit_serving.py --nested   # the same with the ridge chosen inside each fold (slow)
+    python scripts/fit_serving.py --campaign-partitions  # the campaign fold split as issue aims are
 
 Both shipped splits are fitted at once: the aggregated runs (measured-serving-train.csv) and
 the disaggregated ones (measured-disagg-train.csv). Every row is mapped to a scenario as
@@ -529,6 +530,57 @@ def held_out_table(paths: list[Path]) -> str:
     return "\n".join(lines)
 
 
+def _seen_elsewhere(rows, group: np.ndarray, *keys) -> np.ndarray:
+    """Whether another group holds a run with the same values of `keys` as each row."""
+    values = [np.array([str(getattr(r, k)) for r in rows]) for k in keys]
+    return np.array(
+        [
+            bool((np.logical_and.reduce([v == v[i] for v in values]) & (group != group[i])).any())
+            for i in range(len(rows))
+        ]
+    )
+
+
+def campaign_partitions(paths: list[Path]) -> str:
+    """The campaign fold's aggregated runs split as the held-out goals are: those whose model and
+    GPU another campaign fitted (a known pairing measured anew) and those whose model none did (a
+    new model to the fit: no model factor, no family data from that campaign). Each with its TPOT
+    and TTFT error and how often the measurement falls inside the shipped range of its kind,
+    which the campaign fold did not set (the ranges come from the pairing, GPU and family folds)."""
+    mapped, _ = mapped_rows(paths)
+    theta, f = fit_with_batches(mapped)
+    _, tpot, ttft = held_out(f, FOLDS["campaign"], start=theta)
+    rows = f["rows"]
+    campaign = np.array([str(r.campaign) for r in rows])
+    shipped = yaml.safe_load(CALIBRATION_PATH.read_text(encoding="utf-8"))["ranges"]
+    aggregated = (f["kind"] == 0) & f["tpot_fitted"]
+    parts = {
+        "model and GPU fitted by another campaign": ("pairing", _seen_elsewhere(rows, campaign, "model", "hardware")),
+        "model fitted by no other campaign": ("new_model", ~_seen_elsewhere(rows, campaign, "model")),
+    }
+    lines = [
+        "| campaign fold, aggregated | runs | TPOT median | TPOT p90 | TTFT median | TPOT in range | TTFT in range |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, (kind, part) in parts.items():
+        on = aggregated & part
+        e_tpot, e_ttft = _errors(tpot[on], f["measured_tpot"][on]), _errors(ttft[on], f["measured_ttft"][on])
+        band = shipped[f"{kind}/aggregated"]
+        inside = [
+            np.mean((ratio >= lo) & (ratio <= hi))
+            for ratio, (lo, hi) in (
+                (f["measured_tpot"][on] / tpot[on], band["tpot"]),
+                (f["measured_ttft"][on] / ttft[on], band["ttft"]),
+            )
+        ]
+        lines.append(
+            f"| {name} ({kind} range) | {int(on.sum())} | {100 * e_tpot['median_abs_error']:.1f}% "
+            f"| {100 * e_tpot['p90_abs_error']:.1f}% | {100 * e_ttft['median_abs_error']:.1f}% "
+            f"| {100 * inside[0]:.1f}% | {100 * inside[1]:.1f}% |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
@@ -538,8 +590,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
     ap.add_argument("--held-out", action="store_true", help="print the grouped held-out table; write nothing")
     ap.add_argument("--nested", action="store_true", help="print the nested folds' table (ridge chosen inside)")
+    ap.add_argument(
+        "--campaign-partitions", action="store_true", help="print the campaign fold split by what another fitted"
+    )
     args = ap.parse_args(argv)
     paths = [Path(p) for p in args.data]
+    if args.campaign_partitions:
+        print(campaign_partitions(paths))
+        return 0
     if args.held_out or args.nested:
         print(held_out_table(paths) if args.held_out else nested_table(paths))
         return 0

@@ -159,3 +159,20 @@ def test_a_fold_without_a_fitted_disaggregated_tpot_starts_the_decode_factor_at_
     others = np.ones(len(theta), dtype=bool)
     others[j :: ff.NP] = False
     assert np.array_equal(aggregated_only[others], theta[others])
+
+
+def test_a_run_counts_as_seen_only_when_another_campaign_measured_its_model_and_gpu():
+    """The campaign fold's partitions (README): a run's model and GPU must both appear, together,
+    in a run of another campaign; the same campaign's runs do not count."""
+    from types import SimpleNamespace as Run
+
+    rows = [
+        Run(model="a", hardware="h100"),
+        Run(model="a", hardware="h100"),  # the same campaign: not another
+        Run(model="a", hardware="b200"),  # model a elsewhere, but on another GPU
+        Run(model="a", hardware="h100"),
+    ]
+    campaign = np.array(["x", "x", "y", "z"])
+    assert fs._seen_elsewhere(rows, campaign, "model", "hardware").tolist() == [True, True, False, True]
+    assert fs._seen_elsewhere(rows, campaign, "model").tolist() == [True, True, True, True]
+    assert fs._seen_elsewhere(rows[:2], campaign[:2], "model").tolist() == [False, False]
