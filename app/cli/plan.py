@@ -7,7 +7,7 @@ import argparse
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import load_model
-from engine.planner import MAX_TOP, MODES, PlanRequest, plan, rate_words
+from engine.planner import MAX_TOP, MODES, PlanRequest, deployment_words, plan, rate_words
 from engine.planner.space import PRECISIONS
 from engine.serving.scenario import BACKENDS
 
@@ -93,7 +93,7 @@ def _plan(args: argparse.Namespace) -> int:
         for hw_id, t in answer["best_by_hardware"].items():
             cost = "" if t["usd_per_million_tokens"] is None else f", ${t['usd_per_million_tokens']:.2f}/Mtok"
             print(
-                f"best on {hw_id}: {t['mode']}, {t['backend']} {t['precision']}, {t['layout_words']} at concurrency "
+                f"best on {hw_id}: {t['mode']}, {t['backend']} {t['precision']}, {deployment_words(t)} at concurrency "
                 f"{t['concurrency']}: {rate_words(t['estimate']['output_tokens_per_s_per_gpu'])} tok/s/GPU{cost}"
             )
     print(
@@ -105,7 +105,7 @@ def _plan(args: argparse.Namespace) -> int:
         cost = "-" if t["usd_per_million_tokens"] is None else f"{t['usd_per_million_tokens']:.2f}"
         print(
             f"{i:>3} {t['mode'][:6]:<6} {t['hardware'][:10]:<10} {t['backend']:<7} {t['precision']:<5} "
-            f"{t['layout_words'][:44]:<44} {t['gpus']:>4} {t['concurrency']:>6} {e['ttft_s'] * 1e3:>9.1f} "
+            f"{deployment_words(t)[:44]:<44} {t['gpus']:>4} {t['concurrency']:>6} {e['ttft_s'] * 1e3:>9.1f} "
             f"{e['tpot_s'] * 1e3:>9.2f} {e['output_tokens_per_s_per_gpu']:>10.1f} {e['tokens_per_s_per_user']:>10.1f} "
             f"{cost:>7}"
         )

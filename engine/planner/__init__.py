@@ -345,6 +345,9 @@ class _Summarise:
             "decode": _layout_dict(dec) | {"workers": y},
             "layout_words": f"{x}P ({pre.words()}) + {y}D ({dec.words()})",
             "xpyd": f"{x}P{y}D",
+            # replicas of that unit, each with its own router and clients (space.disagg_units)
+            "replicas": int(c["replicas"][i]),
+            "instance_concurrency": int(c["instance_concurrency"][i]),
         }
 
     def _request(self, i: int, mode: str) -> dict:
@@ -366,7 +369,7 @@ class _Summarise:
             return body | _layout_dict(c["layout"][i]) | {"concurrency": int(c["instance_concurrency"][i])}
         pre, dec = c["prefill_layout"][i], c["decode_layout"][i]
         return body | {
-            "concurrency": int(c["concurrency"][i]),
+            "concurrency": int(c["instance_concurrency"][i]),
             "disaggregated": {
                 "prefill": _layout_dict(pre) | {"workers": int(c["prefill_workers"][i]), "batch": 1},
                 "decode": _layout_dict(dec) | {"workers": int(c["decode_workers"][i])},
@@ -387,10 +390,10 @@ class _Summarise:
                 backend, repo, lay, int(c["replicas"][i]), per_instance, kv, req.memory_utilization, 8192, weights
             )
         y = int(c["decode_workers"][i])
-        per_decode = max(1, -(-int(c["concurrency"][i]) // y))
+        per_decode = max(1, -(-int(c["instance_concurrency"][i]) // y))
         return disaggregated_commands(
             backend, repo, c["prefill_layout"][i], int(c["prefill_workers"][i]), c["decode_layout"][i], y,
-            per_decode, kv, req.memory_utilization, req.input_tokens + 1500, weights,
+            per_decode, kv, req.memory_utilization, req.input_tokens + 1500, weights, int(c["replicas"][i]),
         )  # fmt: skip
 
 
@@ -443,6 +446,12 @@ def rate_words(tokens_per_s: float) -> str:
     return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:.3g}"
 
 
+def deployment_words(candidate: dict) -> str:
+    """The candidate's layout, with how many replicas of it spend the GPUs when more than one."""
+    n = candidate["replicas"]
+    return candidate["layout_words"] if n == 1 else f"{n} x ({candidate['layout_words']})"
+
+
 def verdict(answer: dict) -> dict:
     """One line from the answer's fields: the best, and how the other mode compares."""
     best = answer["best"]
@@ -457,7 +466,7 @@ def verdict(answer: dict) -> dict:
     low, high = best["estimate"]["output_tokens_per_s_per_gpu_range"]
     ratio, tie = _other_mode(best, modes.get(other), key)
     text = (
-        f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {best['layout_words']} at "
+        f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {deployment_words(best)} at "
         f"concurrency {best['concurrency']}: {rate_words(rate)} tok/s/GPU "
         f"(range {rate_words(low)}-{rate_words(high)})"
     )

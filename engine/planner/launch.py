@@ -125,9 +125,10 @@ def aggregated_commands(
 
 def disaggregated_commands(
     backend: str, model: str, pre: Layout, x: int, dec: Layout, y: int, batch: int, kv: str, util, prefill_tokens: int,
-    weights: tuple = ("bf16", None),
+    weights: tuple = ("bf16", None), units: int = 1,
 ):  # fmt: skip
-    """The prefill and decode workers' commands and counts, and the router that joins them."""
+    """The prefill and decode workers' commands and counts, and the router that joins them:
+    `units` replicas of x prefill and y decode workers, each unit behind its own router."""
     quant = _quantization(backend, weights)
     if backend == "sglang":
         p = _sglang(model, pre, max(1, batch), util, kv, " --disaggregation-mode prefill", quant)
@@ -144,8 +145,8 @@ def disaggregated_commands(
         d = _trtllm(model, dec, batch, batch, util, role="generation")
         router = "trtllm-serve disaggregated -c disagg.yaml  # context_servers and generation_servers: the URLs above"
     commands = [
-        {"role": "prefill", "count": x, "gpus_each": pre.gpus, "command": p},
-        {"role": "decode", "count": y, "gpus_each": dec.gpus, "command": d},
-        {"role": "router", "count": 1, "gpus_each": 0, "command": router},
+        {"role": "prefill", "count": units * x, "gpus_each": pre.gpus, "command": p},
+        {"role": "decode", "count": units * y, "gpus_each": dec.gpus, "command": d},
+        {"role": "router", "count": units, "gpus_each": 0, "command": router},
     ]
     return _with_weights(commands, backend, weights)

@@ -45,6 +45,7 @@ from .space import (
     Layout,
     balanced_pairs,
     concurrency_grid,
+    disagg_units,
 )
 
 
@@ -212,41 +213,53 @@ def _shortlist(prefill: dict) -> dict:
 
 
 def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec, link_efficiency: float) -> dict | None:
-    """Every (prefill layout, worker pair, concurrency) with this decode layout, as arrays: the
-    link and transfer terms engine.serving.disagg.sides computes for one deployment, for all.
-    A row names its prefill layout by its place in `prefill` (`which`); `held` is
-    engine.serving.disagg.kv_bytes_held at this decode layout."""
+    """Every (prefill layout, unit, worker pair, concurrency) with this decode layout, as arrays:
+    the link and transfer terms engine.serving.disagg.sides computes for one deployment, for all.
+    A row describes one xPyD unit and how many replicas of it spend the budget (`r`,
+    engine.planner.space.disagg_units). A row names its prefill layout by its place in `prefill`
+    (`which`); `held` is engine.serving.disagg.kv_bytes_held at this decode layout."""
     cap = dec["cap"].max_running_batch
     whole, received = held
-    out: dict[str, list] = {k: [] for k in ("which", "x", "y", "c", "bandwidth", "link_bytes", "per_request")}
+    out: dict[str, list] = {k: [] for k in ("which", "x", "y", "r", "c", "bandwidth", "link_bytes", "per_request")}
     grids: dict[int, np.ndarray] = {}
-    # Each side's requests/s per worker, and what its GPUs' links can move of the KV cache (the
-    # link at the whole budget, at the calibrated efficiency): a decode worker whose NICs cannot
-    # take what it could decode needs its prefill share cut to them, or the pairs would leave
-    # the link the limit.
-    link = kv_link_for(hw, hw, budget)[0] * link_efficiency
-    decode_rps = cap / (base.output_tokens * float(dec["tpot_cap"]))  # one decode worker at its memory cap
-    decode_rps = min(decode_rps, link * ld.gpus / (received * ld.tensor_parallel))
+    domain = getattr(hw, "scale_up_domain_size", None) or 0
+    decode_cap_rps = cap / (base.output_tokens * float(dec["tpot_cap"]))  # one decode worker at its memory cap
     for j, (lp, pre) in enumerate(prefill.items()):
         sent = whole / lp.tensor_parallel  # engine.serving.disagg.transfer_bytes: the prefill TP splits it
-        prefill_rps = min(_per_worker_rps(pre) * lp.attention_data_parallel, link * lp.gpus / whole)
-        ratio = decode_rps / prefill_rps
-        for x, y in balanced_pairs(budget, lp.gpus, ld.gpus, ratio):
-            bandwidth = kv_link_for(hw, hw, x * lp.gpus + y * ld.gpus)[0]
-            per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))
-            grid = grids.setdefault(y, concurrency_grid(y * cap, DISAGG_CONCURRENCY_POINTS))
-            n = len(grid)
-            out["which"] += [j] * n
-            out["x"] += [x] * n
-            out["y"] += [y] * n
-            out["c"].append(grid)
-            out["bandwidth"] += [bandwidth] * n
-            out["link_bytes"] += [max(sent, received)] * n
-            out["per_request"] += [per_request] * n
+        whole_budget_ratio = _balance(hw, budget, lp, ld, pre, held, decode_cap_rps, link_efficiency)
+        held_by_one_unit = budget / (whole_budget_ratio * lp.gpus + ld.gpus) * cap
+        for unit, units in disagg_units(budget, domain, lp.gpus + ld.gpus, held_by_one_unit):
+            ratio = _balance(hw, unit, lp, ld, pre, held, decode_cap_rps, link_efficiency)
+            for x, y in balanced_pairs(unit, lp.gpus, ld.gpus, ratio):
+                bandwidth = kv_link_for(hw, hw, x * lp.gpus + y * ld.gpus)[0]
+                per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))
+                grid = grids.setdefault(y, concurrency_grid(y * cap, DISAGG_CONCURRENCY_POINTS))
+                n = len(grid)
+                out["which"] += [j] * n
+                out["x"] += [x] * n
+                out["y"] += [y] * n
+                out["r"] += [units] * n
+                out["c"].append(grid)
+                out["bandwidth"] += [bandwidth] * n
+                out["link_bytes"] += [max(sent, received)] * n
+                out["per_request"] += [per_request] * n
     if not out["c"]:
         return None
     out["c"] = np.concatenate(out["c"])
     return out
+
+
+def _balance(hw, unit: int, lp: Layout, ld: Layout, pre: dict, held: tuple, decode_cap_rps, efficiency) -> float:
+    """Prefill workers per decode worker that balance the two sides' requests/s in a unit of
+    `unit` GPUs. Each side's rate per worker is the lesser of its compute and what its GPUs'
+    links move of the KV cache (the unit's link at the calibrated efficiency): a decode worker
+    whose NICs cannot take what it could decode needs its prefill share cut to them, or the
+    pairs would leave the link the limit."""
+    whole, received = held
+    link = kv_link_for(hw, hw, unit)[0] * efficiency
+    decode_rps = min(decode_cap_rps, link * ld.gpus / (received * ld.tensor_parallel))
+    prefill_rps = min(_per_worker_rps(pre) * lp.attention_data_parallel, link * lp.gpus / whole)
+    return decode_rps / prefill_rps
 
 
 def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> None:
@@ -254,6 +267,7 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
     c = rows["c"].astype(float)
     x = np.array(rows["x"], dtype=float)
     y = np.array(rows["y"], dtype=float)
+    units = np.array(rows["r"], dtype=int)  # replicas of the xPyD unit the other columns describe
     cap = float(dec["cap"].max_running_batch)
     bound_steps, est_steps = table["bound"], table["est"]
     adp, full = table["adp"][which], table["full"][which]
@@ -271,7 +285,7 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
     }
     at_roofs, calibrated = (bound_steps[which, 0], bound_steps[which, 1]), (est_steps[which, 0], est_steps[which, 1])
     bound, e = bound_and_estimate(c, d, at_roofs, calibrated, p)
-    gpus = x * table["gpus"][which] + y * ld.gpus
+    gpus = x * table["gpus"][which] + y * ld.gpus  # one unit's
     tpot_lo, tpot_hi = _range(e["tpot_s"], bound["tpot_s"], q["tpot"])
     ttft_lo, ttft_hi = _range(e["ttft_s"], bound["ttft_s"], q["ttft"])
     rate = e["requests_per_s"] * base.output_tokens / gpus
@@ -289,13 +303,13 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
         layout=None,
         prefill_layout=table["layouts"][which],
         decode_layout=ld,
-        replicas=0,
+        replicas=units,
         prefill_workers=x.astype(int),
         decode_workers=y.astype(int),
-        gpus=gpus.astype(int),
-        concurrency=c.astype(int),
+        gpus=units * gpus.astype(int),
+        concurrency=units * c.astype(int),
         instance_concurrency=c.astype(int),
-        running_batch=decoding_requests(e["decode_running"], y, c),
+        running_batch=units * decoding_requests(e["decode_running"], y, c),
         tpot_s=e["tpot_s"],
         ttft_s=e["ttft_s"],
         tpot_low_s=tpot_lo,

@@ -10,7 +10,7 @@ from engine.model_catalog import get_model, load_model
 from engine.planner import PlanRequest, backends_for, plan
 from engine.planner.frontier import pareto
 from engine.planner.launch import aggregated_commands, disaggregated_commands, weights_source
-from engine.planner.space import Layout, concurrency_grid, instance_layouts, worker_pairs
+from engine.planner.space import Layout, concurrency_grid, disagg_units, instance_layouts, worker_pairs
 from engine.serving import ServingScenario, serving_estimate
 from engine.serving.disagg import disaggregated_estimate
 from engine.serving.scenario import BACKENDS, DisaggScenario, KvLink, WorkerLayout
@@ -253,6 +253,41 @@ def test_disaggregated_pairs_balance_the_kv_link_as_well_as_the_two_sides():
 
     small, large = best(8), best(1024)
     assert large == pytest.approx(small, rel=0.1)
+
+
+def test_disaggregated_units_replicate_past_a_rack_and_past_one_benchmarks_clients():
+    assert disagg_units(72, 72, 8, 1_000) == [(72, 1)]
+    assert disagg_units(144, 72, 8, 1_000) == [(144, 1), (72, 2)]  # one NVL72 rack a unit
+    # a unit of the whole budget would need 200,000 clients: four units of 256 need under 65,536
+    assert disagg_units(1024, 8, 8, 200_000) == [(1024, 1), (256, 4), (8, 128)]
+    assert disagg_units(16, 8, 12, 200_000) == [(16, 1)]  # no unit smaller than one worker a side
+
+
+def test_a_larger_budget_never_serves_fewer_tokens_per_gpu_disaggregated():
+    # Llama-3.1-70B fp8 1,024/1,024 on H200 under TensorRT-LLM: one xPyD unit of 1,024 GPUs needs
+    # more clients than a benchmark's 65,536 to fill its decode workers; capped there it made
+    # 1,767 tok/s/GPU against 2,370 on 256 GPUs. Four replicas of a 256-GPU unit serve its rate.
+    model, hw = load_model("meta-llama/Llama-3.1-70B"), get_accelerator("h200-sxm")
+
+    def best(gpus: int) -> dict:
+        req = PlanRequest(gpus=gpus, modes=("disaggregated",), backends=("trtllm",), precisions=("fp8",))
+        return plan(model, [hw], req)["best"]
+
+    small, large = best(256), best(1024)
+    rate = "output_tokens_per_s_per_gpu"
+    assert large["estimate"][rate] >= 0.99 * small["estimate"][rate]
+    assert large["replicas"] > 1 and large["gpus"] <= 1024
+    body = large["serving_request"]  # one unit: its concurrency is the unit's, the answer's all units'
+    units = large["replicas"]
+    assert large["concurrency"] == units * body["concurrency"] == units * large["instance_concurrency"]
+    assert _serve(body)["estimate"][rate] == pytest.approx(large["estimate"][rate], rel=1e-12)
+    counts = {cmd["role"]: cmd["count"] for cmd in large["launch"]}
+    d = body["disaggregated"]
+    assert counts == {
+        "prefill": large["replicas"] * d["prefill"]["workers"],
+        "decode": large["replicas"] * d["decode"]["workers"],
+        "router": large["replicas"],
+    }
 
 
 def test_ranked_by_cost_the_other_mode_is_compared_by_cost():

@@ -22,6 +22,12 @@ COLUMNS = (
 )  # fmt: skip
 
 
+def _layout(c: dict) -> str:
+    """An aggregated candidate's replicas always, a disaggregated unit's when it is replicated."""
+    replicated = c["mode"] == "aggregated" or c["replicas"] > 1
+    return f"{c['replicas']} x {c['layout_words']}" if replicated else c["layout_words"]
+
+
 def candidate_row(series: str, rank: int | str, c: dict) -> dict:
     est = c["estimate"]
     return {
@@ -30,7 +36,7 @@ def candidate_row(series: str, rank: int | str, c: dict) -> dict:
         "rank": rank,
         "accelerator": c["hardware"],
         "mode": c["mode"],
-        "layout": c["layout_words"] if c["mode"] == "disaggregated" else f"{c['replicas']} x {c['layout_words']}",
+        "layout": _layout(c),
         "gpus": c["gpus"],
         "concurrency": c["concurrency"],
         "running_batch": c["running_batch"],

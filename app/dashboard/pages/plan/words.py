@@ -43,8 +43,9 @@ def target_name(target: str, lang: str) -> str:
 
 
 def deployment(candidate: dict, lang: str) -> str:
-    """How the candidate spends its GPUs: `2 × TP 4` replicas, or `1P (TP 4) + 1D (TP 8)`."""
-    if candidate["mode"] == "aggregated":
+    """How the candidate spends its GPUs: `2 × TP 4` replicas, or `1P (TP 4) + 1D (TP 8)` and
+    `4 × 1P (TP 4) + 1D (TP 8)` when the disaggregated unit is replicated."""
+    if candidate["mode"] == "aggregated" or candidate["replicas"] > 1:
         return w("plan_replicas", lang, n=candidate["replicas"], layout=candidate["layout_words"])
     return candidate["layout_words"]
 
