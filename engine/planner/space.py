@@ -146,19 +146,20 @@ def balanced_pairs(budget: int, prefill_gpus: int, decode_gpus: int, ratio: floa
 
 
 def disagg_units(budget: int, domain: int, smallest: int, concurrency: float) -> list[tuple[int, int]]:
-    """(GPUs one xPyD unit spends, how many such units) for the budget. One unit of the whole
-    budget; units of one scale-up domain (an NVL72 rack; the KV cache then crosses NVLink, not
-    the NICs) when the budget is larger; and, when one unit would need more clients than a
-    benchmark's concurrency allows (engine.serving.scenario.MAX_CONCURRENCY), the fewest units
-    that each need no more. Units are replicas: each has its own router and clients, so its
-    tokens/s/GPU is the unit's. `smallest` is the fewest GPUs a unit needs (one worker a side);
-    `concurrency` what one unit of the whole budget would hold."""
-    out = {(budget, 1)}
-    if smallest <= domain < budget:
-        out.add((domain, budget // domain))
-    units = -(-int(concurrency) // MAX_CONCURRENCY)
-    if units > 1 and budget // units >= smallest:
-        out.add((budget // units, units))
+    """(GPUs one xPyD unit spends, how many such units) for the budget: one unit of the whole
+    budget, and units of one scale-up domain (an NVL72 rack; the KV cache then crosses NVLink,
+    not the NICs) when the budget is larger; each of the two also split into the fewest units
+    that need no more clients than a benchmark's concurrency allows
+    (engine.serving.scenario.MAX_CONCURRENCY) to fill their decode workers. Units are replicas:
+    each has its own router and clients, so its tokens/s/GPU is the unit's. `smallest` is the
+    fewest GPUs a unit needs (one worker a side); `concurrency` what one unit of the whole budget
+    would hold."""
+    out = set()
+    for unit in {budget, domain} if smallest <= domain < budget else {budget}:
+        pieces = max(1, -(-int(concurrency * unit / budget) // MAX_CONCURRENCY))
+        for size in {unit, unit // pieces}:
+            if size >= smallest:
+                out.add((size, budget // size))
     return sorted(out, reverse=True)
 
 

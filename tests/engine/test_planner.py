@@ -260,6 +260,8 @@ def test_disaggregated_units_replicate_past_a_rack_and_past_one_benchmarks_clien
     assert disagg_units(144, 72, 8, 1_000) == [(144, 1), (72, 2)]  # one NVL72 rack a unit
     # a unit of the whole budget would need 200,000 clients: four units of 256 need under 65,536
     assert disagg_units(1024, 8, 8, 200_000) == [(1024, 1), (256, 4), (8, 128)]
+    # each rack of two would need 100,000: split in two as well
+    assert disagg_units(144, 72, 8, 200_000) == [(144, 1), (72, 2), (36, 4)]
     assert disagg_units(16, 8, 12, 200_000) == [(16, 1)]  # no unit smaller than one worker a side
 
 
