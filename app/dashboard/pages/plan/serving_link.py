@@ -58,7 +58,7 @@ def _deployment(disagg: dict) -> dict:
 
 def serving_args(candidate: dict) -> ServingArgs:
     """The serving page's scenario of a candidate (aggregated: one instance at its concurrency;
-    disaggregated: the deployment at its concurrency)."""
+    disaggregated: one xPyD unit at its concurrency, as its `serving_request` is)."""
     body = candidate["serving_request"]
     disagg = body.get("disaggregated")
     layout = body if disagg is None else disagg["decode"]

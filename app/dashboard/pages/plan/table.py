@@ -21,7 +21,9 @@ def commands_text(candidate: dict, lang: str) -> str:
     """The launch commands as one text to paste: each role's count and command."""
     lines = []
     for item in candidate["launch"]:
-        role = w(f"plan_role_{item['role']}", lang, n=item["count"], gpus=item["gpus_each"])
+        # one router per replicated disaggregated unit (engine.planner.space.disagg_units)
+        key = "routers" if item["role"] == "router" and item["count"] > 1 else item["role"]
+        role = w(f"plan_role_{key}", lang, n=item["count"], gpus=item["gpus_each"])
         lines += [f"# {role}", item["command"]]
         weights = item.get("weights")
         if weights and weights["source"] != "released":

@@ -12,6 +12,8 @@ from app.dashboard.pages.plan.measured import measured_runs
 from app.dashboard.pages.plan.params import PlanArgs
 from app.dashboard.pages.plan.provenance import accelerator_names, provenance
 from app.dashboard.pages.plan.serving_link import serving_link
+from app.dashboard.pages.plan.table import commands_text
+from app.dashboard.pages.plan.words import deployment as deployment_text
 from app.dashboard.pages.plan.words import missing_text, verdict
 from app.dashboard.pages.roofline.state import view_from_search
 from app.dashboard.pages.serving.compute import compute
@@ -44,7 +46,8 @@ def test_a_disaggregated_candidate_opened_on_the_serving_page_has_the_same_estim
         link = serving_link(c, 3.5, "zh", "dark")
         a, notices = serving_args(view_from_search(link))
         assert not notices, notices
-        for part in ("mode=disagg", f"conc={c['concurrency']}&", "price=3.5", "lang=zh&theme=dark"):
+        conc = c["serving_request"]["concurrency"]
+        for part in ("mode=disagg", f"conc={conc}&", "price=3.5", "lang=zh&theme=dark"):
             assert part in link, (part, link)
         disagg = c["serving_request"]["disaggregated"]
         for side in ("prefill", "decode"):
@@ -53,6 +56,23 @@ def test_a_disaggregated_candidate_opened_on_the_serving_page_has_the_same_estim
         served = deployment(a, a.hardware[0]).chosen["estimate"]
         for key in ("ttft_s", "tpot_s", "output_tokens_per_s_per_gpu"):
             assert served[key] == pytest.approx(c["estimate"][key], rel=1e-12), (key, link)
+
+
+def test_a_replicated_disaggregated_unit_is_shown_as_replicas_and_opened_as_one_unit():
+    """On 16 H100 the planner serves Llama-3.1-8B as two 8-GPU xPyD units (one per HGX board, the
+    KV cache over NVLink): the page says so, launches a router per unit, and the serving page
+    opens one unit, whose tokens/s/GPU are the deployment's."""
+    args = replace(SMALL, hardware=("h100-sxm5",), gpus=16, modes=("disaggregated",), tpot_ms=50.0)
+    c = next(c for c in answered(args).answer["top"] if c["replicas"] > 1)
+    units = c["replicas"]
+    assert deployment_text(c, "en") == f"{units} × {c['layout_words']}"
+    assert f"# {units} × router, each joining one unit's prefill and decode workers" in commands_text(c, "en")
+    assert f"# {units} × 路由" in commands_text(c, "zh")
+    a, _ = serving_args(view_from_search(serving_link(c, None, "en", "light")))
+    assert a.concurrency * units == c["concurrency"]
+    served = deployment(a, a.hardware[0]).chosen["estimate"]
+    rate = "output_tokens_per_s_per_gpu"
+    assert served[rate] == pytest.approx(c["estimate"][rate], rel=1e-12)
 
 
 def test_the_verdict_formats_the_engine_s_fields():
