@@ -87,11 +87,12 @@ def _aggregated(m, model, hw) -> dict:
     queue, bound_tpot = queue_steps(m.scenario, cap.running_batch), float(steps.tpot.at_roofs_s()[0])
     ahead = slots_ahead(m.scenario.concurrency, cap.running_batch)
     return {
-        "steps": {"tpot": steps.tpot, "prefill": steps.prefill, "chunk": steps.chunk},
+        "steps": {"tpot": steps.tpot, "decode": steps.decode, "prefill": steps.prefill, "chunk": steps.chunk},
         "queue": queue,
         "running": float(cap.running_batch),
         "wave_steps": float(steps.wave_steps[0]),
         "steps_per_token": float(steps.steps_per_token[0]),
+        "prompts_per_step": float(steps.prompts_per_step[0]),
         "bound_tpot": bound_tpot,
         "slots_ahead": ahead,
         "bound_ttft": bound_ttft_s(steps.prefill, queue, ahead, bound_tpot),
@@ -198,8 +199,8 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
 def _agg_block(entries: list) -> dict:
     if not entries:
         return {}
-    block = _block({name: [e["steps"][name] for e in entries] for name in ("tpot", "prefill", "chunk")})
-    for key in ("queue", "running", "wave_steps", "steps_per_token", "slots_ahead", "bound_ttft"):
+    block = _block({name: [e["steps"][name] for e in entries] for name in ("tpot", "decode", "prefill", "chunk")})
+    for key in ("queue", "running", "wave_steps", "steps_per_token", "prompts_per_step", "slots_ahead", "bound_ttft"):
         block[key] = np.array([e[key] for e in entries])
     return block
 
@@ -301,7 +302,10 @@ def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True
     running = block["running"][rows]
     per_token, prefill = block["steps_per_token"][rows], step("prefill")
     queued = block["slots_ahead"][rows] * prefill
-    est = ttft_estimate_s(prefill, tpot, block["queue"][rows], wave, p, running, model_factor, per_token, queued)
+    est = ttft_estimate_s(
+        prefill, tpot, block["queue"][rows], wave, p, running, model_factor, per_token, queued,
+        decode_s=step("decode"), prompts_per_step=block["prompts_per_step"][rows],
+    )  # fmt: skip
     return tpot, np.maximum(est, block["bound_ttft"][rows])  # the engine never answers below the bound
 
 

@@ -141,7 +141,7 @@ def fixed_time_s(layers, requests, p: dict):
 
 def ttft_estimate_s(
     prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0, model_factor=1.0, steps_per_token=1.0,
-    queued_prefill_s=0.0,
+    queued_prefill_s=0.0, *, decode_s, prompts_per_step,
 ):  # fmt: skip
     """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
@@ -157,14 +157,26 @@ def ttft_estimate_s(
     queued_prefill_s: the prompts ahead, see slots_ahead), which Little's law sets for every model
     alike.
 
+    The wait's steps carry the other requests' prompts (TPOT - decode_s a step, the decode step
+    alone being decode_s, at prompts_per_step prompts a step), and the other running - 1
+    requests have one prompt each: the prompts the wait carries are never more than those. Only
+    an output of a few tokens reaches that (ttft_wait_steps / output prompts a wait against
+    running - 1): at 8,192 tokens in and 1 out, two clients each waited nine whole prompts.
+
     Never under (1 + queue_steps) x TPOT beside other requests: their steps carry the prompts
     at running / (output x TPOT) requests/s, so C clients in a closed loop each wait that long
     for a first token (Little's law); only a prompt far longer than its output gets near it."""
-    mixed = np.minimum(np.asarray(running, dtype=float) - 1.0, 1.0)
+    running = np.asarray(running, dtype=float)
+    mixed = np.minimum(running - 1.0, 1.0)
+    steps = p["ttft_wait_steps"] * mixed / steps_per_token
+    prompt_share_s = np.maximum(tpot_s - decode_s, 0.0)
+    prompts_waited = np.minimum(steps * prompts_per_step, running - 1.0)
+    per_prompt_s = prompt_share_s / np.maximum(prompts_per_step, 1e-12)
     shaped = (
         p["ttft_prefill_factor"] * prefill_s
         + p["ttft_burst_share"] * wave_s
-        + p["ttft_wait_steps"] * mixed * tpot_s / steps_per_token
+        + steps * decode_s
+        + prompts_waited * per_prompt_s
     )
     queue = queue_steps * tpot_s + queued_prefill_s
     return np.maximum(model_factor * shaped + queue, mixed * (1.0 + queue_steps) * tpot_s)
@@ -282,8 +294,9 @@ def serving_arrays(
     link_est = link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p) / e_est
     # the decode step's operators alone: its link and fixed costs are their own parts
     d = decode_only
+    est_decode_step = _estimate_step_s(d, arrays)
     est_decode = (
-        _estimate_step_s(d, arrays)
+        est_decode_step
         - link_time_s(d.link_est_s, d.messages, d.exchanges, d.scale_out_messages, p)
         - fixed_time_s(d.layers, d.requests, p)
     ) / e_est
@@ -295,9 +308,11 @@ def serving_arrays(
     model_factor = cal.ttft_model_factor(model.id)
     bound_ttft = bound_ttft_s(prefill, queue, ahead, bound_tpot)
     # never below the bound: a model's factor under 1 speaks for its kernels, not past its roofs
+    queued_prefill = ahead * est_prefill_step
     est_ttft = ttft_estimate_s(
-        est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor, steps.steps_per_token, ahead * est_prefill_step
-    )
+        est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor, steps.steps_per_token, queued_prefill,
+        decode_s=est_decode_step / e_est, prompts_per_step=steps.prompts_per_step,
+    )  # fmt: skip
     est_ttft = np.maximum(est_ttft, bound_ttft)
     plain = bound_tpot if spec is None else serving_steps(model, hw, replace(sc, speculative=None), b).tpot.at_roofs_s()
     range_kind = cal.range_kind(model.id, hw.id)

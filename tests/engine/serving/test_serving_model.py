@@ -14,7 +14,7 @@ from engine.serving import ServingScenario, serving_estimate
 from engine.serving.calibration import load_calibration
 from engine.serving.curve import serving_curve
 from engine.serving.disagg import sides
-from engine.serving.estimate import ensure_finite
+from engine.serving.estimate import ensure_finite, ttft_estimate_s
 from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, read_rows, row_scenario
 from engine.serving.validate import ID_CHARS, answer_row, validate_rows
 
@@ -382,3 +382,22 @@ def test_expert_degrees_on_a_dense_model_are_named_as_changing_nothing():
     assert any("llama-3.1-70b has none, so they change nothing here" in w for w in dense["warnings"])
     plain = answer(concurrency=8, **LLAMA_70B_FP8)
     assert dense["estimate"] == plain["estimate"] and not any("has none" in w for w in plain["warnings"])
+
+
+def test_a_second_client_of_one_token_outputs_waits_for_one_prompt_not_nine():
+    """Qwen3-32B on B200 TP 2, 8,192 tokens in and 1 out: every step beside another request is a
+    whole prompt, and the fitted wait of ttft_wait_steps steps had the second client wait nine
+    of them (TTFT 0.27 s alone, 1.91 s with two: the rate fell from 1.88 to 0.52 tok/s/GPU).
+    The other client has one prompt; the wait carries at most that one."""
+    qwen = dict(model_id="qwen3-32b", hw="b200", input_tokens=8192, output_tokens=1, tensor_parallel=2, backend="vllm")
+    one, two = answer(concurrency=1, **qwen)["estimate"], answer(concurrency=2, **qwen)["estimate"]
+    assert two["ttft_s"] < 2.5 * one["ttft_s"]  # its own prompt, the other's, the wait's decode steps
+    assert two["output_tokens_per_s_per_gpu"] > 0.85 * one["output_tokens_per_s_per_gpu"]
+    # by hand: 9 wait steps of 10 ms decode + 2 ms of prompt (w = 0.01 prompts a step, so one
+    # prompt is 200 ms); with 1,000 tokens out the wait carries 0.09 prompts, as before 9 x 12 ms
+    p = {"ttft_prefill_factor": 1.0, "ttft_burst_share": 0.0, "ttft_wait_steps": 9.0}
+    kw = dict(running=2.0, decode_s=0.010)
+    assert ttft_estimate_s(0.1, 0.012, 0.0, 0.0, p, prompts_per_step=0.01, **kw) == pytest.approx(0.1 + 9 * 0.012)
+    # with 1 token out each step is the other's whole prompt (w = 1): the wait carries it once
+    one_out = ttft_estimate_s(0.1, 0.210, 0.0, 0.0, p, prompts_per_step=1.0, **kw)
+    assert one_out == pytest.approx(0.1 + 9 * 0.010 + 1 * 0.200)
