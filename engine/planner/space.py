@@ -145,21 +145,31 @@ def balanced_pairs(budget: int, prefill_gpus: int, decode_gpus: int, ratio: floa
     return sorted(out)
 
 
-def disagg_units(budget: int, domain: int, smallest: int, concurrency: float) -> list[tuple[int, int]]:
-    """(GPUs one xPyD unit spends, how many such units) for the budget: one unit of the whole
-    budget, and units of one scale-up domain (an NVL72 rack; the KV cache then crosses NVLink,
-    not the NICs) when the budget is larger; each of the two also split into the fewest units
-    that need no more clients than a benchmark's concurrency allows
-    (engine.serving.scenario.MAX_CONCURRENCY) to fill their decode workers. Units are replicas:
-    each has its own router and clients, so its tokens/s/GPU is the unit's. `smallest` is the
-    fewest GPUs a unit needs (one worker a side); `concurrency` what one unit of the whole budget
-    would hold."""
+# A scale-up domain this large (an NVL72 rack) balances a unit's two sides as finely as a larger
+# unit would, and keeps its KV cache on NVLink: no unit spanning more than one is searched unless
+# one worker a side needs more (gpt-oss-120b on 256 GB300, DeepSeek-R1 on 144 GB200 + GB300,
+# Qwen3-235B on 1,024 GB200: better bests than one unit of the whole budget, in no more time).
+RACK_DOMAIN = 32
+
+
+def disagg_units(budget: int, domain: int, smallest: int, concurrency: float) -> list[int]:
+    """The GPUs one xPyD unit may spend; the unit is replicated as often as the budget holds
+    the GPUs its workers take, each replica behind its own router with its own clients, so its
+    tokens/s/GPU is the unit's.
+
+    One unit of the whole budget, and one of a scale-up domain when the budget is larger (its
+    KV cache crosses NVLink, not the NICs), the whole budget dropped when that domain is a rack
+    (RACK_DOMAIN); each of them also split into the fewest units that need no more clients than
+    a benchmark's concurrency allows (engine.serving.scenario.MAX_CONCURRENCY) to fill their
+    decode workers. `smallest` is the fewest GPUs a unit needs (one worker a side);
+    `concurrency` what one unit of the whole budget would hold."""
+    spans = {budget}
+    if smallest <= domain < budget:
+        spans = {domain} if domain >= RACK_DOMAIN else {budget, domain}
     out = set()
-    for unit in {budget, domain} if smallest <= domain < budget else {budget}:
-        pieces = max(1, -(-int(concurrency * unit / budget) // MAX_CONCURRENCY))
-        for size in {unit, unit // pieces}:
-            if size >= smallest:
-                out.add((size, budget // size))
+    for span in spans:
+        pieces = max(1, -(-int(concurrency * span / budget) // MAX_CONCURRENCY))
+        out |= {size for size in (span, span // pieces) if size >= smallest}
     return sorted(out, reverse=True)
 
 

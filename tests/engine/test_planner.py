@@ -256,13 +256,15 @@ def test_disaggregated_pairs_balance_the_kv_link_as_well_as_the_two_sides():
 
 
 def test_disaggregated_units_replicate_past_a_rack_and_past_one_benchmarks_clients():
-    assert disagg_units(72, 72, 8, 1_000) == [(72, 1)]
-    assert disagg_units(144, 72, 8, 1_000) == [(144, 1), (72, 2)]  # one NVL72 rack a unit
-    # a unit of the whole budget would need 200,000 clients: four units of 256 need under 65,536
-    assert disagg_units(1024, 8, 8, 200_000) == [(1024, 1), (256, 4), (8, 128)]
-    # each rack of two would need 100,000: split in two as well
-    assert disagg_units(144, 72, 8, 200_000) == [(144, 1), (72, 2), (36, 4)]
-    assert disagg_units(16, 8, 12, 200_000) == [(16, 1)]  # no unit smaller than one worker a side
+    assert disagg_units(72, 72, 8, 1_000) == [72]
+    assert disagg_units(144, 72, 8, 1_000) == [72]  # one NVL72 rack a unit, its KV over NVLink
+    assert disagg_units(144, 72, 80, 1_000) == [144]  # unless one worker a side needs more
+    # a unit of the whole budget would need 200,000 clients: 256 GPUs need under 65,536; an HGX
+    # board's 8 GPUs are a unit too, and balance too coarsely to drop the whole budget's
+    assert disagg_units(1024, 8, 8, 200_000) == [1024, 256, 8]
+    # each rack of two would need 100,000: split in two
+    assert disagg_units(144, 72, 8, 200_000) == [72, 36]
+    assert disagg_units(16, 8, 12, 200_000) == [16]  # no unit smaller than one worker a side
 
 
 def test_a_larger_budget_never_serves_fewer_tokens_per_gpu_disaggregated():
