@@ -93,6 +93,7 @@ def _aggregated(m, model, hw) -> dict:
         "wave_steps": float(steps.wave_steps[0]),
         "steps_per_token": float(steps.steps_per_token[0]),
         "prompts_per_step": float(steps.prompts_per_step[0]),
+        "output_tokens": float(m.scenario.output_tokens),
         "bound_tpot": bound_tpot,
         "slots_ahead": ahead,
         "bound_ttft": bound_ttft_s(steps.prefill, queue, ahead, bound_tpot),
@@ -200,7 +201,8 @@ def _agg_block(entries: list) -> dict:
     if not entries:
         return {}
     block = _block({name: [e["steps"][name] for e in entries] for name in ("tpot", "decode", "prefill", "chunk")})
-    for key in ("queue", "running", "wave_steps", "steps_per_token", "prompts_per_step", "slots_ahead", "bound_ttft"):
+    keys = ("queue", "running", "wave_steps", "steps_per_token", "prompts_per_step", "output_tokens", "slots_ahead")
+    for key in (*keys, "bound_tpot", "bound_ttft"):
         block[key] = np.array([e[key] for e in entries])
     return block
 
@@ -295,7 +297,7 @@ def _steps(block: dict, rows: np.ndarray, p: dict, memo: dict | None = None):
 
 
 def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True, model_factor=1.0) -> tuple:
-    tpot = step("tpot")
+    tpot = np.maximum(step("tpot"), block["bound_tpot"][rows])  # as the engine: never under the bound
     if not ttft:
         return tpot, np.full(len(rows), np.nan)
     wave = block["wave_steps"][rows] * step("chunk")
@@ -305,6 +307,7 @@ def _predict_agg(block: dict, step, rows: np.ndarray, p: dict, ttft: bool = True
     est = ttft_estimate_s(
         prefill, tpot, block["queue"][rows], wave, p, running, model_factor, per_token, queued,
         decode_s=step("decode"), prompts_per_step=block["prompts_per_step"][rows],
+        output_tokens=block["output_tokens"][rows],
     )  # fmt: skip
     return tpot, np.maximum(est, block["bound_ttft"][rows])  # the engine never answers below the bound
 

@@ -141,7 +141,7 @@ def fixed_time_s(layers, requests, p: dict):
 
 def ttft_estimate_s(
     prefill_s, tpot_s, queue_steps, wave_s, p: dict, running=2.0, model_factor=1.0, steps_per_token=1.0,
-    queued_prefill_s=0.0, *, decode_s, prompts_per_step,
+    queued_prefill_s=0.0, *, decode_s, prompts_per_step, output_tokens,
 ):  # fmt: skip
     """TTFT estimate: the prompt's calibrated prefill x ttft_prefill_factor; plus
     ttft_wait_steps steps of the running batch (the step in flight when it arrives and the mixed
@@ -158,10 +158,13 @@ def ttft_estimate_s(
     alike.
 
     The wait's steps carry the other requests' prompts (TPOT - decode_s a step, the decode step
-    alone being decode_s, at prompts_per_step prompts a step), and the other running - 1
-    requests have one prompt each: the prompts the wait carries are never more than those. Only
-    an output of a few tokens reaches that (ttft_wait_steps / output prompts a wait against
-    running - 1): at 8,192 tokens in and 1 out, two clients each waited nine whole prompts.
+    alone being decode_s, at prompts_per_step prompts a step) and their decode steps. Only the
+    requests already in flight when it arrives run before its first token (one that arrives
+    after it is prefilled after it: first come, first served), and each has one prompt and at
+    most output - 1 decode steps left: the wait carries no more than running - 1 prompts and
+    output - 1 decode steps. Only an output of a few tokens reaches either (under
+    ttft_wait_steps): at 8,192 tokens in and 1 out, two clients each waited nine whole prompts;
+    at 128 in and 1 out, nine decode steps of a batch that does not decode.
 
     Never under (1 + queue_steps) x TPOT beside other requests: their steps carry the prompts
     at running / (output x TPOT) requests/s, so C clients in a closed loop each wait that long
@@ -175,7 +178,7 @@ def ttft_estimate_s(
     shaped = (
         p["ttft_prefill_factor"] * prefill_s
         + p["ttft_burst_share"] * wave_s
-        + steps * decode_s
+        + np.minimum(steps, output_tokens - 1.0) * decode_s
         + prompts_waited * per_prompt_s
     )
     queue = queue_steps * tpot_s + queued_prefill_s
@@ -290,7 +293,11 @@ def serving_arrays(
     bound_tpot = step.at_roofs_s() / e_bound
     arrays = _as_arrays(p)
     est_step = _estimate_step_s(step, arrays)
-    est_tpot = est_step / e_est
+    # never below the bound: with more prompts a step than outputs (running - 1 > output) the
+    # decode part's weight in the TPOT step goes negative, and its experts' imbalance, larger
+    # than the merged step's, can then take the calibrated sum under the roofs' (DeepSeek-R1 on
+    # 8 B200 ranks, 128 tokens in and 1 out, 64 clients: 198 against 211 ms); no shipped run
+    est_tpot = np.maximum(est_step / e_est, bound_tpot)
     link_est = link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p) / e_est
     # the decode step's operators alone: its link and fixed costs are their own parts
     d = decode_only
@@ -311,7 +318,7 @@ def serving_arrays(
     queued_prefill = ahead * est_prefill_step
     est_ttft = ttft_estimate_s(
         est_prefill_step, est_tpot, queue, est_wave, p, b, model_factor, steps.steps_per_token, queued_prefill,
-        decode_s=est_decode_step / e_est, prompts_per_step=steps.prompts_per_step,
+        decode_s=est_decode_step / e_est, prompts_per_step=steps.prompts_per_step, output_tokens=sc.output_tokens,
     )  # fmt: skip
     est_ttft = np.maximum(est_ttft, bound_ttft)
     plain = bound_tpot if spec is None else serving_steps(model, hw, replace(sc, speculative=None), b).tpot.at_roofs_s()
