@@ -5,7 +5,7 @@
     python scripts/fit_serving.py --out F    # write elsewhere
     python scripts/fit_serving.py --held-out # print the grouped cross-validation table, write nothing
     python scripts/fit_serving.py --nested   # the same with the ridge chosen inside each fold (slow)
-    python scripts/fit_serving.py --campaign-partitions  # the campaign fold split as issue aims are
+    python scripts/fit_serving.py --campaign-partitions  # the campaign fold split as the held-out goals are
 
 Both shipped splits are fitted at once: the aggregated runs (measured-serving-train.csv) and
 the disaggregated ones (measured-disagg-train.csv). Every row is mapped to a scenario as

@@ -9,6 +9,7 @@ import csv
 import io
 
 from app.dashboard.pages.plan.measured import SOURCE, MeasuredRun
+from app.dashboard.pages.plan.words import shows_replicas
 from app.dashboard.pages.serving.exports import export_title, serving_html
 
 __all__ = ["export_title"]
@@ -23,9 +24,8 @@ COLUMNS = (
 
 
 def _layout(c: dict) -> str:
-    """An aggregated candidate's replicas always, a disaggregated unit's when it is replicated."""
-    replicated = c["mode"] == "aggregated" or c["replicas"] > 1
-    return f"{c['replicas']} x {c['layout_words']}" if replicated else c["layout_words"]
+    """The page's deployment words (words.deployment) in plain ASCII for the CSV."""
+    return f"{c['replicas']} x {c['layout_words']}" if shows_replicas(c) else c["layout_words"]
 
 
 def candidate_row(series: str, rank: int | str, c: dict) -> dict:

@@ -42,10 +42,15 @@ def target_name(target: str, lang: str) -> str:
     return w(f"plan_target_{target}", lang)
 
 
+def shows_replicas(candidate: dict) -> bool:
+    """An aggregated candidate always says its replicas; a disaggregated unit when replicated."""
+    return candidate["mode"] == "aggregated" or candidate["replicas"] > 1
+
+
 def deployment(candidate: dict, lang: str) -> str:
     """How the candidate spends its GPUs: `2 × TP 4` replicas, or `1P (TP 4) + 1D (TP 8)` and
     `4 × 1P (TP 4) + 1D (TP 8)` when the disaggregated unit is replicated."""
-    if candidate["mode"] == "aggregated" or candidate["replicas"] > 1:
+    if shows_replicas(candidate):
         return w("plan_replicas", lang, n=candidate["replicas"], layout=candidate["layout_words"])
     return candidate["layout_words"]
 
