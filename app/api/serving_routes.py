@@ -37,7 +37,9 @@ ERRORS = {
 def serving(request: ServingRequest) -> JSONResponse:
     if request.disaggregated is not None:
         d = request.disaggregated
-        model, hw = serving_inputs(request.model, request.hardware, d.prefill.tensor_parallel)
+        model, hw = serving_inputs(
+            request.model, request.hardware, d.prefill.tensor_parallel, "disaggregated.prefill.tensor_parallel"
+        )
         if d.decode.hardware is not None:
             try:
                 serving_inputs(request.model, d.decode.hardware, d.decode.tensor_parallel)

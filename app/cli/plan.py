@@ -36,6 +36,12 @@ def register(sub) -> None:  # noqa: ANN001  (argparse's private subparsers actio
     p.add_argument(
         "--price", nargs="+", metavar="HW=USD", default=[], help="USD per GPU-hour, e.g. h200-sxm=3.5 (ranks by $/Mtok)"
     )
+    p.add_argument(
+        "--memory-utilization",
+        type=float,
+        help="the backends' own memory knob (vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM "
+        "free_gpu_memory_fraction); default: each backend's own",
+    )
     p.add_argument("--pessimistic", action="store_true", help="meet the target at the range's pessimistic end")
     p.add_argument("--top", type=int, default=10, help=f"how many to list (1 to {MAX_TOP})")
     p.add_argument("--json", action="store_true", help="print the full answer as JSON")
@@ -76,6 +82,7 @@ def _plan(args: argparse.Namespace) -> int:
         gpu_hour_price=_prices(args.price),
         target="pessimistic" if args.pessimistic else "estimate",
         top=args.top,
+        memory_utilization=args.memory_utilization,
     )
     answer = plan(model, hardware, req)
     if args.json:

@@ -70,8 +70,8 @@ def _disaggregated_flags(s) -> None:  # noqa: ANN001
 def _speculative_flags(s) -> None:  # noqa: ANN001
     g = s.add_argument_group("speculative decoding")
     g.add_argument("--speculative", choices=METHODS, help="draft method")
-    g.add_argument("--draft-tokens", type=int, default=1, help="tokens the draft proposes per step (default 1)")
-    g.add_argument("--acceptance", default="0.7", help="acceptance rate, or a range LOW,HIGH (default 0.7)")
+    g.add_argument("--draft-tokens", type=int, help="tokens the draft proposes per step (default 1)")
+    g.add_argument("--acceptance", help="acceptance rate, or a range LOW,HIGH (default 0.7)")
     g.add_argument("--draft-model", help="the draft model's id (method draft_model)")
 
 
@@ -93,18 +93,33 @@ def _scenario(args: argparse.Namespace, concurrency: int) -> ServingScenario:
     )
 
 
+SPECULATIVE_DETAILS = (
+    ("draft_tokens", "--draft-tokens"),
+    ("acceptance", "--acceptance"),
+    ("draft_model", "--draft-model"),
+)
+
+
 def _speculative(args: argparse.Namespace) -> Speculative | None:
     if args.speculative is None:
+        given = [flag for name, flag in SPECULATIVE_DETAILS if getattr(args, name) is not None]
+        if given:  # silently answering without the draft would read as its effect
+            raise EngineInputError(
+                given[0], "describes speculative decoding, which --speculative turns on", "--speculative METHOD",
+                code="cli_value", params={"value": given[0], "allowed": "--speculative METHOD"},
+            )  # fmt: skip
         return None
+    draft_tokens = 1 if args.draft_tokens is None else args.draft_tokens
+    acceptance_text = args.acceptance or "0.7"
     try:
-        low, _, high = args.acceptance.partition(",")
+        low, _, high = acceptance_text.partition(",")
         acceptance = (float(low), float(high or low))
     except ValueError:
         raise EngineInputError(
-            "--acceptance", f"{args.acceptance[:40]!r} is not a rate or LOW,HIGH", "0.7 or 0.6,0.8", code="cli_value",
-            params={"value": args.acceptance[:40], "allowed": "0.7 or 0.6,0.8"},
+            "--acceptance", f"{acceptance_text[:40]!r} is not a rate or LOW,HIGH", "0.7 or 0.6,0.8", code="cli_value",
+            params={"value": acceptance_text[:40], "allowed": "0.7 or 0.6,0.8"},
         ) from None  # fmt: skip
-    return Speculative(args.speculative, args.draft_tokens, *acceptance, args.draft_model)
+    return Speculative(args.speculative, draft_tokens, *acceptance, args.draft_model)
 
 
 SIDE_FLAGS = ("workers", "tp", "dp", "moe_tp", "ep")
@@ -117,10 +132,32 @@ def _disaggregated(args: argparse.Namespace) -> DisaggScenario | None:
         return None
     sides = {}
     for side in ("prefill", "decode"):
-        value = {flag: getattr(args, f"{side}_{flag}") or 1 for flag in SIDE_FLAGS}
-        extra = {"batch": args.prefill_batch or 1} if side == "prefill" else {"hardware": args.decode_hardware}
+        value = {flag: _given_or_one(getattr(args, f"{side}_{flag}")) for flag in SIDE_FLAGS}
+        extra = (
+            {"batch": _given_or_one(args.prefill_batch)} if side == "prefill" else {"hardware": args.decode_hardware}
+        )
         sides[side] = WorkerLayout(value["workers"], value["tp"], value["dp"], value["moe_tp"], value["ep"], **extra)
-    return DisaggScenario(_scenario(args, args.concurrency), sides["prefill"], sides["decode"], _kv_link(args.kv_link))
+    link = _kv_link(args.kv_link)
+    try:
+        return DisaggScenario(_scenario(args, args.concurrency), sides["prefill"], sides["decode"], link)
+    except EngineInputError as exc:
+        raise exc.named(_SIDE_FIELD_FLAGS.get(exc.field, exc.field)) from None
+
+
+# A side's field as the engine names it -> the flag that sets it
+_SIDE_FIELD_FLAGS = {
+    f"{side}.{field}": f"--{side}-{flag}"
+    for side in ("prefill", "decode")
+    for field, flag in (
+        ("workers", "workers"), ("tensor_parallel", "tp"), ("attention_data_parallel", "dp"),
+        ("moe_tensor_parallel", "moe-tp"), ("expert_parallel", "ep"), ("batch", "batch"),
+    )
+}  # fmt: skip
+
+
+def _given_or_one(value: int | None) -> int:
+    """A side's flag as given (0 included, which the layout refuses by name), 1 when left out."""
+    return 1 if value is None else value
 
 
 def _kv_link(text: str) -> KvLink:
@@ -128,7 +165,14 @@ def _kv_link(text: str) -> KvLink:
         return KvLink()
     try:
         bandwidth, _, latency = text.partition(":")
-        return KvLink(float(bandwidth) * 1e9, float(latency) * 1e-6 if latency else None)
+        link = KvLink(float(bandwidth) * 1e9, float(latency) * 1e-6 if latency else None)
+        link.check()
+        return link
+    except EngineInputError:  # out of KvLink's range: said in the flag's own units
+        raise EngineInputError(
+            "--kv-link", f"{text[:40]!r} is out of range", "bandwidth 0.001-100,000 GB/s, latency 0.001-1,000,000 us",
+            code="cli_value", params={"value": text[:40], "allowed": "0.001-100000 GB/s[:0.001-1000000 us]"},
+        ) from None  # fmt: skip
     except ValueError:
         raise EngineInputError(
             "--kv-link", f"{text[:40]!r} is not auto or GB/s[:us]", "auto, 50 or 50:20", code="cli_value",

@@ -237,8 +237,8 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
 
 
 def backends_for(hw, backends) -> list[str]:
-    """The backends among `backends` that run on hw's maker (BACKEND_VENDORS)."""
-    return [b for b in backends if hw.vendor in BACKEND_VENDORS.get(b, ())]
+    """The backends among `backends` that run on hw's maker (BACKEND_VENDORS), each once."""
+    return [b for b in dict.fromkeys(backends) if hw.vendor in BACKEND_VENDORS.get(b, ())]
 
 
 def _score_all(model, hardware, req: PlanRequest, cal) -> tuple[dict, int]:
@@ -414,7 +414,12 @@ def _finite(x) -> float | None:
 def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
     """Why there is no best, and what would have to change: the nearest targets met."""
     if not n:
-        return {"code": "plan_nothing_fits", "nearest": None, "words": "no candidate fits in memory: more GPUs"}
+        ways = ["more GPUs"] if req.gpus < MAX_BUDGET else []
+        ways.append("a lower precision")
+        if req.memory_utilization is not None:  # the rule the user tightened may be all it takes
+            ways.append(f"a memory_utilization above {req.memory_utilization:g}")
+        words = f"No candidate fits in memory on {_gpus_words(req.gpus)}: it would take {', or '.join(ways)}"
+        return {"code": "plan_nothing_fits", "nearest": None, "words": words}
     near = fr.nearest_target(cols, req.ttft_s, req.tpot_s, pessimistic)
     words = []
     both = req.tpot_s is not None and req.ttft_s is not None
@@ -424,14 +429,18 @@ def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
     if req.ttft_s is not None and near["ttft_s_at_asked_tpot"] is not None:
         at = " at the asked TPOT" if both else ""
         words.append(f"a TTFT target of {ms_words(near['ttft_s_at_asked_tpot'])} ms or more{at}")
-    if not words:
+    if not words:  # as the page says it (plan_reason_neither)
         words.append(
-            f"no candidate meets either target alone: the fastest TPOT is {ms_words(near['tpot_s_best'])} ms and "
-            f"the fastest TTFT {ms_words(near['ttft_s_best'])} ms on {req.gpus} GPUs; more or faster GPUs, or "
-            "another precision"
+            f"more or faster GPUs, or another precision (neither target is met alone: the fastest TPOT is "
+            f"{ms_words(near['tpot_s_best'])} ms and the fastest TTFT {ms_words(near['ttft_s_best'])} ms on "
+            f"{_gpus_words(req.gpus)})"
         )
-    return {"code": "plan_no_candidate", "nearest": near, "words": "nothing meets the target; it would take " + (
+    return {"code": "plan_no_candidate", "nearest": near, "words": "Nothing meets the target; it would take " + (
         " or ".join(words))}  # fmt: skip
+
+
+def _gpus_words(gpus: int) -> str:
+    return f"{gpus:,} GPU" + ("s" if gpus > 1 else "")
 
 
 def ms_words(seconds: float) -> str:

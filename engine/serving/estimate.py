@@ -487,9 +487,21 @@ def _memory(cap) -> dict:
 def _warnings(
     model: ModelConfig, sc: ServingScenario, hw: Accelerator, cal: Calibration, family: str | None, queue: str | None
 ) -> list[str]:
+    return ([queue] if queue else []) + scenario_warnings(model, sc, hw, cal, family)
+
+
+def scenario_warnings(
+    model: ModelConfig, sc: ServingScenario, hw: Accelerator, cal: Calibration, family: str | None
+) -> list[str]:
+    """What an instance of `sc` on `hw` assumed or cannot be: the aggregated answer's warnings,
+    and each side's of a disaggregated one."""
     out = []
-    if queue:
-        out.append(queue)
+    roof, _ = hw.tensor_roof(sc.compute_dtype)
+    if roof != sc.compute_dtype:
+        out.append(
+            f"{hw.id} has no {sc.compute_dtype} tensor roof: {sc.compute_dtype} matrix multiplies are counted at "
+            f"its {roof} peak, as a kernel that converts the {sc.weight_dtype} weights would run them"
+        )
     if not model.is_moe and (sc.expert_parallel > 1 or sc.moe_tensor_parallel > 1):
         out.append(
             f"expert_parallel {sc.expert_parallel} and moe_tensor_parallel {sc.moe_tensor_parallel} split a MoE "

@@ -103,6 +103,11 @@ def test_a_side_and_speculation_over_http_name_their_fields(client):
     small = {**DISAGG["disaggregated"], "prefill": {"tensor_parallel": 1}}
     r = client.post("/api/v1/serving", json=DISAGG | {"disaggregated": small})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "disaggregated.prefill.tensor_parallel"
+    past_the_board = {**DISAGG["disaggregated"], "prefill": {"tensor_parallel": 16}}
+    r = client.post("/api/v1/serving", json=DISAGG | {"hardware": "h100-sxm5", "disaggregated": past_the_board})
+    (error,) = r.json()["errors"]
+    assert r.status_code == 422 and error["field"] == "disaggregated.prefill.tensor_parallel"
+    assert "16 is too many GPUs for h100-sxm5" in error["message"]
     spec = {"method": "mtp", "draft_tokens": 1, "acceptance_rate": 0.7}
     r = client.post("/api/v1/serving", json=DISAGG | {"speculative": spec})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "speculative"

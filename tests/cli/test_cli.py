@@ -102,3 +102,33 @@ def test_measurements_command():
     assert "3 measured points on h100-sxm5" in out.stdout and "residual_add" in out.stdout
     bad = cli("measurements", str(fixtures / "own_bad_line3.csv"), "--format", "csv", "--hardware", "h100-sxm5")
     assert bad.returncode == 2 and "line 3: bytes" in bad.stderr and "Traceback" not in bad.stderr
+
+
+SERVING_70B = ("serving", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5", "--concurrency", "64")
+
+
+@pytest.mark.parametrize(
+    "flags,named",
+    [
+        (("--prefill-workers", "0"), "--prefill-workers: 0 is not an integer in [1, 1024]"),
+        (("--decode-tp", "0"), "--decode-tp: 0 is not an integer in [1, 1024]"),
+        (("--prefill-batch", "0"), "--prefill-batch: 0 is not an integer in [1, 1024]"),
+        (("--kv-link", "-5"), "--kv-link: '-5' is out of range (allowed: bandwidth 0.001-100,000 GB/s"),
+        (("--kv-link", "50:-1"), "--kv-link: '50:-1' is out of range"),
+        (("--draft-model", "llama-3.1-8b"), "--draft-model: describes speculative decoding, which --speculative"),
+    ],
+)
+def test_a_disaggregated_or_draft_flag_out_of_range_is_refused_in_the_flag_s_words(flags, named):
+    """0 was read as "left out" and answered as 1; a draft flag without --speculative answered as
+    if no draft had been asked; a link out of range was named in bytes/s and seconds."""
+    r = cli(*SERVING_70B, *flags)
+    assert r.returncode == 2 and named in r.stderr, r.stderr
+
+
+def test_plan_takes_the_memory_rule_and_names_it_when_nothing_fits():
+    r = cli("plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--gpus", "2", "--memory-utilization", "1e-9")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(
+        "No candidate fits in memory on 2 GPUs: it would take more GPUs, or a lower precision, or a "
+    )
+    assert "memory_utilization above 1e-09" in r.stdout.splitlines()[0]

@@ -64,7 +64,26 @@ def test_a_search_where_nothing_fits():
     req = PlanRequest(gpus=1, tpot_s=0.05)
     out = answer(search(model, hw, req), req)
     assert out["best"] is None and out["reason"]["code"] == "plan_nothing_fits"
+    assert (
+        out["reason"]["words"] == "No candidate fits in memory on 1 GPU: it would take more GPUs, or a lower precision"
+    )
     assert _without_time(out) == _without_time(plan(model, hw, req))
+
+
+def test_what_would_have_to_change_reads_as_one_sentence():
+    """Neither target met alone, and nothing fitting under a memory rule the user tightened on the
+    largest budget: the words name what would change it (more GPUs cannot)."""
+    model = get_model("llama-3.1-8b")
+    req = PlanRequest(gpus=8, tpot_s=0.0005, ttft_s=0.001, modes=("aggregated",))
+    words = plan(model, [get_accelerator("h100-sxm5")], req)["reason"]["words"]
+    assert words.startswith("Nothing meets the target; it would take more or faster GPUs, or another precision (")
+    assert "neither target is met alone: the fastest TPOT is " in words and words.endswith(" on 8 GPUs)")
+    tight = PlanRequest(gpus=1024, memory_utilization=1e-9, modes=("aggregated",))
+    words = plan(model, [get_accelerator("h100-sxm5")], tight)["reason"]["words"]
+    assert words == (
+        "No candidate fits in memory on 1,024 GPUs: it would take a lower precision, or a memory_utilization "
+        "above 1e-09"
+    )
 
 
 @pytest.mark.parametrize("by_cost", [False, True])
@@ -83,3 +102,10 @@ def test_the_search_s_order_kept_to_a_target_is_the_ranking_of_those_meeting_it(
     for tpot_s in (0.005, 0.01, 0.02, 0.05):
         ok = fr.meets(cols, None, tpot_s, False) & (rng.random(len(order)) < 0.8)
         assert (order[ok[order]] == fr.ranking(cols, ok, by_cost)).all()
+
+
+def test_a_backend_asked_twice_is_searched_once():
+    model, hw = get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")]
+    once = plan(model, hw, PlanRequest(gpus=2, backends=("vllm",), modes=("aggregated",)))
+    twice = plan(model, hw, PlanRequest(gpus=2, backends=("vllm", "vllm"), modes=("aggregated",)))
+    assert twice["candidates"] == once["candidates"] and _without_time(twice) == _without_time(once)

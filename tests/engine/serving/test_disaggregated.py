@@ -246,8 +246,9 @@ def test_a_link_that_limits_the_deployment_or_a_nic_assumed_is_named():
     model, l40s = get_model("llama-3.1-8b"), get_accelerator("l40s")
     tp8 = WorkerLayout(tensor_parallel=8)
     ds = DisaggScenario(ServingScenario(concurrency=8), tp8, tp8)
-    (warning,) = disaggregated_estimate(model, l40s, ds)["warnings"]
+    family, warning = disaggregated_estimate(model, l40s, ds)["warnings"]
     assert warning.startswith("l40s has no scale-out NIC on file: the KV cache's link assumes 50 GB/s per GPU")
+    assert family.startswith("l40s is in no calibrated accelerator family")  # both sides' own, said once
     assert r1_on_gb200()[0]["warnings"] == []
 
 
@@ -284,3 +285,52 @@ def test_a_slow_link_is_shared_by_the_other_clients_transfers_not_its_own():
     assert one["breakdown"]["ttft"]["estimate"]["kv_transfer_s"] == pytest.approx(alone, rel=1e-9)
     rates = [at(c)["disaggregated"]["requests_per_s"] for c in (1, 2, 4, 16)]
     assert rates == sorted(rates) and rates[-1] <= one["disaggregated"]["kv_link_capacity_rps"]
+
+
+@pytest.mark.parametrize("model_id", ["mixtral-8x7b", "qwen3-32b", "deepseek-r1", "llama-3.1-8b"])
+def test_the_estimate_never_decodes_faster_than_its_bound(model_id):
+    """A prefill slower than the roofs leaves fewer of the C requests decoding than the bound's
+    loop has, so the bound decodes at the smaller batch of the two: Mixtral 8x7B on H200 with
+    32k prompts at 42 clients, 1P1D, answered 26.8 ms against a 28.5 ms bound before. Swept over
+    prompt lengths, clients and worker counts on two accelerators; the estimate also stays
+    inside its own range."""
+    model = get_model(model_id)
+    for hw_id in ("h200-sxm", "b200"):
+        hw = get_accelerator(hw_id)
+        for isl, c, (p_workers, d_workers) in (
+            (32_768, 42, (1, 1)), (32_768, 2048, (3, 1)), (8192, 8, (1, 2)), (1024, 512, (1, 1)),
+        ):  # fmt: skip
+            base = ServingScenario(concurrency=c, input_tokens=isl, output_tokens=1024, backend="vllm", **FP8)
+            layout = {"tensor_parallel": 8, "expert_parallel": 8} if model_id == "deepseek-r1" else {}
+            ds = DisaggScenario(base, WorkerLayout(workers=p_workers, **layout),
+                                WorkerLayout(workers=d_workers, **layout))  # fmt: skip
+            r = disaggregated_estimate(model, hw, ds)
+            est, bound = r["estimate"], r["bound"]
+            where = f"{hw_id} isl {isl} C {c}"
+            assert est["tpot_s"] >= bound["tpot_s"], where
+            low, high = est["tpot_s_range"]
+            assert low <= est["tpot_s"] <= high, where
+            assert est["output_tokens_per_s_per_gpu"] <= bound["output_tokens_per_s_per_gpu"], where
+
+
+def test_each_side_warns_as_an_aggregated_instance_of_it_would():
+    """A side's own warnings (a backend that does not run on its accelerator, experts split on a
+    dense model, a precision its card has no roof for) are the aggregated answer's, named by side
+    when only one side has them."""
+    model = get_model("llama-3.1-70b")
+    base = ServingScenario(concurrency=64, backend="trtllm", **FP8)
+    split = DisaggScenario(base, WorkerLayout(), WorkerLayout(hardware="h100-sxm5"))
+    words = disaggregated_estimate(model, get_accelerator("mi300x"), split)["warnings"]
+    assert any(w.startswith("prefill workers: trtllm runs on NVIDIA accelerators, not on mi300x") for w in words)
+    assert not any(w.startswith("decode workers: trtllm") for w in words)
+    experts = DisaggScenario(base, WorkerLayout(tensor_parallel=4, expert_parallel=4), WorkerLayout())
+    words = disaggregated_estimate(model, get_accelerator("h100-sxm5"), experts)["warnings"]
+    assert words == [
+        "prefill workers: expert_parallel 4 and moe_tensor_parallel 1 split a MoE model's experts; llama-3.1-70b "
+        "has none, so they change nothing here"
+    ]
+    fp4 = replace(base, backend="vllm", weight_dtype="fp4", compute_dtype="fp4")
+    (roof,) = disaggregated_estimate(
+        model, get_accelerator("h100-sxm5"), DisaggScenario(fp4, WorkerLayout(), WorkerLayout())
+    )["warnings"]
+    assert roof.startswith("h100-sxm5 has no fp4 tensor roof: fp4 matrix multiplies are counted at its fp8 peak")
