@@ -113,12 +113,21 @@
     const gd = document.querySelector("#plan-frontier .js-plotly-plot");
     if (!gd || !gd.data || !window.Plotly) return;
     const star = marks.star;
-    const data = [{x: marks.region.x}, {x: star.x, y: star.y, text: star.text}];
-    const named = gd.data[marks.traces[1]].name === star.name;
-    window.Plotly.animate(gd, {data: data, traces: marks.traces},
+    const starTrace = marks.traces[1];
+    const named = gd.data[starTrace].name === star.name;
+    // An animation without a redraw only moves points that are drawn: a star that goes (nothing
+    // meets the target) or comes back is restyled, or the old star would stay on the chart.
+    const appears = star.x.length === 0 || (gd.data[starTrace].x || []).length === 0;
+    const data = [{x: marks.region.x}].concat(appears ? [] : [{x: star.x, y: star.y, text: star.text}]);
+    const traces = appears ? [marks.traces[0]] : marks.traces;
+    window.Plotly.animate(gd, {data: data, traces: traces},
                           {transition: {duration: 0}, frame: {duration: 0, redraw: false}, mode: "immediate"})
       .then(function () {
-        if (!named) window.Plotly.restyle(gd, {name: [star.name]}, [marks.traces[1]]);
+        if (appears) {
+          window.Plotly.restyle(gd, {x: [star.x], y: [star.y], text: [star.text], name: [star.name]}, [starTrace]);
+        } else if (!named) {
+          window.Plotly.restyle(gd, {name: [star.name]}, [starTrace]);
+        }
         if (marks.ranges) window.Plotly.relayout(gd, marks.ranges);
       });
   }

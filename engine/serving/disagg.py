@@ -590,7 +590,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
                     "total_s": bound_rates["tpot_s"],
                     "decode_s": bound_decode,
                     "prefill_share_s": 0.0,
-                    "communication_s": 0.0,
+                    "communication_s": bound_link,
                     "overhead_s": 0.0,
                 },  # fmt: skip
                 "estimate": decode_parts | {"prefill_share_s": 0.0},

@@ -253,3 +253,25 @@ def test_a_typed_target_the_ttft_slider_and_the_pessimistic_end(page: Page, base
         plain(pessimistic["best"]["estimate"]["output_tokens_per_s_per_gpu"])
     )
     assert_drawn(figure(page))
+
+
+STAR_POINTS = f"() => {GD}.querySelectorAll('.trace.traceplan--best .point').length"
+
+
+def test_a_target_dragged_past_every_deployment_takes_the_star_away_and_back(page: Page, base_url):
+    """The star moved without a redraw: at a target nothing meets its data emptied but its drawn
+    point stayed, saying the opposite of the verdict."""
+    page.goto(base_url + ISSUE.replace("tpot_ms=50", "tpot_ms=5"))
+    figure(page)
+    page.wait_for_selector("#plan-chart-panel[data-grid^='(']")
+    assert page.evaluate(STAR_POINTS) == 1
+    slider = page.locator("#plan-tpot-slider [role=slider]")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#plan-verdict")).to_contain_text("Nothing on 8")
+    page.wait_for_function(f"() => {GD}.data.find(t => t.uid === 'plan--best').x.length === 0")
+    page.wait_for_function(f"() => ({STAR_POINTS})() === 0")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#plan-tpot")).to_have_value("5")
+    page.wait_for_function(f"() => ({STAR_POINTS})() === 1")
+    star(figure(page))  # drawn where its data says

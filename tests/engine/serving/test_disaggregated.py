@@ -334,3 +334,14 @@ def test_each_side_warns_as_an_aggregated_instance_of_it_would():
         model, get_accelerator("h100-sxm5"), DisaggScenario(fp4, WorkerLayout(), WorkerLayout())
     )["warnings"]
     assert roof.startswith("h100-sxm5 has no fp4 tensor roof: fp4 matrix multiplies are counted at its fp8 peak")
+
+
+def test_the_tpot_parts_add_up_to_it_in_the_bound_and_the_estimate():
+    """The bound's communication was shown as 0 while its decode part left the link time out of
+    a total that held it."""
+    r, _ = r1_on_gb200()
+    for kind in ("bound", "estimate"):
+        parts = r["breakdown"]["tpot"][kind]
+        total = sum(parts[k] for k in ("decode_s", "prefill_share_s", "communication_s", "overhead_s"))
+        assert total == pytest.approx(r[kind]["tpot_s"], rel=1e-9), kind
+    assert r["breakdown"]["tpot"]["bound"]["communication_s"] > 0

@@ -142,3 +142,18 @@ def test_a_measured_run_sits_where_its_own_times_put_it_on_the_estimate_s_axes()
         by_hand = sc.concurrency * sc.output_tokens / (row.ttft_s + (sc.output_tokens - 1) * row.tpot_s) / run.gpus
         assert run.tokens_per_s_per_gpu == pytest.approx(by_hand, rel=1e-12)
         assert run.tokens_per_s_per_gpu < sc.concurrency / row.tpot_s / run.gpus  # the prompt's wait counts
+
+
+def test_a_disaggregated_run_is_drawn_only_with_its_gpu_count_known():
+    """The shipped DeepSeek-R1 GB200 runs record no worker counts: drawn as one worker a side,
+    "1P (TP 1) + 1D (TP 1) on 2 GPUs" at 15,000 clients read 20x the best estimate per GPU. The
+    DeepSeek-V3 ones record theirs, and are drawn."""
+
+    def disaggregated(model):
+        a = replace(SMALL, hardware=("gb200",), model=model, gpus=8, precisions=())
+        return [run for run in measured_runs(a, "gb200") if run.mode == "disaggregated"]
+
+    assert disaggregated("deepseek-ai/DeepSeek-R1") == []
+    v3 = disaggregated("deepseek-ai/DeepSeek-V3")
+    assert v3 and all(run.row.workers_recorded for run in v3)
+    assert all(run.gpus >= 8 for run in v3)  # no deployment of the model fits fewer GB200s
