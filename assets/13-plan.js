@@ -217,8 +217,9 @@
           if (fired.indexOf("plan-" + name + "-slider.value") >= 0) {
             const i = sliders[name];
             const ms = Number.isInteger(i) && stops && stops[name] ? stops[name][i] : undefined;
-            if (ms === undefined || ms === now[name + "_ms"]) return;
+            if (ms === undefined || (ms === now[name + "_ms"] && !now[name + "_refused"])) return;
             next[name + "_ms"] = ms;
+            delete next[name + "_refused"];
             next.typed = false;
             out[k] = ms;
             // drawn here from the grid of the chart on screen, made at the other target as it is
@@ -226,8 +227,15 @@
             const mine = grid && grid.views && drawn && grid.key === drawn.key && grid.at[other] === next[other];
             if (mine) drawView(grid.views[name][i], grid.pool);
           } else if (fired.indexOf("plan-" + name + ".value") >= 0) {
-            if (boxes[name] === now[name + "_ms"]) return;  // the drag's own write to the box
-            next[name + "_ms"] = boxes[name];  // null when out of the box's range: the server says so
+            if (boxes[name] === now[name + "_ms"] && !now[name + "_refused"]) return;  // the drag's own write
+            if (typeof boxes[name] === "number" && isFinite(boxes[name])) {
+              next[name + "_ms"] = boxes[name];
+              delete next[name + "_refused"];
+            } else {
+              // null: not a number, or out of the box's range. The target stays as it was, in the
+              // link too (not NaN), and the server says why in the box's words
+              next[name + "_refused"] = true;
+            }
             next.typed = true;
           }
         });

@@ -275,3 +275,25 @@ def test_a_target_dragged_past_every_deployment_takes_the_star_away_and_back(pag
     expect(page.locator("#plan-tpot")).to_have_value("5")
     page.wait_for_function(f"() => ({STAR_POINTS})() === 1")
     star(figure(page))  # drawn where its data says
+
+
+@pytest.mark.parametrize("typed", ["-5", "abc", "0"])
+def test_a_target_typed_wrong_keeps_the_one_before_and_says_so(page: Page, base_url, typed):
+    """A value the box cannot hold searched at the default (50 ms) without a word, and put
+    tpot_ms=NaN in the link."""
+    page.goto(base_url + ISSUE.replace("tpot_ms=50", "tpot_ms=30"))
+    figure(page)
+    expect(page.locator("#plan-verdict")).to_contain_text("TPOT ≤ 30 ms")
+    box = page.locator("#plan-tpot")
+    box.fill("")
+    box.type(typed)
+    box.press("Enter")
+    expect(page.locator("#plan-error")).to_contain_text("TPOT target (ms) must be 1–1,000")
+    expect(page.locator("#plan-error")).to_contain_text("still shows 30")
+    expect(page.locator("#plan-verdict")).to_contain_text("TPOT ≤ 30 ms")
+    assert parse_qs(urlsplit(page.url).query)["tpot_ms"] == ["30"]
+    box.fill("25")
+    box.press("Enter")
+    expect(page.locator("#plan-verdict")).to_contain_text("TPOT ≤ 25 ms")
+    expect(page.locator("#plan-error")).to_be_empty()
+    page.wait_for_function("() => location.search.includes('tpot_ms=25&')")

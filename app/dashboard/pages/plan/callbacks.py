@@ -74,15 +74,22 @@ def page_view(flags: object) -> View:
     )
 
 
-def with_targets(controls: dict, boxes: dict, targets: object) -> dict:
-    """The controls with the targets from a store of them (`plan-settled`: as they rested; or
-    `plan-sizes`: as drawn now), else as the boxes hold them."""
+def with_targets(controls: dict, boxes: dict, targets: object) -> tuple[dict, dict[str, float]]:
+    """(the controls with the targets from a store of them (`plan-settled`: as they rested; or
+    `plan-sizes`: as drawn now), else as the boxes hold them; the targets kept). A box typed to
+    a value it cannot hold is marked `<name>_refused` in the store, which keeps the target as it
+    was (assets/13-plan.js): the box's own value is read, to be refused in its words, and the
+    target kept stays on screen and in the link."""
     settled = targets if isinstance(targets, dict) else {}
     out = {k: v for k, v in controls.items() if k != "plan-settled.data"}
+    kept = {}
     for name in TARGET_GRIDS:
-        key = f"plan-{name}.value"
-        out[key] = settled[f"{name}_ms"] if f"{name}_ms" in settled else boxes.get(key)
-    return out
+        key, field = f"plan-{name}.value", f"{name}_ms"
+        if settled.get(f"{name}_refused") and isinstance(settled.get(field), int | float):
+            out[key], kept[field] = boxes.get(key), settled[field]
+        else:
+            out[key] = settled[field] if field in settled else boxes.get(key)
+    return out, kept
 
 
 def slider_writes(a, sliders: dict, typed: bool) -> dict:
@@ -117,7 +124,8 @@ def update_plan(controls: dict, boxes: dict, sliders: dict, sizes: object, flags
     """`plan-settled` says the targets rested; the targets read are the latest (`plan-sizes`):
     the view says which it is for (`at`), and the browser draws it only if they still are."""
     view = page_view(flags)
-    a, problems, refused = args_from_controls(with_targets(controls, boxes, sizes), view.lang)
+    targeted, kept = with_targets(controls, boxes, sizes)
+    a, problems, refused = args_from_controls(targeted, view.lang, kept)
     if not problems and trigger in TARGET_TRIGGERS and patches(a, drawn):
         out = moved(a, refused, drawn, view.lang, view.theme, view.present)
     else:
@@ -139,7 +147,8 @@ NOW = {
 
 def args_now(controls: dict, lang: str):
     others = {k: v for k, v in controls.items() if k not in TARGET_BOXES and k != "plan-sizes.data"}
-    return args_from_controls(with_targets(others, controls, controls.get("plan-sizes.data")), lang)
+    targeted, kept = with_targets(others, controls, controls.get("plan-sizes.data"))
+    return args_from_controls(targeted, lang, kept)
 
 
 @CALLBACKS.server(

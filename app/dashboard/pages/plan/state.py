@@ -83,19 +83,23 @@ def parse_args(view: View) -> tuple[PlanArgs, list[str]]:
     return a, notices
 
 
-def args_from_controls(controls: dict, lang: str = "en") -> tuple[PlanArgs, list[str], list[str]]:
+def args_from_controls(
+    controls: dict, lang: str = "en", kept: dict[str, float] | None = None
+) -> tuple[PlanArgs, list[str], list[str]]:
     """(PlanArgs, problems, refusals) from the controls ({"id.prop": value}). A number box whose
-    value cannot be used keeps the default and says so in its own words (the page still
+    value cannot be used keeps the value `kept` holds for its field (the targets as they were
+    before the typing), else the default, and says so in its own words (the page still
     answers); a list with nothing ticked that needs something, or no accelerator, is a
     problem: nothing is searched."""
     refused_of: dict[str, tuple[str | None, Why]] = {}
     changes = read_controls(PARAMS, controls, lambda name, typed, reason: refused_of.setdefault(name, (typed, reason)))
     changes["hardware"] = Accelerators().read(controls.get("plan-hw.value") or [])
+    changes |= {field: value for field, value in (kept or {}).items() if field not in changes}
     a = replace(PlanArgs(), **changes)
     problems: list[str] = []
     refused: list[str] = []
     for p in PARAMS:
-        if set(p.fields) <= set(changes) or p.name == "price":
+        if (set(p.fields) <= set(changes) and p.name not in refused_of) or p.name == "price":
             continue
         if p.name in refused_of and isinstance(p.kind, Int | Float):
             typed, reason = refused_of[p.name]
