@@ -76,7 +76,8 @@ def compared_text(beside: Compared, a: ServingArgs, lang: str) -> str:
         "total": f"{beside.gpus:,}",
     }
     same = beside.aggregated_gpus == beside.gpus
-    return w("srv_compared" if same else "srv_compared_fewer", lang, **values)
+    key = ("srv_compared" if same else "srv_compared_fewer") + ("_one" if beside.replicas == 1 else "")
+    return w(key, lang, **values)
 
 
 def deployment_unfit_sentence(dep: Deployment, lang: str) -> str:

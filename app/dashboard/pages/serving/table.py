@@ -98,7 +98,8 @@ def accelerator_table(acc: AcceleratorServing, concurrency: int, price: float | 
         return render_table(table_rows(acc, concurrency, price), caption, f"srv-table-{acc.id}", lang)
     each = beside.instance_concurrency
     r = f"{beside.replicas:,}"
-    caption = w("srv_table_caption_replicas", lang, name=acc.name, r=r, c=f"{each:,}", run=run)
+    key = "srv_table_caption_replicas" + ("_one" if beside.replicas == 1 else "")
+    caption = w(key, lang, name=acc.name, r=r, c=f"{each:,}", run=run)
     return render_table(table_rows(acc, each, price), caption, f"srv-table-{acc.id}", lang)
 
 

@@ -323,3 +323,15 @@ def test_a_hostile_deployment_answers_or_says_why_and_the_page_draws(extra):
     error, top, bottom, tables, words, caption, _ = outputs(a, [], "en", "light", False)
     assert top["data"] or top["layout"]["annotations"]
     assert tables and words
+
+
+def test_one_aggregated_instance_beside_the_deployment_is_one_in_the_words():
+    """'Compared with 1 aggregated instances ...' on the default disaggregated page."""
+    from app.dashboard.pages.serving.disagg_words import compared_text
+
+    a = args("mode=disagg&tp=8")
+    beside = compared(a)
+    assert beside.replicas == 1
+    text = compared_text(beside, a, "en")
+    assert text.startswith("Compared with one aggregated instance of ") and "instances" not in text
+    assert compared_text(compared(args()), args(), "en").startswith("Compared with 9 aggregated instances of ")
