@@ -168,12 +168,13 @@
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     plan: {
-      // {accelerator id: USD per GPU-hour} of the boxes holding a price; unchanged: no update
+      // {accelerator id: USD per GPU-hour} of the boxes holding a number (the server refuses one
+      // out of range in the box's words); unchanged: no update
       gatherPrices: function (values, ids, current) {
         const prices = {};
         (ids || []).forEach(function (id, i) {
           const v = (values || [])[i];
-          if (typeof v === "number" && Number.isFinite(v) && v > 0) prices[id.hw] = v;
+          if (typeof v === "number" && Number.isFinite(v)) prices[id.hw] = v;
         });
         return JSON.stringify(prices) === JSON.stringify(current || {}) ? nu() : prices;
       },

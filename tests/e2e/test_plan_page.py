@@ -297,3 +297,18 @@ def test_a_target_typed_wrong_keeps_the_one_before_and_says_so(page: Page, base_
     expect(page.locator("#plan-verdict")).to_contain_text("TPOT ≤ 25 ms")
     expect(page.locator("#plan-error")).to_be_empty()
     page.wait_for_function("() => location.search.includes('tpot_ms=25&')")
+
+
+def test_a_price_out_of_range_is_refused_in_the_box_s_words(page: Page, base_url):
+    """-5 and 0 were dropped without a word (the box's min sent them as no value)."""
+    page.goto(base_url + ISSUE + "&price=b200:5.5")
+    figure(page)
+    page.locator("details.plan-prices").evaluate("d => { d.open = true; }")  # open with a price in the link
+    box = page.locator("#plan-price-boxes input").nth(1)  # h200-sxm, b200
+    expect(box).to_have_value("5.5")
+    box.fill("-5")
+    box.press("Enter")
+    expect(page.locator("#plan-error")).to_contain_text("USD per GPU-hour on B200")
+    expect(page.locator("#plan-error")).to_contain_text("(you typed -5); still showing no price")
+    # the link the page was opened with carried the price: cleared, it does not come back from there
+    page.wait_for_function("() => !location.search.includes('price=')")

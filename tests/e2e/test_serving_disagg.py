@@ -154,3 +154,13 @@ def test_the_csv_says_which_mode_each_row_is_and_carries_the_deployment(page: Pa
     assert {r["mode"] for r in rows} == {"aggregated", "disaggregated"}
     measured = [r for r in rows if r["mode"] == "disaggregated" and r["series"] == "measured"]
     assert len(measured) == 13 and all(r["run_id"] for r in measured)
+
+
+def test_a_kv_link_out_of_range_is_refused_in_the_box_s_words(page: Page, base_url):
+    """-5 and 0 in the link's boxes read as auto without a word (the boxes' min sent them as no
+    value)."""
+    page.goto(base_url + "/?tab=serving&mode=disagg")
+    box = page.locator("#srv-kvbw")
+    box.fill("-5")
+    box.press("Tab")
+    expect(page.locator("#srv-error")).to_contain_text("KV link, GB/s per GPU must be 0.001–100,000 (you typed -5)")

@@ -47,10 +47,15 @@ def _without(pairs, names: set[str]) -> list:
     return [(k, v) for k, v in pairs if k not in names]
 
 
-def lab_link(view: View, own: list[tuple[str, str]], carry: tuple[tuple[str, str], ...]) -> dict:
+def lab_link(
+    view: View, own: list[tuple[str, str]], carry: tuple[tuple[str, str], ...], owned: frozenset[str] = frozenset()
+) -> dict:
     """A lab's link data for assets/04-url.js: its canonical link (its own parameters, the
-    chrome, what it carries) and each tab's link (the shared parameters, what it carries)."""
-    written = {k for k, _ in own}
+    chrome, what it carries) and each tab's link (the shared parameters, what it carries).
+    `owned`: every parameter the lab reads; one it leaves out at its default is not carried
+    into its own link either, or a value the user cleared (the planner's price) would come back
+    from the link it was opened with."""
+    written = {k for k, _ in own} | owned
     template = query_string(
         [*_chrome(view, view.tab)[:1], *own, *_chrome(view, view.tab)[1:], *_without(carry, written)]
     )

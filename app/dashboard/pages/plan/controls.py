@@ -19,7 +19,6 @@ from app.units import plain
 from engine.hardware import catalogue
 from engine.planner import MODES, TARGETS
 from engine.planner.space import MAX_BUDGET, PRECISIONS
-from engine.request import MAX_GPU_HOUR_PRICE
 from engine.serving.scenario import BACKENDS, MAX_TOKENS
 
 SLIDERS = {"tpot": TPOT_STOPS, "ttft": TTFT_STOPS}
@@ -83,10 +82,8 @@ def price_boxes(a: PlanArgs, lang: str) -> list:
             w("plan_price_for", lang, name=names[h]),
             dcc.Input(
                 id={"type": "plan-price", "hw": h},
-                type="number",
-                min=0,
-                max=MAX_GPU_HOUR_PRICE,
-                step="any",
+                type="number",  # no min or max: a browser sends a number outside them as none,
+                step="any",  # read as "no price"; sent, it is refused in words (state.refused_prices)
                 value=prices.get(h),
                 debounce=True,
                 className="number-input",

@@ -14,11 +14,14 @@ from dataclasses import replace
 from app.dashboard.lib.i18n import box_sentence, shown_value
 from app.dashboard.lib.params import Float, Int, Why, read_controls, read_link, write_link
 from app.dashboard.pages.links import lab_link
-from app.dashboard.pages.plan.params import PARAMS, TPOT_MS, TTFT_MS, PlanArgs
+from app.dashboard.pages.plan.params import MAX_GPU_HOUR_PRICE, OWN, PARAMS, TPOT_MS, TTFT_MS, PlanArgs
 from app.dashboard.pages.plan.words import w, why
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import Accelerators, pairs_of
 from app.dashboard.pages.roofline.state import View
+from app.units import plain
+from engine.errors import EngineInputError
+from engine.hardware import get_accelerator
 from engine.model_catalog import preset_id_or_none
 from engine.planner import PlanRequest
 
@@ -109,7 +112,30 @@ def args_from_controls(
             problems.append(w("plan_invalid", lang, field=w(f"plan_field_{p.name}", lang)))
     if not a.hardware:
         problems.append(w("plan_no_accelerator", lang))
-    return consistent(a), problems, refused
+    return consistent(a), problems, refused + refused_prices(controls.get("plan-prices.data"), lang)
+
+
+def _accelerator_name(hardware_id: str) -> str:
+    try:
+        return get_accelerator(hardware_id).name
+    except EngineInputError:
+        return hardware_id[:40]
+
+
+def refused_prices(typed: object, lang: str) -> list[str]:
+    """Each price box whose number is out of range (0 or less, or past the most a GPU-hour may
+    cost), in the box's words: the accelerator keeps no price (Prices.read leaves it out)."""
+    if not isinstance(typed, dict):
+        return []
+    limits = {"low": "0", "high": f"{MAX_GPU_HOUR_PRICE:,g}"}
+    return [
+        box_sentence(
+            w("plan_price_refused_label", lang, name=_accelerator_name(hw)), limits, plain(price),
+            w("plan_price_none", lang), lang, open_low=True,
+        )
+        for hw, price in typed.items()
+        if isinstance(price, int | float) and not isinstance(price, bool) and not 0 < price <= MAX_GPU_HOUR_PRICE
+    ]  # fmt: skip
 
 
 def plan_request(a: PlanArgs, top: int = 10) -> PlanRequest:
@@ -154,7 +180,7 @@ def link_of(view: View, a: PlanArgs) -> dict:
     files' stem."""
     own = write_link(PARAMS, a, template=True)
     shown = replace(view, hardware=a.hardware, what_if=())
-    link = lab_link(shown, own, view.carry)
+    link = lab_link(shown, own, view.carry, OWN)
     preset = preset_id_or_none(a.model) or a.model
     tabs = lab_link(shown, [(k, preset if k == "model" else v) for k, v in own], view.carry)["tabs"]
     export = export_name(a, template=True)

@@ -12,8 +12,6 @@ from app.dashboard.pages.serving.fit import carried_fit
 from app.dashboard.pages.serving.params import (
     BACKEND_CHOICES,
     BY_NAME,
-    KV_LINK_GB_S,
-    KV_LINK_US,
     MODES,
     PRECISIONS,
     ServingArgs,
@@ -145,16 +143,18 @@ def disagg_controls(a: ServingArgs, lang: str) -> html.Div:
                 cells.append(_side_box(a, side, name, field_name, lang))
             else:
                 cells.append(html.Span())
+    # the link's boxes have no min or max: a browser sends a number outside them as no value,
+    # which these boxes read as auto; sent, it is refused in the box's own words (state.refused_box)
     link = html.Div(
         [
             field(
                 w("srv_field_kvlink_bw", lang),
-                number_box("srv-kvbw", a.kv_link_gb_s, *KV_LINK_GB_S, placeholder=w("srv_auto", lang)),
+                number_box("srv-kvbw", a.kv_link_gb_s, placeholder=w("srv_auto", lang)),
                 html_for="srv-kvbw",
             ),
             field(
                 w("srv_field_kvlink_lat", lang),
-                number_box("srv-kvlat", a.kv_link_latency_us, *KV_LINK_US, placeholder=w("srv_auto", lang)),
+                number_box("srv-kvlat", a.kv_link_latency_us, placeholder=w("srv_auto", lang)),
                 html_for="srv-kvlat",
             ),
         ],

@@ -15,7 +15,7 @@ from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import Accelerators, pairs_of
 from app.dashboard.pages.roofline.state import View
-from app.dashboard.pages.serving.params import DISAGG, MAX_HARDWARE, PARAMS, PRECISIONS, KvLinkText, ServingArgs
+from app.dashboard.pages.serving.params import DISAGG, MAX_HARDWARE, OWN, PARAMS, PRECISIONS, KvLinkText, ServingArgs
 from app.dashboard.pages.serving.words import w, why
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
@@ -178,8 +178,13 @@ def consistent_sides(a: ServingArgs, bad) -> ServingArgs:
             a = replace(a, **{f"{side}_moe_tp": None})
     total = deployment_gpus(a)
     if total > MAX_GPUS:
-        bad("pworkers", str(a.prefill_workers), Why("deployment_gpus", {"n": f"{total:,}", "high": f"{MAX_GPUS:,}"}))
-        a = replace(a, prefill_workers=1, decode_workers=1)
+        # the side with more GPUs is named, and goes back to one worker (both, if that is not enough)
+        side = max(SIDES, key=lambda s: getattr(a, f"{s}_workers") * getattr(a, f"{s}_tp") * getattr(a, f"{s}_adp"))
+        workers = getattr(a, f"{side}_workers")
+        bad(f"{side[0]}workers", str(workers), Why("deployment_gpus", {"n": f"{total:,}", "high": f"{MAX_GPUS:,}"}))
+        a = replace(a, **{f"{side}_workers": 1})
+        if deployment_gpus(a) > MAX_GPUS:
+            a = replace(a, prefill_workers=1, decode_workers=1)
     return a
 
 
@@ -264,7 +269,7 @@ def link_of(view: View, a: ServingArgs) -> dict:
     chrome with its accelerators, and each tab's link."""
     own = write_link(PARAMS, a)
     shown = replace(view, hardware=a.hardware, what_if=a.what_if)
-    link = lab_link(shown, own, view.carry)
+    link = lab_link(shown, own, view.carry, OWN)
     # the other tabs take preset ids: a Hugging Face id travels as the preset it resolves to
     preset = preset_id_or_none(a.model) or a.model
     tabs = lab_link(shown, [(k, preset if k == "model" else v) for k, v in own], view.carry)["tabs"]

@@ -335,3 +335,12 @@ def test_one_aggregated_instance_beside_the_deployment_is_one_in_the_words():
     text = compared_text(beside, a, "en")
     assert text.startswith("Compared with one aggregated instance of ") and "instances" not in text
     assert compared_text(compared(args()), args(), "en").startswith("Compared with 9 aggregated instances of ")
+
+
+@pytest.mark.parametrize("extra,named", [("&dworkers=1024", "dworkers=1024"), ("&pworkers=1024", "pworkers=1024")])
+def test_a_deployment_past_the_gpu_limit_names_the_side_that_took_it_there(extra, named):
+    """dworkers=1024 was refused as 'pworkers=1'."""
+    a, notices = parse_args(view_of(GB200.replace("&pworkers=1", "").replace("&dworkers=1", "") + extra))
+    (notice,) = notices
+    assert named in notice and "GPUs, more than the 1,024 one deployment may have" in notice
+    assert (a.prefill_workers, a.decode_workers) == (1, 1)
