@@ -59,7 +59,9 @@ def reason(text: object, lang: str) -> str:
 
 def engine_message(error: Exception, lang: str) -> str:
     """An engine error from its code and parameters (engine/errors.py), in the page's language."""
-    params = {**error.params, "format": t("what_if_short_form", lang)}
+    # a count as the page writes one (1,020), as the engine's own words do
+    counts = {k: f"{v:,}" for k, v in error.params.items() if isinstance(v, int) and not isinstance(v, bool)}
+    params = {**error.params, **counts, "format": t("what_if_short_form", lang)}
     if "part" in params:
         params["part"] = t(f"what_if_part_{params['part']}", lang)
     return t(f"engine_{error.code}", lang, **params)

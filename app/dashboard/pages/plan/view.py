@@ -68,9 +68,10 @@ class Pool:
 
 
 def _blocked(messages: list[str]) -> dict:
+    """No search: the reasons, said once, in the verdict's line (the one the table points to)."""
     empty = message_figure("—")
-    view = {"verdict": "", "counts": "", "caption": "", "rows": [], "marks": None, "compare": None, "pool": []}
-    return dict(zip(KEYS, ([html.P(m) for m in messages], empty, empty, True, view, {}), strict=True))
+    view = {"verdict": " ".join(messages), "counts": "", "caption": "", "rows": [], "marks": None, "compare": None}
+    return dict(zip(KEYS, ([], empty, empty, True, view | {"pool": []}, {}), strict=True))
 
 
 def _names(a: PlanArgs) -> dict[str, str]:

@@ -164,7 +164,7 @@ def measured_sentence(dep: Deployment, concurrency: int, lang: str) -> str:
 
     near = nearest(dep.measured, lambda m: m.run.row.scenario.concurrency, concurrency)
     if near is None:
-        return " ".join([w("srv_no_measured_disagg", lang, name=dep.name), nearby_sentence(dep, lang)])
+        return " ".join([w("srv_no_measured_disagg", lang, name=dep.name), nearby_sentence(dep, lang, "disagg")])
     text = nearest_sentence(near, len(dep.measured), lang)
     faster = sum(1 for m in dep.measured if m.faster_than_bound)
     if faster:

@@ -133,11 +133,12 @@ def _difference(name: str, value, lang: str) -> str:
     return {"tp": "TP {v}", "adp": w("srv_nearby_adp", lang), "ep": "EP {v}"}.get(name, "{v}").format(v=value)
 
 
-def nearby_sentence(acc, lang: str) -> str:
+def nearby_sentence(acc, lang: str, mode: str = "") -> str:
     """Where the shipped runs of this model are, and how they differ from the scenario (an
-    AcceleratorServing's or a disaggregated Deployment's)."""
+    AcceleratorServing's or, mode "disagg", a disaggregated Deployment's: none of its mode is
+    not none at all, which the aggregated sentence beside it may name)."""
     if not acc.nearby:
-        return w("srv_nearby_none", lang)
+        return w("srv_nearby_none" + (f"_{mode}" if mode else ""), lang)
     groups = [
         w(
             "srv_nearby_group",

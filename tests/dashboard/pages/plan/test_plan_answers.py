@@ -157,3 +157,14 @@ def test_a_disaggregated_run_is_drawn_only_with_its_gpu_count_known():
     v3 = disaggregated("deepseek-ai/DeepSeek-V3")
     assert v3 and all(run.row.workers_recorded for run in v3)
     assert all(run.gpus >= 8 for run in v3)  # no deployment of the model fits fewer GB200s
+
+
+def test_a_search_too_large_says_why_once_in_the_verdict_s_line():
+    """It read 'hardware: the search would score 1020 layouts (allowed: at most 800: ...)' under an
+    empty verdict, which the table points to."""
+    from app.dashboard.pages.plan.view import shown
+
+    a = PlanArgs(model="deepseek-ai/DeepSeek-R1", hardware=("h200-sxm", "b200", "gb200"), gpus=1024)
+    out = shown(a, [], [], "en", "light", False)
+    assert out["view"]["verdict"].startswith("The search would score 1,020 layouts, more than the 800 one search may")
+    assert out["error"] == [] and out["view"]["rows"] == []

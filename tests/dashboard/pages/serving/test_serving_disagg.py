@@ -344,3 +344,12 @@ def test_a_deployment_past_the_gpu_limit_names_the_side_that_took_it_there(extra
     (notice,) = notices
     assert named in notice and "GPUs, more than the 1,024 one deployment may have" in notice
     assert (a.prefill_workers, a.decode_workers) == (1, 1)
+
+
+def test_no_disaggregated_run_of_a_model_is_not_no_run_at_all():
+    """The default disaggregated page said 'The shipped data has no run of this model' above the
+    nearest measured (aggregated) run of it."""
+    words = " ".join(
+        p.children for p in outputs(args("mode=disagg"), [], "en", "light", False)[4] if isinstance(p.children, str)
+    )
+    assert "no disaggregated run of this model" in words and "has no run of this model" not in words
