@@ -68,7 +68,27 @@ def _one_per_field(errors: list[dict]) -> list[dict]:
     return kept
 
 
-async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+def _whole_body_error(request: Request, exc: RequestValidationError) -> JSONResponse | None:
+    """An empty body (400) or one not sent as JSON (415): the body as a whole, not a field of
+    it, which pydantic would call 'Field required' or 'Input should be a valid dictionary'."""
+    whole = [e for e in exc.errors() if tuple(e.get("loc", ())) == ("body",)]
+    if not whole:
+        return None
+    content_type = request.headers.get("content-type", "")
+    if whole[0].get("type") == "missing":
+        message, status = "body is empty: send one JSON object", 400
+    elif "json" not in content_type.split(";")[0].lower():
+        sent = repr(visible(content_type[:60])) if content_type else "no content-type"
+        message, status = f"body is sent as {sent}: send one JSON object as content-type: application/json", 415
+    else:
+        message, status = "body must be one JSON object of the request's fields", 422
+    return JSONResponse({"detail": message, "errors": [{"field": "body", "message": message}]}, status_code=status)
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    whole = _whole_body_error(request, exc)
+    if whole is not None:
+        return whole
     bad_json = next((e for e in exc.errors() if e.get("type") == "json_invalid"), None)
     if bad_json is not None:  # not a field problem: the body is not JSON at all (documented 400)
         where = bad_json["loc"][-1] if bad_json.get("loc") else "?"

@@ -219,6 +219,24 @@ def test_malformed_json_is_400(client, body):
 
 
 @pytest.mark.parametrize(
+    "body,headers,status,words",
+    [
+        (b"", {"content-type": "application/json"}, 400, "body is empty: send one JSON object"),
+        (b'{"model": "llama-3.1-8b"}', {"content-type": "text/plain"}, 415, "body is sent as 'text/plain'"),
+        (b'{"model": "llama-3.1-8b"}', {}, 415, "body is sent as no content-type"),
+        (b"[1, 2]", {"content-type": "application/json"}, 422, "body must be one JSON object"),
+    ],
+)
+def test_a_body_that_is_not_one_json_object_says_what_it_is(client, body, headers, status, words):
+    """pydantic's words were 'body: Field required' and 'Input should be a valid dictionary' for a
+    JSON object sent as text/plain."""
+    for path in ("/api/v1/plan", "/api/v1/serving", "/api/v1/analyze"):
+        r = client.post(path, content=body, headers=headers)
+        assert r.status_code == status and r.json()["errors"] == [{"field": "body", "message": r.json()["detail"]}]
+        assert r.json()["detail"].startswith(words), r.text
+
+
+@pytest.mark.parametrize(
     "body",
     [
         b'{"model": ' + b"[" * 2000 + b"]" * 2000 + b"}",
