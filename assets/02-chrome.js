@@ -52,7 +52,10 @@
           clear();
           return say(flags, "copy_blocked");
         };
-        if (!(navigator.clipboard && window.isSecureContext)) return showField();
+        // an iframe not allowed clipboard-write: asking would log a permissions-policy violation
+        const policy = document.permissionsPolicy || document.featurePolicy;
+        const allowed = !policy || !policy.allowsFeature || policy.allowsFeature("clipboard-write");
+        if (!(navigator.clipboard && window.isSecureContext && allowed)) return showField();
         return navigator.clipboard.writeText(link).then(function () {
           window.dash_clientside.set_props("copy-field", {style: {display: "none"}});
           clear();

@@ -626,6 +626,23 @@ def test_copy_link_where_the_clipboard_is_blocked_shows_the_link(page: Page, bas
     )
 
 
+def test_copy_link_in_a_frame_denied_the_clipboard_does_not_ask_for_it(page: Page, base_url):
+    """A cross-origin iframe without allow="clipboard-write": asking logged a permissions-policy
+    violation (a console error) before the field was shown."""
+    page.goto(base_url + "/?hw=h100-sxm5&batch=16")
+    wait_for_figure(page)
+    page.evaluate(
+        "() => { window.clipboardAsked = 0;"
+        " navigator.clipboard.writeText = () => { window.clipboardAsked += 1; return Promise.resolve(); };"
+        " Object.defineProperty(document, 'permissionsPolicy',"
+        " {value: {allowsFeature: (f) => f !== 'clipboard-write'}}); }"
+    )
+    page.locator("#copy-link").click()
+    expect(page.locator("#copy-field")).to_be_visible()
+    assert "batch=16" in page.locator("#copy-field").input_value()
+    assert page.evaluate("() => window.clipboardAsked") == 0
+
+
 def test_embed_fits_800_by_500_with_a_link_to_the_full_view(page: Page, base_url):
     page.set_viewport_size({"width": 800, "height": 500})
     page.goto(base_url + "/?embed=1&hw=h100-sxm5,h200-sxm&batch=64&model=llama-3-8b&prec=bf16&tp=1")
