@@ -101,7 +101,7 @@ def _plan(args: argparse.Namespace) -> int:
             cost = "" if t["usd_per_million_tokens"] is None else f", ${t['usd_per_million_tokens']:.2f}/Mtok"
             print(
                 f"best on {hw_id}: {t['mode']}, {t['backend']} {t['precision']}, {deployment_words(t)} at concurrency "
-                f"{t['concurrency']}: {rate_words(t['estimate']['output_tokens_per_s_per_gpu'])} tok/s/GPU{cost}"
+                f"{t['concurrency']:,}: {rate_words(t['estimate']['output_tokens_per_s_per_gpu'])} tok/s/GPU{cost}"
             )
     print(
         f"{'#':>3} {'mode':<6} {'GPU':<10} {'backend':<7} {'prec':<5} {'layout':<44} {'GPUs':>4} {'C':>6} "

@@ -458,7 +458,7 @@ def rate_words(tokens_per_s: float) -> str:
 def deployment_words(candidate: dict) -> str:
     """The candidate's layout, with how many replicas of it spend the GPUs when more than one."""
     n = candidate["replicas"]
-    return candidate["layout_words"] if n == 1 else f"{n} x ({candidate['layout_words']})"
+    return candidate["layout_words"] if n == 1 else f"{n:,} x ({candidate['layout_words']})"
 
 
 def verdict(answer: dict) -> dict:
@@ -475,8 +475,8 @@ def verdict(answer: dict) -> dict:
     low, high = best["estimate"]["output_tokens_per_s_per_gpu_range"]
     ratio, tie = _other_mode(best, modes.get(other), key)
     text = (
-        f"On {answer['gpus']} x {best['hardware_name']}, the best is {best['mode']}, {deployment_words(best)} at "
-        f"concurrency {best['concurrency']}: {rate_words(rate)} tok/s/GPU "
+        f"On {answer['gpus']:,} x {best['hardware_name']}, the best is {best['mode']}, {deployment_words(best)} at "
+        f"concurrency {best['concurrency']:,}: {rate_words(rate)} tok/s/GPU "
         f"(range {rate_words(low)}-{rate_words(high)})"
     )
     if best["usd_per_million_tokens"] is not None:

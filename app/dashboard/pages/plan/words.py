@@ -48,10 +48,11 @@ def shows_replicas(candidate: dict) -> bool:
 
 
 def deployment(candidate: dict, lang: str) -> str:
-    """How the candidate spends its GPUs: `2 × TP 4` replicas, or `1P (TP 4) + 1D (TP 8)` and
-    `4 × 1P (TP 4) + 1D (TP 8)` when the disaggregated unit is replicated."""
+    """How the candidate spends its GPUs: `2 × (TP 4)` replicas, or `1P (TP 4) + 1D (TP 8)` and
+    `4 × (1P (TP 4) + 1D (TP 8))` when the disaggregated unit is replicated (as the CLI writes
+    them: one layout's `TP 1 x DP 2, EP 2` is not read as replicas of TP 1 alone)."""
     if shows_replicas(candidate):
-        return w("plan_replicas", lang, n=candidate["replicas"], layout=candidate["layout_words"])
+        return w("plan_replicas", lang, n=f"{candidate['replicas']:,}", layout=candidate["layout_words"])
     return candidate["layout_words"]
 
 

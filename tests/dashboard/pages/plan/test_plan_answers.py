@@ -65,7 +65,7 @@ def test_a_replicated_disaggregated_unit_is_shown_as_replicas_and_opened_as_one_
     args = replace(SMALL, hardware=("h100-sxm5",), gpus=16, modes=("disaggregated",), tpot_ms=50.0)
     c = next(c for c in answered(args).answer["top"] if c["replicas"] > 1)
     units = c["replicas"]
-    assert deployment_text(c, "en") == f"{units} × {c['layout_words']}"
+    assert deployment_text(c, "en") == f"{units} × ({c['layout_words']})"
     assert f"# {units} × router, each joining one unit's prefill and decode workers" in commands_text(c, "en")
     assert f"# {units} × 路由" in commands_text(c, "zh")
     a, _ = serving_args(view_from_search(serving_link(c, None, "en", "light")))
