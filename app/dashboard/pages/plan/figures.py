@@ -53,10 +53,18 @@ def candidate_hover(c: dict, name: str, lang: str) -> str:
         w("plan_hover_tpot", lang, v=ms(est["tpot_s"]), lo=ms(est["tpot_s_range"][0]), hi=ms(est["tpot_s_range"][1])),
         w("plan_hover_rates", lang, gpu=rate(est["output_tokens_per_s_per_gpu"]), lo=rate(lo), hi=rate(hi),
           user=rate(est["tokens_per_s_per_user"])),
-        w("plan_hover_cost", lang, usd=usd(c["usd_per_million_tokens"]), pct=f"{c['memory_headroom']:.0%}"),
+        _cost_line(c, lang),
         f"{backend_name(c['backend'], lang)} · {c['precision']}",
     ]  # fmt: skip
     return "<br>".join(lines)
+
+
+def _cost_line(c: dict, lang: str) -> str:
+    """$/Mtok where a price was given (no "$—"), and the memory the candidate leaves free."""
+    pct = f"{c['memory_headroom']:.0%}"
+    if c["usd_per_million_tokens"] is None:
+        return w("plan_hover_headroom", lang, pct=pct)
+    return w("plan_hover_cost", lang, usd=usd(c["usd_per_million_tokens"]), pct=pct)
 
 
 def measured_hover(run: MeasuredRun, name: str, budget: int, lang: str) -> str:

@@ -168,3 +168,19 @@ def test_a_search_too_large_says_why_once_in_the_verdict_s_line():
     out = shown(a, [], [], "en", "light", False)
     assert out["view"]["verdict"].startswith("The search would score 1,020 layouts, more than the 800 one search may")
     assert out["error"] == [] and out["view"]["rows"] == []
+
+
+def test_a_candidate_s_hover_gives_a_cost_only_where_a_price_was_given():
+    """It read '$—/Mtok' without a price."""
+    from app.dashboard.pages.plan.figures import candidate_hover
+    from app.dashboard.pages.plan.state import plan_request
+    from engine.hardware import get_accelerator as accelerator
+    from engine.model_catalog import get_model as model_of
+    from engine.planner import plan
+
+    for prices, cost in (((), False), ((("h100-sxm5", 2.0),), True)):
+        a = replace(SMALL, hardware=("h100-sxm5",), prices=prices)
+        best = plan(model_of("llama-3.1-8b"), [accelerator("h100-sxm5")], plan_request(a))["best"]
+        hover = candidate_hover(best, "H100", "en")
+        assert ("/Mtok" in hover) == cost and "$—" not in hover
+        assert "memory headroom " in hover and "left free at this concurrency" in hover
