@@ -282,7 +282,8 @@ def _bars(uid_: str, labels: list[str], values: list, texts: list[str], palette,
         "uid": uid_,
         "y": labels,
         "x": [v or 0 for v in values],
-        "text": texts,
+        # a space before each value written at the bar's base: it stood against the card's name
+        "text": [f"\u00a0{t}" if t else t for t in texts],
         "textposition": "auto",  # inside at the base, or beside a bar too short to hold it
         "insidetextanchor": "start",
         "textangle": 0,
@@ -340,5 +341,12 @@ def compare_figure(answer: dict, names: dict[str, str], lang: str, theme: str, p
     ]  # fmt: skip
     for n, y in (("", "y"), ("2", "y2"))[: 2 if priced else 1]:
         layout[f"xaxis{n}"] = {"automargin": True, "gridcolor": colors["grid"], "rangemode": "tozero", "anchor": y}
-        layout[f"yaxis{n}"] = {"automargin": True, "autorange": "reversed", "domain": domains[y], "anchor": f"x{n}"}
+        # a gap between a card's name and the value written at its bar's base
+        layout[f"yaxis{n}"] = {"automargin": True, "autorange": "reversed", "domain": domains[y], "anchor": f"x{n}",
+                               }  # fmt: skip
+    if all(v is None for v in gpu):  # no bar at all: say why, not an empty 0-1 axis
+        layout["xaxis"]["showticklabels"] = False
+        layout["annotations"].append(
+            {"text": none, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False, "font": font}
+        )
     return {"data": data, "layout": layout}

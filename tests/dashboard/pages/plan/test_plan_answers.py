@@ -184,3 +184,21 @@ def test_a_candidate_s_hover_gives_a_cost_only_where_a_price_was_given():
         hover = candidate_hover(best, "H100", "en")
         assert ("/Mtok" in hover) == cost and "$—" not in hover
         assert "memory headroom " in hover and "left free at this concurrency" in hover
+
+
+def test_the_comparison_says_estimate_and_says_so_when_nothing_meets_the_target():
+    from app.dashboard.pages.plan.figures import compare_figure
+    from app.dashboard.pages.plan.state import plan_request
+    from engine.hardware import get_accelerator as accelerator
+    from engine.model_catalog import get_model as model_of
+    from engine.planner import plan
+
+    names = {"h100-sxm5": "H100", "h200-sxm": "H200"}
+    for tpot_ms, bars in ((20.0, True), (1.0, False)):
+        a = replace(SMALL, tpot_ms=tpot_ms)
+        answer = plan(model_of("llama-3.1-8b"), [accelerator(h) for h in a.hardware], plan_request(a))
+        fig = compare_figure(answer, names, "en", "light", False)
+        texts = [n["text"] for n in fig["layout"]["annotations"]]
+        assert texts[0] == "best output tok/s per GPU (p10–p90)"  # under "Accelerators at the same target: estimates"
+        assert ("nothing meets the target" in texts) != bars
+        assert fig["layout"]["xaxis"].get("showticklabels", True) == bars
