@@ -198,3 +198,22 @@ def test_a_scenario_that_does_not_fit_says_why_inside_the_chart(page: Page, base
     assert ("the smallest TP that fits is TP 8" if lang == "en" else "能放下的最小张量并行度是 8") in (
         said.replace("<br>", " " if lang == "en" else "")
     )
+
+
+# a planner's pick opened on the serving page: DeepSeek-R1, 4P1D on GB200 at 2,537 clients
+PLANNED = (
+    "/?tab=serving&hw=gb200&model=deepseek-r1&backend=trtllm&prec=fp4&tp=1&adp=16&ep=16&isl=1024&osl=1024&conc=2537"
+    "&mode=disagg&pworkers=4&ptp=1&pdp=2&pmtp=1&pep=2&dworkers=1&dtp=1&ddp=16&dmtp=1&dep=16"
+)
+
+
+@pytest.mark.parametrize("width,height", [(1440, 900), (390, 844)])
+def test_the_latency_chart_s_stacked_log_axes_keep_their_labels_apart(page: Page, base_url, width, height):
+    """The TPOT row (about 150 px over 3 decades) labelled 1, 2, 5, 10, ... with 1 and 2, 5 and 10
+    overlapping by 3-6 px."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(base_url + PLANNED)
+    page.wait_for_selector("#srv-latency .js-plotly-plot .ytick text")
+    page.locator("#srv-latency").scroll_into_view_if_needed()
+    page.wait_for_function(SETTLED_JS, arg="#srv-latency .main-svg")
+    axes_read(page, "srv-latency", ("x", "y", "y2", "y3"))

@@ -18,6 +18,9 @@ from collections.abc import Iterable
 from app.units import plain
 
 ACROSS, UP = 2.2, 3.2  # past these, 1-2-5 labels crowd a phone's 300 px axis
+# the latency chart's three stacked rows are ~150 px each: over 3.2 decades the labels 1 and 2
+# (0.3 decades apart, 14 px) overlapped by 3-6 px; over 1.8 they are 25 px apart
+STACKED = 1.8
 RANGE_PAD, MIN_PAD = 0.04, 0.05
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, color_for
 from app.dashboard.lib.uids import uid
-from app.dashboard.pages.serving.axes import UP, label_log_axis
+from app.dashboard.pages.serving.axes import STACKED, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
 from app.dashboard.pages.serving.figures import (
     _layout,
@@ -38,7 +38,8 @@ def _series(acc, i, theme, lang, metric, axis, kind, times=1, mode=None) -> dict
         "type": "scatter",
         "mode": "lines",
         "uid": uid("latency", acc.id, f"{metric}-{kind}"),
-        "name": f"{acc.name} · {metric.upper()} {label}",
+        # the legend's one entry per kind shows and hides both rows (its group): named for both
+        "name": f"{acc.name} · {label}" if metric == "tpot" else f"{acc.name} · {metric.upper()} {label}",
         "legendgroup": acc.id,
         "showlegend": metric == "tpot",
         "x": [p["concurrency"] * times for p in pts],
@@ -167,7 +168,7 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
         base = {"title": {"text": w(titles[metric], lang)}, "domain": domain, "gridcolor": colors["grid"]}
         base |= {"anchor": "x", "automargin": True}
         values = [y for t in data if t.get("yaxis") == axis for y in t["y"] if y is not None]
-        layout[key] = base if metric == "requests" else label_log_axis(base, values, UP)
+        layout[key] = base if metric == "requests" else label_log_axis(base, values, STACKED)
     shapes.append(_chosen_line(concurrency, colors))
     layout["shapes"] = shapes
     layout["annotations"] = notes
