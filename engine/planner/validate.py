@@ -46,6 +46,21 @@ def _run(m, result) -> dict:
     }
 
 
+def pick_outcomes(runs: list[dict]) -> dict[str, tuple[bool, float]]:
+    """One group's picks (module docstring), by the estimate and by the pessimistic end: each
+    (success, regret). A run: `measured_tpot_s`, `measured_per_gpu`, `estimate_tpot_s`,
+    `pessimistic_tpot_s`, `estimate_per_gpu` (_run)."""
+    target = float(np.median([r["measured_tpot_s"] for r in runs]))
+    best = max(r["measured_per_gpu"] for r in runs if r["measured_tpot_s"] <= target)
+    out = {}
+    for name in ("estimate", "pessimistic"):
+        predicted = [r for r in runs if r[f"{name}_tpot_s"] <= target]
+        pick = max(predicted, key=lambda r: r["estimate_per_gpu"], default=None)
+        success = pick is not None and pick["measured_tpot_s"] <= target
+        out[name] = (success, 1.0 - pick["measured_per_gpu"] / best if success else 1.0)
+    return out
+
+
 def validate_plan(
     rows: Iterable[dict | CsvRow], calibration: Calibration | None = None, on_skip: Callable | None = None
 ) -> dict:
@@ -72,15 +87,8 @@ def validate_plan(
         if len({str(r["layout"]) for r in runs}) < MIN_LAYOUTS:
             continue
         kept += 1
-        target = float(np.median([r["measured_tpot_s"] for r in runs]))
-        met = [r for r in runs if r["measured_tpot_s"] <= target]
-        best = max(r["measured_per_gpu"] for r in met)
-        for name in scored:
-            predicted = [r for r in runs if r[f"{name}_tpot_s"] <= target]
-            pick = max(predicted, key=lambda r: r["estimate_per_gpu"], default=None)
-            success = pick is not None and pick["measured_tpot_s"] <= target
-            regret = 1.0 - pick["measured_per_gpu"] / best if success else 1.0
-            scored[name].append((success, regret))
+        for name, outcome in pick_outcomes(runs).items():
+            scored[name].append(outcome)
     if not kept:
         raise EngineInputError(
             "data", "no group of runs shares a model, GPU, backend and lengths across two layouts",
