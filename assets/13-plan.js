@@ -75,7 +75,8 @@
       const copy = el("button", "button plan-copy", words.wordCopy);
       copy.type = "button";
       copy.dataset.copy = row.copy;
-      const open = el("a", "plan-open", words.wordOpen);
+      const open = el("a", "plan-open", row.open || words.wordOpen);  // "one of the 3" when replicated
+      if (row.open_title) open.title = row.open_title;
       open.href = row.href;
       open.id = "plan-open-" + i;
       const details = el("details");

@@ -52,6 +52,20 @@ def row(c: dict, names: dict[str, str], prices: dict, lang: str, theme: str) -> 
         "headroom": f"{c['memory_headroom']:.0%}",
         "copy": commands_text(c, lang),
         "href": serving_link(c, prices.get(c["hardware"]), lang, theme),
+        **_open_words(c, lang),
+    }
+
+
+def _open_words(c: dict, lang: str) -> dict:
+    """The serving page answers one instance or one xPyD unit (its `serving_request`): a
+    replicated candidate's link says it opens one of them, and what that one is."""
+    n = c["replicas"]
+    if n == 1:
+        return {}
+    one = {"n": f"{n:,}", "gpus": f"{c['gpus'] // n:,}", "c": f"{c['serving_request']['concurrency']:,}"}
+    return {
+        "open": w("plan_open_serving_unit", lang, **one),
+        "open_title": w("plan_open_serving_unit_title", lang, **one),
     }
 
 

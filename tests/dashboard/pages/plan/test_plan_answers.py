@@ -73,6 +73,14 @@ def test_a_replicated_disaggregated_unit_is_shown_as_replicas_and_opened_as_one_
     served = deployment(a, a.hardware[0]).chosen["estimate"]
     rate = "output_tokens_per_s_per_gpu"
     assert served[rate] == pytest.approx(c["estimate"][rate], rel=1e-12)
+    # the row's link says it opens one of them, and which (the serving page showed another
+    # concurrency and GPU count than the row, unexplained)
+    from app.dashboard.pages.plan.table import row
+
+    words = row(c, {"h100-sxm5": "H100"}, {}, "en", "light")
+    assert words["open"] == f"Open one of the {units} on the serving page"
+    assert words["open_title"].startswith(f"The serving page answers one of the {units}: {c['gpus'] // units} GPUs at ")
+    assert f"concurrency {a.concurrency:,};" in words["open_title"]
 
 
 def test_the_verdict_formats_the_engine_s_fields():

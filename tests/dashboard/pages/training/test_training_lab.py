@@ -530,7 +530,7 @@ def test_tokens_no_gpu_count_divides_get_the_nearest_valid_value_offered():
     would need a measured busbw, a refusal of its own)."""
     page = render(gpus="9", gpn="16")
     error = text(find(page, "train-error"))
-    assert "multiple of gpus x sequence_length = 36864" in error
+    assert "multiple of gpus x sequence_length = 36,864" in error  # a count written as one
     assert "258,048 tokens per step (63 sequences, 7 per GPU)" in error
     fix = find(page, "train-tokens-fix")
     assert fix is not None and text(fix) == "Use 258,048"
