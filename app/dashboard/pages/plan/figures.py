@@ -157,7 +157,7 @@ def measured_traces(runs: dict[str, tuple], names: dict[str, str], budget: int, 
                 "type": "scatter",
                 "mode": "markers",
                 "uid": uid("plan", hw, "measured"),
-                "name": w("plan_measured_name", lang, hw=names[hw]),
+                "name": _measured_name(shown, names[hw], budget, lang),
                 "x": [r.tokens_per_s_per_user for r in shown],
                 "y": [r.tokens_per_s_per_gpu for r in shown],
                 "text": [measured_hover(r, names[hw], budget, lang) for r in shown],
@@ -166,6 +166,13 @@ def measured_traces(runs: dict[str, tuple], names: dict[str, str], budget: int, 
             }
         )
     return out
+
+
+def _measured_name(shown: tuple, name: str, budget: int, lang: str) -> str:
+    """The legend says what a hollow marker is when there is one (the hover alone said it)."""
+    if any(r.gpus > budget for r in shown):
+        return w("plan_measured_name_hollow", lang, hw=name, budget=f"{budget:,}")
+    return w("plan_measured_name", lang, hw=name)
 
 
 def region_trace(answer: dict, theme: str, lang: str) -> dict:
@@ -213,6 +220,22 @@ def star_trace(answer: dict, names: dict[str, str], theme: str, lang: str) -> di
     }
 
 
+def titled_by_card(data: list[dict], names: dict[str, str]) -> None:
+    """Each card's name said once, as its legend group's title, and each entry only what it is
+    ("aggregated (estimate)"): a card's full name on every entry ran past a phone's chart
+    ("GB200 (per Blackwell GPU, NVL72) · aggregated (estima")."""
+    titled = set()
+    for trace in data:
+        hw = next((h for h in names if trace["uid"].startswith(uid("plan", h) + "--")), None)
+        if hw is None or trace.get("showlegend") is False:
+            continue
+        trace["legendgroup"] = hw
+        trace["name"] = trace["name"].removeprefix(f"{names[hw]} · ")
+        if hw not in titled:
+            trace["legendgrouptitle"] = {"text": names[hw]}
+            titled.add(hw)
+
+
 def axis_values(data: list[dict]) -> tuple[list[float], list[float]]:
     """The values the axes cover: every trace's but the region's (whose far edges are off the chart)."""
     xs = [x for t in data if t["uid"] != "plan--target" for x in t["x"]]
@@ -225,6 +248,7 @@ def frontier_figure(answer, runs, names, budget: int, lang: str, theme: str, pre
     data = [region_trace(answer, theme, lang)]
     data += frontier_traces(answer, names, theme, lang)
     data += measured_traces(runs, names, budget, theme, lang)
+    titled_by_card(data, names)
     data.append(star_trace(answer, names, theme, lang))
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
@@ -238,7 +262,7 @@ def frontier_figure(answer, runs, names, budget: int, lang: str, theme: str, pre
         base = {"title": {"text": w(key, lang), "standoff": 8}, "gridcolor": colors["grid"]}
         layout[axis] = label_log_axis(base, values, two_five)
     layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
-    layout["legend"] = foot_legend(present)
+    layout["legend"] = foot_legend(present, groupclick="toggleitem")  # an entry hides itself alone
     layout["modebar"] = {"orientation": "v"}
     layout["hoverlabel"] = {"align": "left"}
     return {"data": data, "layout": layout}

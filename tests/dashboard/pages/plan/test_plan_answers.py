@@ -210,3 +210,17 @@ def test_the_comparison_says_estimate_and_says_so_when_nothing_meets_the_target(
         assert texts[0] == "best output tok/s per GPU (p10–p90)"  # under "Accelerators at the same target: estimates"
         assert ("nothing meets the target" in texts) != bars
         assert fig["layout"]["xaxis"].get("showticklabels", True) == bars
+
+
+def test_the_legend_names_each_card_once_and_says_what_a_hollow_marker_is():
+    """'GB200 (per Blackwell GPU, NVL72) · aggregated (estima' ran past a phone's chart; the hollow
+    markers (runs on more GPUs than the budget) were explained in their hover alone."""
+    from app.dashboard.pages.plan.view import shown
+
+    a = PlanArgs(model="deepseek-ai/DeepSeek-V3", hardware=("h200-sxm", "gb200"), gpus=8)
+    fig = shown(a, [], [], "en", "light", False)["figure"]
+    entries = [t for t in fig["data"] if t.get("legendgroup") in a.hardware]
+    titles = [t["legendgrouptitle"]["text"] for t in entries if "legendgrouptitle" in t]
+    assert titles == ["H200 SXM 141GB", "GB200 (per Blackwell GPU, NVL72)"]
+    assert {t["name"] for t in entries} >= {"aggregated (estimate)", "measured (hollow: on more than 8 GPUs)"}
+    assert fig["layout"]["legend"]["groupclick"] == "toggleitem"
