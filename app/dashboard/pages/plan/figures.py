@@ -22,6 +22,7 @@ from app.dashboard.lib.uids import uid
 from app.dashboard.pages.plan.measured import SOURCE, MeasuredRun
 from app.dashboard.pages.plan.words import backend_name, deployment, mode_name, ms, rate, usd, w
 from app.dashboard.pages.serving.axes import ACROSS, label_log_axis
+from app.dashboard.pages.serving.figures import titled_groups
 from app.dashboard.pages.serving.words import wrap
 from engine.planner import MODES
 
@@ -129,7 +130,7 @@ def frontier_traces(answer: dict, names: dict[str, str], theme: str, lang: str) 
                     "mode": "lines+markers",
                     "uid": uid("plan", hw, mode),
                     "name": label,
-                    "legendgroup": f"{hw}-{mode}",
+                    "legendgroup": hw,  # titled by the card's name once (serving.figures.titled_groups)
                     "x": [_xy(c)[0] for c in points],
                     "y": [_xy(c)[1] for c in points],
                     "text": [candidate_hover(c, names[hw], lang) for c in points],
@@ -158,6 +159,7 @@ def measured_traces(runs: dict[str, tuple], names: dict[str, str], budget: int, 
                 "mode": "markers",
                 "uid": uid("plan", hw, "measured"),
                 "name": _measured_name(shown, names[hw], budget, lang),
+                "legendgroup": hw,
                 "x": [r.tokens_per_s_per_user for r in shown],
                 "y": [r.tokens_per_s_per_gpu for r in shown],
                 "text": [measured_hover(r, names[hw], budget, lang) for r in shown],
@@ -220,22 +222,6 @@ def star_trace(answer: dict, names: dict[str, str], theme: str, lang: str) -> di
     }
 
 
-def titled_by_card(data: list[dict], names: dict[str, str]) -> None:
-    """Each card's name said once, as its legend group's title, and each entry only what it is
-    ("aggregated (estimate)"): a card's full name on every entry ran past a phone's chart
-    ("GB200 (per Blackwell GPU, NVL72) · aggregated (estima")."""
-    titled = set()
-    for trace in data:
-        hw = next((h for h in names if trace["uid"].startswith(uid("plan", h) + "--")), None)
-        if hw is None or trace.get("showlegend") is False:
-            continue
-        trace["legendgroup"] = hw
-        trace["name"] = trace["name"].removeprefix(f"{names[hw]} · ")
-        if hw not in titled:
-            trace["legendgrouptitle"] = {"text": names[hw]}
-            titled.add(hw)
-
-
 def axis_values(data: list[dict]) -> tuple[list[float], list[float]]:
     """The values the axes cover: every trace's but the region's (whose far edges are off the chart)."""
     xs = [x for t in data if t["uid"] != "plan--target" for x in t["x"]]
@@ -248,7 +234,9 @@ def frontier_figure(answer, runs, names, budget: int, lang: str, theme: str, pre
     data = [region_trace(answer, theme, lang)]
     data += frontier_traces(answer, names, theme, lang)
     data += measured_traces(runs, names, budget, theme, lang)
-    titled_by_card(data, names)
+    # each card's name once, as its legend group's title: on every entry it ran past a phone's
+    # chart ("GB200 (per Blackwell GPU, NVL72) · aggregated (estima")
+    titled_groups(data, names)
     data.append(star_trace(answer, names, theme, lang))
     layout = base_layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
@@ -365,9 +353,7 @@ def compare_figure(answer: dict, names: dict[str, str], lang: str, theme: str, p
     ]  # fmt: skip
     for n, y in (("", "y"), ("2", "y2"))[: 2 if priced else 1]:
         layout[f"xaxis{n}"] = {"automargin": True, "gridcolor": colors["grid"], "rangemode": "tozero", "anchor": y}
-        # a gap between a card's name and the value written at its bar's base
-        layout[f"yaxis{n}"] = {"automargin": True, "autorange": "reversed", "domain": domains[y], "anchor": f"x{n}",
-                               }  # fmt: skip
+        layout[f"yaxis{n}"] = {"automargin": True, "autorange": "reversed", "domain": domains[y], "anchor": f"x{n}"}
     if all(v is None for v in gpu):  # no bar at all: say why, not an empty 0-1 axis
         layout["xaxis"]["showticklabels"] = False
         layout["annotations"].append(

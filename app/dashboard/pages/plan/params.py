@@ -99,12 +99,13 @@ class Prices:
     def read(self, value: object) -> tuple[tuple[str, float], ...]:
         if not isinstance(value, dict):
             raise Invalid("missing")
-        out = []
-        for hw, price in value.items():
-            ok = isinstance(price, (int, float)) and not isinstance(price, bool) and math.isfinite(price)
-            if isinstance(hw, str) and ok and 0 < price <= MAX_GPU_HOUR_PRICE:
-                out.append((hw, float(price)))
-        return tuple(out)
+        return tuple((hw, float(price)) for hw, price in value.items() if isinstance(hw, str) and self.valid(price))
+
+    @staticmethod
+    def valid(price: object) -> bool:
+        """A price a box may hold: a finite number above 0 and at most MAX_GPU_HOUR_PRICE."""
+        number = isinstance(price, (int, float)) and not isinstance(price, bool) and math.isfinite(price)
+        return number and 0 < price <= MAX_GPU_HOUR_PRICE
 
     def show(self, value) -> None:
         return None

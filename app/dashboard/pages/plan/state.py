@@ -14,7 +14,7 @@ from dataclasses import replace
 from app.dashboard.lib.i18n import box_sentence, shown_value
 from app.dashboard.lib.params import Float, Int, Why, read_controls, read_link, write_link
 from app.dashboard.pages.links import lab_link
-from app.dashboard.pages.plan.params import MAX_GPU_HOUR_PRICE, OWN, PARAMS, TPOT_MS, TTFT_MS, PlanArgs
+from app.dashboard.pages.plan.params import MAX_GPU_HOUR_PRICE, OWN, PARAMS, TPOT_MS, TTFT_MS, PlanArgs, Prices
 from app.dashboard.pages.plan.words import w, why
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import Accelerators, pairs_of
@@ -134,7 +134,7 @@ def refused_prices(typed: object, lang: str) -> list[str]:
             w("plan_price_none", lang), lang, open_low=True,
         )
         for hw, price in typed.items()
-        if isinstance(price, int | float) and not isinstance(price, bool) and not 0 < price <= MAX_GPU_HOUR_PRICE
+        if isinstance(price, int | float) and not isinstance(price, bool) and not Prices.valid(price)
     ]  # fmt: skip
 
 
