@@ -4,8 +4,9 @@
 serving estimate, vectorised (engine.planner.score), keeps those whose estimate (or the
 pessimistic end of its range) meets TTFT <= ttft_s and TPOT <= tpot_s, and returns the Pareto
 frontier of output tokens/s/GPU against tokens/s/user per mode and accelerator, the best
-candidate (most tokens/s/GPU, or least $/Mtok when every accelerator has a price), the top N with
-their launch commands (engine.planner.launch), and a verdict. Pure: no web imports.
+candidate (most tokens/s/GPU, or least $/Mtok when every accelerator has a price), the top N
+deployments (each at its best concurrency) with their launch commands (engine.planner.launch),
+and a verdict. Pure: no web imports.
 """
 
 from __future__ import annotations
@@ -210,7 +211,10 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
     summary = _Summarise(model, cols, ok_est, ok_pes, req)
     wanted = MODES if frontier else ()
     front = {mode: _frontier(cols, mode, hardware, summary) for mode in wanted if n and mode in req.modes}
-    top = [summary(i, launch=True) for i in ranked[: req.top]]
+    # the top N deployments, each at its best-ranked concurrency: N rows of one layout at
+    # neighbouring concurrencies would tell a user nothing the best does not
+    distinct = fr.first_of_each(cols["deployment"], ranked) if n else ranked
+    top = [summary(i, launch=True) for i in distinct[: req.top]]
     best = top[0] if top else None
     out = {
         "model": model.id,
@@ -259,7 +263,19 @@ def _score_all(model, hardware, req: PlanRequest, cal) -> tuple[dict, int]:
     parts = [p for p in parts if p and len(p["tpot_s"])]
     if not parts:
         return {}, dropped
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}, dropped
+    cols = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    part = np.concatenate([np.full(len(p["tpot_s"]), k) for k, p in enumerate(parts)])
+    cols["deployment"] = _deployments(part, cols.pop("block"))
+    return cols, dropped
+
+
+def _deployments(part: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """Each row's deployment, numbered over the search: a part (accelerator, precision,
+    backend, mode) numbers its deployments (a layout and its replicas, or an xPyD unit), whose
+    rows, one per concurrency, are contiguous."""
+    start = np.ones(len(block), dtype=bool)
+    start[1:] = (block[1:] != block[:-1]) | (part[1:] != part[:-1])
+    return np.cumsum(start) - 1
 
 
 def _frontier(cols, mode: str, hardware, summary) -> list[dict]:

@@ -48,6 +48,13 @@ def ranking(cols: dict, ok: np.ndarray, by_cost: bool) -> np.ndarray:
     return rows[np.lexsort((-(1.0 / cols["tpot_s"][rows]), -cols["tokens_per_s_per_gpu"][rows]))]
 
 
+def first_of_each(deployment: np.ndarray, ranked: np.ndarray) -> np.ndarray:
+    """`ranked` (rows, best first) keeping only each deployment's first row: its best-ranked
+    concurrency."""
+    _, first = np.unique(deployment[ranked], return_index=True)
+    return ranked[np.sort(first)]
+
+
 def nearest_target(cols: dict, ttft_s: float | None, tpot_s: float | None, pessimistic: bool) -> dict:
     """When nothing meets the target: the tightest TPOT met at the asked TTFT, and the tightest
     TTFT met at the asked TPOT (what would have to change)."""

@@ -71,7 +71,7 @@ def _range(est, bound, q) -> tuple[np.ndarray, np.ndarray]:
 def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Calibration) -> tuple[dict, int]:
     cols: dict[str, list] = {}
     dropped = 0
-    for lay in layouts:
+    for block, lay in enumerate(layouts):
         sc = lay.worker().instance(base, 1)
         try:
             sc.check_layout(model.is_moe, _experts(model))
@@ -108,6 +108,7 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
             backend=base.backend,
             precision=_precision_name(base),
             layout=lay,
+            block=block,  # one deployment: this layout's replicas at every concurrency
             prefill_layout=None,
             decode_layout=None,
             replicas=replicas,
@@ -162,12 +163,15 @@ def score_disaggregated(model, hw, layouts, budget, base: ServingScenario, cal: 
     prefill = _shortlist(prefill)
     table = _prefill_table(prefill)
     cols: dict[str, list] = {}
+    blocks = 0  # deployments numbered across the decode layouts
     for ld, dec in decode.items():
         dec["times"] = decode_times(model, hw, dec["sc"])  # its steps are built once for every pairing
         dec["tpot_cap"] = dec["times"](float(dec["cap"].max_running_batch), p)[0]
         held = kv_bytes_held(model, base, ld.tensor_parallel)
         rows = _disagg_rows(hw, base, budget, prefill, held, ld, dec, float(p["kv_link_efficiency"]))
         if rows is not None:
+            rows["block"] = np.array(rows["block"]) + blocks
+            blocks = int(rows["block"][-1]) + 1
             _score_rows(cols, hw, base, rows, table, dec, ld, p, q)
     skipped = (len(halves) - len(prefill)) + (len(halves) - len(decode))
     return _arrays(cols), max(skipped, 0) * DISAGG_CONCURRENCY_POINTS
@@ -220,7 +224,8 @@ def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec, link_e
     (`which`); `held` is engine.serving.disagg.kv_bytes_held at this decode layout."""
     cap = dec["cap"].max_running_batch
     whole, received = held
-    out: dict[str, list] = {k: [] for k in ("which", "x", "y", "r", "c", "bandwidth", "link_bytes", "per_request")}
+    keys = ("which", "x", "y", "r", "c", "bandwidth", "link_bytes", "per_request", "block")
+    out: dict[str, list] = {k: [] for k in keys}
     grids: dict[int, np.ndarray] = {}
     domain = getattr(hw, "scale_up_domain_size", None) or 0
     decode_cap_rps = cap / (base.output_tokens * float(dec["tpot_cap"]))  # one decode worker at its memory cap
@@ -236,6 +241,7 @@ def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec, link_e
                 per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))
                 grid = grids.setdefault(y, concurrency_grid(y * cap, DISAGG_CONCURRENCY_POINTS))
                 n = len(grid)
+                out["block"] += [len(out["c"])] * n  # one deployment per grid
                 out["which"] += [j] * n
                 out["x"] += [x] * n
                 out["y"] += [y] * n
@@ -305,6 +311,7 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
         prefill_layout=table["layouts"][which],
         decode_layout=ld,
         replicas=units,
+        block=np.asarray(rows["block"], dtype=int),
         prefill_workers=x.astype(int),
         decode_workers=y.astype(int),
         gpus=units * gpus.astype(int),

@@ -7,7 +7,7 @@ import pytest
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model, load_model
-from engine.planner import PlanRequest, backends_for, plan
+from engine.planner import PlanRequest, answer, backends_for, plan, search
 from engine.planner.frontier import pareto
 from engine.planner.launch import aggregated_commands, disaggregated_commands, weights_source
 from engine.planner.space import Layout, concurrency_grid, disagg_units, instance_layouts, worker_pairs
@@ -58,6 +58,26 @@ def test_every_candidate_reproduces_its_serving_numbers(fixture, request):
         assert served["estimate"]["tpot_s_range"] == pytest.approx(candidate["estimate"]["tpot_s_range"], rel=1e-12)
         per_gpu = served["estimate"]["output_tokens_per_s_per_gpu"]
         assert per_gpu == pytest.approx(candidate["estimate"]["output_tokens_per_s_per_gpu"], rel=1e-12)
+
+
+def _deployment(candidate: dict) -> tuple:
+    return tuple(candidate[k] for k in ("mode", "hardware", "backend", "precision", "layout_words", "replicas"))
+
+
+def test_the_top_n_names_n_deployments_each_at_its_best_concurrency():
+    """Without the rule, the top 10 of this search is one layout at ten neighbouring
+    concurrencies."""
+    req = PlanRequest(gpus=8, tpot_s=0.05, precisions=("fp8",), backends=("vllm",), modes=("aggregated",))
+    found = search(get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")], req)
+    top = answer(found, req)["top"]
+    assert len(top) == 4 and len({_deployment(c) for c in top}) == 4  # TP 1, 2, 4 and 8
+    # each at its best concurrency: the best rate among its deployment's rows meeting the target
+    cols = found.cols
+    ok = cols["tpot_s"] <= 0.05
+    best_of_each = {d: cols["tokens_per_s_per_gpu"][ok & (cols["deployment"] == d)].max()
+                    for d in set(cols["deployment"][ok])}  # fmt: skip
+    rates = [c["estimate"]["output_tokens_per_s_per_gpu"] for c in top]
+    assert rates == pytest.approx(sorted(best_of_each.values(), reverse=True))
 
 
 def test_counts_best_on_frontier_and_the_target_met(llama_8b):
