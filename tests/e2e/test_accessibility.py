@@ -248,3 +248,25 @@ def test_typing_filters_the_accelerator_and_model_dropdowns(page: Page, base_url
     page.keyboard.press("Enter")
     expect(page.locator("#model")).to_contain_text("qwen3-8b")
     expect(page).to_have_url(re.compile(r"model=qwen3-8b"))
+
+
+def test_the_serving_model_dropdown_lists_each_model_once_and_finds_it_by_any_alias(page: Page, base_url: str):
+    """Each preset once, named with its Hugging Face repo (every alias had been an option of
+    its own: DeepSeek-V3 eight times); typing an alias the shipped runs use finds its preset."""
+    page.goto(f"{base_url}/?tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&tp=4")
+    page.wait_for_selector("#srv-model")
+    wait_settled(page)
+    page.click("#srv-model")
+    options = page.locator(".dash-dropdown-wrapper:has(#srv-model) .dash-dropdown-option")
+    expect(options.first).to_be_visible()
+    shown = options.all_inner_texts()
+    presets = [s.split(" ")[0] for s in shown]
+    assert len(presets) == len(set(presets)) and "deepseek-v3 · deepseek-ai/DeepSeek-V3" in shown, shown
+    assert "llama-3.1-70b · meta-llama/Llama-3.1-70B" in shown  # the link's spelling, one option
+    page.keyboard.press("Escape")
+    page.focus("#srv-model")
+    page.keyboard.type("DeepSeek-R1-0528")
+    expect(options).to_have_count(1)
+    assert options.first.inner_text().startswith("deepseek-r1 · ")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"model=deepseek-r1"))

@@ -19,18 +19,26 @@ from app.dashboard.pages.serving.params import (
 from app.dashboard.pages.serving.state import fit_targets
 from app.dashboard.pages.serving.words import w
 from engine.hardware import catalogue
-from engine.model_catalog import model_ids, model_names
+from engine.model_catalog import model_ids, model_names, preset_id_or_none
 from engine.serving.scenario import MAX_CONCURRENCY, MAX_TOKENS
 
 
 def model_options(current: str) -> list[dict]:
-    """Every preset, each followed by the Hugging Face ids that resolve to it (the shipped
-    runs name their models so); the link's own spelling is kept as an option."""
+    """One option per preset, named by its id and its Hugging Face repo; typing any Hugging
+    Face id that resolves to it finds it (the shipped runs name their models so). The preset
+    the link names keeps the link's own spelling as its value, and shows it when it is
+    another alias. Listing every alias as an option of its own had put each model there up to
+    eight times."""
+    chosen = preset_id_or_none(current)
     options = []
     for mid in model_ids():
-        options.append({"label": mid, "value": mid})
-        options += [{"label": f"{name} → {mid}", "value": name} for name in model_names(mid)]
-    if current not in {o["value"] for o in options}:
+        names = model_names(mid)
+        label = f"{mid} · {names[0]}" if names else mid
+        if mid == chosen and current not in (mid, *names[:1]):
+            label = f"{current} → {mid}"
+        value = current if mid == chosen else mid
+        options.append({"label": label, "value": value, "search": " ".join([mid, *names])})
+    if chosen is None:
         options.insert(0, {"label": current, "value": current})
     return options
 
