@@ -70,7 +70,14 @@ class PlanResponse(BaseModel):
     )
     best: dict[str, Any] | None = Field(description="the best candidate with its launch commands, or null")
     reason: dict[str, Any] | None = Field(description="why there is no best: the nearest targets met")
-    top: list[dict[str, Any]] = Field(description="the best N meeting the target, each with launch commands")
+    top: list[dict[str, Any]] = Field(
+        description="the best N deployments meeting the target, each at its best concurrency, with launch commands"
+    )
+    targets: dict[str, float | None] = Field(description="the targets asked: ttft_s, tpot_s")
+    tpot_target_applied: bool = Field(
+        description="whether the candidates were held to tpot_s: not with one output token, where no token "
+        "follows the first"
+    )
     verdict: dict[str, Any] = Field(
         description="one line from the answer's fields, the other mode's best as a ratio of the best "
         "(ratio_other_mode: tokens/s per GPU, or $/Mtok when ranked_by says so) and whether it lies inside the "

@@ -200,9 +200,10 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
     if n:
         cols["usd_per_million_tokens"] = fr.usd_per_million_tokens(cols, req.gpu_hour_price)
     pessimistic = req.target == "pessimistic"
-    ok = fr.meets(cols, req.ttft_s, req.tpot_s, pessimistic) if n else np.zeros(0, dtype=bool)
-    ok_est = fr.meets(cols, req.ttft_s, req.tpot_s, False) if n else ok
-    ok_pes = fr.meets(cols, req.ttft_s, req.tpot_s, True) if n else ok
+    tpot_s = applied_tpot_target(req)
+    ok = fr.meets(cols, req.ttft_s, tpot_s, pessimistic) if n else np.zeros(0, dtype=bool)
+    ok_est = fr.meets(cols, req.ttft_s, tpot_s, False) if n else ok
+    ok_pes = fr.meets(cols, req.ttft_s, tpot_s, True) if n else ok
     by_cost = bool(req.gpu_hour_price) and all(hw.id in req.gpu_hour_price for hw in hardware)
     # the search's ranking of every candidate, kept to those meeting the target: what
     # fr.ranking(cols, ok, by_cost) gives (a stable sort keeps ties in row order either way)
@@ -222,6 +223,8 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
         "gpus": req.gpus,
         "target": req.target,
         "targets": {"ttft_s": req.ttft_s, "tpot_s": req.tpot_s},
+        # with one output token no token follows the first: there is no TPOT to hold to a target
+        "tpot_target_applied": req.tpot_s is not None and tpot_s is not None,
         "ranked_by": "usd_per_million_tokens" if by_cost else "output_tokens_per_s_per_gpu",
         # prices given for some accelerators only: no $/Mtok ranking across them, and the answer says so
         "unpriced": [hw.id for hw in hardware if hw.id not in req.gpu_hour_price] if req.gpu_hour_price else [],
@@ -238,6 +241,13 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
     out["verdict"] = verdict(out)
     out["seconds"] = found.seconds + (time.perf_counter() - started)
     return out
+
+
+def applied_tpot_target(req: PlanRequest) -> float | None:
+    """The TPOT target the candidates are held to: none with one output token, where no
+    token follows the first (a candidate's TPOT is then its decode step spread over nothing a
+    user waits for: seconds for an aggregated instance whose step carries the prompts)."""
+    return req.tpot_s if req.output_tokens > 1 else None
 
 
 def backends_for(hw, backends) -> list[str]:
@@ -436,10 +446,11 @@ def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
             ways.append(f"a memory_utilization above {req.memory_utilization:g}")
         words = f"No candidate fits in memory on {_gpus_words(req.gpus)}: it would take {', or '.join(ways)}"
         return {"code": "plan_nothing_fits", "nearest": None, "words": words}
-    near = fr.nearest_target(cols, req.ttft_s, req.tpot_s, pessimistic)
+    tpot_s = applied_tpot_target(req)
+    near = fr.nearest_target(cols, req.ttft_s, tpot_s, pessimistic)
     words = []
-    both = req.tpot_s is not None and req.ttft_s is not None
-    if req.tpot_s is not None and near["tpot_s_at_asked_ttft"] is not None:
+    both = tpot_s is not None and req.ttft_s is not None
+    if tpot_s is not None and near["tpot_s_at_asked_ttft"] is not None:
         at = " at the asked TTFT" if both else ""
         words.append(f"a TPOT target of {ms_words(near['tpot_s_at_asked_ttft'])} ms or more{at}")
     if req.ttft_s is not None and near["ttft_s_at_asked_tpot"] is not None:
@@ -506,6 +517,8 @@ def verdict(answer: dict) -> dict:
         targets = answer["targets"]
         asked = targets["ttft_s"] is not None or targets["tpot_s"] is not None
         text += f" No {other} deployment {'meets the target' if asked else 'fits'}."
+    if answer["targets"]["tpot_s"] is not None and not answer["tpot_target_applied"]:
+        text += " With one output token no token follows the first: the TPOT target is not applied."
     if answer.get("unpriced"):
         text += f" No price for {', '.join(answer['unpriced'])}: ranked by tok/s/GPU, not $/Mtok."
     return {

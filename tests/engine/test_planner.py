@@ -352,3 +352,16 @@ def test_an_aggregated_instance_whose_prompts_set_the_pace_says_so():
     assert long_prompt["estimate"]["ttft_s"] > 3 * long_prompt["estimate"]["tpot_s"]
     chat = plan(model, [hw], PlanRequest(input_tokens=1024, output_tokens=1024, **kw))["best"]
     assert chat["limited_by"] == "decode"
+
+
+def test_with_one_output_token_the_tpot_target_is_not_applied():
+    """No token follows the first: the candidates are held to the TTFT target alone, and the
+    verdict says so. An aggregated instance's TPOT at one output token is its whole step."""
+    model, hw = get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")]
+    one = plan(model, hw, PlanRequest(gpus=8, output_tokens=1, tpot_s=0.05, ttft_s=2.0, precisions=("fp8",)))
+    ttft_only = plan(model, hw, PlanRequest(gpus=8, output_tokens=1, ttft_s=2.0, precisions=("fp8",)))
+    assert one["tpot_target_applied"] is False and one["targets"]["tpot_s"] == 0.05
+    assert one["candidates"]["meeting_target"] == ttft_only["candidates"]["meeting_target"]
+    assert one["best"]["serving_request"] == ttft_only["best"]["serving_request"]
+    assert one["best"]["mode"] == "aggregated" and one["best"]["estimate"]["tpot_s"] > 0.05
+    assert one["verdict"]["text"].endswith("the TPOT target is not applied.")

@@ -100,6 +100,8 @@ def verdict(answer: dict, names: dict[str, str], modes: tuple[str, ...], lang: s
         text += " " + w(key, lang, other=mode_name(other, lang), ratio=f"{ratio:.2f}")
     elif other in modes:
         text += " " + w("plan_verdict_no_other", lang, other=mode_name(other, lang))
+    if answer["targets"]["tpot_s"] is not None and not answer["tpot_target_applied"]:
+        text += " " + w("plan_verdict_tpot_not_applied", lang)
     return text
 
 

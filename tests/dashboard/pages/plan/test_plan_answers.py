@@ -224,3 +224,16 @@ def test_the_legend_names_each_card_once_and_says_what_a_hollow_marker_is():
     assert titles == ["H200 SXM 141GB", "GB200 (per Blackwell GPU, NVL72)"]
     assert {t["name"] for t in entries} >= {"aggregated (estimate)", "measured (hollow: on more than 8 GPUs)"}
     assert fig["layout"]["legend"]["groupclick"] == "toggleitem"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_with_one_output_token_the_verdict_says_the_tpot_target_is_not_applied(lang):
+    """With one output token an aggregated candidate's TPOT is its step, seconds long: held to a
+    20 ms target, every aggregated candidate failed it, for a token nobody waits for."""
+    a = replace(SMALL, output_tokens=1)
+    answer = answered(a).answer
+    assert answer["tpot_target_applied"] is False and answer["best"]["mode"] == "aggregated"
+    text = verdict(answer, accelerator_names(a), a.modes, lang)
+    assert text.endswith({"en": "the TPOT target is not applied.", "zh": "不应用 TPOT 目标。"}[lang]), text
+    two = answered(replace(SMALL, output_tokens=2)).answer
+    assert two["tpot_target_applied"] is True and "TPOT target is not applied" not in two["verdict"]["text"]
