@@ -69,6 +69,8 @@ COLUMNS = (
     "ttft_kv_transfer_ms",
     "ttft_fixed_ms",
     "deployment",  # the disaggregated deployment's shape: 1P(TP4 · EP4)+1D(TP1 × DP32 · EP4)
+    # a measured disaggregated run: whether its row records its worker counts (else read as one a side)
+    "workers_recorded",
 )
 
 
@@ -149,7 +151,7 @@ def deployment_rows(dep) -> list[dict]:
         point = {"concurrency": m.run.row.scenario.concurrency, "running_batch": "", "queued": ""}
         row = _rates("measured", dep.id, point, m.measured) | common
         row |= {"estimate_tpot_error": m.tpot_error, "backend": m.run.row.backend, "run_id": m.run.row.id}
-        row["source"] = f"{SOURCE}; {m.run.data_source}"
+        row |= {"source": f"{SOURCE}; {m.run.data_source}", "workers_recorded": m.run.row.workers_recorded}
         rows.append(row)
     return rows
 

@@ -105,6 +105,8 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
         lines.append(w("srv_hover_faster_than_bound", lang, fields=", ".join(f.upper() for f in m.faster_than_bound)))
     if mode == "disagg":
         lines.append(w("srv_hover_loop", lang))
+        if not m.run.row.workers_recorded:  # 565 of the shipped 677: their deployment may have more workers
+            lines.append(w("srv_hover_workers_unrecorded", lang))
     # which run, in words (its raw id is in the CSV and JSON exports), and where it comes from
     lines.append(run_description(m.run, lang))
     lines.append(w("srv_hover_source", lang, source=SOURCE))

@@ -186,6 +186,21 @@ def test_the_shipped_measured_runs_of_the_deployment_are_found_and_none_beats_th
         assert m.measured["output_tokens_per_s_per_gpu"] == pytest.approx(per_s * 8192 / 36)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_run_without_its_worker_counts_says_so_in_its_hover_and_its_export(gb200, lang):
+    """These 13 rows leave prefill_num_workers and decode_num_workers empty: they are read as
+    one worker a side, the deployment on screen, and the hover and the CSV say that they are."""
+    a, beside = gb200
+    (dep,) = beside.deployments
+    assert not any(m.run.row.workers_recorded for m in dep.measured)
+    words = {"en": "worker counts not recorded", "zh": "未记录 worker 数"}[lang]
+    (trace,) = [t for t in figures(a, lang, "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
+    assert len(trace["text"]) == 13 and all(words in text for text in trace["text"])
+    rows = list(csv.DictReader(line for line in serving_csv((), {}, beside).splitlines() if not line.startswith("#")))
+    measured = [r for r in rows if r["series"] == "measured" and r["mode"] == "disaggregated"]
+    assert len(measured) == 13 and {r["workers_recorded"] for r in measured} == {"False"}
+
+
 def test_without_a_matching_run_the_nearest_deployments_are_named_by_their_sides():
     a = args(GB200.replace("dworkers=1", "dworkers=2"))
     (dep,) = compared(a).deployments
