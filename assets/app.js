@@ -165,6 +165,19 @@
         const label = slider.closest(".field") && slider.closest(".field").querySelector(".field-label");
         if (label && !thumb.getAttribute("aria-label")) thumb.setAttribute("aria-label", label.textContent);
       });
+    // sliders whose stops the server wrote out in words (the planner's targets: "30 ms")
+    document.querySelectorAll("[data-stop-labels]").forEach(function (holder) {
+      const thumb = holder.querySelector("[role=slider]");
+      if (!thumb) return;
+      const at = Number(thumb.getAttribute("aria-valuenow"));
+      // between stops (a typed 22 ms): the box beside it holds the value
+      const box = holder.parentElement && holder.parentElement.querySelector("input");
+      const typed = box && box.value ? box.value + " ms" : "";
+      const text = Number.isInteger(at) ? holder.dataset.stopLabels.split("|")[at] || "" : typed;
+      if (text && thumb.getAttribute("aria-valuetext") !== text) thumb.setAttribute("aria-valuetext", text);
+      const name = holder.getAttribute("aria-label");
+      if (name && !thumb.getAttribute("aria-label")) thumb.setAttribute("aria-label", name);
+    });
   }
   new MutationObserver(describeThumbs).observe(document.documentElement, {
     subtree: true, attributes: true, attributeFilter: ["aria-valuenow", "value"], childList: true,

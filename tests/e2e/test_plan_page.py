@@ -255,6 +255,24 @@ def test_a_typed_target_the_ttft_slider_and_the_pessimistic_end(page: Page, base
     assert_drawn(figure(page))
 
 
+def test_a_target_handle_announces_its_value_in_ms_not_its_stop(page: Page, base_url):
+    """aria-valuenow is the stop's index on the log grid (41); a screen reader read that out."""
+    page.goto(base_url + ISSUE)
+    figure(page)
+    slider = page.locator("#plan-tpot-slider [role=slider]")
+    expect(slider).to_have_attribute("aria-valuetext", "50 ms")
+    expect(slider).to_have_attribute("aria-label", "TPOT target (ms)")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#plan-tpot")).to_have_value("40")
+    expect(slider).to_have_attribute("aria-valuetext", "40 ms")
+    box = page.locator("#plan-tpot")
+    box.fill("22")
+    box.press("Enter")
+    expect(slider).to_have_attribute("aria-valuetext", "22 ms")  # between two stops
+    expect(page.locator("#plan-ttft-slider [role=slider]")).to_have_attribute("aria-valuetext", "2,000 ms")
+
+
 STAR_POINTS = f"() => {GD}.querySelectorAll('.trace.traceplan--best .point').length"
 
 

@@ -52,7 +52,8 @@ def target_slider(name: str, value: float, span: tuple[float, float], lang: str)
                         allow_direct_input=False,
                     ),
                     className="slider",
-                    **{"aria-label": label},
+                    # what the handle announces at each stop (assets/app.js): 30 ms, not stop 41
+                    **{"aria-label": label, "data-stop-labels": "|".join(f"{plain(v)} ms" for v in grid)},
                 ),
                 number_box(f"plan-{name}", value, span[0], span[1], "any"),
             ],
