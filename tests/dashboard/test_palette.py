@@ -54,3 +54,21 @@ def test_every_colour_stands_out_from_the_plot(theme):
     for colour in PALETTES[theme]:
         high, low = sorted((_luminance(colour), background), reverse=True)
         assert (high + 0.05) / (low + 0.05) >= 3.0, (theme, colour)
+
+
+def test_each_card_keeps_its_slot_and_no_two_cards_share_one():
+    from app.dashboard.components.plot_style import card_slots
+    from engine.hardware import catalogue
+
+    every = list(catalogue())
+    assert len(set(card_slots(every[:8]))) == 8  # the first eight of any selection: eight colours
+    for chosen in (["h100-sxm5", "h200-sxm", "b200", "gb200"], ["a100-40gb-sxm", "h100-sxm5", "rtx-4090"]):
+        slots = dict(zip(chosen, card_slots(chosen), strict=True))
+        assert len(set(slots.values())) == len(chosen)
+        for gone in chosen:  # remove any one: the ones left keep theirs while none collided
+            rest = [hw for hw in chosen if hw != gone]
+            kept = dict(zip(rest, card_slots(rest), strict=True))
+            assert all(kept[hw] == slots[hw] for hw in rest if slots[hw] == every.index(hw) % 8)
+    # a what-if card begins from its card's colour and takes the next when the card is shown
+    assert card_slots(["h200-sxm-0.7xbw"]) == card_slots(["h200-sxm"])
+    assert len(set(card_slots(["h200-sxm", "h200-sxm-0.7xbw"]))) == 2

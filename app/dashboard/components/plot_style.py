@@ -3,6 +3,11 @@ light and dark themes."""
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Sequence
+
+from engine.hardware import catalogue
+
 # Eight accelerators, eight colours that stay apart for readers with and without a colour-vision
 # deficiency: Okabe & Ito's palette (Color Universal Design, 2008) with Paul Tol's wine, indigo,
 # green, rose and sand ("Colour Schemes", SRON/EPS/TN/09-002) where Okabe-Ito's own shades fall
@@ -49,6 +54,34 @@ CJK_UNICODE_RANGE = "U+2E80-9FFF, U+F900-FAFF, U+FE30-FE4F, U+FF00-FFEF"
 def color_for(index: int, theme: str = "light") -> str:
     palette = PALETTES.get(theme, PALETTES["light"])
     return palette[index % len(palette)]
+
+
+def card_slots(ids: Sequence[str]) -> list[int]:
+    """Each accelerator's place in the palette (color_for), in the order given. A catalogue
+    card's own place follows its position in the catalogue, so it keeps its colour when another
+    card is added or removed (by position in the selection, removing the first card recoloured
+    every other one mid-demo); a what-if card starts from the card its id begins with, any other
+    name from a checksum of it. A place already taken goes to the next free one, in the order
+    given; past eight cards the places repeat."""
+    size = len(PALETTES["light"])
+    own = {hw: i % size for i, hw in enumerate(catalogue())}
+    taken: set[int] = set()
+    slots = []
+    for hw in ids:
+        base = max((c for c in own if hw.startswith(c)), key=len, default=None)
+        slot = own[base] if base is not None else zlib.crc32(hw.encode()) % size
+        for step in range(size):
+            if (slot + step) % size not in taken:
+                slot = (slot + step) % size
+                break
+        taken.add(slot)
+        slots.append(slot)
+    return slots
+
+
+def card_colors(ids: Sequence[str], theme: str = "light") -> list[str]:
+    """Each accelerator's colour, in the order given (card_slots)."""
+    return [color_for(slot, theme) for slot in card_slots(ids)]
 
 
 def log_axis(title: str, rng: list[float], ticks: list[float], labels: list[str], colors: dict) -> dict:

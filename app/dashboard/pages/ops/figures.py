@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for
+from app.dashboard.components.plot_style import THEMES, base_layout, card_colors
 from app.dashboard.lib.i18n import STRINGS, t
 from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.uids import uid
@@ -174,8 +174,9 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
     all_roofs = [roofs(hw, dtype) for hw in accelerators]
     x_range, y_range = _ranges(computed, all_roofs)
     traces: list[dict] = []
+    hues = card_colors([hw.id for hw in accelerators], theme)
     for i, (hw, rf) in enumerate(zip(accelerators, all_roofs, strict=True)):
-        traces += _roof_traces(hw, rf, color_for(i, theme), x_range, lang)
+        traces += _roof_traces(hw, rf, hues[i], x_range, lang)
     for line in _tile_lines(computed):
         label = f"{t('lab_ops_tile_' + line['key'], lang)}: {plain(line['intensity'])}"
         traces.append(
@@ -197,7 +198,7 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
         for i, r in enumerate(s["results"]):
             if r["intensity"] <= 0:  # a kernel with no FLOPs (copy) has no place on a log axis
                 continue
-            color = color_for(i, theme)
+            color = hues[i]
             first = i == 0
             hollow = not s["primary"]
             traces.append(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for, foot_legend
+from app.dashboard.components.plot_style import THEMES, base_layout, card_colors, foot_legend
 from app.dashboard.lib.markup import plotly_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.plan.measured import SOURCE, MeasuredRun
@@ -116,8 +116,9 @@ def _band(points: list[dict], uid_: str, color: str, name: str) -> dict:
 def frontier_traces(answer: dict, names: dict[str, str], theme: str, lang: str) -> list[dict]:
     """Per accelerator and mode searched: the band and the frontier line."""
     out = []
+    hues = card_colors(answer["hardware"], theme)
     for i, hw in enumerate(answer["hardware"]):
-        color = color_for(i, theme)
+        color = hues[i]
         for mode in MODES:
             points = [c for c in answer["frontier"].get(mode, []) if c["hardware"] == hw]
             if not points:
@@ -146,10 +147,11 @@ def measured_traces(runs: dict[str, tuple], names: dict[str, str], budget: int, 
     """The shipped runs per accelerator: a diamond aggregated, a square disaggregated; hollow
     when the run used more GPUs than the budget (its rate per GPU still compares)."""
     out = []
+    hues = card_colors(list(runs), theme)
     for i, (hw, shown) in enumerate(runs.items()):
         if not shown:
             continue
-        color = color_for(i, theme)
+        color = hues[i]
         symbols = [
             ("diamond" if r.mode == "aggregated" else "square") + ("-open" if r.gpus > budget else "") for r in shown
         ]
@@ -318,7 +320,7 @@ def compare_figure(answer: dict, names: dict[str, str], lang: str, theme: str, p
     low = [best[h]["estimate"]["output_tokens_per_s_per_gpu_range"][0] if h in best else None for h in hws]
     high = [best[h]["estimate"]["output_tokens_per_s_per_gpu_range"][1] if h in best else None for h in hws]
     cost = [best[h]["usd_per_million_tokens"] if h in best else None for h in hws]
-    palette = [color_for(i, theme) for i in range(len(hws))]
+    palette = card_colors(hws, theme)
     none = w("plan_compare_none", lang)
     gpu_bars = _bars("plan-compare--gpu", labels, gpu, [rate(v) if v is not None else "" for v in gpu], palette,
                      ("x", "y"))  # fmt: skip

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for, log_axis
+from app.dashboard.components.plot_style import THEMES, base_layout, card_colors, log_axis
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.markup import plotly_names, plotly_text, wrapped_plotly_text
 from app.dashboard.lib.uids import uid
@@ -319,8 +319,9 @@ def roofline_figure(
     kinds: set[str] = set()
     xs, ys = list(extent[:2]) if extent else [], list(extent[2:]) if extent else []
     on = measured_on if any(r["hardware_id"] == measured_on for r in results) else None
+    hues = card_colors([r["hardware_id"] for r in results], theme)
     for i, r in enumerate(results):
-        hw, name, c = r["hardware_id"], r["hardware_name"], color_for(i, theme)
+        hw, name, c = r["hardware_id"], r["hardware_name"], hues[i]
         first, profiled = i == 0, hw == on or (on is None and i == 0)
         traces += _roof_traces(r, c, lang)
         caches = cache_roof_traces(r, (cache_roofs or {}).get(hw, []), c, lang)
@@ -375,12 +376,13 @@ def ghost_traces(pinned: list[dict], lang: str, theme: str = "light") -> list[di
     """Pinned scenario A's decode and prefill on each accelerator: B's symbols and
     colours, faded; uids `ghost--<hw>--decode` and `ghost--<hw>--prefill`."""
     traces = []
+    hues = card_colors([r["hardware_id"] for r in pinned], theme)
     for i, r in enumerate(pinned):
         hw = r["hardware_id"]
         for kind in ("decode", "prefill"):
             mark = phase_mark(hw, kind, f"A · {t(kind, lang)}", r[kind], lang)
             mark = replace(mark, uid=uid("ghost", hw, kind), fits=r["memory"]["fits"])
-            trace = _mark_trace(mark, r["hardware_name"], color_for(i, theme), lang, False)
+            trace = _mark_trace(mark, r["hardware_name"], hues[i], lang, False)
             trace["opacity"] = GHOST_OPACITY
             traces.append(trace)
     return traces
@@ -404,7 +406,8 @@ def pin_arrow(a: dict, b: dict, colors: dict) -> dict:
 def published_traces(published: list[dict], results: list[dict], lang: str, theme: str = "light") -> list[dict]:
     """Published measurements (docs/reality-check.md) where their accelerator is drawn: at the
     intensity of the measured interval and the FLOP/s it achieved, the gap in the hover."""
-    colors = {r["hardware_id"]: color_for(i, theme) for i, r in enumerate(results)}
+    ids = [r["hardware_id"] for r in results]
+    colors = dict(zip(ids, card_colors(ids, theme), strict=True))
     traces = []
     for n, p in enumerate(published):
         hw = p["accelerator"]

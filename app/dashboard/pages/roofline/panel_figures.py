@@ -6,7 +6,7 @@ per-property validation on the slider's hot path (~10x faster to build).
 
 from __future__ import annotations
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for
+from app.dashboard.components.plot_style import THEMES, base_layout, card_colors
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.markup import plotly_names, plotly_text
 from app.dashboard.lib.uids import uid
@@ -129,9 +129,10 @@ def throughput_figure(
 ) -> dict:
     """Decode tokens/s bound against batch size; the line turns dotted where it stops fitting."""
     data = []
+    hues = card_colors([r["hardware_id"] for r in results], theme)
     for i, r in enumerate(plotly_names(results)):
         s = sweeps[r["hardware_id"]]
-        c = color_for(i, theme)
+        c = hues[i]
         fits = s["fits"]
         for part, mask, dash in (("fits", fits, "solid"), ("over", ~fits, "dot")):
             if not mask.any():
@@ -232,8 +233,9 @@ def interactivity_figure(
     group's throughput stops rising while every user waits longer (Pope et al. 2022, Efficiently
     Scaling Transformer Inference)."""
     data = []
+    hues = card_colors([r["hardware_id"] for r in results], theme)
     for i, r in enumerate(plotly_names(results)):
-        hw, c = r["hardware_id"], color_for(i, theme)
+        hw, c = r["hardware_id"], hues[i]
         curve = curves.get(hw)
         if curve is None or not len(curve["batch_size"]):
             continue

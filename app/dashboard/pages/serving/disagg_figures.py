@@ -61,41 +61,41 @@ def point_hover(dep: Deployment, kind: str, p: dict, lang: str) -> str:
     return "<br>".join(lines)
 
 
-def _chosen(dep: Deployment, i: int, theme: str, lang: str, concurrency: int) -> dict:
+def _chosen(dep: Deployment, slot: int, theme: str, lang: str, concurrency: int) -> dict:
     c = dep.chosen
     marks = [("bound", c["bound"]), ("estimate", c["estimate"])]
     marks += [("measured", m.measured) for m in dep.measured if m.run.row.scenario.concurrency == concurrency][:1]
-    return chosen_trace(dep.id, dep.name, "disagg-chosen", marks, concurrency, i, theme, lang, "disagg")
+    return chosen_trace(dep.id, dep.name, "disagg-chosen", marks, concurrency, slot, theme, lang, "disagg")
 
 
-def disagg_traces(dep: Deployment, i: int, theme: str, lang: str, concurrency: int) -> list[dict]:
+def disagg_traces(dep: Deployment, slot: int, theme: str, lang: str, concurrency: int) -> list[dict]:
     """The deployment on the throughput chart: band, bound, estimate, measured runs, chosen."""
     pts = drawn(dep)
     label = {k: kind_label(k, lang, "disagg") for k in ("bound", "estimate", "band")}
     texts = {k: [point_hover(dep, k, p, lang) for p in pts] for k in ("bound", "estimate")}
     data = [
-        band_trace(dep.id, f"{dep.name} · {label['band']}", "disagg-band", pts, i, theme, 0.08),
-        line_trace(dep.id, f"{dep.name} · {label['bound']}", "disagg-bound", pts, "bound", texts["bound"], i, theme,
+        band_trace(dep.id, f"{dep.name} · {label['band']}", "disagg-band", pts, slot, theme, 0.08),
+        line_trace(dep.id, f"{dep.name} · {label['bound']}", "disagg-bound", pts, "bound", texts["bound"], slot, theme,
                    "solid", 2.5),
         line_trace(dep.id, f"{dep.name} · {label['estimate']}", "disagg-estimate", pts, "estimate",
-                   texts["estimate"], i, theme, "dash"),
+                   texts["estimate"], slot, theme, "dash"),
     ]  # fmt: skip
     for trace in data[1:]:  # triangles on the lines: the deployment's, not the aggregated curve's
         trace["mode"] = "lines+markers"
-        trace["marker"] = {"symbol": MARKER, "size": 7, "color": color_for(i, theme)}
+        trace["marker"] = {"symbol": MARKER, "size": 7, "color": color_for(slot, theme)}
     if dep.measured:
-        data.append(measured_trace(dep, i, theme, lang, "disagg", 1, "disagg-measured", MARKER))
-    data.append(_chosen(dep, i, theme, lang, concurrency))
+        data.append(measured_trace(dep, slot, theme, lang, "disagg", 1, "disagg-measured", MARKER))
+    data.append(_chosen(dep, slot, theme, lang, concurrency))
     return data
 
 
 DASH = {"bound": "solid", "estimate": "dash"}
 
 
-def latency_traces(dep: Deployment, i: int, theme: str, lang: str, rows) -> list[dict]:
+def latency_traces(dep: Deployment, slot: int, theme: str, lang: str, rows) -> list[dict]:
     """The deployment on the latency chart: TPOT and TTFT (bound, estimate, measured) and the
     requests decoding, each at the deployment's concurrency."""
-    color = color_for(i, theme)
+    color = color_for(slot, theme)
     pts, data = dep.points, []
     for metric, axis, _ in rows[:2]:
         for kind in ("bound", "estimate"):

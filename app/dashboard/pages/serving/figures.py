@@ -12,7 +12,7 @@ Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measu
 
 from __future__ import annotations
 
-from app.dashboard.components.plot_style import THEMES, base_layout, color_for, foot_legend
+from app.dashboard.components.plot_style import THEMES, base_layout, card_slots, color_for, foot_legend
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
@@ -113,7 +113,7 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
     return "<br>".join(lines)
 
 
-def line_trace(hw_id, name, kind, pts, rates_key, texts, i, theme, dash, width=2, replicas=1) -> dict:
+def line_trace(hw_id, name, kind, pts, rates_key, texts, slot, theme, dash, width=2, replicas=1) -> dict:
     """A series over the sweep (uid `serving--<hw>--<kind>`); customdata: each point's
     concurrency (times the instances sharing it, beside a disaggregated deployment)."""
     return {
@@ -127,11 +127,11 @@ def line_trace(hw_id, name, kind, pts, rates_key, texts, i, theme, dash, width=2
         "y": [p[rates_key][TPS_GPU] for p in pts],
         "text": texts,
         "hovertemplate": "%{text}<extra></extra>",
-        "line": {"color": color_for(i, theme), "dash": dash, "width": width},
+        "line": {"color": color_for(slot, theme), "dash": dash, "width": width},
     }
 
 
-def band_trace(hw_id: str, name: str, kind: str, pts: list[dict], i: int, theme: str, alpha: float = 0.15) -> dict:
+def band_trace(hw_id: str, name: str, kind: str, pts: list[dict], slot: int, theme: str, alpha: float = 0.15) -> dict:
     """The estimate's range (its TPOT range: p10-p90 of the training residuals) as a shaded
     polygon: along the fast edge, back along the slow one; at either edge the estimate's
     requests over the edge's TPOT (throughput per GPU x estimate TPOT / edge TPOT)."""
@@ -153,8 +153,8 @@ def band_trace(hw_id: str, name: str, kind: str, pts: list[dict], i: int, theme:
         "x": [x for x, _ in ring],
         "y": [y for _, y in ring],
         "fill": "toself",
-        "fillcolor": _alpha(color_for(i, theme), alpha),
-        "line": {"width": 0, "color": color_for(i, theme)},
+        "fillcolor": _alpha(color_for(slot, theme), alpha),
+        "line": {"width": 0, "color": color_for(slot, theme)},
         "hoverinfo": "skip",
     }
 
@@ -171,7 +171,7 @@ def _alpha(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def measured_trace(item, i, theme, lang, mode=None, replicas=1, kind="measured", symbol="diamond") -> dict:
+def measured_trace(item, slot, theme, lang, mode=None, replicas=1, kind="measured", symbol="diamond") -> dict:
     """The shipped measured runs of an AcceleratorServing (diamonds) or a disaggregated
     Deployment (`kind` disagg-measured, triangles), at their throughput and interactivity."""
     return {
@@ -185,11 +185,11 @@ def measured_trace(item, i, theme, lang, mode=None, replicas=1, kind="measured",
         "y": [m.measured[TPS_GPU] for m in item.measured],
         "text": [measured_hover(item.name, m, lang, mode) for m in item.measured],
         "hovertemplate": "%{text}<extra></extra>",
-        "marker": {"color": color_for(i, theme), "size": 9, "symbol": symbol, "line": {"width": 1, "color": "#fff"}},
+        "marker": {"color": color_for(slot, theme), "size": 9, "symbol": symbol, "line": {"width": 1, "color": "#fff"}},
     }
 
 
-def _yours_trace(acc: AcceleratorServing, i: int, theme: str, lang: str) -> dict:
+def _yours_trace(acc: AcceleratorServing, slot: int, theme: str, lang: str) -> dict:
     """The user's runs of this scenario, each at its own concurrency's running batch."""
     return {
         "type": "scatter",
@@ -202,21 +202,21 @@ def _yours_trace(acc: AcceleratorServing, i: int, theme: str, lang: str) -> dict
         "y": [r.measured[TPS_GPU] for r in acc.yours],
         "text": [yours_hover(acc.name, r, lang) for r in acc.yours],
         "hovertemplate": "%{text}<extra></extra>",
-        "marker": {"color": color_for(i, theme), "size": 11, "symbol": yours_symbols(acc), "line": {"width": 1.5}},
+        "marker": {"color": color_for(slot, theme), "size": 11, "symbol": yours_symbols(acc), "line": {"width": 1.5}},
     }
 
 
-def _chosen(acc: AcceleratorServing, i: int, theme: str, lang: str, concurrency: int, replicas: int = 1) -> dict:
+def _chosen(acc: AcceleratorServing, slot: int, theme: str, lang: str, concurrency: int, replicas: int = 1) -> dict:
     """The chosen concurrency on the bound, the estimate and (when one ran there) the measured
     run; `replicas` instances at `concurrency` each, beside a disaggregated deployment."""
     marks = [("bound", acc.chosen["bound"]), ("estimate", acc.chosen["estimate"])]
     marks += [("measured", m.measured) for m in acc.measured if m.run.row.scenario.concurrency == concurrency][:1]
     if acc.fitted is not None:
         marks.append(("fitted", acc.fitted))
-    return chosen_trace(acc.id, acc.name, "chosen", marks, concurrency * replicas, i, theme, lang)
+    return chosen_trace(acc.id, acc.name, "chosen", marks, concurrency * replicas, slot, theme, lang)
 
 
-def chosen_trace(hw_id, name, kind, marks, concurrency, i, theme, lang, mode=None) -> dict:
+def chosen_trace(hw_id, name, kind, marks, concurrency, slot, theme, lang, mode=None) -> dict:
     """The chosen concurrency circled on each (kind, rates) of `marks` (uid
     `serving--<hw>--<kind>`); `mode` names the curves beside a disaggregated deployment."""
     at = w("srv_chosen", lang, c=f"{concurrency:,}")
@@ -235,11 +235,11 @@ def chosen_trace(hw_id, name, kind, marks, concurrency, i, theme, lang, mode=Non
             for k, r in marks
         ],
         "hovertemplate": "%{text}<extra></extra>",
-        "marker": {"size": 16, "symbol": "circle-open", "color": color_for(i, theme), "line": {"width": 2.5}},
+        "marker": {"size": 16, "symbol": "circle-open", "color": color_for(slot, theme), "line": {"width": 2.5}},
     }
 
 
-def aggregated_traces(acc, i: int, theme: str, lang: str, concurrency: int, beside=None) -> list[dict]:
+def aggregated_traces(acc, slot: int, theme: str, lang: str, concurrency: int, beside=None) -> list[dict]:
     """One accelerator's aggregated curve: band, bound, estimate, the fitted estimate, the
     measured runs, yours and the chosen concurrency. `beside` a disaggregated deployment
     (deployment.Compared): as many instances as its GPUs hold share its concurrency, and the
@@ -252,23 +252,23 @@ def aggregated_traces(acc, i: int, theme: str, lang: str, concurrency: int, besi
     texts = {k: [_hover_point(acc.name, label[k], p, p[k], lang, times) for p in pts] for k in ("bound", "estimate")}
     name = {k: f"{acc.name} · {label[k]}" for k in label}
     data = [
-        band_trace(acc.id, name["band"], "band", pts, i, theme),
-        line_trace(acc.id, name["bound"], "bound", pts, "bound", texts["bound"], i, theme, "solid", 2.5, times),
+        band_trace(acc.id, name["band"], "band", pts, slot, theme),
+        line_trace(acc.id, name["bound"], "bound", pts, "bound", texts["bound"], slot, theme, "solid", 2.5, times),
         line_trace(
-            acc.id, name["estimate"], "estimate", pts, "estimate", texts["estimate"], i, theme, "dash", 2, times
+            acc.id, name["estimate"], "estimate", pts, "estimate", texts["estimate"], slot, theme, "dash", 2, times
         ),
     ]
     if acc.fitted is not None:
         fitted = fitted_label(acc, lang)
         ft = [_hover_point(acc.name, fitted, p, p["fitted"], lang, times) for p in pts]
         data.append(
-            line_trace(acc.id, f"{acc.name} · {fitted}", "fitted", pts, "fitted", ft, i, theme, "dot", 3, times)
+            line_trace(acc.id, f"{acc.name} · {fitted}", "fitted", pts, "fitted", ft, slot, theme, "dot", 3, times)
         )
     if acc.measured:
-        data.append(measured_trace(acc, i, theme, lang, mode, times))
+        data.append(measured_trace(acc, slot, theme, lang, mode, times))
     if acc.yours:
-        data.append(_yours_trace(acc, i, theme, lang))
-    data.append(_chosen(acc, i, theme, lang, concurrency, times))
+        data.append(_yours_trace(acc, slot, theme, lang))
+    data.append(_chosen(acc, slot, theme, lang, concurrency, times))
     return data
 
 
@@ -281,11 +281,12 @@ def throughput_figure(
     from app.dashboard.pages.serving.disagg_figures import disagg_traces  # it draws with this module's pieces
 
     data = []
+    slots = card_slots([acc.id for acc in accs])  # each card's colour (a deployment takes its card's)
     for i, acc in enumerate(accs):
         if not acc.error and acc.chosen is not None:
-            data += aggregated_traces(acc, i, theme, lang, concurrency, beside)
+            data += aggregated_traces(acc, slots[i], theme, lang, concurrency, beside)
         if beside is not None and not beside.deployments[i].error:
-            data += disagg_traces(beside.deployments[i], i, theme, lang, concurrency)
+            data += disagg_traces(beside.deployments[i], slots[i], theme, lang, concurrency)
     if beside is not None:
         titled_groups(data, {acc.id: acc.name for acc in accs})
     layout = _layout(lang, theme, present)
@@ -336,11 +337,12 @@ def unfit_notes(accs, theme: str, lang: str, beside=None) -> list[dict]:
     beside a disaggregated deployment, each deployment that gives none too."""
     from app.dashboard.pages.serving.disagg_words import deployment_unfit_sentence
 
-    said = [(i, unfit_sentence(acc, lang)) for i, acc in enumerate(accs) if acc.error is not None]
+    slots = card_slots([acc.id for acc in accs])
+    said = [(slots[i], unfit_sentence(acc, lang)) for i, acc in enumerate(accs) if acc.error is not None]
     if beside is not None:
-        said += [(i, deployment_unfit_sentence(d, lang)) for i, d in enumerate(beside.deployments) if d.error]
+        said += [(slots[i], deployment_unfit_sentence(d, lang)) for i, d in enumerate(beside.deployments) if d.error]
     notes = []
-    for i, text in said:
+    for slot, text in said:
         notes.append(
             {
                 "text": text,
@@ -353,7 +355,7 @@ def unfit_notes(accs, theme: str, lang: str, beside=None) -> list[dict]:
                 "align": "left",
                 "showarrow": False,
                 "font": {"color": THEMES.get(theme, THEMES["light"])["font"]},
-                "bgcolor": _alpha(color_for(i, theme), 0.12),
+                "bgcolor": _alpha(color_for(slot, theme), 0.12),
             }
         )
     return notes

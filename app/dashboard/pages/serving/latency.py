@@ -5,7 +5,7 @@ accelerator. Formatting only: every number is a field of compute()'s results."""
 
 from __future__ import annotations
 
-from app.dashboard.components.plot_style import THEMES, color_for
+from app.dashboard.components.plot_style import THEMES, card_slots, color_for
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import STACKED, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
@@ -28,7 +28,7 @@ ROWS = (("tpot", "y", [0.68, 1.0]), ("ttft", "y2", [0.34, 0.64]), ("requests", "
 DASH = {"bound": "solid", "estimate": "dash", "fitted": "dot"}
 
 
-def _series(acc, i, theme, lang, metric, axis, kind, times=1, mode=None) -> dict:
+def _series(acc, slot, theme, lang, metric, axis, kind, times=1, mode=None) -> dict:
     """A TPOT or TTFT series; `times` instances sharing each point's concurrency (beside a
     disaggregated deployment, `mode` agg: the names say "aggregated")."""
     pts = acc.points
@@ -53,16 +53,16 @@ def _series(acc, i, theme, lang, metric, axis, kind, times=1, mode=None) -> dict
             for p, v in zip(pts, values, strict=True)
         ],
         "hovertemplate": "%{text}<extra></extra>",
-        "line": {"color": color_for(i, theme), "dash": DASH[kind], "width": 2.5 if kind == "bound" else 2},
+        "line": {"color": color_for(slot, theme), "dash": DASH[kind], "width": 2.5 if kind == "bound" else 2},
     }
 
 
-def _runs(acc, i, theme, lang, metric, axis, kind: str, times: int = 1, mode=None) -> dict:
+def _runs(acc, slot, theme, lang, metric, axis, kind: str, times: int = 1, mode=None) -> dict:
     """The shipped measured runs (`measured`, diamonds) or the user's (`yours`, stars; an x
     for one left out of the fit) at their concurrencies."""
     mine = kind == "yours"
     items = acc.yours if mine else acc.measured
-    marker = {"color": color_for(i, theme), "size": 10, "symbol": yours_symbols(acc), "line": {"width": 1.5}}
+    marker = {"color": color_for(slot, theme), "size": 10, "symbol": yours_symbols(acc), "line": {"width": 1.5}}
     return {
         "type": "scatter",
         "mode": "markers",
@@ -75,11 +75,11 @@ def _runs(acc, i, theme, lang, metric, axis, kind: str, times: int = 1, mode=Non
         "yaxis": axis,
         "text": [yours_hover(acc.name, r, lang) if mine else measured_hover(acc.name, r, lang) for r in items],
         "hovertemplate": "%{text}<extra></extra>",
-        "marker": marker if mine else {"color": color_for(i, theme), "size": 8, "symbol": "diamond"},
+        "marker": marker if mine else {"color": color_for(slot, theme), "size": 8, "symbol": "diamond"},
     }
 
 
-def _requests(acc, i, theme, lang, times: int = 1, mode=None) -> list[dict]:
+def _requests(acc, slot, theme, lang, times: int = 1, mode=None) -> list[dict]:
     pts = acc.points
     out = []
     for key, dash in (("running_batch", "solid"), ("queued", "dot")):
@@ -96,17 +96,17 @@ def _requests(acc, i, theme, lang, times: int = 1, mode=None) -> list[dict]:
                 "yaxis": "y3",
                 "text": [f"<b>{acc.name}</b> · {label}: {p[key] * times:,}" for p in pts],
                 "hovertemplate": "%{text}<extra></extra>",
-                "line": {"color": color_for(i, theme), "dash": dash, "width": 1.5},
+                "line": {"color": color_for(slot, theme), "dash": dash, "width": 1.5},
             }
         )
     return out
 
 
-def _cap_mark(acc: AcceleratorServing, i: int, theme: str, lang: str, times: int = 1, mode=None) -> tuple[dict, dict]:
+def _cap_mark(acc: AcceleratorServing, slot: int, theme: str, lang: str, times: int = 1, mode=None) -> tuple:
     """A vertical line at the largest running batch memory holds (over `times` instances), and
     its legend entry (the words in the legend, never on the plot: two cards' labels printed
     over each other and over the curves)."""
-    color = color_for(i, theme)
+    color = color_for(slot, theme)
     line = {"color": color, "dash": "dashdot", "width": 1.5}
     cap = acc.max_fits * times
     words = w("srv_memory_cap", lang, n=f"{cap:,}")
@@ -138,19 +138,21 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
 
     times, mode = (beside.replicas, "agg") if beside is not None else (1, None)
     data, shapes = [], []
+    slots = card_slots([acc.id for acc in accs])  # each card's colour
     for i, acc in enumerate(accs):
+        slot = slots[i]
         if beside is not None and not beside.deployments[i].error:
-            data += latency_traces(beside.deployments[i], i, theme, lang, ROWS)
+            data += latency_traces(beside.deployments[i], slot, theme, lang, ROWS)
         if acc.error or acc.chosen is None:
             continue
         kinds = ("bound", "estimate", "fitted") if acc.fitted is not None else ("bound", "estimate")
         for metric, axis, _ in ROWS[:2]:
-            data += [_series(acc, i, theme, lang, metric, axis, kind, times, mode) for kind in kinds]
+            data += [_series(acc, slot, theme, lang, metric, axis, kind, times, mode) for kind in kinds]
             for kind in ("measured", "yours"):
                 if getattr(acc, kind):
-                    data.append(_runs(acc, i, theme, lang, metric, axis, kind, times, mode))
-        data += _requests(acc, i, theme, lang, times, mode)
-        shape, entry = _cap_mark(acc, i, theme, lang, times, mode)
+                    data.append(_runs(acc, slot, theme, lang, metric, axis, kind, times, mode))
+        data += _requests(acc, slot, theme, lang, times, mode)
+        shape, entry = _cap_mark(acc, slot, theme, lang, times, mode)
         shapes.append(shape)
         data.append(entry)
     if beside is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.dashboard.components.plot_style import color_for
+from app.dashboard.components.plot_style import card_colors
 from app.dashboard.lib.markup import plotly_names
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.measured import Run, matching_runs
@@ -113,6 +113,7 @@ def estimate_traces(results: list[dict], estimates: dict[str, DecodeEstimate], l
     """Beneath each accelerator's decode point (`point--<hw>--decode`), at its intensity, the
     estimate's attained FLOP/s: `estimate--<hw>--decode`, hollow, in the accelerator's colour."""
     traces = []
+    hues = card_colors([r["hardware_id"] for r in results], theme)
     for i, r in enumerate(plotly_names(results)):  # accelerator names as text, never markup
         est = estimates.get(r["hardware_id"])
         if est is None:
@@ -133,8 +134,8 @@ def estimate_traces(results: list[dict], estimates: dict[str, DecodeEstimate], l
                 "marker": {
                     "symbol": "circle-open",
                     "size": 13,
-                    "color": color_for(i, theme),
-                    "line": {"width": 2.5, "color": color_for(i, theme)},
+                    "color": hues[i],
+                    "line": {"width": 2.5, "color": hues[i]},
                 },
             }
         )

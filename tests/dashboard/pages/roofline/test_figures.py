@@ -337,3 +337,19 @@ def test_every_chart_colour_meets_wcag_on_its_theme():
         assert all(contrast(c, paper) >= 3 for c in palette), [(c, round(contrast(c, paper), 2)) for c in palette]
         assert contrast(THEMES[theme]["danger"], paper) >= 4.5
         assert contrast(THEMES[theme]["muted"], paper) >= 4.5
+
+
+def test_a_card_keeps_its_colour_when_another_is_removed():
+    """Coloured by place in the selection, removing H100 turned H200 blue and B200 orange
+    mid-demo; each card now keeps its own (plot_style.card_slots)."""
+    scenario = Scenario(batch_size=32, context_length=4096)
+
+    def colours(hardware: list[str]) -> dict[str, str]:
+        d = dashboard_data("llama-3-8b", hardware, scenario)
+        fig = by_uid(roofline_figure(d["analysis"]["results"], d["trajectories"]))
+        return {hw: fig[f"roof--{hw}--memory"]["line"]["color"] for hw in hardware}
+
+    three = colours(["h100-sxm5", "h200-sxm", "b200"])
+    assert len(set(three.values())) == 3
+    assert colours(["h200-sxm", "b200"]) == {hw: three[hw] for hw in ("h200-sxm", "b200")}
+    assert colours(["b200", "h100-sxm5"]) == {hw: three[hw] for hw in ("b200", "h100-sxm5")}
