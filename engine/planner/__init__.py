@@ -214,8 +214,8 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
     front = {mode: _frontier(cols, mode, hardware, summary) for mode in wanted if n and mode in req.modes}
     # the top N deployments, each at its best-ranked concurrency: N rows of one layout at
     # neighbouring concurrencies would tell a user nothing the best does not
-    distinct = fr.first_of_each(cols["deployment"], ranked) if n else ranked
-    top = [summary(i, launch=True) for i in distinct[: req.top]]
+    distinct = fr.first_of_each(cols["deployment"], ranked, req.top) if n else ranked
+    top = [summary(i, launch=True) for i in distinct]
     best = top[0] if top else None
     out = {
         "model": model.id,

@@ -48,11 +48,17 @@ def ranking(cols: dict, ok: np.ndarray, by_cost: bool) -> np.ndarray:
     return rows[np.lexsort((-(1.0 / cols["tpot_s"][rows]), -cols["tokens_per_s_per_gpu"][rows]))]
 
 
-def first_of_each(deployment: np.ndarray, ranked: np.ndarray) -> np.ndarray:
-    """`ranked` (rows, best first) keeping only each deployment's first row: its best-ranked
-    concurrency."""
-    _, first = np.unique(deployment[ranked], return_index=True)
-    return ranked[np.sort(first)]
+def first_of_each(deployment: np.ndarray, ranked: np.ndarray, n: int) -> np.ndarray:
+    """The first n deployments of `ranked` (rows, best first), each by its first row: its
+    best-ranked concurrency. A prefix of the ranking holds them, so a growing prefix is read
+    rather than every row (a target moved on a 45,000-row search: 0.1 ms, not 3)."""
+    size = 256
+    while True:
+        head = ranked[:size]
+        _, first = np.unique(deployment[head], return_index=True)  # first rows of a prefix are first overall
+        if len(first) >= n or size >= len(ranked):
+            return head[np.sort(first)][:n]
+        size *= 8
 
 
 def nearest_target(cols: dict, ttft_s: float | None, tpot_s: float | None, pessimistic: bool) -> dict:
