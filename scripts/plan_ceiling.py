@@ -10,6 +10,8 @@ reality"): engine.planner.validate's groups and rule, with the estimates changed
    of run in the very data scored (by model, backend and layout; then by group and layout).
    What the picks reach when every layout's bias is known in sample is a ceiling on what a
    per-layout correction could give runs it has not seen.
+3. A perfect estimate (each run's own measured TPOT and rate) with its pessimistic end at
+   x u: how narrow a range the pessimistic aim needs even when the estimate has no error.
 
 Prints, per variant, the groups, the share of picks meeting the target and the median regret.
 """
@@ -90,6 +92,11 @@ def main() -> int:
         ("model, backend and layout", lambda r: (r["model"], r["backend"], str(r["layout"]))),
         ("group and layout", lambda r: (r["key"], str(r["layout"]))),
     )
+    perfect = {k: [r | {"estimate_tpot_s": r["measured_tpot_s"], "estimate_per_gpu": r["measured_per_gpu"]}
+                   for r in runs] for k, runs in groups.items()}  # fmt: skip
+    for u in (1.0, 1.05, 1.1, 1.2):
+        n, success, regret = score(widened(perfect, u), "pessimistic")
+        print(f"| a perfect estimate, its pessimistic end at x {u:g} | {n} | {success:.1%} | {regret:.1%} |")
     for label, kind in oracles:
         data = corrected(groups, kind)
         for name in ("estimate", "pessimistic"):
