@@ -233,9 +233,13 @@ def _disagg_rows(hw, base, budget, prefill, held: tuple, ld: Layout, dec, link_e
         sent = whole / lp.tensor_parallel  # engine.serving.disagg.transfer_bytes: the prefill TP splits it
         whole_budget_ratio = _balance(hw, budget, lp, ld, pre, held, decode_cap_rps, link_efficiency)
         held_by_one_unit = budget / (whole_budget_ratio * lp.gpus + ld.gpus) * cap
+        seen = set()  # two unit sizes may balance to the same pair: one deployment, scored once
         for unit in disagg_units(budget, domain, lp.gpus + ld.gpus, held_by_one_unit):
             ratio = _balance(hw, unit, lp, ld, pre, held, decode_cap_rps, link_efficiency)
             for x, y in balanced_pairs(unit, lp.gpus, ld.gpus, ratio):
+                if (x, y) in seen:
+                    continue
+                seen.add((x, y))
                 units = budget // (x * lp.gpus + y * ld.gpus)  # replicas of the unit its workers make
                 bandwidth = kv_link_for(hw, hw, x * lp.gpus + y * ld.gpus)[0]
                 per_request = max(whole / (x * lp.gpus), received * ld.tensor_parallel / (y * ld.gpus))

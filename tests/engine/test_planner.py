@@ -365,3 +365,14 @@ def test_with_one_output_token_the_tpot_target_is_not_applied():
     assert one["best"]["serving_request"] == ttft_only["best"]["serving_request"]
     assert one["best"]["mode"] == "aggregated" and one["best"]["estimate"]["tpot_s"] > 0.05
     assert one["verdict"]["text"].endswith("the TPOT target is not applied.")
+
+
+def test_a_disaggregated_deployment_two_unit_sizes_balance_alike_is_scored_once():
+    """The 72 GPUs and the 8-GPU board can balance a prefill and decode layout to the same xPyD
+    pair: it was scored twice and listed twice in the top N."""
+    req = PlanRequest(gpus=72, top=100, modes=("disaggregated",), backends=("vllm",), precisions=("fp8",))
+    answer = plan(get_model("deepseek-v2-lite"), [get_accelerator("mi300x")], req)
+    top = answer["top"]
+    assert len(top) > 20 and len({_deployment(c) for c in top}) == len(top)
+    rows = {(c["layout_words"], c["replicas"], c["concurrency"]) for c in answer["frontier"]["disaggregated"]}
+    assert len(rows) == len(answer["frontier"]["disaggregated"])
