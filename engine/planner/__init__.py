@@ -235,12 +235,19 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
         "best_by_mode": _best_by(cols, ranked, "mode", MODES, summary),
         "best_by_hardware": _best_by(cols, ranked, "hardware", [hw.id for hw in hardware], summary),
         "calibration": found.calibration.id,
-        "modes_searched": list(req.modes),
+        "modes_searched": searched_modes(req),
     }
     out["reason"] = None if best else _reason(cols, req, pessimistic, n)
     out["verdict"] = verdict(out)
     out["seconds"] = found.seconds + (time.perf_counter() - started)
     return out
+
+
+def searched_modes(req: PlanRequest) -> list[str]:
+    """The modes asked that the budget allows: a disaggregated deployment takes two GPUs at
+    least, one a side (a 1-GPU search asked for both is aggregated only, and says nothing of
+    the other mode)."""
+    return [m for m in req.modes if m != "disaggregated" or req.gpus >= 2]
 
 
 def applied_tpot_target(req: PlanRequest) -> float | None:

@@ -376,3 +376,9 @@ def test_a_disaggregated_deployment_two_unit_sizes_balance_alike_is_scored_once(
     assert len(top) > 20 and len({_deployment(c) for c in top}) == len(top)
     rows = {(c["layout_words"], c["replicas"], c["concurrency"]) for c in answer["frontier"]["disaggregated"]}
     assert len(rows) == len(answer["frontier"]["disaggregated"])
+
+
+def test_one_gpu_searches_the_aggregated_mode_alone_and_says_nothing_of_the_other():
+    answer = plan(get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")], PlanRequest(gpus=1, tpot_s=0.05))
+    assert answer["modes_searched"] == ["aggregated"] and answer["best"]["mode"] == "aggregated"
+    assert "disaggregated" not in answer["verdict"]["text"]

@@ -98,7 +98,7 @@ def verdict(answer: dict, names: dict[str, str], modes: tuple[str, ...], lang: s
         key = "plan_verdict_other_cost" if by_cost else "plan_verdict_other"
         key += "_tie" if answer["verdict"]["other_mode_within_range"] else ""
         text += " " + w(key, lang, other=mode_name(other, lang), ratio=f"{ratio:.2f}")
-    elif other in modes:
+    elif other in modes and other in answer["modes_searched"]:
         text += " " + w("plan_verdict_no_other", lang, other=mode_name(other, lang))
     if answer["targets"]["tpot_s"] is not None and not answer["tpot_target_applied"]:
         text += " " + w("plan_verdict_tpot_not_applied", lang)

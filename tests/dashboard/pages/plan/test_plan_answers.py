@@ -237,3 +237,11 @@ def test_with_one_output_token_the_verdict_says_the_tpot_target_is_not_applied(l
     assert text.endswith({"en": "the TPOT target is not applied.", "zh": "不应用 TPOT 目标。"}[lang]), text
     two = answered(replace(SMALL, output_tokens=2)).answer
     assert two["tpot_target_applied"] is True and "TPOT target is not applied" not in two["verdict"]["text"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_one_gpu_the_page_says_nothing_of_a_disaggregated_mode_it_could_not_search(lang):
+    a = replace(SMALL, gpus=1, hardware=("h100-sxm5",))
+    answer = answered(a).answer
+    text = verdict(answer, accelerator_names(a), a.modes, lang)
+    assert answer["best"] and {"en": "disaggregated", "zh": "分离式"}[lang] not in text, text
