@@ -83,6 +83,11 @@ class PlanResponse(BaseModel):
         "(ratio_other_mode: tokens/s per GPU, or $/Mtok when ranked_by says so) and whether it lies inside the "
         "best's range (other_mode_within_range: a tie within the estimate's error)"
     )
+    warnings: list[str] = Field(
+        description="what every candidate assumes that the request did not say, as /serving warns of it: input "
+        "+ output past the model's context window, lengths outside the fitted runs, a precision searched on a "
+        "card without its tensor roof"
+    )
     calibration: str = Field(description="id of the serving calibration the estimates used")
     modes_searched: list[str] = Field(description="the modes the search covered (the request's `modes`)")
 

@@ -7,7 +7,7 @@ import argparse
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.model_catalog import load_model
-from engine.planner import MAX_TOP, MODES, PlanRequest, deployment_words, plan, rate_words
+from engine.planner import MAX_TOP, MODES, PlanRequest, deployment_words, plan, rate_words, usd_words
 from engine.planner.space import PRECISIONS
 from engine.serving.scenario import BACKENDS
 
@@ -94,11 +94,13 @@ def _plan(args: argparse.Namespace) -> int:
         f"{c['evaluated']:,} candidates scored in {answer['seconds']:.2f} s, {c['dropped_memory']:,} dropped (memory), "
         f"{c['meeting_target']:,} meet the target; calibration {answer['calibration']}"
     )
+    for said in answer["warnings"]:
+        print(f"warning: {said}")
     if not answer["top"]:
         return 0
     if len(hardware) > 1:
         for hw_id, t in answer["best_by_hardware"].items():
-            cost = "" if t["usd_per_million_tokens"] is None else f", ${t['usd_per_million_tokens']:.2f}/Mtok"
+            cost = "" if t["usd_per_million_tokens"] is None else f", ${usd_words(t['usd_per_million_tokens'])}/Mtok"
             print(
                 f"best on {hw_id}: {t['mode']}, {t['backend']} {t['precision']}, {deployment_words(t)} at concurrency "
                 f"{t['concurrency']:,}: {rate_words(t['estimate']['output_tokens_per_s_per_gpu'])} tok/s/GPU{cost}"
@@ -109,7 +111,7 @@ def _plan(args: argparse.Namespace) -> int:
     )
     for i, t in enumerate(answer["top"], 1):
         e = t["estimate"]
-        cost = "-" if t["usd_per_million_tokens"] is None else f"{t['usd_per_million_tokens']:.2f}"
+        cost = "-" if t["usd_per_million_tokens"] is None else usd_words(t["usd_per_million_tokens"])
         print(
             f"{i:>3} {t['mode'][:6]:<6} {t['hardware'][:10]:<10} {t['backend']:<7} {t['precision']:<5} "
             f"{deployment_words(t)[:44]:<44} {t['gpus']:>4} {t['concurrency']:>6} {e['ttft_s'] * 1e3:>9.1f} "

@@ -22,6 +22,7 @@ from ..model import ModelConfig
 from ..model_catalog import hf_repo, native_precision
 from ..request import check_price
 from ..serving.calibration import Calibration, load_calibration
+from ..serving.estimate import context_window_warnings, length_warnings, roof_warnings
 from ..serving.scenario import BACKEND_VENDORS, BACKENDS, MAX_TOKENS
 from . import frontier as fr
 from .launch import aggregated_commands, disaggregated_commands
@@ -106,6 +107,7 @@ class Search:
     cols: dict = field(repr=False)
     dropped: int
     seconds: float
+    warnings: tuple[str, ...] = ()
     # every candidate in rank order, by ranking (tokens/s/GPU, or $/Mtok at given prices): an
     # answer keeps those meeting its target, in that order, with no sort of its own
     orders: dict = field(default_factory=dict, repr=False, compare=False)
@@ -130,7 +132,21 @@ def search(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, ca
     cols, dropped = _score_all(model, hardware, req, cal)
     if len(cols.get("tpot_s", [])):
         cols["tokens_per_s_per_user"] = 1.0 / cols["tpot_s"]
-    return Search(model, tuple(hardware), req, cal, cols, dropped, time.perf_counter() - started)
+    said = tuple(search_warnings(model, hardware, req, cal))
+    return Search(model, tuple(hardware), req, cal, cols, dropped, time.perf_counter() - started, said)
+
+
+def search_warnings(model: ModelConfig, hardware: list[Accelerator], req: PlanRequest, cal: Calibration) -> list:
+    """What every candidate's numbers assume that the request did not say, as `/serving` warns
+    of it: a request longer than the model's window, lengths outside the fitted runs, and each
+    precision searched on a card without its tensor roof (fp4 on Hopper, asked for)."""
+    out = context_window_warnings(model, req.input_tokens, req.output_tokens)
+    out += length_warnings(cal, req.input_tokens, req.output_tokens)
+    for hw in hardware:
+        for precision in precisions_for(hw, list(req.precisions or []), native_precision(model.id)):
+            weight, compute, _ = PRECISIONS[precision]
+            out += roof_warnings(hw, compute, weight)
+    return list(dict.fromkeys(out))
 
 
 def _check(hardware: list[Accelerator], req: PlanRequest) -> None:
@@ -236,6 +252,7 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
         "best_by_hardware": _best_by(cols, ranked, "hardware", [hw.id for hw in hardware], summary),
         "calibration": found.calibration.id,
         "modes_searched": searched_modes(req),
+        "warnings": list(found.warnings),
     }
     out["reason"] = None if best else _reason(cols, req, pessimistic, n)
     out["verdict"] = verdict(out)
@@ -489,6 +506,12 @@ def rate_words(tokens_per_s: float) -> str:
     return f"{tokens_per_s:,.0f}" if tokens_per_s >= 100 else f"{tokens_per_s:.3g}"
 
 
+def usd_words(usd: float) -> str:
+    """A price as the verdict writes it: cents from $0.10 up (0.37), else 3 significant digits
+    (0.00412), so a tiny price does not read as $0.00."""
+    return f"{usd:,.2f}" if usd >= 0.1 else f"{usd:.3g}"
+
+
 def deployment_words(candidate: dict) -> str:
     """The candidate's layout, with how many replicas of it spend the GPUs when more than one."""
     n = candidate["replicas"]
@@ -514,7 +537,7 @@ def verdict(answer: dict) -> dict:
         f"(range {rate_words(low)}-{rate_words(high)})"
     )
     if best["usd_per_million_tokens"] is not None:
-        text += f", ${best['usd_per_million_tokens']:.2f}/Mtok"
+        text += f", ${usd_words(best['usd_per_million_tokens'])}/Mtok"
     text += "."
     if ratio is not None:
         compared = f"costs {ratio:.2f}x as much per Mtok" if key else f"reaches {ratio:.2f}x of that"

@@ -495,13 +495,7 @@ def scenario_warnings(
 ) -> list[str]:
     """What an instance of `sc` on `hw` assumed or cannot be: the aggregated answer's warnings,
     and each side's of a disaggregated one."""
-    out = []
-    roof, _ = hw.tensor_roof(sc.compute_dtype)
-    if roof != sc.compute_dtype:
-        out.append(
-            f"{hw.id} has no {sc.compute_dtype} tensor roof: {sc.compute_dtype} matrix multiplies are counted at "
-            f"its {roof} peak, as a kernel that converts the {sc.weight_dtype} weights would run them"
-        )
+    out = roof_warnings(hw, sc.compute_dtype, sc.weight_dtype)
     if not model.is_moe and (sc.expert_parallel > 1 or sc.moe_tensor_parallel > 1):
         out.append(
             f"expert_parallel {sc.expert_parallel} and moe_tensor_parallel {sc.moe_tensor_parallel} split a MoE "
@@ -525,12 +519,8 @@ def scenario_warnings(
             f"{sc.backend} runs on {', '.join(vendors)} accelerators, not on {hw.id} ({hw.vendor}): the "
             "numbers are its calibration's on this accelerator's roofs, for a deployment nobody can launch"
         )
-    outside = cal.lengths_outside(sc.input_tokens, sc.output_tokens)
-    if outside:
-        out.append(
-            f"{' and '.join(outside)}: outside the lengths the estimate was fitted on, its fitted waits and "
-            "overheads extrapolate (with a handful of output tokens a step carries whole prompts); the bound holds"
-        )
+    out += context_window_warnings(model, sc.input_tokens, sc.output_tokens)
+    out += length_warnings(cal, sc.input_tokens, sc.output_tokens)
     domain = getattr(hw, "scale_up_domain_size", None)
     if isinstance(domain, int) and sc.gpus > domain:
         out.append(
@@ -538,6 +528,42 @@ def scenario_warnings(
             "bandwidth, so the bound stays a bound but the estimate is optimistic"
         )
     return out
+
+
+def roof_warnings(hw: Accelerator, compute_dtype: str, weight_dtype: str) -> list[str]:
+    """A precision whose tensor roof the card lacks (fp4 on Hopper): counted at the next one."""
+    roof, _ = hw.tensor_roof(compute_dtype)
+    if roof == compute_dtype:
+        return []
+    return [
+        f"{hw.id} has no {compute_dtype} tensor roof: {compute_dtype} matrix multiplies are counted at "
+        f"its {roof} peak, as a kernel that converts the {weight_dtype} weights would run them"
+    ]
+
+
+def length_warnings(cal: Calibration, input_tokens: int, output_tokens: int) -> list[str]:
+    """Lengths outside those of the runs the calibration was fitted on."""
+    outside = cal.lengths_outside(input_tokens, output_tokens)
+    if not outside:
+        return []
+    return [
+        f"{' and '.join(outside)}: outside the lengths the estimate was fitted on, its fitted waits and "
+        "overheads extrapolate (with a handful of output tokens a step carries whole prompts); the bound holds"
+    ]
+
+
+def context_window_warnings(model: ModelConfig, input_tokens: int, output_tokens: int) -> list[str]:
+    """A request longer than the model's context window (its config's max_position_embeddings):
+    a server refuses it (vLLM's max_model_len defaults to the window) unless the window is
+    extended, and the answer is for a model that would take it."""
+    window, total = model.max_position_embeddings, input_tokens + output_tokens
+    if not window or total <= window:
+        return []
+    return [
+        f"input + output tokens ({total:,}) exceed {model.id}'s context window of {window:,} tokens "
+        "(max_position_embeddings): a server refuses such requests unless it extends the window (RoPE "
+        "scaling such as YaRN); the numbers are those of a model that takes them"
+    ]
 
 
 _LEAF_TYPES = frozenset((str, int, bool, type(None)))

@@ -382,3 +382,18 @@ def test_one_gpu_searches_the_aggregated_mode_alone_and_says_nothing_of_the_othe
     answer = plan(get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")], PlanRequest(gpus=1, tpot_s=0.05))
     assert answer["modes_searched"] == ["aggregated"] and answer["best"]["mode"] == "aggregated"
     assert "disaggregated" not in answer["verdict"]["text"]
+
+
+def test_the_answer_warns_of_what_every_candidate_assumes():
+    """/serving warned of these for each candidate re-asked; the plan said nothing."""
+    long = plan(get_model("llama-3.1-70b"), [get_accelerator("h200-sxm")],
+                PlanRequest(gpus=8, input_tokens=1_048_576, output_tokens=1024, precisions=("fp8",)))  # fmt: skip
+    assert any("exceed llama-3.1-70b's context window of 131,072 tokens" in w for w in long["warnings"])
+    assert any("outside the lengths the estimate was fitted on" in w for w in long["warnings"])
+    served = _serve(long["best"]["serving_request"])
+    assert set(long["warnings"]) <= set(served["warnings"])
+    fp4 = plan(get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")], PlanRequest(gpus=8, precisions=("fp4",)))
+    assert fp4["warnings"] == [w for w in _serve(fp4["best"]["serving_request"])["warnings"] if "tensor roof" in w]
+    assert fp4["warnings"] and "h100-sxm5 has no fp4 tensor roof" in fp4["warnings"][0]
+    plain = plan(get_model("llama-3.1-8b"), [get_accelerator("h100-sxm5")], PlanRequest(gpus=8, precisions=("fp8",)))
+    assert plain["warnings"] == []

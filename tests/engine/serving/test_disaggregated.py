@@ -345,3 +345,19 @@ def test_the_tpot_parts_add_up_to_it_in_the_bound_and_the_estimate():
         total = sum(parts[k] for k in ("decode_s", "prefill_share_s", "communication_s", "overhead_s"))
         assert total == pytest.approx(r[kind]["tpot_s"], rel=1e-9), kind
     assert r["breakdown"]["tpot"]["bound"]["communication_s"] > 0
+
+
+def test_a_request_past_the_models_context_window_is_warned_of_once_in_either_mode():
+    """max_position_embeddings was read from every config and used nowhere: a 1M-token prompt
+    to Llama-3.1-70B (131,072) was answered without a word."""
+    from engine.serving import serving_estimate
+
+    model, hw = get_model("llama-3.1-70b"), get_accelerator("h200-sxm")
+    base = ServingScenario(concurrency=4, input_tokens=140_000, output_tokens=1000, tensor_parallel=8)
+    said = "input + output tokens (141,000) exceed llama-3.1-70b's context window of 131,072 tokens"
+    assert sum(said in w for w in serving_estimate(model, hw, base)["warnings"]) == 1
+    layout = WorkerLayout(workers=1, tensor_parallel=8)
+    answer = disaggregated_estimate(model, hw, DisaggScenario(base, layout, layout, KvLink()))
+    assert sum(said in w for w in answer["warnings"]) == 1
+    within = replace(base, input_tokens=130_000)
+    assert not any("context window" in w for w in serving_estimate(model, hw, within)["warnings"])

@@ -20,7 +20,7 @@ from app.dashboard.pages.plan.params import PlanArgs
 from app.dashboard.pages.plan.provenance import accelerator_names, provenance
 from app.dashboard.pages.plan.state import TPOT_STOPS, TTFT_STOPS
 from app.dashboard.pages.plan.table import row
-from app.dashboard.pages.plan.words import counts_text, missing_text, verdict, why
+from app.dashboard.pages.plan.words import counts_text, missing_text, verdict, warnings_text, why
 from engine.errors import EngineInputError
 
 KEYS = ("error", "figure", "compare", "compare_hidden", "view", "drawn")
@@ -42,7 +42,7 @@ def _view(a: PlanArgs, answer: dict, names: dict, lang: str, theme: str, pool: P
     prov = provenance(a, lang)
     return {
         "verdict": verdict(answer, names, a.modes, lang),
-        "counts": counts_text(answer, lang) + missing_text(found(a).cols, a, names, lang),
+        "counts": counts_text(answer, lang) + missing_text(found(a).cols, a, names, lang) + warnings_text(answer),
         "caption": "\n".join([prov["scenario"], prov["targets"], prov["calibration"], prov["measured_source"]]),
         "rows": [pool.add(c, lambda c=c: row(c, names, dict(a.prices), lang, theme)) for c in answer["top"]],
         "marks": None,

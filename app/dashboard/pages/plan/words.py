@@ -148,6 +148,12 @@ def counts_text(answer: dict, lang: str) -> str:
     )
 
 
+def warnings_text(answer: dict) -> str:
+    """What every candidate assumes (the engine's words, as the serving page shows them): a
+    prompt past the model's window, lengths outside the fitted runs, a roof a card lacks."""
+    return "".join(f" ⚠ {said}." for said in answer["warnings"])
+
+
 def missing_text(cols: dict, a, names: dict[str, str], lang: str) -> str:
     """Each (accelerator, mode) searched with no candidate in the search's columns: none fits."""
     said = ""

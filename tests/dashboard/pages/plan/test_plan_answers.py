@@ -245,3 +245,12 @@ def test_one_gpu_the_page_says_nothing_of_a_disaggregated_mode_it_could_not_sear
     answer = answered(a).answer
     text = verdict(answer, accelerator_names(a), a.modes, lang)
     assert answer["best"] and {"en": "disaggregated", "zh": "分离式"}[lang] not in text, text
+
+
+def test_the_counts_line_carries_what_every_candidate_assumes():
+    a = replace(SMALL, input_tokens=200_000)  # Llama-3.1-8B's window is 131,072 tokens
+    from app.dashboard.pages.plan.view import shown
+
+    counts = shown(a, [], [], "en", "light", False)["view"]["counts"]
+    total = f"{a.input_tokens + a.output_tokens:,}"
+    assert f"⚠ input + output tokens ({total}) exceed llama-3.1-8b's context window of 131,072 tokens" in counts
