@@ -26,7 +26,7 @@ from ..serving.estimate import context_window_warnings, length_warnings, roof_wa
 from ..serving.scenario import BACKEND_VENDORS, BACKENDS, MAX_TOKENS
 from . import frontier as fr
 from .launch import aggregated_commands, disaggregated_commands
-from .score import base_scenario, score_aggregated, score_disaggregated
+from .score import base_scenario, fits_any, score_aggregated, score_disaggregated
 from .space import MAX_BUDGET, PRECISIONS, instance_layouts, precisions_for
 
 MODES = ("aggregated", "disaggregated")
@@ -254,7 +254,7 @@ def answer(found: Search, req: PlanRequest, frontier: bool = True) -> dict:
         "modes_searched": searched_modes(req),
         "warnings": list(found.warnings),
     }
-    out["reason"] = None if best else _reason(cols, req, pessimistic, n)
+    out["reason"] = None if best else _reason(cols, req, pessimistic, n, found)
     out["verdict"] = verdict(out)
     out["seconds"] = found.seconds + (time.perf_counter() - started)
     return out
@@ -461,15 +461,10 @@ def _finite(x) -> float | None:
     return x if np.isfinite(x) else None
 
 
-def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
+def _reason(cols, req: PlanRequest, pessimistic: bool, n: int, found: Search) -> dict:
     """Why there is no best, and what would have to change: the nearest targets met."""
     if not n:
-        ways = ["more GPUs"] if req.gpus < MAX_BUDGET else []
-        ways.append("a lower precision")
-        if req.memory_utilization is not None:  # the rule the user tightened may be all it takes
-            ways.append(f"a memory_utilization above {req.memory_utilization:g}")
-        words = f"No candidate fits in memory on {_gpus_words(req.gpus)}: it would take {', or '.join(ways)}"
-        return {"code": "plan_nothing_fits", "nearest": None, "words": words}
+        return _nothing_fits(req, found)
     tpot_s = applied_tpot_target(req)
     near = fr.nearest_target(cols, req.ttft_s, tpot_s, pessimistic)
     words = []
@@ -488,6 +483,49 @@ def _reason(cols, req: PlanRequest, pessimistic: bool, n: int) -> dict:
         )
     return {"code": "plan_no_candidate", "nearest": near, "words": "Nothing meets the target; it would take " + (
         " or ".join(words))}  # fmt: skip
+
+
+LOWEST = ("fp4", "int4")  # the 4-bit weights the planner searches, the least memory it knows
+
+
+def would_fit(req: PlanRequest, found: Search) -> dict[str, bool]:
+    """When nothing fits: whether any instance would at the largest budget (more GPUs), at 4-bit
+    weights (a lower precision), or only with both, on any accelerator and backend searched."""
+
+    def fits(gpus: int, precisions) -> bool:
+        return any(
+            fits_any(found.model, hw, instance_layouts(found.model, hw, gpus),
+                     base_scenario(p, backend, req.input_tokens, req.output_tokens, req.memory_utilization))
+            for hw in found.hardware
+            for p in precisions
+            for backend in backends_for(hw, req.backends)
+        )  # fmt: skip
+
+    asked = [p for hw in found.hardware for p in precisions_for(hw, list(req.precisions or []),
+                                                                 native_precision(found.model.id))]  # fmt: skip
+    lower = [p for p in LOWEST if p not in asked]
+    more = req.gpus < MAX_BUDGET and fits(MAX_BUDGET, dict.fromkeys(asked))
+    smaller = bool(lower) and fits(req.gpus, lower)
+    both = not (more or smaller) and bool(lower) and req.gpus < MAX_BUDGET and fits(MAX_BUDGET, lower)
+    return {"more_gpus": more, "lower_precision": smaller, "both": both}
+
+
+def _nothing_fits(req: PlanRequest, found: Search) -> dict:
+    fit = would_fit(req, found)
+    ways = [w for w, ok in (("more GPUs", fit["more_gpus"]), ("a lower precision", fit["lower_precision"]),
+                            ("more GPUs and a lower precision", fit["both"])) if ok]  # fmt: skip
+    if req.memory_utilization is not None:  # the rule the user tightened may be all it takes
+        ways.append(f"a memory_utilization above {req.memory_utilization:g}")
+    words = f"No candidate fits in memory on {_gpus_words(req.gpus)}"
+    if ways:
+        words += f": it would take {', or '.join(ways)}"
+    else:
+        words += (
+            ", nor would one at any budget or precision the planner searches: no instance of these cards holds "
+            f"{found.model.id}'s weights and a request's KV cache (pipeline parallelism, which would, is not "
+            "searched)"
+        )
+    return {"code": "plan_nothing_fits", "nearest": None, "would_fit": fit, "words": words}
 
 
 def _gpus_words(gpus: int) -> str:

@@ -140,6 +140,21 @@ def score_aggregated(model, hw, layouts, budget, base: ServingScenario, cal: Cal
     return _arrays(cols), dropped
 
 
+def fits_any(model, hw, layouts, base: ServingScenario) -> bool:
+    """Whether one instance of any of `layouts` holds the model under base's memory rule (the
+    test score_aggregated drops a layout by): what a budget or precision not searched would
+    change, for a search where nothing fits."""
+    for lay in layouts:
+        sc = lay.worker().instance(base, 1)
+        try:
+            sc.check_layout(model.is_moe, _experts(model))
+            capacity(model, hw, sc)
+        except EngineInputError:
+            continue
+        return True
+    return False
+
+
 def _precision_name(sc: ServingScenario) -> str:
     for name, dtypes in PRECISIONS.items():
         if dtypes == (sc.weight_dtype, sc.compute_dtype, sc.kv_dtype):
@@ -360,4 +375,4 @@ def _arrays(cols: dict) -> dict:
     return out
 
 
-__all__ = ["Accelerator", "ModelConfig", "base_scenario", "score_aggregated", "score_disaggregated"]
+__all__ = ["Accelerator", "ModelConfig", "base_scenario", "fits_any", "score_aggregated", "score_disaggregated"]

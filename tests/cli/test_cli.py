@@ -128,7 +128,6 @@ def test_a_disaggregated_or_draft_flag_out_of_range_is_refused_in_the_flag_s_wor
 def test_plan_takes_the_memory_rule_and_names_it_when_nothing_fits():
     r = cli("plan", "--model", "llama-3.1-8b", "--hardware", "h100-sxm5", "--gpus", "2", "--memory-utilization", "1e-9")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith(
-        "No candidate fits in memory on 2 GPUs: it would take more GPUs, or a lower precision, or a "
-    )
-    assert "memory_utilization above 1e-09" in r.stdout.splitlines()[0]
+    # no budget or precision holds a model in a billionth of the card: the memory rule alone would
+    first = r.stdout.splitlines()[0]
+    assert first == "No candidate fits in memory on 2 GPUs: it would take a memory_utilization above 1e-09"

@@ -59,14 +59,15 @@ def test_another_search_is_refused(found, field, value):
 
 
 def test_a_search_where_nothing_fits():
-    """DeepSeek-R1 on one H100: no candidate at all; the answer says so, as `plan` does."""
+    """DeepSeek-R1 on one H100: no candidate at all; the answer says so, as `plan` does, and
+    names only what would fit (its 4-bit weights, 335 GB, are no more one H100's than its fp8
+    ones: "or a lower precision" was advice that could not work)."""
     model, hw = get_model("deepseek-r1"), [get_accelerator("h100-sxm5")]
     req = PlanRequest(gpus=1, tpot_s=0.05)
     out = answer(search(model, hw, req), req)
     assert out["best"] is None and out["reason"]["code"] == "plan_nothing_fits"
-    assert (
-        out["reason"]["words"] == "No candidate fits in memory on 1 GPU: it would take more GPUs, or a lower precision"
-    )
+    assert out["reason"]["words"] == "No candidate fits in memory on 1 GPU: it would take more GPUs"
+    assert out["reason"]["would_fit"] == {"more_gpus": True, "lower_precision": False, "both": False}
     assert _without_time(out) == _without_time(plan(model, hw, req))
 
 
@@ -80,10 +81,7 @@ def test_what_would_have_to_change_reads_as_one_sentence():
     assert "neither target is met alone: the fastest TPOT is " in words and words.endswith(" on 8 GPUs)")
     tight = PlanRequest(gpus=1024, memory_utilization=1e-9, modes=("aggregated",))
     words = plan(model, [get_accelerator("h100-sxm5")], tight)["reason"]["words"]
-    assert words == (
-        "No candidate fits in memory on 1,024 GPUs: it would take a lower precision, or a memory_utilization "
-        "above 1e-09"
-    )
+    assert words == "No candidate fits in memory on 1,024 GPUs: it would take a memory_utilization above 1e-09"
 
 
 @pytest.mark.parametrize("by_cost", [False, True])
@@ -109,3 +107,20 @@ def test_a_backend_asked_twice_is_searched_once():
     once = plan(model, hw, PlanRequest(gpus=2, backends=("vllm",), modes=("aggregated",)))
     twice = plan(model, hw, PlanRequest(gpus=2, backends=("vllm", "vllm"), modes=("aggregated",)))
     assert twice["candidates"] == once["candidates"] and _without_time(twice) == _without_time(once)
+
+
+@pytest.mark.parametrize(
+    "model,hw,gpus,precisions,said",
+    [
+        ("llama-3.1-405b", "h100-sxm5", 8, ("bf16",), ": it would take a lower precision"),
+        # bf16 weights (810 GB) exceed an 8-GPU board, 4-bit ones (203 GB) two cards: both it takes
+        ("llama-3.1-405b", "h100-sxm5", 2, ("bf16",), ": it would take more GPUs and a lower precision"),
+        ("llama-3.1-405b", "h100-sxm5", 2, ("fp8",), ": it would take more GPUs"),
+        ("llama-3.1-405b", "l4", 1024, None, ", nor would one at any budget or precision the planner searches"),
+    ],
+)
+def test_nothing_fits_names_only_what_would(model, hw, gpus, precisions, said):
+    """405B on L4, one card an instance: no budget or precision fits it; the words had advised a
+    lower precision, and the page more GPUs."""
+    out = plan(get_model(model), [get_accelerator(hw)], PlanRequest(gpus=gpus, precisions=precisions))
+    assert out["best"] is None and said in out["reason"]["words"], out["reason"]["words"]

@@ -105,12 +105,23 @@ def verdict(answer: dict, names: dict[str, str], modes: tuple[str, ...], lang: s
     return text
 
 
+def nothing_fits_key(fit: dict[str, bool]) -> str:
+    """The words for what would make a deployment fit (the engine's `would_fit`)."""
+    if fit["more_gpus"] and fit["lower_precision"]:
+        return "plan_reason_nothing_fits_either"
+    if fit["more_gpus"]:
+        return "plan_reason_nothing_fits"
+    if fit["lower_precision"]:
+        return "plan_reason_nothing_fits_lower"
+    return "plan_reason_nothing_fits_both" if fit["both"] else "plan_reason_nothing_fits_none"
+
+
 def reason_text(answer: dict, names: dict[str, str], lang: str) -> str:
     """No candidate meets the target: what would (the engine's nearest targets met)."""
     hws = ", ".join(names.get(h, h) for h in answer["hardware"])
     why_none = answer["reason"]
     if why_none["code"] == "plan_nothing_fits":
-        return w("plan_reason_nothing_fits", lang, gpus=answer["gpus"], hws=hws)
+        return w(nothing_fits_key(why_none["would_fit"]), lang, gpus=answer["gpus"], hws=hws)
     near = why_none["nearest"]
     ways = []
     if near["tpot_s_at_asked_ttft"] is not None:

@@ -254,3 +254,13 @@ def test_the_counts_line_carries_what_every_candidate_assumes():
     counts = shown(a, [], [], "en", "light", False)["view"]["counts"]
     total = f"{a.input_tokens + a.output_tokens:,}"
     assert f"⚠ input + output tokens ({total}) exceed llama-3.1-8b's context window of 131,072 tokens" in counts
+
+
+@pytest.mark.parametrize(
+    "lang,said", [("en", "nor would one at any budget or precision"), ("zh", "规划器搜索的任何预算或精度也放不下")]
+)
+def test_nothing_fits_the_page_names_only_what_would(lang, said):
+    """It said "it would take more GPUs" whatever would, here nothing the planner searches."""
+    a = replace(SMALL, model="llama-3.1-405b", hardware=("l4",), gpus=1024, precisions=())
+    answer = answered(a).answer
+    assert answer["best"] is None and said in verdict(answer, accelerator_names(a), a.modes, lang)
