@@ -109,9 +109,10 @@ class BodySizeLimit:
         await self.app(scope, limited_receive, guarded_send)
 
     async def _reject(self, send: Send) -> None:
-        for message in json_response(
-            413, {"detail": f"request body larger than {self.max_bytes} bytes"}, [(b"connection", b"close")]
-        ):
+        said = f"request body larger than {self.max_bytes} bytes"
+        # the shape of every other 4xx (app.main): the field, and what is allowed
+        body = {"detail": said, "errors": [{"field": "body", "message": said, "allowed": f"<= {self.max_bytes} bytes"}]}
+        for message in json_response(413, body, [(b"connection", b"close")]):
             await send(message)
 
 

@@ -145,6 +145,7 @@ def test_non_finite_numbers_rejected(client):
 def test_body_over_256_kib_is_413(client):
     r = client.post("/api/v1/analyze", content=b" " * (256 * 1024 + 1), headers={"content-type": "application/json"})
     assert r.status_code == 413
+    assert r.json()["errors"][0]["field"] == "body" and "262144 bytes" in r.json()["errors"][0]["message"]
 
 
 def test_unknown_api_path_is_json_404(client):
