@@ -275,4 +275,6 @@ class ModelConfig:
             "moe": self.is_moe,
             "mla": self.is_mla,
             "sliding_window_layers": sum(1 for layer in self.layers if layer.attention.kind == "sliding"),
+            # the context window its config states (None for a config without one)
+            "max_position_embeddings": self.max_position_embeddings,
         }

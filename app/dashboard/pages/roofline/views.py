@@ -312,6 +312,12 @@ def panels(view: View) -> dict:
         notices.append(
             t("efficiency_notice", lang, bw=f"{view.bandwidth_efficiency:.0%}", fl=f"{view.compute_efficiency:.0%}")
         )
+    window = data["analysis"]["model"].get("max_position_embeddings")
+    if window and view.context > window:  # a server refuses it unless the window is extended
+        notices.append(
+            t("context_window_notice", lang, context=f"{view.context:,}", window=f"{window:,}",
+              model=data["analysis"]["model"]["id"])
+        )  # fmt: skip
     compute_dtype = PRECISIONS[view.precision][1]
     for r in results:
         if r["tensor_dtype"] != compute_dtype:

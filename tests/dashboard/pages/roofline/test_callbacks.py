@@ -139,3 +139,17 @@ def test_a_custom_config_is_checked_and_linked():
 def test_the_tab_links_carry_the_view():
     tabs = link_data(view_from_search(LINK))["tabs"]
     assert all("model=qwen3-8b" in tabs[t] and "theme=dark" in tabs[t] for t in ("ops", "training"))
+
+
+def test_a_context_past_the_models_window_is_noticed_in_the_pages_language():
+    """Llama-2-7B's window is 4,096 tokens: a context of 8,192 was drawn without a word."""
+    from app.dashboard.pages.roofline.views import panels
+
+    def notices(query: str) -> list[str]:
+        return [li.children for li in panels(view_from_search(query))["efficiency-notice"]]
+
+    past = notices("hw=h100-sxm5&model=llama-2-7b&ctx=8192")
+    assert any("Context 8,192 tokens is past llama-2-7b's context window of 4,096" in n for n in past), past
+    zh = notices("hw=h100-sxm5&model=llama-2-7b&ctx=8192&lang=zh")
+    assert any("超出了 llama-2-7b 的上下文窗口 4,096" in n for n in zh)
+    assert not any("context window" in n for n in notices("hw=h100-sxm5&model=llama-2-7b&ctx=4096"))
