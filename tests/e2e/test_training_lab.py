@@ -113,3 +113,19 @@ def test_a_typed_value_the_lab_cannot_use_is_told_in_the_box_words(page: Page, b
     page.reload()
     expect(page.locator("#train-gpn")).to_have_value("16")
     expect(page.locator("#train-comm-table")).to_contain_text("450 GB/s")
+
+
+def test_a_model_picked_here_drops_the_teaching_runs_measured_step(page: Page, base_url):
+    """Kept, the teaching run's 3.64 s made Llama-3.1-70B's MFU 385%; back on the teaching run,
+    its own step and 51% return."""
+    page.goto(base_url + RUN_7B)
+    table = page.locator("#train-util-table")
+    expect(table).to_contain_text("51.0%")
+    set_control(page, "train-model", "llama-3.1-70b")
+    expect(page.locator("#train-error")).to_contain_text("No measured run of llama-3.1-70b yet")
+    expect(page.locator("#train-measured")).to_have_value("")
+    expect(page.locator("#train-util")).not_to_contain_text("%")
+    page.wait_for_function("() => !location.search.includes('step_s=') && !location.search.includes('step=')")
+    set_control(page, "train-model", "teaching")
+    expect(page.locator("#train-measured")).to_have_value("3.64")
+    expect(table).to_contain_text("51.0%")

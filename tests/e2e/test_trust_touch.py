@@ -40,12 +40,22 @@ def test_typed_values_that_fail_say_so(page: Page, base_url):
     box.fill("0")
     box.press("Enter")
     notices = page.locator("#efficiency-notice")
-    expect(notices).to_contain_text("Memory utilization (usable fraction) must be 0.01–1")
-    expect(notices).to_contain_text("still shows 0.9")
+    # the box quotes what was typed (the browser sent none while the box had an HTML min)
+    said = "Memory utilization (usable fraction) must be 0.01–1 (you typed 0); still showing 0.9."
+    expect(notices).to_contain_text(said)
     price = page.locator("#gpu-price")
     price.fill("0")
     price.press("Enter")
     expect(notices).to_contain_text("GPU-hour price (USD) must be above 0 and at most 10,000 (you typed 0)")
+    # out of the old HTML min and max the browser sent no value: an optional box went silent
+    for box_id, typed, said in (
+        ("#output-tokens", "-5", "Output tokens per request must be 1–16,777,216 (you typed -5); still showing 1024."),
+        ("#concurrency", "70000", "Concurrency (requests in flight) must be 1–65,536 (you typed 70000)"),
+        ("#measured-step", "-5", "Measured decode step (ms) must be above 0 and at most 3,600,000 (you typed -5)"),
+    ):
+        page.locator(box_id).fill(typed)
+        page.locator(box_id).press("Enter")
+        expect(notices).to_contain_text(said)
 
 
 def _published(page: Page) -> list[str]:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from app.units import plain  # a limit as the page writes a number: 3,600,000, not 3.6e+06
+
 # How much of a refused control's value a page quotes back: a typed number, a list of choices.
 MAX_TYPED_CHARS = 24
 MAX_LISTED_CHARS = 40
@@ -84,7 +86,7 @@ class Float:
     def _check(self, x: float) -> float:
         above = x > self.low if self.open_low else x >= self.low
         if not (above and x <= self.high):  # NaN fails both
-            raise Invalid("number_range", low=f"{self.low:g}", high=f"{self.high:,g}")
+            raise Invalid("number_range", low=plain(self.low), high=plain(self.high))
         return float(x)
 
     def parse(self, text: str) -> float:
@@ -102,7 +104,7 @@ class Float:
 
     def read(self, value: object) -> float:
         if not _plain(value):
-            raise Invalid("number_range", low=f"{self.low:g}", high=f"{self.high:,g}")
+            raise Invalid("number_range", low=plain(self.low), high=plain(self.high))
         return self._check(float(value))
 
     def show(self, value: float) -> object:

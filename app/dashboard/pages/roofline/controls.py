@@ -32,15 +32,13 @@ from engine.model_catalog import model_ids
 
 
 def number(name: str, values: dict, step: object = "any") -> dcc.Input:
-    """The box of parameter `name`: its limits are the table's, its value the view's."""
-    param = BY_NAME[name]
-    kind = param.kind
-    cid, prop = param.controls[0]
+    """The box of parameter `name`, its value the view's. No HTML min or max: the browser sends
+    no value for a number outside them, which an optional box read as empty (-5 output tokens
+    turned the request off without a word); the table's limits refuse it in the box's words."""
+    cid, prop = BY_NAME[name].controls[0]
     return dcc.Input(
         id=cid,
         type="number",
-        min=0 if getattr(kind, "open_low", False) else kind.low,
-        max=kind.high,
         step=step,
         value=values[f"{cid}.{prop}"],
         debounce=True,

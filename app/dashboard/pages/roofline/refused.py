@@ -16,6 +16,7 @@ BOX_LABELS = {
     "bweff": "bw_eff",
     "fleff": "fl_eff",
     "out": "output_tokens",
+    "conc": "concurrency_box",
     "step": "measured_step",
     "block": "kv_block",
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from dash import Input, Output, State, dcc, html
+from dash import Input, Output, State, dcc, html, no_update
 
 from app.dashboard.components.plot_style import message_figure
 from app.dashboard.lib.callbacks import Callbacks
@@ -146,6 +146,20 @@ def update_training(controls: dict, flags: object) -> dict:
     args, problems, refused = args_from_controls(controls, lang=view.lang)
     shown = outputs(args, problems, view.lang, view.theme, view.present, tuple(refused), href_of(view))
     return {**dict(zip(OUTPUTS, shown, strict=True)), "link": link_of(view, args)}
+
+
+@CALLBACKS.server(
+    output={"measure": Output("train-measure", "value"), "measured": Output("train-measured", "value")},
+    inputs={"model": Input("train-model", "value")},
+)
+def measurement_for_model(model: object) -> dict:
+    """A model picked here was never measured: the teaching run's step (3.64 s) is not its
+    own, so the box empties and the lab says MFU waits for one (kept, it made Llama-3.1-70B's
+    MFU 385%); back on the teaching run, its own step returns. Not on a page's first draw: a
+    link's measured step is its own."""
+    if model == TEACHING:
+        return {"measure": TrainArgs().measure, "measured": TrainArgs().measured}
+    return {"measure": no_update, "measured": None}
 
 
 # the address bar follows the controls (history.replaceState): a link reproduces the view

@@ -141,8 +141,11 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[TrainArgs, lis
         elif isinstance(p.kind, Measured) and p.kind.measure != a.measure:
             problems.append(refusal(p, typed, a, lang))
         elif isinstance(p.kind, Measured) and a.model != TEACHING:
-            # the default measurement is the teaching run's: another model's utilisation waits for its own
-            problems.append(needs_measurement(a, lang))
+            # the default measurement is the teaching run's: another model's utilisation waits for
+            # its own, and what needs none (the memory bill, the all-reduce) is drawn meanwhile
+            a = replace(a, measured=None)
+            if typed is not None:
+                refused.append(refusal(p, typed, a, lang))
         else:
             refused.append(refusal(p, typed, a, lang))
     return a, problems, refused

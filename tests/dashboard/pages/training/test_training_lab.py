@@ -513,12 +513,16 @@ def test_a_model_from_a_link_without_a_measurement_is_not_given_the_examples_ste
 
 def test_the_controls_never_give_another_model_the_examples_step():
     """Switching the model on the page and clearing the step box: nothing is computed with the
-    teaching run's 3.64 s; the same with the teaching model keeps the default and says so."""
+    teaching run's 3.64 s (its link carries no step), the memory bill and all-reduce are, and
+    MFU waits for a measurement; the same with the teaching model keeps the default and says so."""
     base = shown(training_params.PARAMS, training_params.TrainArgs())
-    _, problems, refused = training_state.args_from_controls(
+    a, problems, refused = training_state.args_from_controls(
         base | {"train-model.value": "deepseek-r1", "train-measured.value": None}
     )
-    assert any("No measured run of deepseek-r1" in p for p in problems) and not refused
+    assert a.measured is None and not problems and not refused
+    assert "step_s" not in dict(training_state.link_pairs(a))
+    error = training_callbacks.outputs(a, problems, "en", "light", False, tuple(refused))[1]
+    assert any("No measured run of deepseek-r1" in p.children for p in error)
     _, problems, refused = training_state.args_from_controls(base | {"train-measured.value": None})
     assert not problems and refused and "3.64" in refused[0]
 
