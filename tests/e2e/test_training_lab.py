@@ -88,12 +88,11 @@ def test_chinese_overflow_and_hostile_parameter(page: Page, base_url):
 def test_a_typed_value_the_lab_cannot_use_is_told_in_the_box_words(page: Page, base_url):
     page.goto(base_url + RUN_7B)
     expect(page.locator("#train-util-table")).to_contain_text("51.0%")
-    # 0 layers: below the box's min, so the browser sends no value; the page keeps 32 and says so
+    # 0 layers: the page keeps 32 and says so, quoting the 0 (with an HTML min the browser sent none)
     page.fill("#train-layers", "0")
     page.keyboard.press("Enter")
     error = page.locator("#train-error")
-    expect(error).to_contain_text("L, layers must be 1–100,000", timeout=20000)
-    expect(error).to_contain_text("still shows 32")
+    expect(error).to_contain_text("L, layers must be 1–100,000 (you typed 0); still showing 32.", timeout=20000)
     assert "None" not in error.inner_text() and "URL" not in error.inner_text()
     expect(page.locator("#train-util-table")).to_contain_text("51.0%")  # the default's numbers, still drawn
     # a parameter added by its table row: 16 GPUs on one 16-GPU link need no measured busbw
@@ -129,3 +128,31 @@ def test_a_model_picked_here_drops_the_teaching_runs_measured_step(page: Page, b
     set_control(page, "train-model", "teaching")
     expect(page.locator("#train-measured")).to_have_value("3.64")
     expect(table).to_contain_text("51.0%")
+
+
+def test_boxes_off_their_old_step_or_range_are_refused_in_their_words(page: Page, base_url):
+    """Off an HTML step or out of an HTML range the browser sends no value: 2.5 micro-batches
+    and a busbw of -5 were dropped without a word, and N = 1e-320 billion was taken (MFU with
+    300 zeros)."""
+    page.goto(base_url + RUN_7B)
+    expect(page.locator("#train-util-table")).to_contain_text("51.0%")
+    error = page.locator("#train-error")
+    for box, typed, said in (
+        (
+            "#train-mb",
+            "2.5",
+            "Micro-batch, sequences per GPU (blank: all, no accumulation) must be 1–1,048,576 (you typed 2.5)",
+        ),
+        ("#train-busbw", "-5", "must be 0.001–1,000,000 (you typed -5)"),
+        (
+            "#train-n",
+            "1e-320",
+            "N, parameters (billions) must be 0.001–10,000,000 (you typed 1e-320); still showing 7.",
+        ),
+    ):
+        page.fill(box, typed)
+        page.keyboard.press("Enter")
+        expect(error).to_contain_text(said)
+        page.fill(box, "")  # back to what the run had (N: its 7; the others unset)
+        page.keyboard.press("Enter")
+    expect(page.locator("#train-util-table")).to_contain_text("51.0%")

@@ -47,6 +47,11 @@ def test_typed_values_that_fail_say_so(page: Page, base_url):
     price.fill("0")
     price.press("Enter")
     expect(notices).to_contain_text("GPU-hour price (USD) must be above 0 and at most 10,000 (you typed 0)")
+    # off the old HTML step (0.01) the browser sent no value: 0.555 was refused as out of range
+    box.fill("0.555")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('memutil=0.555')")
+    expect(notices).not_to_contain_text("Memory utilization")
     # out of the old HTML min and max the browser sent no value: an optional box went silent
     for box_id, typed, said in (
         ("#output-tokens", "-5", "Output tokens per request must be 1–16,777,216 (you typed -5); still showing 1024."),

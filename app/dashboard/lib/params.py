@@ -103,6 +103,8 @@ class Float:
         return text[:-2] if text.endswith(".0") else text
 
     def read(self, value: object) -> float:
+        if isinstance(value, str):  # a text box's (the browser holds back a number box's off-step value)
+            return self.parse(value.strip())
         if not _plain(value):
             raise Invalid("number_range", low=plain(self.low), high=plain(self.high))
         return self._check(float(value))

@@ -7,7 +7,7 @@ from dash import dcc, html
 
 from app.dashboard.components.fields import dropdown_labels, field
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.params import shown
+from app.dashboard.lib.params import Int, shown
 from app.dashboard.pages import scenario
 from app.dashboard.pages.roofline.controls_state import MAX_MEASURED_STEPS
 from app.dashboard.pages.roofline.params import BACKEND_CHOICES, BY_NAME, KV_PRECISIONS, PARAMS, PRECISIONS
@@ -31,15 +31,20 @@ from engine.measurement import FORMATS
 from engine.model_catalog import model_ids
 
 
-def number(name: str, values: dict, step: object = "any") -> dcc.Input:
-    """The box of parameter `name`, its value the view's. No HTML min or max: the browser sends
-    no value for a number outside them, which an optional box read as empty (-5 output tokens
-    turned the request off without a word); the table's limits refuse it in the box's words."""
-    cid, prop = BY_NAME[name].controls[0]
+def number(name: str, values: dict) -> dcc.Input:
+    """The box of parameter `name`, its value the view's. The browser sends no value for a
+    number outside a box's HTML min and max, or off its step, which an optional box read as
+    empty (-5 output tokens turned the request off without a word) and a required one as a
+    value it could not quote (0.555 refused as "must be 0.01–1"): none are set, and the table's
+    limits refuse a value in the box's words. A whole number's box keeps its + and − (by 1); a
+    fraction's is a text box, whose value the table reads."""
+    param = BY_NAME[name]
+    cid, prop = param.controls[0]
+    whole = isinstance(getattr(param.kind, "kind", param.kind), Int)  # a Switchable's own number
+    kind = {"type": "number", "step": "any"} if whole else {"type": "text", "inputMode": "decimal"}
     return dcc.Input(
         id=cid,
-        type="number",
-        step=step,
+        **kind,
         value=values[f"{cid}.{prop}"],
         debounce=True,
         className="number-input",
@@ -171,8 +176,8 @@ def measurement_details(view: View, values: dict) -> html.Details:
             checkbox("roofs", values, t("use_measured", lang)),
             html.Div(
                 [
-                    field(t("bw_eff", lang), number("bweff", values, 0.01)),
-                    field(t("fl_eff", lang), number("fleff", values, 0.01)),
+                    field(t("bw_eff", lang), number("bweff", values)),
+                    field(t("fl_eff", lang), number("fleff", values)),
                 ],
                 className="field-pair",
             ),
@@ -203,12 +208,12 @@ def serving_details(view: View, values: dict) -> html.Details:
             html.Summary(t("serving", lang)),
             html.Div(
                 [
-                    field(t("output_tokens", lang), number("out", values, 1)),
+                    field(t("output_tokens", lang), number("out", values)),
                     field(t("gpu_price", lang), number("price", values)),
                 ],
                 className="field-pair",
             ),
-            field(serving_words("srv_field_conc", lang), number("conc", values, 1)),
+            field(serving_words("srv_field_conc", lang), number("conc", values)),
             field(
                 serving_words("srv_field_backend", lang),
                 dcc.RadioItems(
@@ -219,8 +224,8 @@ def serving_details(view: View, values: dict) -> html.Details:
                     inline=True,
                 ),
             ),
-            field(t("memory_utilization", lang), number("memutil", values, 0.01)),
-            field(t("kv_block", lang), number("block", values, 1)),
+            field(t("memory_utilization", lang), number("memutil", values)),
+            field(t("kv_block", lang), number("block", values)),
             checkbox("published", values, t("show_published", lang)),
         ],
         className="serving",

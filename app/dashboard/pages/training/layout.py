@@ -10,7 +10,7 @@ from dash import dcc, html
 
 from app.dashboard.components.header import lab_shell
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.params import Int, shown
+from app.dashboard.lib.params import shown
 from app.dashboard.pages.links import carried, linked_hardware
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.training.callbacks import href_of, link_of, outputs
@@ -29,18 +29,16 @@ def _field(label: str, control, html_for: str | None = None) -> html.Div:
 
 
 def _number(name: str, first: dict, lang: str) -> html.Div:
-    """The number box of the table's row `name`, labelled `lab_train_<name>`: its first value
-    and its max from the row (every box has a max, or Dash's + and − buttons compute
-    min(value, undefined) and empty the box). A whole number steps by 1 from 1."""
-    (cid, prop), kind = BY_NAME[name].controls[0], BY_NAME[name].kind
-    whole = isinstance(kind, Int)
+    """The number box of the table's row `name`, labelled `lab_train_<name>`, with its first
+    value; + and − step by 1. No HTML min, max or step: the browser sends no value for a
+    number outside them, which an optional box read as empty (a busbw of -5 was dropped without
+    a word); the table's limits refuse it in the box's words."""
+    cid, prop = BY_NAME[name].controls[0]
     box = dcc.Input(
         id=cid,
         type="number",
         value=first[f"{cid}.{prop}"],
-        min=1 if whole else 0,
-        max=kind.high,
-        step="1" if whole else "any",
+        step="any",  # off its step the browser sends no value either (2.5 micro-batches were dropped)
         debounce=0.6,
         className="number-input",
     )
@@ -89,8 +87,6 @@ def measured_field(first: dict, lang: str) -> html.Div:
                 id="train-measured",
                 type="number",
                 value=first["train-measured.value"],
-                min=0,
-                max=max(BY_NAME["step_s"].kind.high, BY_NAME["tok_s"].kind.high),
                 step="any",
                 debounce=0.6,
                 className="number-input",

@@ -49,6 +49,9 @@ from engine.training import (
 TEACHING = "teaching"
 
 
+MIN_PARAMS_B = 0.001  # a million parameters, in billions
+
+
 @dataclass(frozen=True)
 class TrainArgs:
     """What the lab was asked: a 7B model on 8 x H100 SXM5 with full recomputation (the
@@ -148,7 +151,8 @@ MEASURE = (("train-measure", "value"), ("train-measured", "value"))
 PARAMS: tuple[Param, ...] = (
     shared("hw", kind=Accelerator(), control=("train-hw", "value")),
     shared("model", kind=model_choice((TEACHING, *model_ids())), control=("train-model", "value")),
-    Param("n", "params_b", Float(0, MAX_PARAMS / 1e9, open_low=True), control=("train-n", "value")),
+    # at least a million parameters: a smaller "model" (1e-320 was taken) printed MFU with 300 zeros
+    Param("n", "params_b", Float(MIN_PARAMS_B, MAX_PARAMS / 1e9), control=("train-n", "value")),
     Param("layers", "layers", Int(1, MAX_LAYERS), control=("train-layers", "value")),
     Param("heads", "heads", Int(1, MAX_HEADS), control=("train-heads", "value")),
     Param("hdim", "head_dim", Int(1, MAX_HEAD_DIM), control=("train-hdim", "value")),
