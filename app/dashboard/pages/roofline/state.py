@@ -77,6 +77,8 @@ class View:
     notices: tuple[Notice, ...] = field(default=(), compare=False)  # (name, value, why)
     # number boxes whose typed value was refused: (name, typed, limits), said beside the panels
     refused: tuple = field(default=(), compare=False)
+    # the TP asked that a card without a GPU-to-GPU link could not run (the page shows TP 1), or 0
+    tp_without_link: int = field(default=0, compare=False)
     query: str = field(default="", compare=False)  # the query string the view was read from
 
 
@@ -142,7 +144,24 @@ def consistent(view: View, bad=None) -> View:
     if from_link and model.num_heads % view.tensor_parallel:
         bad("tp", str(view.tensor_parallel), Why("tp_divides", {"heads": model.num_heads}))
         view = replace(view, tensor_parallel=1)
+    if view.tensor_parallel > 1 and not _every_card_links(view):
+        # its all-reduce has no link to run on: TP 1, said beside the panels (a what-if card added
+        # at TP 4 had blanked every panel, the real cards' too)
+        view = replace(view, tensor_parallel=1, tp_without_link=view.tensor_parallel)
     return view
+
+
+def cards_without_link(view: View) -> list[str]:
+    """The accelerators' names that list no GPU-to-GPU link (every what-if card)."""
+    out = [f"{w.split(':', 1)[0]} (what-if)" for w in view.what_if]
+    for h in view.hardware:
+        try:
+            acc = get_accelerator(h)
+        except EngineInputError:
+            continue
+        if acc.link_bandwidth() is None:
+            out.append(acc.name)
+    return out
 
 
 def _every_card_links(view: View) -> bool:

@@ -29,6 +29,7 @@ from app.dashboard.pages.roofline.rows import comparison_rows, delta_rows, ops_r
 from app.dashboard.pages.roofline.state import (
     PRECISIONS,
     View,
+    cards_without_link,
     hardware_ids,
     hardware_specs,
     model_spec,
@@ -312,6 +313,9 @@ def panels(view: View) -> dict:
         notices.append(
             t("efficiency_notice", lang, bw=f"{view.bandwidth_efficiency:.0%}", fl=f"{view.compute_efficiency:.0%}")
         )
+    if view.tp_without_link:
+        cards = ", ".join(cards_without_link(view))
+        notices.append(t("tp_no_link_notice", lang, tp=view.tp_without_link, cards=cards))
     window = data["analysis"]["model"].get("max_position_embeddings")
     if window and view.context > window:  # a server refuses it unless the window is extended
         notices.append(

@@ -153,3 +153,17 @@ def test_a_context_past_the_models_window_is_noticed_in_the_pages_language():
     zh = notices("hw=h100-sxm5&model=llama-2-7b&ctx=8192&lang=zh")
     assert any("超出了 llama-2-7b 的上下文窗口 4,096" in n for n in zh)
     assert not any("context window" in n for n in notices("hw=h100-sxm5&model=llama-2-7b&ctx=4096"))
+
+
+def test_a_what_if_card_at_tp_4_shows_every_card_at_tp_1_and_says_why():
+    """A what-if card lists no GPU-to-GPU link: added at the default TP 4, the engine's error
+    blanked every panel, the real cards' too."""
+    query = "hw=h100-sxm5&xhw=fast:3.352:1978.8:80&tp=4"
+    out = update_roofline(controls=controls_of(query), trigger="whatif-add")
+    assert {"point--h100-sxm5--decode", "point--fast--decode"} <= {t["uid"] for t in out["figure"]["data"]}
+    from app.dashboard.pages.roofline.views import panels
+
+    notices = [li.children for li in panels(view_from_search(query))["efficiency-notice"]]
+    said = "TP 4 needs a GPU-to-GPU link for its all-reduce, and fast (what-if) lists none: the page shows TP 1."
+    assert said in notices
+    assert view_from_search("hw=h100-sxm5&tp=4").tensor_parallel == 4  # every card linked: as asked
