@@ -394,8 +394,8 @@ def measured_warnings(measured: dict) -> list[str]:
     step = measured["step_time_s"]
     which = "MBU" if measured["mbu"] >= measured["mfu"] else "MFU"
     return [
-        f"measured decode step {step:.3g} s is faster than the bound {step * utilisation:.3g} s: "
-        f"{which} {utilisation:.3g} > 100% means the measurement or the scenario is wrong"
+        f"measured decode step {step * 1e3:.3g} ms is faster than the bound {step * utilisation * 1e3:.3g} ms: "
+        f"{which} {utilisation:.0%} > 100% means the measurement or the scenario is wrong"
     ]
 
 

@@ -50,7 +50,7 @@ from app.service import (
     memo_grid,
     resolve_hardware,
 )
-from app.units import duration, grouped
+from app.units import duration, grouped, plain
 from engine.analysis import Scenario, scenario_dict
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
@@ -297,6 +297,21 @@ def _empty_panels(view: View, message) -> dict:
     }
 
 
+def measured_notices(result: dict, lang: str) -> list[str]:
+    """A measured step faster than the bound (engine.analysis.measured_warnings), in the page's
+    language and its units: ms and percent (it read "0.0025 s ... MBU 1.49 > 100%")."""
+    measured = result.get("measured_decode")
+    if not measured or max(measured["mbu"], measured["mfu"]) <= 1.0:
+        return []
+    which = "MBU" if measured["mbu"] >= measured["mfu"] else "MFU"
+    utilisation = max(measured["mbu"], measured["mfu"])
+    step_ms = measured["step_time_s"] * 1e3
+    return [
+        t("measured_faster_notice", lang, hw=result["hardware_name"], step=plain(float(f"{step_ms:.3g}")),
+          bound=plain(float(f"{step_ms * utilisation:.3g}")), which=which, pct=f"{utilisation:.0%}")
+    ]  # fmt: skip
+
+
 def panels(view: View) -> dict:
     """Everything beside the roofline but the ops table, keyed by component id (PANEL_OUTPUTS)."""
     lang = view.lang
@@ -333,7 +348,7 @@ def panels(view: View) -> dict:
     if data["measured_points"] and len(results) > 1:
         notices.append(t("imported_on", lang, hw=profiled["hardware_name"]))
     # a measured step belongs to the first accelerator (the one it was measured on)
-    notices += [f"{results[0]['hardware_name']}: {w}" for w in results[0].get("warnings", [])]
+    notices += measured_notices(results[0], lang)
     sentences = insight_sentences(
         data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], lang, what_if_names(view)
     )

@@ -1,8 +1,10 @@
 """The roofline page's callbacks, called as plain functions with plain values (no Dash
 request): each takes keyword inputs and returns a dict of its outputs."""
 
+import re
 from urllib.parse import parse_qsl
 
+import pytest
 from dash import no_update
 
 from app.dashboard.lib.params import shown
@@ -167,3 +169,18 @@ def test_a_what_if_card_at_tp_4_shows_every_card_at_tp_1_and_says_why():
     said = "TP 4 needs a GPU-to-GPU link for its all-reduce, and fast (what-if) lists none: the page shows TP 1."
     assert said in notices
     assert view_from_search("hw=h100-sxm5&tp=4").tensor_parallel == 4  # every card linked: as asked
+
+
+@pytest.mark.parametrize(
+    "lang,said",
+    [("en", "the measured decode step, 2.5 ms, is faster than the bound, "), ("zh", "实测的 decode 步 2.5 ms 比上界")],
+)
+def test_a_measured_step_faster_than_the_bound_is_said_in_ms_and_percent_in_the_pages_language(lang, said):
+    """It read "measured decode step 0.0025 s is faster than the bound 0.00374 s: MBU 1.49 > 100%",
+    in English on the Chinese page too."""
+    from app.dashboard.pages.roofline.views import panels
+
+    view = view_from_search(f"hw=h100-sxm5&model=llama-3-8b&tp=1&step=2.5&lang={lang}")
+    notices = [li.children for li in panels(view)["efficiency-notice"]]
+    assert any(said in n and "%) " not in n and " s " not in n for n in notices), notices
+    assert any(re.search(r"MBU 1\d\d% > 100%", n) for n in notices), notices
