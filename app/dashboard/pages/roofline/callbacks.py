@@ -209,12 +209,19 @@ def add_what_if(add, derive, text, base, flops_scale, bandwidth_scale, current, 
     """A typed short form, or a catalogue card scaled (engine.what_if), added to the list;
     a bad one is named with the format, and the list never passes the accelerator limit."""
     if trigger == "whatif-derive":
-        try:
-            text = derive_what_if(get_accelerator(str(base)), flops_scale or 0.0, bandwidth_scale or 0.0)
+        lang = _lang(flags)
+        try:  # an empty box leaves that side as the card has it
+            text = derive_what_if(get_accelerator(str(base)), _factor(flops_scale), _factor(bandwidth_scale))
         except EngineInputError as exc:
-            return {"options": no_update, "value": no_update, "text": no_update, "error": reason(exc, _lang(flags))}
+            box = t("what_if_flops" if exc.field == "flops_scale" else "what_if_bw", lang)
+            return {"options": no_update, "value": no_update, "text": no_update, "error": f"{box}: {reason(exc, lang)}"}
     taken = len(hardware) if isinstance(hardware, list) else 0
     return added_what_if(text, current, taken, _lang(flags))
+
+
+def _factor(value: object) -> object:
+    """A scale box's value: empty is 1 (unchanged), anything else for derive_what_if to check."""
+    return 1.0 if value is None or value == "" else value
 
 
 @CALLBACKS.server(

@@ -130,9 +130,9 @@ def log_slider(slider_id: str, input_id: str, value: int, span: tuple[int, int],
 
 
 def scale_input(component_id: str, value: float) -> dcc.Input:
-    return dcc.Input(
-        id=component_id, type="number", min=0.01, max=100, step="any", value=value, className="number-input"
-    )
+    """A factor's box, no HTML min or max: outside them the browser sent no value, and -5 was
+    refused as "0.0 is not a factor" (engine.what_if.derive_what_if says the range)."""
+    return dcc.Input(id=component_id, type="number", step="any", value=value, className="number-input")
 
 
 def what_if_controls(view: View, hw_options: list[dict]) -> html.Details:

@@ -7,6 +7,7 @@ from urllib.parse import parse_qsl
 import pytest
 from dash import no_update
 
+from app.dashboard.lib.i18n import t
 from app.dashboard.lib.params import shown
 from app.dashboard.pages.roofline.callbacks import (
     add_what_if,
@@ -112,6 +113,12 @@ def test_what_if_cards_are_added_refused_and_limited():
     assert bad["value"] is no_update and "不是 [0.001, 1000] 之间的数" in bad["error"]
     derived = add_what_if(0, 1, "", "h100-sxm5", 2, 1, [], ["h100-sxm5"], {"lang": "en"}, trigger="whatif-derive")
     assert derived["value"][0].startswith("h100-sxm5-2xflops:")  # a catalogue card, its FLOP/s doubled
+    # a factor out of range is quoted as typed, with its box's name (it read "0.0 is not a factor")
+    wrong = add_what_if(0, 1, "", "h100-sxm5", -5, 1, [], ["h100-sxm5"], {"lang": "en"}, trigger="whatif-derive")
+    assert wrong["value"] is no_update and wrong["error"].endswith("-5 is not a factor in [0.01, 100]")
+    assert wrong["error"].startswith(t("what_if_flops", "en"))
+    empty = add_what_if(0, 1, "", "h100-sxm5", 2, None, [], ["h100-sxm5"], {"lang": "en"}, trigger="whatif-derive")
+    assert empty["value"][0].startswith("h100-sxm5-2xflops:")  # an empty box: that side unchanged
 
 
 def test_pin_then_unpin_and_a_sorted_ops_table():
