@@ -191,3 +191,22 @@ def test_a_measured_step_faster_than_the_bound_is_said_in_ms_and_percent_in_the_
     notices = [li.children for li in panels(view)["efficiency-notice"]]
     assert any(said in n and "%) " not in n and " s " not in n for n in notices), notices
     assert any(re.search(r"MBU 1\d\d% > 100%", n) for n in notices), notices
+
+
+def test_the_pin_sentence_compares_decode_tokens_per_s_as_the_table_does():
+    """Pinned at batch 64 and moved to int4 and batch 32, decode read "runs 1.99x as fast" (the
+    step's time) beside a table whose tokens/s moved 1.00x."""
+    from app.dashboard.pages.roofline.insight import pin_sentence
+    from app.service import dashboard_data
+    from engine.analysis import Scenario
+
+    def decode(**scenario) -> dict:
+        return dashboard_data("llama-3-8b", ["h100-sxm5"], Scenario(**scenario))["analysis"]["results"][0]
+
+    a = decode(batch_size=64, context_length=4096, weight_dtype="fp8", compute_dtype="fp8")
+    b = decode(batch_size=32, context_length=4096, weight_dtype="int4", compute_dtype="bf16")
+    said = pin_sentence(["batch 64 → 32"], a, b, "en")
+    ratio = b["decode"]["tokens_per_s"] / a["decode"]["tokens_per_s"]
+    assert abs(ratio - 1) < 0.005 and "decode does not move" in said, said  # its tokens/s: 1.00x
+    steps = a["decode"]["time_s"] / b["decode"]["time_s"]
+    assert abs(steps - ratio) > 0.3 and f"{steps:.2f}x" not in said
