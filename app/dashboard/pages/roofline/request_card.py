@@ -84,8 +84,9 @@ def request_panel(view: View, results: list[dict]) -> list:
         link = html.A(t("request_hint_link", lang), href="#output-tokens", className="request-open")
         return [html.P([t("request_hint", lang), " ", link], className="help")]
     sizes = {"b": grouped(view.batch), "t": grouped(view.context), "n": grouped(view.output_tokens)}
+    what = "request_static" if view.batch > 1 else "request_static_one"
     out = [
-        html.P(t("request_static", lang, **sizes), className="request-what"),
+        html.P(t(what, lang, **sizes), className="request-what"),
         _table(STATIC_COLUMNS, request_rows(results), lang, "request-static"),
     ]
     served = serving_rows(view, results)

@@ -210,3 +210,13 @@ def test_the_pin_sentence_compares_decode_tokens_per_s_as_the_table_does():
     assert abs(ratio - 1) < 0.005 and "decode does not move" in said, said  # its tokens/s: 1.00x
     steps = a["decode"]["time_s"] / b["decode"]["time_s"]
     assert abs(steps - ratio) > 0.3 and f"{steps:.2f}x" not in said
+
+
+def test_a_batch_of_one_is_a_single_request():
+    """It read "A static batch of 1 requests"."""
+    from app.dashboard.pages.roofline.request_card import request_panel
+    from app.dashboard.pages.roofline.views import view_data
+
+    view = view_from_search("hw=h100-sxm5&model=llama-3-8b&batch=1&tp=1")
+    first = request_panel(view, view_data(view)["analysis"]["results"])[0].children
+    assert first.startswith("A single request, 1,024 tokens in and 1,024 out") and "1 requests" not in first
