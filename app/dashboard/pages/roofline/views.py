@@ -466,6 +466,11 @@ def ops_panel(view: View, hardware_id: object = None, phase: object = "decode") 
     chosen = next((r for r in results if r["hardware_id"] == hardware_id), results[0])
     options = [{"label": r["hardware_name"], "value": r["hardware_id"]} for r in results]
     title = t("ops_for", view.lang, hw=chosen["hardware_name"], phase=t(phase, view.lang))
+    step = chosen[phase]
+    comm = step["communication_time_s"]
+    if comm > 0:  # the rows' shares stop short of 100% by it
+        share = f"{comm / step['time_s']:.0%}"
+        title += t("ops_for_allreduce", view.lang, comm=duration(comm), share=share, tp=chosen["tensor_parallel"])
     return ops_rows(chosen, view.lang, phase), title, options, chosen["hardware_id"]
 
 

@@ -220,3 +220,13 @@ def test_a_batch_of_one_is_a_single_request():
     view = view_from_search("hw=h100-sxm5&model=llama-3-8b&batch=1&tp=1")
     first = request_panel(view, view_data(view)["analysis"]["results"])[0].children
     assert first.startswith("A single request, 1,024 tokens in and 1,024 out") and "1 requests" not in first
+
+
+def test_the_ops_table_says_where_the_rest_of_the_step_went():
+    """At TP 4 the rows' shares add to about 68%: the all-reduce, 32% of the step, had no row
+    and no word."""
+    rows, title, _, _ = ops_panel(view_from_search("hw=h100-sxm5&model=llama-3-8b&tp=4"))
+    listed = sum(r["share"] for r in rows)
+    rest = re.search(r"the rest of the step, [0-9.]+ .?s \((\d+)%\), is the TP 4 all-reduce", title)
+    assert rest and abs(listed + int(rest.group(1)) / 100 - 1) < 0.01, title
+    assert "all-reduce" not in ops_panel(view_from_search("hw=h100-sxm5&model=llama-3-8b&tp=1"))[1]
