@@ -132,7 +132,7 @@ def estimate_traces(results: list[dict], estimates: dict[str, DecodeEstimate], l
                 "y": [bound_flops * est.fraction_of_bound],
                 "hovertemplate": estimate_hover(r["hardware_name"], est, bound_flops, lang) + "<extra></extra>",
                 "marker": {
-                    "symbol": "circle-open",
+                    "symbol": "circle-open-dot",  # a dot in it: not a point that does not fit (hollow)
                     "size": 13,
                     "color": hues[i],
                     "line": {"width": 2.5, "color": hues[i]},

@@ -230,3 +230,13 @@ def test_the_ops_table_says_where_the_rest_of_the_step_went():
     rest = re.search(r"the rest of the step, [0-9.]+ .?s \((\d+)%\), is the TP 4 all-reduce", title)
     assert rest and abs(listed + int(rest.group(1)) / 100 - 1) < 0.01, title
     assert "all-reduce" not in ops_panel(view_from_search("hw=h100-sxm5&model=llama-3-8b&tp=1"))[1]
+
+
+def test_the_serving_estimate_ring_is_not_a_hollow_point():
+    """The key says a hollow point does not fit; the estimate's ring under each decode point of
+    a scenario that fits was a hollow circle too. It has a dot in it now."""
+    out = update_roofline(controls=controls_of("hw=h100-sxm5,h200-sxm&model=llama-3-8b&tp=1"), trigger="model")
+    rings = [t for t in out["figure"]["data"] if t["uid"].startswith("estimate--")]
+    assert len(rings) == 2 and {t["marker"]["symbol"] for t in rings} == {"circle-open-dot"}
+    kinds = {item.children[0].className.split("key-")[-1] for item in out["key"]}
+    assert "hollow" in kinds
