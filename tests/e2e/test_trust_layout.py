@@ -130,3 +130,32 @@ def test_presentation_mode_numbers_are_whole_and_slider_labels_readable(page: Pa
              .map(e => parseFloat(getComputedStyle(e).fontSize))"""
     )
     assert all(size >= 14 for size in sizes), sizes
+
+
+# Pairs of tick labels of one axis that overlap, every chart on the page.
+TICKS_JS = """() => {
+  const out = [];
+  const hit = (a, b) => a.width > 0 && b.width > 0 && a.left < b.right - 1 && b.left < a.right - 1
+                        && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  document.querySelectorAll('.js-plotly-plot').forEach(g => {
+    const id = (g.closest('[id]') || {}).id;
+    for (const axis of ['xtick', 'ytick']) {
+      const ticks = Array.from(g.querySelectorAll('.' + axis + ' text'));
+      ticks.forEach((a, i) => ticks.slice(i + 1).forEach(b => {
+        if (hit(a.getBoundingClientRect(), b.getBoundingClientRect()))
+          out.push(id + ': ' + a.textContent + ' / ' + b.textContent);
+      }));
+    }
+  });
+  return out;
+}"""
+
+
+def test_on_a_phone_no_two_tick_labels_of_an_axis_overlap(page: Page, base_url):
+    """The decode throughput chart labelled batch 1 to 2,048 at 1-2-5: "100" on "200", "500" on
+    "1,000" at 390 px."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    _settle(page, f"{base_url}/?hw=h100-sxm5,h200-sxm&model=llama-3-8b&tp=1")
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.wait_for_timeout(500)
+    assert page.evaluate(TICKS_JS) == []

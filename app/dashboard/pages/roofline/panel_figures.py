@@ -10,6 +10,7 @@ from app.dashboard.components.plot_style import THEMES, base_layout, card_colors
 from app.dashboard.lib.i18n import t
 from app.dashboard.lib.markup import plotly_names, plotly_text
 from app.dashboard.lib.uids import uid
+from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 
 GIB = 2**30  # memory footprints read in GiB, as nvidia-smi and an "80GB" card mean them
 
@@ -170,20 +171,18 @@ def throughput_figure(
     colors = THEMES.get(theme, THEMES["light"])
     layout.update(
         {
-            "xaxis": {
-                "type": "log",
-                "title": {"text": t("batch_axis", lang)},
-                "gridcolor": colors["grid"],
-                "automargin": True,
-                **LOG_TICKS,
-            },
-            "yaxis": {
-                "type": "log",
-                "title": {"text": t("tokens_axis", lang)},
-                "gridcolor": colors["grid"],
-                "automargin": True,
-                **LOG_TICKS,
-            },
+            # labelled 1-2-5 over a few decades, else the decades alone: batch 1 to 2,048 in 1-2-5
+            # ("100" "200", "500" "1,000") overlapped on a phone (serving.axes)
+            "xaxis": label_log_axis(
+                {"title": {"text": t("batch_axis", lang)}, "gridcolor": colors["grid"]},
+                [x for trace in data for x in trace["x"]],
+                ACROSS,
+            ),
+            "yaxis": label_log_axis(
+                {"title": {"text": t("tokens_axis", lang)}, "gridcolor": colors["grid"]},
+                [y for trace in data for y in trace["y"]],
+                UP,
+            ),
             "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
             "height": 320,
             "margin": {"l": 70, "r": 20, "t": 30, "b": 45},
