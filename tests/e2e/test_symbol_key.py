@@ -125,3 +125,14 @@ def test_the_charts_camera_downloads_the_image_with_the_key(page: Page, base_url
         head = f.read(24)
     assert head.startswith(b"\x89PNG")
     assert (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")) == (1200, 750)
+
+
+def test_in_an_embed_a_notice_above_the_chart_leaves_the_key_in_the_frame(page: Page, base_url):
+    """An A100 has no fp8 roof: its notice's line pushed the key to y = 499-520 of a 500 px
+    frame, out of sight (the chart's height was the frame's less a fixed 48 px)."""
+    page.set_viewport_size({"width": 800, "height": 500})
+    _open(page, f"{base_url}/?embed=1&hw=h100-sxm5,a100-80gb-sxm&model=llama-3-70b&batch=16")
+    assert page.locator("#efficiency-notice li").count() >= 1
+    key = page.locator("#roofline-key").bounding_box()
+    assert key and key["y"] + key["height"] <= 500 + 1, key
+    assert HOLLOW["en"] in page.evaluate(KEY_JS)["text"]
