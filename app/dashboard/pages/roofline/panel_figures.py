@@ -11,6 +11,7 @@ from app.dashboard.lib.i18n import t
 from app.dashboard.lib.markup import plotly_names, plotly_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
+from app.units import grouped
 
 GIB = 2**30  # memory footprints read in GiB, as nvidia-smi and an "80GB" card mean them
 
@@ -58,7 +59,7 @@ def memory_figure(results: list[dict], lang: str = "en", theme: str = "light", p
     results = plotly_names(results)  # user text as text, never Plotly markup
     mem = [r["memory"] for r in results]
     names = [
-        f"{r['hardware_name']}<br>{t('max_batch', lang, n=m['max_batch_size'])}"
+        f"{r['hardware_name']}<br>{t('max_batch', lang, n=grouped(m['max_batch_size']))}"
         if m["fits"]
         else f"{r['hardware_name']}<br><span style='color:{colors['danger']}'>{t('does_not_fit', lang)}</span>"
         for r, m in zip(results, mem, strict=True)
@@ -164,7 +165,7 @@ def throughput_figure(
                     "y": [float(s["tokens_per_s"][idx])],
                     "mode": "markers",
                     "marker": {"color": c, "symbol": "x", "size": 10},
-                    "hovertemplate": t("max_batch", lang, n=maxb) + "<extra></extra>",
+                    "hovertemplate": t("max_batch", lang, n=grouped(maxb)) + "<extra></extra>",
                 }
             )
     layout = base_layout(lang, theme, present)

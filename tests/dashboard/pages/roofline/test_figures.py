@@ -1,6 +1,7 @@
 """Figures, insight and URL state without a browser: data in, figure dicts out."""
 
 import math
+import re
 
 import pytest
 
@@ -353,3 +354,11 @@ def test_a_card_keeps_its_colour_when_another_is_removed():
     assert len(set(three.values())) == 3
     assert colours(["h200-sxm", "b200"]) == {hw: three[hw] for hw in ("h200-sxm", "b200")}
     assert colours(["b200", "h100-sxm5"]) == {hw: three[hw] for hw in ("b200", "h100-sxm5")}
+
+
+def test_the_memory_chart_writes_max_batch_with_separators():
+    """It read "max batch 2814" while the rest of the page wrote "2,814"."""
+    d = dashboard_data("llama-3-8b", ["h200-sxm"], Scenario(batch_size=1, context_length=128, weight_dtype="fp8",
+                                                           kv_dtype="fp8", compute_dtype="fp8"))  # fmt: skip
+    text = str(memory_figure(d["analysis"]["results"]))
+    assert re.search(r"max batch \d{1,3}(,\d{3})+", text) and not re.search(r"max batch \d{4}", text)
