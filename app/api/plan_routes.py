@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.hardware import get_accelerator
 from engine.model_catalog import load_model
@@ -31,6 +31,7 @@ class PlanBody(BaseModel):
         ..., min_length=1, max_length=MAX_HARDWARE, description="accelerator ids to compare (GET /api/v1/hardware)"
     )
     gpus: int = Field(..., ge=1, le=MAX_BUDGET, description="the GPU budget: GPUs of each accelerator kind")
+
     input_tokens: int = Field(1024, ge=1, le=MAX_TOKENS, description="prompt tokens per request")
     output_tokens: int = Field(1024, ge=1, le=MAX_TOKENS, description="generated tokens per request")
     ttft_s: float | None = Field(None, gt=0, le=3600, allow_inf_nan=False, description="TTFT target, s; null: none")
@@ -57,6 +58,15 @@ class PlanBody(BaseModel):
     memory_utilization: MemoryUtilization | None = Field(
         None, description="the backend's own memory knob; null: each backend's default"
     )
+
+    @field_validator("hardware", mode="before")
+    @classmethod
+    def _each_once(cls, value: object) -> object:
+        """An accelerator named twice is searched once, before the list's limit is checked, as
+        the CLI does (nine copies of one id were refused as more than eight items)."""
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(dict.fromkeys(value))
+        return value
 
 
 class PlanResponse(BaseModel):

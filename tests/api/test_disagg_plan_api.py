@@ -132,3 +132,13 @@ def test_a_backend_on_an_accelerator_it_does_not_run_on_is_said(client):
     assert any("trtllm runs on NVIDIA accelerators, not on mi300x (AMD)" in w for w in warnings)
     body["backend"] = "vllm"
     assert not any("runs on" in w for w in client.post("/api/v1/serving", json=body).json()["warnings"])
+
+
+def test_an_accelerator_named_twice_is_searched_once_as_the_cli_does(client):
+    """Nine copies of one id were refused as more than eight items; the CLI searched one."""
+    body = {"model": "llama-3.1-8b", "hardware": ["h100-sxm5"] * 9, "gpus": 8, "top": 1, "modes": ["aggregated"]}
+    r = client.post("/api/v1/plan", json=body)
+    assert r.status_code == 200 and r.json()["hardware"] == ["h100-sxm5"], r.text
+    nine = ["h100-sxm5", "h200-sxm", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x"]
+    r = client.post("/api/v1/plan", json=body | {"hardware": nine})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "hardware"
