@@ -184,11 +184,14 @@ def _props(tree: object, component_id: str) -> dict | None:
 def test_a_card_without_a_link_opens_at_tp_1(l1_client):
     """The default scenario runs at TP 4; a catalogue card that lists no GPU-to-GPU link opened
     on "Cannot analyse this view" until the user found TP 1. Without `tp` in the link it opens
-    at TP 1, as a what-if card does; a `tp` the link asks for is still the engine's to refuse."""
+    at TP 1, as a what-if card does; a `tp` the link asks for opens at TP 1 too, and says why
+    (the engine's refusal had blanked every panel, the linked cards' too)."""
     tree = layout(l1_client, "hw=myl1")
     assert _props(tree, "tensor-parallel")["value"] == 1
     text = json.dumps(tree, ensure_ascii=False)
     assert "Cannot analyse" not in text and "point--myl1--decode" in text
     asked = layout(l1_client, "hw=myl1&tp=4")
-    assert _props(asked, "tensor-parallel")["value"] == 4
-    assert "lists no GPU-to-GPU link bandwidth" in json.dumps(asked, ensure_ascii=False)
+    assert _props(asked, "tensor-parallel")["value"] == 1
+    text = json.dumps(asked, ensure_ascii=False)
+    assert "Cannot analyse" not in text and "point--myl1--decode" in text
+    assert "TP 4 needs a GPU-to-GPU link for its all-reduce" in text and "lists none: the page shows TP 1." in text
