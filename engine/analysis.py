@@ -385,14 +385,23 @@ def measured_decode(
     )
 
 
+def beyond_the_roofs(measured: dict) -> tuple[str, float] | None:
+    """("MBU" or "MFU", the larger utilisation) of a measured step faster than the roofs allow
+    (over 100%), else None."""
+    utilisation = max(measured["mbu"], measured["mfu"])
+    if utilisation <= 1.0:
+        return None
+    return ("MBU" if measured["mbu"] >= measured["mfu"] else "MFU"), utilisation
+
+
 def measured_warnings(measured: dict) -> list[str]:
     """A measured step faster than the roofs allow (MBU or MFU over 100%) is not an error (the
     numbers stay finite) but it is never right: the measurement or the scenario is wrong."""
-    utilisation = max(measured["mbu"], measured["mfu"])
-    if utilisation <= 1.0:
+    beyond = beyond_the_roofs(measured)
+    if beyond is None:
         return []
+    which, utilisation = beyond
     step = measured["step_time_s"]
-    which = "MBU" if measured["mbu"] >= measured["mfu"] else "MFU"
     return [
         f"measured decode step {step * 1e3:.3g} ms is faster than the bound {step * utilisation * 1e3:.3g} ms: "
         f"{which} {utilisation:.0%} > 100% means the measurement or the scenario is wrong"

@@ -9,11 +9,17 @@ from tests.e2e.helpers import wait_for_figure
 
 EIGHT = "h100-sxm5,h200-sxm,b200,mi300x,rtx-4090,a100-80gb-sxm,l40s,gaudi-3"
 
+# Whether two boxes overlap by more than a pixel (an empty box never does).
+HIT_JS = """const hit = (a, b) => a.width > 0 && b.width > 0 && a.left < b.right - 1 && b.left < a.right - 1
+                      && a.top < b.bottom - 1 && b.top < a.bottom - 1;"""
+
 # Pairs of axis texts that overlap: every title against every tick label of every chart.
-OVERLAPS_JS = """() => {
+OVERLAPS_JS = (
+    """() => {
   const out = [];
-  const hit = (a, b) => a.width > 0 && b.width > 0 && a.left < b.right - 1 && b.left < a.right - 1
-                        && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  """
+    + HIT_JS
+    + """
   document.querySelectorAll('.js-plotly-plot').forEach(g => {
     const id = (g.closest('[id]') || {}).id;
     const titles = Array.from(g.querySelectorAll('.g-xtitle text, .g-ytitle text'));
@@ -25,6 +31,7 @@ OVERLAPS_JS = """() => {
   });
   return out;
 }"""
+)
 WIDTH_JS = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
 
@@ -133,10 +140,12 @@ def test_presentation_mode_numbers_are_whole_and_slider_labels_readable(page: Pa
 
 
 # Pairs of tick labels of one axis that overlap, every chart on the page.
-TICKS_JS = """() => {
+TICKS_JS = (
+    """() => {
   const out = [];
-  const hit = (a, b) => a.width > 0 && b.width > 0 && a.left < b.right - 1 && b.left < a.right - 1
-                        && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  """
+    + HIT_JS
+    + """
   document.querySelectorAll('.js-plotly-plot').forEach(g => {
     const id = (g.closest('[id]') || {}).id;
     for (const axis of ['xtick', 'ytick']) {
@@ -149,6 +158,7 @@ TICKS_JS = """() => {
   });
   return out;
 }"""
+)
 
 
 def test_on_a_phone_no_two_tick_labels_of_an_axis_overlap(page: Page, base_url):

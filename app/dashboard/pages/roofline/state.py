@@ -111,7 +111,7 @@ def parse_query(args: dict[str, str]) -> View:
     view = replace(View(), **read_link(PARAMS, args, bad))
     if "prec" not in args:  # a preset released in fp8 or 4-bit opens in it
         view = replace(view, precision=native_precision(view.model) or view.precision)
-    if "tp" not in args and not _every_card_links(view):  # a card without a link: one GPU each
+    if "tp" not in args and cards_without_link(view):  # a card without a link: one GPU each
         view = replace(view, tensor_parallel=1)
     if "kvprec" not in args:  # the KV cache as the serving page keeps it for these weights
         view = replace(view, kv_precision=scenario.kv_dtype_for(PRECISIONS[view.precision][0]))
@@ -144,7 +144,7 @@ def consistent(view: View, bad=None) -> View:
     if from_link and model.num_heads % view.tensor_parallel:
         bad("tp", str(view.tensor_parallel), Why("tp_divides", {"heads": model.num_heads}))
         view = replace(view, tensor_parallel=1)
-    if view.tensor_parallel > 1 and not _every_card_links(view):
+    if view.tensor_parallel > 1 and cards_without_link(view):
         # its all-reduce has no link to run on: TP 1, said beside the panels (a what-if card added
         # at TP 4 had blanked every panel, the real cards' too)
         view = replace(view, tensor_parallel=1, tp_without_link=view.tensor_parallel)
@@ -152,7 +152,9 @@ def consistent(view: View, bad=None) -> View:
 
 
 def cards_without_link(view: View) -> list[str]:
-    """The accelerators' names that list no GPU-to-GPU link (every what-if card)."""
+    """The accelerators' names that list no GPU-to-GPU link, on which no TP above 1 can run:
+    every what-if card, and a custom catalogue card may be one (an unknown id is the analysis's
+    to name)."""
     out = [f"{w.split(':', 1)[0]} (what-if)" for w in view.what_if]
     for h in view.hardware:
         try:
@@ -162,18 +164,6 @@ def cards_without_link(view: View) -> list[str]:
         if acc.link_bandwidth() is None:
             out.append(acc.name)
     return out
-
-
-def _every_card_links(view: View) -> bool:
-    """Whether every accelerator lists a GPU-to-GPU link, so the default TP can run on it: a
-    what-if card lists none, nor may a custom catalogue card (an unknown id is the analysis's
-    to name)."""
-    if view.what_if:
-        return False
-    try:
-        return all(get_accelerator(h).link_bandwidth() is not None for h in view.hardware)
-    except EngineInputError:
-        return True
 
 
 def to_query(view: View, template: bool = False) -> str:

@@ -51,7 +51,7 @@ from app.service import (
     resolve_hardware,
 )
 from app.units import duration, grouped, plain
-from engine.analysis import Scenario, scenario_dict
+from engine.analysis import Scenario, beyond_the_roofs, scenario_dict
 from engine.errors import EngineInputError
 from engine.hardware import get_accelerator
 from engine.hierarchy import hierarchy_roofs
@@ -301,10 +301,10 @@ def measured_notices(result: dict, lang: str) -> list[str]:
     """A measured step faster than the bound (engine.analysis.measured_warnings), in the page's
     language and its units: ms and percent (it read "0.0025 s ... MBU 1.49 > 100%")."""
     measured = result.get("measured_decode")
-    if not measured or max(measured["mbu"], measured["mfu"]) <= 1.0:
+    beyond = beyond_the_roofs(measured) if measured else None
+    if beyond is None:
         return []
-    which = "MBU" if measured["mbu"] >= measured["mfu"] else "MFU"
-    utilisation = max(measured["mbu"], measured["mfu"])
+    which, utilisation = beyond
     step_ms = measured["step_time_s"] * 1e3
     return [
         t("measured_faster_notice", lang, hw=result["hardware_name"], step=plain(float(f"{step_ms:.3g}")),
