@@ -180,8 +180,11 @@ def _measured_name(shown: tuple, name: str, budget: int, lang: str) -> str:
 
 
 def region_trace(answer: dict, theme: str, lang: str) -> dict:
-    """Every deployment whose users each get at least 1 / TPOT target tokens/s: right of it."""
-    x0 = 1.0 / answer["targets"]["tpot_s"]
+    """Every deployment whose users each get at least 1 / TPOT target tokens/s: right of it.
+    With one output token no TPOT target applies (engine.planner.applied_tpot_target): every
+    deployment meets it, and the region is the whole plot (it had left the star outside)."""
+    applied = answer["tpot_target_applied"]
+    x0 = 1.0 / answer["targets"]["tpot_s"] if applied else 1 / FAR
     return {
         "type": "scatter",
         "mode": "lines",

@@ -264,3 +264,15 @@ def test_nothing_fits_the_page_names_only_what_would(lang, said):
     a = replace(SMALL, model="llama-3.1-405b", hardware=("l4",), gpus=1024, precisions=())
     answer = answered(a).answer
     assert answer["best"] is None and said in verdict(answer, accelerator_names(a), a.modes, lang)
+
+
+def test_with_one_output_token_the_target_region_holds_the_best():
+    """The region right of 1 / TPOT target was drawn though no TPOT target applied: the star sat
+    outside "meets the TPOT target"."""
+    from app.dashboard.pages.plan.figures import region_trace
+
+    answer = answered(replace(SMALL, output_tokens=1)).answer
+    x0 = region_trace(answer, "light", "en")["x"][0]
+    assert x0 <= answer["best"]["estimate"]["tokens_per_s_per_user"] < 1 / answer["targets"]["tpot_s"]
+    applied = answered(SMALL).answer
+    assert region_trace(applied, "light", "en")["x"][0] == 1 / applied["targets"]["tpot_s"]
