@@ -188,10 +188,12 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
         "family": np.array([_family_index(m.hardware) for m in rows]),
         "measured_tpot": np.array([m.tpot_s for m in rows]),
         "measured_ttft": np.array([m.ttft_s for m in rows]),
-        # A disaggregated run without its worker counts is answered as one worker per side, so
-        # its decode batch per worker, which sets its TPOT, is not known: its TPOT is not fitted
-        # (its first token is: at low load it does not hang on the worker counts).
-        "tpot_fitted": np.array([m.workers_recorded for m in rows], dtype=bool),
+        # A disaggregated run whose worker counts are neither recorded nor its published recipe's
+        # is answered as one worker per side, so its decode batch per worker, which sets its
+        # TPOT, is not known; a recipe that decodes with MTP (or may) emits more than a token a
+        # step, which the disaggregated estimate does not model. Neither TPOT is fitted (their
+        # first tokens are: at low load a first token does not hang on the worker counts).
+        "tpot_fitted": np.array([m.tpot_describable for m in rows], dtype=bool),
         "skipped": skipped,
         "faster_than_bound": faster,
     }

@@ -6,8 +6,10 @@ bits), parallel degrees as recorded (empty or 0 means 1; world_size_layout says 
 MLA rows are read), concurrency = the benchmark's `silicon_concurrency=N` in
 silicon_data_source, else batch_size (on attention-DP rows batch_size is one rank's batch). A
 disaggregated row (mode `disagg`) becomes a DisaggScenario: prefill_* and decode_* layouts,
-their worker counts (one per side where a count is empty, the row marked `workers_recorded`
-False) and the prefill batch. A number that is not finite, not whole where a count
+their worker counts and the prefill batch. Where a count is empty, the benchmark's published
+recipe for that deployment supplies both, and its attention DP (engine.serving.recipes;
+`workers_from` "recipe"), else one worker per side is assumed (`workers_from` "assumed");
+either way `workers_recorded` is False. A number that is not finite, not whole where a count
 is, or outside its range is an error naming its column: no row maps onto a run that could not
 have happened.
 
@@ -23,10 +25,11 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import EngineInputError
+from .recipes import Recipe, published_recipe
 from .scenario import BACKENDS, MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS, DisaggScenario, ServingScenario, WorkerLayout
 
 HARDWARE_OF_SYSTEM = {
@@ -73,9 +76,26 @@ class MeasuredRow:
     tpot_s: float
     campaign: str = ""  # the measuring campaign (source file or database dump): for grouped folds only
     disagg: DisaggScenario | None = None
-    # a disaggregated row whose prefill_num_workers or decode_num_workers is empty (or 0): one
-    # worker is assumed on that side, and the run's real deployment may be larger
+    # a disaggregated row whose prefill_num_workers or decode_num_workers is empty (or 0) is not
+    # recorded: its counts come from the benchmark's published recipe where one matches
+    # ("recipe"), else one worker per side is assumed ("assumed") and the real deployment may be larger
     workers_recorded: bool = True
+    workers_from: str = "recorded"  # "recorded", "recipe" or "assumed"
+    recipe: Recipe | None = None  # the published recipe the counts come from
+
+    @property
+    def deployment_known(self) -> bool:
+        """The run's worker counts are known: recorded, or its published recipe's."""
+        return self.workers_from != "assumed"
+
+    @property
+    def tpot_describable(self) -> bool:
+        """The estimate describes this run's TPOT: an aggregated run, or a disaggregated one whose
+        worker counts are known and whose recipe (if that is where they come from) decodes a token
+        a step; MTP, which a recipe may run, is not modelled for a disaggregated deployment."""
+        if self.workers_from == "recipe":
+            return self.recipe is not None and self.recipe.speculative == "none"
+        return self.workers_from == "recorded"
 
 
 # Measured times a run can have, ms: a microsecond to 1e7 ms (2.8 hours; the shipped runs span
@@ -276,9 +296,64 @@ def row_scenario(row: dict) -> MeasuredRow:
     ttft, tpot = _ms(row, "silicon_ttft_ms"), _ms(row, "silicon_tpot_ms")
     hardware = HARDWARE_OF_SYSTEM[system]
     recorded = not disagg or all(_recorded(row, f"{side}_num_workers") for side in ("prefill", "decode"))
+    recipe = None if recorded else _recipe_of(row, split)
+    if recipe is not None:
+        split = replace(
+            split,
+            prefill=_recipe_side(split.prefill, recipe.prefill_workers, recipe.prefill_attention_dp),
+            decode=_recipe_side(split.decode, recipe.decode_workers, recipe.decode_attention_dp),
+        )
+    workers_from = "recorded" if recorded else ("recipe" if recipe is not None else "assumed")
     return MeasuredRow(
-        row.get("id") or "", model, system, hardware, backend or "", sc, ttft, tpot, campaign_of(row), split, recorded
+        row.get("id") or "",
+        model,
+        system,
+        hardware,
+        backend or "",
+        sc,
+        ttft,
+        tpot,
+        campaign_of(row),
+        split,
+        recorded,
+        workers_from,
+        recipe,
     )
+
+
+def _recipe_of(row: dict, split: DisaggScenario) -> Recipe | None:
+    """The published recipe that ran this row's deployment (engine.serving.recipes), if one."""
+    fields = _source_fields(row.get("silicon_data_source") or "")
+    return published_recipe(
+        row.get("system", ""),
+        (row.get("precision") or "").strip(),
+        row.get("backend") or "",
+        (split.base.input_tokens, split.base.output_tokens),
+        split.base.concurrency,
+        (split.prefill.gpus, split.decode.gpus),
+        fields.get("image", ""),
+    )
+
+
+def _recipe_side(side: WorkerLayout, workers: int, attention_dp: bool | None) -> WorkerLayout:
+    """A side as its recipe ran it: its worker count, and attention data parallelism where the
+    recipe turns it on (dp-attn) over a row that records the worker's GPUs as tensor parallel
+    alone (TensorRT-LLM's and SGLang's tp is the world size, attention DP a switch beside it:
+    world_size_layout). The experts keep the recorded split where it covers the worker's GPUs,
+    else spread over all of them, as world_size_layout reads a rack's rows."""
+    side = replace(side, workers=workers)
+    tp = side.tensor_parallel
+    if not attention_dp or side.attention_data_parallel > 1 or tp == 1:
+        return side
+    covered = side.moe_tensor_parallel * side.expert_parallel == tp
+    moe_tp, ep = (side.moe_tensor_parallel, side.expert_parallel) if covered else (1, tp)
+    return replace(side, tensor_parallel=1, attention_data_parallel=tp, moe_tensor_parallel=moe_tp, expert_parallel=ep)
+
+
+def _source_fields(source: str) -> dict[str, str]:
+    """silicon_data_source's `key=value; ...` fields."""
+    pairs = (part.split("=", 1) for part in source.split(";") if "=" in part)
+    return {key.strip(): value.strip() for key, value in pairs}
 
 
 def _recorded(row: dict, column: str) -> bool:

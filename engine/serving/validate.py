@@ -3,7 +3,8 @@ error of TPOT and TTFT, overall and by backend, GPU and model; the share of runs
 estimate's range; every run the bound is above (on TPOT, and apart on TTFT), with a warning.
 Aggregated runs are scored as before; disaggregated runs (mode disagg: engine.serving.disagg)
 are answered too and reported apart, under `disaggregated`, by GPU, model, and whether the
-row records its worker counts (a row that does not is answered as one worker per side).
+row records its worker counts, takes them from its published recipe (engine.serving.recipes),
+with or without MTP, or is answered as one worker per side.
 
 Rows are taken one at a time (a list, or engine.serving.mapping.stream_rows for a file) and each
 answered row is kept as ten numbers and three group codes, not as its whole answer, so memory
@@ -31,14 +32,34 @@ ID_CHARS = 80  # of a row's id echoed in the report
 _VALUES = ("measured_tpot_s", "measured_ttft_s", "estimate_tpot_s", "estimate_ttft_s", "bound_tpot_s", "bound_ttft_s")
 _RANGES = ("tpot_low", "tpot_high", "ttft_low", "ttft_high")
 _GROUPS = ("backend", "gpu", "model", "mode", "workers")
-# A disaggregated row without its worker counts is answered as one prefill and one decode worker
-# (engine.serving.mapping); its scores are reported apart, and a bound above it says why.
+# A disaggregated row without its worker counts takes its published recipe's (engine.serving.
+# recipes), else is answered as one prefill and one decode worker (engine.serving.mapping); each
+# kind is scored apart, and a bound above the run says why it may be.
 WORKERS_RECORDED, WORKERS_NOT_RECORDED = "worker counts recorded", "worker counts not recorded"
+WORKERS_FROM_RECIPE = "worker counts from the recipe"
+WORKERS_FROM_MTP_RECIPE = "worker counts from an MTP recipe"
 # (The TTFT bound is one prompt's forward alone and its transfer: no worker count changes it.)
 _ASSUMED_WORKERS = (
     "; this row's worker counts are not recorded and one decode worker is assumed: more decode workers, each with a "
     "smaller batch, would explain it"
 )
+_MTP_RECIPE = (
+    "; this row's published recipe decodes with multi-token prediction (or lists it beside plain decoding), "
+    "which the disaggregated estimate does not model: more than one token a step would explain it"
+)
+
+
+def workers_group(m) -> str:
+    """Which of the four ways a mapped run's worker counts were known (validate's `by_workers`)."""
+    if m.workers_from == "recipe":
+        return WORKERS_FROM_RECIPE if m.tpot_describable else WORKERS_FROM_MTP_RECIPE
+    return WORKERS_RECORDED if m.workers_from == "recorded" else WORKERS_NOT_RECORDED
+
+
+def _tpot_words(m) -> Callable[[float, float], str]:
+    if m.workers_from == "assumed":
+        return _with_assumed_workers
+    return bound_warning if m.tpot_describable else _with_mtp_recipe
 
 
 class _Answers:
@@ -135,6 +156,10 @@ def _with_assumed_workers(measured_tpot_s: float, bound_tpot_s: float) -> str:
     return bound_warning(measured_tpot_s, bound_tpot_s) + _ASSUMED_WORKERS
 
 
+def _with_mtp_recipe(measured_tpot_s: float, bound_tpot_s: float) -> str:
+    return bound_warning(measured_tpot_s, bound_tpot_s) + _MTP_RECIPE
+
+
 def answer_row(fields: dict, cal: Calibration) -> tuple:
     """(the mapped run, the estimate's answer for its scenario): aggregated or disaggregated."""
     m = row_scenario(fields)
@@ -176,11 +201,16 @@ def validate_rows(
                 skipped.append(entry)
             continue
         mode = "aggregated" if m.disagg is None else "disaggregated"
-        workers = WORKERS_RECORDED if m.workers_recorded else WORKERS_NOT_RECORDED
-        groups = {"backend": m.backend or "any", "gpu": m.hardware, "model": m.model, "mode": mode, "workers": workers}
+        groups = {
+            "backend": m.backend or "any",
+            "gpu": m.hardware,
+            "model": m.model,
+            "mode": mode,
+            "workers": workers_group(m),
+        }
         answers.add(groups, {"tpot_s": m.tpot_s, "ttft_s": m.ttft_s}, result["estimate"], result["bound"])
         measured = {"tpot": m.tpot_s, "ttft": m.ttft_s}
-        tpot_words = bound_warning if m.workers_recorded else _with_assumed_workers
+        tpot_words = _tpot_words(m)
         for key, words in (("tpot", tpot_words), ("ttft", ttft_bound_warning)):
             bound_s = result["bound"][f"{key}_s"]
             if bound_s > measured[key]:

@@ -69,8 +69,10 @@ COLUMNS = (
     "ttft_kv_transfer_ms",
     "ttft_fixed_ms",
     "deployment",  # the disaggregated deployment's shape: 1P(TP4 · EP4)+1D(TP1 × DP32 · EP4)
-    # a measured disaggregated run: whether its row records its worker counts (else read as one a side)
+    # a measured disaggregated run: whether its row records its worker counts, and where the counts
+    # drawn come from: "recorded", "recipe" (the benchmark's published recipe) or "assumed" (one a side)
     "workers_recorded",
+    "workers_from",
 )
 
 
@@ -152,6 +154,7 @@ def deployment_rows(dep) -> list[dict]:
         row = _rates("measured", dep.id, point, m.measured) | common
         row |= {"estimate_tpot_error": m.tpot_error, "backend": m.run.row.backend, "run_id": m.run.row.id}
         row |= {"source": f"{SOURCE}; {m.run.data_source}", "workers_recorded": m.run.row.workers_recorded}
+        row |= {"workers_from": m.run.row.workers_from}
         rows.append(row)
     return rows
 

@@ -105,12 +105,20 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
         lines.append(w("srv_hover_faster_than_bound", lang, fields=", ".join(f.upper() for f in m.faster_than_bound)))
     if mode == "disagg":
         lines.append(w("srv_hover_loop", lang))
-        if not m.run.row.workers_recorded:  # 565 of the shipped 677: their deployment may have more workers
-            lines.append(w("srv_hover_workers_unrecorded", lang))
+        lines.extend(w(key, lang) for key in _workers_keys(m.run.row))
     # which run, in words (its raw id is in the CSV and JSON exports), and where it comes from
     lines.append(run_description(m.run, lang))
     lines.append(w("srv_hover_source", lang, source=SOURCE))
     return "<br>".join(lines)
+
+
+def _workers_keys(row) -> tuple[str, ...]:
+    """The hover's words on where a disaggregated run's worker counts come from."""
+    if row.workers_from == "assumed":  # the deployment may have more workers than drawn
+        return ("srv_hover_workers_unrecorded",)
+    if row.workers_from == "recipe":
+        return ("srv_hover_workers_recipe",) + (() if row.tpot_describable else ("srv_hover_workers_mtp_recipe",))
+    return ()
 
 
 def line_trace(hw_id, name, kind, pts, rates_key, texts, slot, theme, dash, width=2, replicas=1) -> dict:

@@ -1,0 +1,106 @@
+"""The worker counts a benchmark's published recipe ran, for a measured run that leaves them empty.
+
+Most measured disaggregated runs (the aiconfigurator silicon data's 2026 source files) record
+each side's layout but not how many prefill and decode workers ran. Those runs come from the
+InferenceX benchmark (SemiAnalysis), whose NVIDIA configuration publishes every disaggregated
+deployment it runs: per GPU, precision, framework and lengths, the concurrencies, and for each
+side the workers, the GPUs per worker (`tp`) and whether speculative decoding (MTP) was on.
+published/serving/deployment-recipes.csv holds those entries (its README names the commits).
+
+A run is matched on its GPU, precision, backend, lengths, concurrency and each side's GPUs per
+worker; among matches, those of the run's own container image are preferred. The counts are
+used only where they are one answer: a run that two recipes of different worker counts
+describe stays unknown. A match also says whether the recipe decodes with MTP, which the
+disaggregated estimate does not model.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+RECIPES_CSV = Path(__file__).resolve().parent.parent.parent / "published" / "serving" / "deployment-recipes.csv"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    prefill_workers: int
+    decode_workers: int
+    speculative: str  # "mtp" or "none" ("unknown" in an answer whose recipes list both)
+    image: str
+    source: str  # repository@commit:configuration key
+    # each side's attention data parallelism (dp-attn): None in an answer whose recipes differ
+    prefill_attention_dp: bool | None = None
+    decode_attention_dp: bool | None = None
+
+
+def _image(name: str) -> str:
+    """A container image's name as one string: registries write nvcr.io#nvidia and nvcr.io/nvidia."""
+    return name.replace("#", "/").strip().strip('"')
+
+
+@lru_cache(maxsize=1)
+def _index(path: Path = RECIPES_CSV) -> dict[tuple, tuple[Recipe, ...]]:
+    index: dict[tuple, list[Recipe]] = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            recipe = Recipe(
+                int(r["prefill_workers"]),
+                int(r["decode_workers"]),
+                r["speculative"],
+                _image(r["image"]),
+                r["source"],
+                r["prefill_attention_dp"] == "true",
+                r["decode_attention_dp"] == "true",
+            )
+            if recipe.decode_workers < 1 or recipe.prefill_workers < 1:  # an aggregated entry in the same list
+                continue
+            for concurrency in r["concurrency"].split():
+                key = (
+                    r["system"],
+                    r["precision"],
+                    r["backend"],
+                    int(r["isl"]),
+                    int(r["osl"]),
+                    int(concurrency),
+                    int(r["prefill_gpus"]),
+                    int(r["decode_gpus"]),
+                )
+                index.setdefault(key, []).append(recipe)
+    return {key: tuple(recipes) for key, recipes in index.items()}
+
+
+def published_recipe(
+    system: str,
+    precision: str,
+    backend: str,
+    lengths: tuple[int, int],
+    concurrency: int,
+    gpus: tuple[int, int],
+    image: str = "",
+) -> Recipe | None:
+    """The one recipe (worker counts, speculative decoding) that ran this deployment, or None
+    where no recipe or recipes of different worker counts match. `gpus`: (a prefill worker's,
+    a decode worker's)."""
+    found = _index().get((system, precision, backend, *lengths, concurrency, *gpus), ())
+    same_image = [r for r in found if r.image == _image(image)] if image else []
+    pool = same_image or list(found)
+    counts = {(r.prefill_workers, r.decode_workers) for r in pool}
+    if len(counts) != 1:
+        return None
+    first = pool[0]
+    return Recipe(
+        first.prefill_workers,
+        first.decode_workers,
+        _one({r.speculative for r in pool}, "unknown"),
+        first.image,
+        first.source,
+        _one({r.prefill_attention_dp for r in pool}, None),
+        _one({r.decode_attention_dp for r in pool}, None),
+    )
+
+
+def _one(values: set, otherwise):
+    return next(iter(values)) if len(values) == 1 else otherwise
