@@ -48,6 +48,8 @@ def groups_of(paths: list[Path]) -> dict[tuple, list[dict]]:
                 m = row_scenario(row)
             except EngineInputError:
                 continue
+            if not m.tpot_describable:  # validate_plan leaves it out (its deployment or MTP unknown to the estimate)
+                continue
             rows[group_key(m)].append(row)
             layouts[group_key(m)].add(str(_layout(m)))
     return {k: v for k, v in rows.items() if len(layouts[k]) >= MIN_LAYOUTS}

@@ -50,6 +50,11 @@ def _validate_plan(args: argparse.Namespace) -> int:
         print_json(report)
         return 0
     print(f"{report['groups']} groups; calibration {report['calibration']}")
+    if report["rows_not_described"]:
+        print(
+            f"{report['rows_not_described']:,} disaggregated runs left out: worker counts neither recorded nor their "
+            "recipe's, or an MTP recipe, which the planner does not model"
+        )
     for name in ("estimate", "pessimistic"):
         r = report[f"by_{name}"]
         print(f"by the {name}: the pick meets the target in {_pct(r['success_rate'])} of groups, median regret "

@@ -8,6 +8,10 @@ at the estimate, or at the pessimistic end of its range. The pick succeeds when 
 TPOT meets the target; its regret is 1 - its measured tokens/s/GPU / the best measured
 tokens/s/GPU among runs that met the target (a run's measured tokens/s/GPU: concurrency /
 measured TPOT / GPUs). A pick that misses, or no pick, is regret 100%.
+
+A disaggregated run the estimate does not describe is left out and counted: one whose worker
+counts are neither recorded nor its published recipe's (its GPUs, and so its tokens/s/GPU, are
+not known), or whose recipe decodes with MTP, which the planner neither models nor searches.
 """
 
 from __future__ import annotations
@@ -66,7 +70,7 @@ def validate_plan(
 ) -> dict:
     cal = calibration or load_calibration()
     groups: dict[tuple, list[dict]] = defaultdict(list)
-    skipped = 0
+    skipped = undescribed = 0
     for index, item in enumerate(rows):
         row = item if isinstance(item, CsvRow) else CsvRow(index + 2, item)
         try:
@@ -77,6 +81,9 @@ def validate_plan(
             skipped += 1
             if on_skip is not None:
                 on_skip({"line": row.line, "id": str(row.fields.get("id") or "")[:80], "reason": str(exc)})
+            continue
+        if not m.tpot_describable:
+            undescribed += 1
             continue
         mode = "aggregated" if m.disagg is None else "disaggregated"
         key = (m.model, m.hardware, m.backend, mode, m.scenario.input_tokens, m.scenario.output_tokens)
@@ -94,7 +101,7 @@ def validate_plan(
             "data", "no group of runs shares a model, GPU, backend and lengths across two layouts",
             "several layouts of one scenario", code="plan_no_groups",
         )  # fmt: skip
-    out = {"calibration": cal.id, "groups": kept, "rows_skipped": skipped}
+    out = {"calibration": cal.id, "groups": kept, "rows_skipped": skipped, "rows_not_described": undescribed}
     for name, results in scored.items():
         success = np.array([s for s, _ in results])
         regret = np.array([r for _, r in results])
