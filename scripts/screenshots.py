@@ -24,7 +24,7 @@ SERVING = "tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm
 # prefill worker and one DP32/EP4 decode worker, beside nine aggregated TP4/EP4 instances
 SERVING_DISAGG = (
     "tab=serving&model=deepseek-ai/DeepSeek-R1&hw=gb200&backend=trtllm&prec=fp4&tp=4&ep=4&isl=1024&osl=8192"
-    "&conc=256&mode=disagg&pworkers=1&ptp=4&pdp=1&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
+    "&conc=256&mode=disagg&pworkers=1&ptp=1&pdp=4&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
 )
 
 # issue 33's question: DeepSeek-R1 on 8 x H200 or 8 x B200, TPOT <= 50 ms and TTFT <= 2 s

@@ -57,6 +57,8 @@ def _index(path: Path = RECIPES_CSV) -> dict[tuple, tuple[Recipe, ...]]:
             )
             if recipe.decode_workers < 1 or recipe.prefill_workers < 1:  # an aggregated entry in the same list
                 continue
+            if _placeholder_layout(r):
+                continue
             for concurrency in r["concurrency"].split():
                 key = (
                     r["system"],
@@ -70,6 +72,14 @@ def _index(path: Path = RECIPES_CSV) -> dict[tuple, tuple[Recipe, ...]]:
                 )
                 index.setdefault(key, []).append(recipe)
     return {key: tuple(recipes) for key, recipes in index.items()}
+
+
+def _placeholder_layout(r: dict) -> bool:
+    """The GB200 and GB300 SGLang entries of the earlier versions give each side `tp: 1`, which the
+    file says does nothing (their launch script sets the layout): no worker of DeepSeek-R1 runs on
+    one GPU there, and a run recorded as `tp_size` 1 would match the placeholder."""
+    rack_sglang = r["backend"] == "sglang" and r["system"] in ("gb200", "gb300")
+    return rack_sglang and "1" in (r["prefill_gpus"], r["decode_gpus"])
 
 
 def published_recipe(

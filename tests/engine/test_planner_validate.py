@@ -22,8 +22,8 @@ def test_the_shipped_split_scores_as_the_readme_says():
 
 def test_the_disaggregated_split_scores_only_the_runs_the_estimate_describes():
     """A run whose worker counts are assumed (its GPUs unknown) or whose recipe decodes with MTP
-    (which the planner neither models nor searches) is left out and counted: 197 assumed and
-    201 MTP rows, one of them among the 20 that do not fit their GPUs."""
+    (which the planner neither models nor searches) is left out and counted: 216 assumed and
+    201 MTP rows, 20 of them among the rows that do not fit their GPUs."""
     report = validate_plan(stream_rows(DISAGG_CSV))
     assert report["rows_not_described"] == 397 and report["rows_skipped"] == 20
     assert report["groups"] == 24

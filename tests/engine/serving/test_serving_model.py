@@ -166,7 +166,7 @@ def test_the_disaggregated_ttft_bound_is_one_prompts_forward_and_no_run_beats_it
 
 def test_disaggregated_runs_whose_workers_are_known_never_beat_the_tpot_bound(disagg_report):
     """585 of the split's 677 disaggregated rows leave prefill_num_workers and decode_num_workers
-    empty; 388 take their published recipe's (engine.serving.recipes), the others are answered
+    empty; 369 take their published recipe's (engine.serving.recipes), the others are answered
     as one worker per side, and each kind is scored apart. Every run faster than its TPOT bound
     is one of the assumed ones (the bound holds on every answered row whose deployment is
     recorded or its recipe's, with or without MTP), and its warning says that more decode

@@ -83,10 +83,10 @@ def _disaggregated_rows() -> tuple[tuple[str, MeasuredRow], ...]:
         preset = preset_id_or_none(row.model)
         # A row whose worker counts are neither recorded nor its published recipe's is mapped as
         # one worker a side: its GPU count, and so its tokens/s per GPU, is not known (DeepSeek-R1
-        # at 15,000 clients "on 2 GB200" would read 20x the best estimate). The serving page still
-        # draws such a row beside a 1P1D deployment of its layouts, which the user chose there and
-        # which the row may be.
-        if preset is not None and row.disagg is not None and row.deployment_known:
+        # at 15,000 clients "on 2 GB200" would read 20x the best estimate). A recipe that decodes
+        # with MTP runs what the planner neither models nor searches. The serving page still draws
+        # both beside the deployment the user chose there, its hover saying which.
+        if preset is not None and row.disagg is not None and row.tpot_describable:
             out.append((preset, row))
     return tuple(out)
 

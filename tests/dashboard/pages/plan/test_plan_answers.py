@@ -153,15 +153,20 @@ def test_a_measured_run_sits_where_its_own_times_put_it_on_the_estimate_s_axes()
 
 
 def test_a_disaggregated_run_is_drawn_only_with_its_gpu_count_known():
-    """The shipped DeepSeek-R1 GB200 runs record no worker counts: drawn as one worker a side,
-    "1P (TP 1) + 1D (TP 1) on 2 GPUs" at 15,000 clients read 20x the best estimate per GPU. The
-    DeepSeek-V3 ones record theirs, and are drawn."""
+    """Most shipped DeepSeek-R1 GB200 runs record no worker counts. Those whose published recipe
+    gives them are drawn on the recipe's deployment; those no recipe settles are not: drawn as
+    one worker a side, "1P (TP 1) + 1D (TP 1) on 2 GPUs" at 15,000 clients read 20x the best
+    estimate per GPU. Nor are runs whose recipe decodes with MTP, which the planner does not
+    model. The DeepSeek-V3 ones record theirs, and are drawn."""
 
     def disaggregated(model):
         a = replace(SMALL, hardware=("gb200",), model=model, gpus=8, precisions=())
         return [run for run in measured_runs(a, "gb200") if run.mode == "disaggregated"]
 
-    assert disaggregated("deepseek-ai/DeepSeek-R1") == []
+    r1 = disaggregated("deepseek-ai/DeepSeek-R1")
+    assert r1 and {run.row.workers_from for run in r1} == {"recipe"}
+    assert all(run.row.tpot_describable for run in r1)
+    assert all(run.gpus == run.row.disagg.gpus >= 5 for run in r1)  # the recipe's workers, not 1P1D
     v3 = disaggregated("deepseek-ai/DeepSeek-V3")
     assert v3 and all(run.row.workers_recorded for run in v3)
     assert all(run.gpus >= 8 for run in v3)  # no deployment of the model fits fewer GB200s

@@ -37,11 +37,12 @@ from engine.model_catalog import get_model
 from engine.serving.disagg import disaggregated_estimate
 from tests.dashboard.pages.serving.test_serving_state import view_of
 
-# DeepSeek-R1 NVFP4 on GB200 under TensorRT-LLM: one TP4/EP4 prefill worker, one DP32/EP4 decode
-# worker, 1,024 in and 8,192 out: a deployment with 13 shipped measured runs
+# DeepSeek-R1 NVFP4 on GB200 under TensorRT-LLM: one DP4/EP4 prefill worker, one DP32/EP4 decode
+# worker, 1,024 in and 8,192 out: a deployment with 13 shipped measured runs (their rows leave the
+# worker counts empty; InferenceX's published recipe gives them, and the prefill's attention DP)
 GB200 = (
     "model=deepseek-ai/DeepSeek-R1&hw=gb200&backend=trtllm&prec=fp4&tp=4&ep=4&isl=1024&osl=8192&conc=256"
-    "&mode=disagg&pworkers=1&ptp=4&pdp=1&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
+    "&mode=disagg&pworkers=1&ptp=1&pdp=4&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
 )
 CSS_SAFE = re.compile(r"^[a-z0-9_-]+$")
 
@@ -66,7 +67,7 @@ def body(a: ServingArgs) -> dict:
         "memory_utilization": a.memory_utilization,
         "concurrency": a.concurrency,
         "disaggregated": {
-            "prefill": {"workers": 1, "tensor_parallel": 4, "attention_data_parallel": 1, "moe_tensor_parallel": 1,
+            "prefill": {"workers": 1, "tensor_parallel": 1, "attention_data_parallel": 4, "moe_tensor_parallel": 1,
                         "expert_parallel": 4, "batch": 1},
             "decode": {"workers": 1, "tensor_parallel": 1, "attention_data_parallel": 32, "moe_tensor_parallel": 8,
                        "expert_parallel": 4},
@@ -77,7 +78,7 @@ def body(a: ServingArgs) -> dict:
 
 def test_the_planners_link_reads_whole_and_writes_back_the_same():
     a = args()
-    assert a.mode == "disagg" and (a.prefill_workers, a.prefill_tp, a.prefill_ep) == (1, 4, 4)
+    assert a.mode == "disagg" and (a.prefill_workers, a.prefill_tp, a.prefill_adp, a.prefill_ep) == (1, 1, 4, 4)
     assert (a.decode_tp, a.decode_adp, a.decode_moe_tp, a.decode_ep) == (1, 32, 8, 4)
     own = dict(p.split("=") for p in GB200.split("&") if not p.startswith("hw="))  # hw= is the chrome's
     assert dict(write_link(PARAMS, a)) == own
@@ -187,18 +188,39 @@ def test_the_shipped_measured_runs_of_the_deployment_are_found_and_none_beats_th
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_run_without_its_worker_counts_says_so_in_its_hover_and_its_export(gb200, lang):
-    """These 13 rows leave prefill_num_workers and decode_num_workers empty: they are read as
-    one worker a side, the deployment on screen, and the hover and the CSV say that they are."""
+def test_a_run_whose_worker_counts_come_from_its_recipe_says_so_in_its_hover_and_its_export(gb200, lang):
+    """These 13 rows leave prefill_num_workers and decode_num_workers empty; their benchmark's
+    published recipe gives one worker a side (engine.serving.recipes), and 7 of those recipes
+    decode with MTP (or list it beside plain decoding). The hover and the CSV say which."""
     a, beside = gb200
     (dep,) = beside.deployments
     assert not any(m.run.row.workers_recorded for m in dep.measured)
-    words = {"en": "worker counts not recorded", "zh": "未记录 worker 数"}[lang]
+    assert {m.run.row.workers_from for m in dep.measured} == {"recipe"}
+    words = {"en": "published recipe (InferenceX)", "zh": "公开的配方（InferenceX）"}[lang]
+    mtp = {"en": "decodes with MTP", "zh": "decode 使用 MTP"}[lang]
     (trace,) = [t for t in figures(a, lang, "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
     assert len(trace["text"]) == 13 and all(words in text for text in trace["text"])
+    assert sum(mtp in text for text in trace["text"]) == 7 == sum(not m.run.row.tpot_describable for m in dep.measured)
     rows = list(csv.DictReader(line for line in serving_csv((), {}, beside).splitlines() if not line.startswith("#")))
     measured = [r for r in rows if r["series"] == "measured" and r["mode"] == "disaggregated"]
     assert len(measured) == 13 and {r["workers_recorded"] for r in measured} == {"False"}
+    assert {r["workers_from"] for r in measured} == {"recipe"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_run_without_its_worker_counts_says_so_in_its_hover(lang):
+    """DeepSeek-R1 FP8 on H200 under TensorRT-LLM, TP8/EP8 a side at 8,192 in and 1,024 out: 37
+    rows leave their worker counts empty and no one recipe settles them, so they are read as one
+    worker a side, the deployment on screen, and the hover says so."""
+    a = args(
+        "model=deepseek-ai/DeepSeek-R1&hw=h200-sxm&backend=trtllm&prec=fp8&tp=8&ep=8&isl=8192&osl=1024&conc=64"
+        "&mode=disagg&pworkers=1&ptp=8&pdp=1&pmtp=1&pep=8&dworkers=1&dtp=8&ddp=1&dmtp=1&dep=8"
+    )
+    (dep,) = compared(a).deployments
+    assert len(dep.measured) == 37 and {m.run.row.workers_from for m in dep.measured} == {"assumed"}
+    words = {"en": "worker counts not recorded", "zh": "未记录 worker 数"}[lang]
+    (trace,) = [t for t in figures(a, lang, "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
+    assert len(trace["text"]) == 37 and all(words in text for text in trace["text"])
 
 
 def test_without_a_matching_run_the_nearest_deployments_are_named_by_their_sides():
@@ -299,7 +321,7 @@ def test_a_side_that_does_not_fit_is_named():
 def test_exports_carry_the_deployment_and_say_which_mode_each_row_is(gb200):
     a, beside = gb200
     prov = provenance(a, "en")
-    assert prov["deployment"].startswith("Disaggregated 1P1D on 36 GPUs: prefill 1 × TP4 · EP4")
+    assert prov["deployment"].startswith("Disaggregated 1P1D on 36 GPUs: prefill 1 × TP1 × DP4 · EP4")
     from app.dashboard.pages.serving.compute import compute
 
     accs = compute(aggregated_args(a))
@@ -309,7 +331,7 @@ def test_exports_carry_the_deployment_and_say_which_mode_each_row_is(gb200):
     disagg = [r for r in rows if r["mode"] == "disaggregated"]
     assert {r["series"] for r in disagg} == {"bound", "estimate", "measured"}
     assert sum(r["series"] == "measured" for r in disagg) == 13
-    assert {r["deployment"] for r in disagg} == {"1P(TP4 · EP4)+1D(TP1 × DP32 · EP4)"}
+    assert {r["deployment"] for r in disagg} == {"1P(TP1 × DP4 · EP4)+1D(TP1 × DP32 · EP4)"}
     assert all(r["ttft_kv_transfer_ms"] for r in disagg if r["series"] != "measured")
     assert {r["instances"] for r in rows if r["mode"] == "aggregated"} == {"9"}
     points = json.loads(serving_json(accs, prov, beside))["points"]
