@@ -20,8 +20,8 @@ from live_server import live_server  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SERVING = "tab=serving&model=meta-llama/Llama-3.1-70B&hw=h200-sxm&backend=trtllm&prec=fp8&tp=4&isl=1024&osl=1024"
-# a disaggregated deployment with shipped measured runs: DeepSeek-R1 NVFP4 on GB200, one TP4/EP4
-# prefill worker and one DP32/EP4 decode worker, beside nine aggregated TP4/EP4 instances
+# a disaggregated deployment with shipped measured runs: DeepSeek-R1 NVFP4 on GB200, one DP4/EP4
+# prefill worker and one DP32/EP4 decode worker (its recipe's), beside nine aggregated TP4/EP4 instances
 SERVING_DISAGG = (
     "tab=serving&model=deepseek-ai/DeepSeek-R1&hw=gb200&backend=trtllm&prec=fp4&tp=4&ep=4&isl=1024&osl=8192"
     "&conc=256&mode=disagg&pworkers=1&ptp=1&pdp=4&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"

@@ -102,7 +102,7 @@ def nearest_sentence(near, matching: int, lang: str) -> str:
     """The nearest shipped run (a MeasuredPoint, aggregated or disaggregated): its times and how
     far the bound and the estimate are from them; `matching`: how many runs match."""
     sc = near.run.row.scenario
-    return w(
+    sentence = w(
         "srv_nearest",
         lang,
         c=f"{sc.concurrency:,}",
@@ -114,6 +114,17 @@ def nearest_sentence(near, matching: int, lang: str) -> str:
         est_ttft=signed_pct(near.ttft_error),
         n=matching,
     )
+    caveat = _workers_caveat(near.run.row)
+    return sentence if caveat is None else f"{sentence} {w(caveat, lang)}"
+
+
+def _workers_caveat(row) -> str | None:
+    """What a disaggregated run's own deployment leaves unsaid: counts assumed, or an MTP recipe."""
+    if row.workers_from == "assumed":
+        return "srv_nearest_assumed"
+    if row.workers_from == "recipe" and not row.tpot_describable:
+        return "srv_nearest_mtp"
+    return None
 
 
 def _difference(name: str, value, lang: str) -> str:

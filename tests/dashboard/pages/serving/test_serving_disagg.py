@@ -31,6 +31,7 @@ from app.dashboard.pages.serving.state import (
     replicas,
 )
 from app.dashboard.pages.serving.table import deployment_rows
+from app.dashboard.pages.serving.words import w
 from app.units import plain
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
@@ -43,6 +44,11 @@ from tests.dashboard.pages.serving.test_serving_state import view_of
 GB200 = (
     "model=deepseek-ai/DeepSeek-R1&hw=gb200&backend=trtllm&prec=fp4&tp=4&ep=4&isl=1024&osl=8192&conc=256"
     "&mode=disagg&pworkers=1&ptp=1&pdp=4&pmtp=1&pep=4&dworkers=1&dtp=1&ddp=32&dmtp=8&dep=4"
+)
+# DeepSeek-R1 FP8 on H200 under TensorRT-LLM, TP8/EP8 a side: 37 runs whose counts no one recipe gives
+H200_ASSUMED = (
+    "model=deepseek-ai/DeepSeek-R1&hw=h200-sxm&backend=trtllm&prec=fp8&tp=8&ep=8&isl=8192&osl=1024&conc=64"
+    "&mode=disagg&pworkers=1&ptp=8&pdp=1&pmtp=1&pep=8&dworkers=1&dtp=8&ddp=1&dmtp=1&dep=8"
 )
 CSS_SAFE = re.compile(r"^[a-z0-9_-]+$")
 
@@ -212,15 +218,27 @@ def test_a_run_without_its_worker_counts_says_so_in_its_hover(lang):
     """DeepSeek-R1 FP8 on H200 under TensorRT-LLM, TP8/EP8 a side at 8,192 in and 1,024 out: 37
     rows leave their worker counts empty and no one recipe settles them, so they are read as one
     worker a side, the deployment on screen, and the hover says so."""
-    a = args(
-        "model=deepseek-ai/DeepSeek-R1&hw=h200-sxm&backend=trtllm&prec=fp8&tp=8&ep=8&isl=8192&osl=1024&conc=64"
-        "&mode=disagg&pworkers=1&ptp=8&pdp=1&pmtp=1&pep=8&dworkers=1&dtp=8&ddp=1&dmtp=1&dep=8"
-    )
+    a = args(H200_ASSUMED)
     (dep,) = compared(a).deployments
     assert len(dep.measured) == 37 and {m.run.row.workers_from for m in dep.measured} == {"assumed"}
     words = {"en": "worker counts not recorded", "zh": "未记录 worker 数"}[lang]
     (trace,) = [t for t in figures(a, lang, "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
     assert len(trace["text"]) == 37 and all(words in text for text in trace["text"])
+
+
+@pytest.mark.parametrize(
+    ("query", "key"), [(GB200, "srv_nearest_mtp"), (H200_ASSUMED, "srv_nearest_assumed")], ids=["mtp", "assumed"]
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_nearest_runs_sentence_says_what_its_deployment_leaves_unsaid(query, key, lang):
+    """Beside the nearest measured run's times: at the GB200 example's concurrency 256 the nearest
+    run (128) is an MTP recipe's, 2.1x faster than the estimate; the H200 runs' counts are
+    assumed. Without the caveat the comparison reads as the estimate's miss."""
+    a = args(query, lang)
+    words = " ".join(p.children for p in outputs(a, [], lang, "light", False)[4] if isinstance(p.children, str))
+    assert w(key, lang) in words
+    other = {"srv_nearest_mtp": "srv_nearest_assumed", "srv_nearest_assumed": "srv_nearest_mtp"}[key]
+    assert w(other, lang) not in words
 
 
 def test_without_a_matching_run_the_nearest_deployments_are_named_by_their_sides():
