@@ -190,10 +190,11 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
         "measured_ttft": np.array([m.ttft_s for m in rows]),
         # A disaggregated run whose worker counts are neither recorded nor its published recipe's
         # is answered as one worker per side, so its decode batch per worker, which sets its
-        # TPOT, is not known; a recipe that decodes with MTP (or may) emits more than a token a
-        # step, which the disaggregated estimate does not model. Neither TPOT is fitted (their
-        # first tokens are: at low load a first token does not hang on the worker counts).
-        "tpot_fitted": np.array([m.tpot_describable for m in rows], dtype=bool),
+        # TPOT, is not known; a recipe that may decode with MTP leaves its decoding unknown.
+        # Neither TPOT is fitted (their first tokens are: at low load a first token does not hang
+        # on the worker counts). An MTP recipe's runs fit the drafts' acceptance alone, after the
+        # rest (fit_serving.mtp_acceptance).
+        "tpot_fitted": np.array([m.tpot_describable and m.mtp_draft_tokens is None for m in rows], dtype=bool),
         "skipped": skipped,
         "faster_than_bound": faster,
     }

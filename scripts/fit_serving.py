@@ -51,8 +51,11 @@ from fit_features import (  # noqa: E402
     predict,
 )
 
-from engine.serving.calibration import CALIBRATION_PATH, PARAMETER_NAMES, PARAMETERS  # noqa: E402
+from engine.errors import EngineInputError  # noqa: E402
+from engine.serving.calibration import CALIBRATION_PATH, PARAMETER_NAMES, PARAMETERS, Calibration  # noqa: E402
+from engine.serving.disagg import disaggregated_estimate  # noqa: E402
 from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV, resolve_model  # noqa: E402
+from engine.serving.validate import measured_deployment  # noqa: E402
 
 VERSION = 2
 START = {
@@ -445,11 +448,14 @@ def calibration(paths: list[Path]) -> dict:
         "family_factors": _factors(theta, NP * (1 + len(BACKENDS)), tuple(FAMILIES)),
         "ttft_model_factors": factors,
     }
+    fitted_on, fitted_ranges = _fitted_on(paths, f, skipped), ranges(f, held)
+    answered_with = {**fitted, "families": FAMILIES, "fitted_on": fitted_on, "ranges": fitted_ranges}
+    fitted["measured_mtp_acceptance"] = mtp_acceptance(mapped, answered_with)
     digest = hashlib.sha256(repr(sorted(fitted.items())).encode()).hexdigest()[:10]
     return {
         "version": VERSION,
         "id": f"serving-v{VERSION}-{digest}",  # changes whenever a fitted value does
-        "fitted_on": _fitted_on(paths, f, skipped),
+        "fitted_on": fitted_on,
         "method": "scripts/fit_serving.py: log p = global + backend + family, ridge "
         f"{RIDGE} (TPOT parameters) and {RIDGE_TTFT} (TTFT ones) on the last two, "
         f"soft-L1 (scale {SOFT_L1_SCALE}) of log(estimate / measured), Cauchy (scale "
@@ -457,16 +463,45 @@ def calibration(paths: list[Path]) -> dict:
         "worker counts not fitted, "
         "Levenberg-Marquardt; TPOT parameters first, then the TTFT ones; aggregated and disaggregated "
         f"runs together, the disaggregated decode batches refitted {DISAGG_ITERATIONS} times; then each "
-        f"model's aggregated TTFT factor, its median residual shrunk by n / (n + {TTFT_MODEL_SHRINK:g})",
+        f"model's aggregated TTFT factor, its median residual shrunk by n / (n + {TTFT_MODEL_SHRINK:g}); then the "
+        "acceptance of the MTP recipes' draft tokens, the median TPOT miss of their runs least on a 0.01 grid",
         "families": FAMILIES,
         **fitted,
-        "ranges": ranges(f, held),
+        "ranges": fitted_ranges,
         "fit_statistics": {
             "in_sample": _report(f, tpot, ttft),
             **{f"held_out_{fold}": report for fold, report in reports.items()},
             "bound_above_measured_tpot_rows": len(f["faster_than_bound"]),
         },
     }
+
+
+MTP_ACCEPTANCE_GRID = np.round(np.arange(0.30, 0.951, 0.01), 2)
+
+
+def mtp_acceptance(mapped: list, fitted: dict) -> float | None:
+    """The acceptance rate of a measured run's MTP draft tokens (each accepted independently:
+    engine.serving.speculative), fitted on the disaggregated runs whose published recipe names
+    its draft length, after every other parameter: the rate on MTP_ACCEPTANCE_GRID whose
+    estimates' median |log(estimate / measured)| TPOT is least, with the rest of the calibration
+    as fitted. The runs record no acceptance, and the benchmark's prompts are random tokens, not
+    text: DeepSeek-V3's 85-90% on its own text (technical report, 2024, 5.4.3) would not hold."""
+    runs = [(m, model, hw) for m, model, hw in mapped if m.mtp_draft_tokens is not None]
+    if not runs:
+        return None
+
+    def miss(a: float) -> float:
+        cal = Calibration(f"fit-{a}", {**fitted, "measured_mtp_acceptance": float(a)})
+        errors = []
+        for m, model, hw in runs:
+            try:
+                answer = disaggregated_estimate(model, hw, measured_deployment(m, cal), cal)
+            except EngineInputError:
+                continue
+            errors.append(abs(np.log(answer["estimate"]["tpot_s"] / m.tpot_s)))
+        return float(np.median(errors))
+
+    return float(min(MTP_ACCEPTANCE_GRID, key=miss))
 
 
 # How close a fresh fit's parameters must come to the file's. The fit's linear algebra runs on
@@ -489,6 +524,9 @@ def check(shipped: dict, fresh: dict) -> list[str]:
         for path, a, b in _leaves(shipped.get(section), fresh.get(section), section):
             if a is None or b is None or abs(a - b) > CHECK_RELATIVE * abs(b):
                 out.append(f"{path}: {a} in the file, {b} fitted")
+    a, b = shipped.get("measured_mtp_acceptance"), fresh.get("measured_mtp_acceptance")
+    if (a is None) != (b is None) or (a is not None and abs(a - b) > 0.015):  # a grid step, and its rounding
+        out.append(f"measured_mtp_acceptance: {a} in the file, {b} fitted")
     for section in ("ranges", "fit_statistics"):
         shape = [path for path, a, b in _leaves(shipped.get(section), fresh.get(section), section) if None in (a, b)]
         out += [f"{path}: in one of the two only" for path in shape]

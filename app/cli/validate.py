@@ -53,7 +53,7 @@ def _validate_plan(args: argparse.Namespace) -> int:
     if report["rows_not_described"]:
         print(
             f"{report['rows_not_described']:,} disaggregated runs left out: worker counts neither recorded nor their "
-            "recipe's, or an MTP recipe, which the planner does not model"
+            "recipe's, or a recipe that leaves its decoding (MTP or not) unknown"
         )
     for name in ("estimate", "pessimistic"):
         r = report[f"by_{name}"]

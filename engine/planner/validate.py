@@ -11,7 +11,9 @@ measured TPOT / GPUs). A pick that misses, or no pick, is regret 100%.
 
 A disaggregated run the estimate does not describe is left out and counted: one whose worker
 counts are neither recorded nor its published recipe's (its GPUs, and so its tokens/s/GPU, are
-not known), or whose recipe decodes with MTP, which the planner neither models nor searches.
+not known), or whose recipe leaves its decoding unknown (MTP listed beside plain decoding, or
+no draft length named). An MTP recipe's run of a named draft length is scored with its drafts
+(engine.serving.validate.measured_deployment), as it ran.
 """
 
 from __future__ import annotations

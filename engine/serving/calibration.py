@@ -97,6 +97,17 @@ class Calibration:
             out[name] = min(max(value, low), high)
         return out, used or "any", family
 
+    def measured_mtp_acceptance(self) -> tuple[float, float] | None:
+        """The acceptance range a measured run's MTP drafts are answered with (their runs record
+        none): the rate fitted on the MTP runs of the split (scripts/fit_serving.py) in the middle,
+        the estimate's, and 1 (every draft token accepted) or twice the rate at the top, the
+        bound's, so no run can beat the bound. None: the file fitted none."""
+        a = self.data.get("measured_mtp_acceptance")
+        if a is None:
+            return None
+        low = max(2.0 * a - 1.0, 0.0)
+        return low, min(2.0 * a - low, 1.0)
+
     def ttft_model_factor(self, model_id: str) -> float:
         """A fitted model's factor on its aggregated TTFT estimate (1 for any other model): its
         runs' median measured / estimated first token, shrunk toward 1 by their count

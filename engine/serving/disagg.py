@@ -50,7 +50,7 @@ for and receives KV transfers would). Pure; SI units.
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import numpy as np
 
@@ -61,7 +61,14 @@ from ..memory import kv_bytes_per_sequence
 from ..model import ModelConfig
 from .calibration import Calibration, family_of, load_calibration
 from .capacity import GIB, capacity
-from .estimate import calibrated_step_s, ensure_finite, fixed_time_s, link_time_s, scenario_warnings
+from .estimate import (
+    calibrated_step_s,
+    ensure_finite,
+    fixed_time_s,
+    link_time_s,
+    scenario_warnings,
+    speculative_block,
+)
 from .scenario import DisaggScenario, KvLink, ServingScenario, shard_degree
 from .step import (
     SCALE_OUT_BYTES_PER_S,
@@ -293,7 +300,9 @@ def _prefill_side(model, hw, base: ServingScenario, layout) -> dict:
     the worker's batch, or as many whole prompts as the backend's step token budget holds when
     more wait (engine.serving.step.step_token_budget); raises when they do not fit."""
     full = max(layout.batch, step_token_budget(base.backend, hw.memory_bytes) // base.input_tokens, 1)
-    sc_p = layout.instance(base, layout.attention_data_parallel * full)
+    # speculative decoding is the decode workers': a prefill worker drafts nothing (an MTP head's
+    # pass over the prompt, one more layer of the model's, is left out)
+    sc_p = layout.instance(replace(base, speculative=None), layout.attention_data_parallel * full)
     sc_p.check_layout(model.is_moe, _experts(model))
     cap_p = capacity(model, hw, sc_p)  # raises when weights and one prompt do not fit
     fits = cap_p.max_running_batch // layout.attention_data_parallel
@@ -441,20 +450,29 @@ def decode_times(model, hw, sc_d: ServingScenario, known: tuple = ()):
             start += len(n)
 
     evaluated: dict = {}
+    # tokens per sequence per step: 1, or E(a) under speculative decoding, the bound's at the best
+    # acceptance of the range and the estimate's at its middle (engine.serving.estimate's rule)
+    spec = sc_d.speculative
+    per_step = (1.0, 1.0) if spec is None else (
+        float(spec.tokens_per_step(spec.acceptance_high, sc_d.output_tokens)),
+        float(spec.tokens_per_step(spec.acceptance, sc_d.output_tokens)),
+    )  # fmt: skip
 
     def tpot(n, params: dict | None) -> np.ndarray:
-        """The step's seconds at n, evaluated once per step and parameter set (the planner asks
-        for the memory cap's step at the estimate twice); the entry holds `params`, so its id
-        is not reused while the entry lives."""
+        """Seconds per output token at n: the step's over its tokens per sequence, evaluated
+        once per step and parameter set (the planner asks for the memory cap's step at the
+        estimate twice); the entry holds `params`, so its id is not reused while it lives."""
         step = steps(n)
         key = (id(step), id(params))
         if key not in evaluated:  # a disaggregated step over the aggregated model's: the estimate's
             factor = 1.0 if params is None else params["disagg_decode_factor"]
-            evaluated[key] = (params, _step_s(step, params) * factor)
+            tokens = per_step[0] if params is None else per_step[1]
+            evaluated[key] = (params, _step_s(step, params) * factor / tokens)
         return evaluated[key][1]
 
     tpot.steps = steps
     tpot.prime = prime
+    tpot.per_step = per_step  # (the bound's, the estimate's) tokens per sequence per step
     return tpot
 
 
@@ -499,9 +517,9 @@ def _decode_parts(d: dict, n, p: dict) -> dict:
     """The decode step's parts at the calibrated parameters p (the arrays the loop was evaluated
     with, so its step is not evaluated again): the disaggregated step's excess over the
     aggregated one (disagg_decode_factor) counts as overhead."""
-    step = d["tpot"].steps(n)
-    link = float(link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)[0])
-    fixed = float(fixed_time_s(step.layers, step.requests, p)[0])
+    step, tokens = d["tpot"].steps(n), d["tpot"].per_step[1]  # per output token: a step over its tokens
+    link = float(link_time_s(step.link_est_s, step.messages, step.exchanges, step.scale_out_messages, p)[0]) / tokens
+    fixed = float(fixed_time_s(step.layers, step.requests, p)[0]) / tokens
     total = float(d["tpot"](n, p)[0])
     aggregated = total / float(p["disagg_decode_factor"])
     return {
@@ -572,9 +590,9 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
     limited = min((mu_p, "prefill"), (mu_d_cap, "decode"), (mu_l, "kv_link"))[1]
     per_prefill, per_decode = mu_p / ds.prefill.workers, mu_d_cap / ds.decode.workers
     decode_parts = _decode_parts(d, est["decode_running"][i : i + 1], a["arrays"])
-    bound_step = d["tpot"].steps(bnd["decode_running"][i : i + 1])
-    bound_link = float(bound_step.link_s[0])
-    bound_decode = float(bound_step.at_roofs_s()[0]) - bound_link
+    bound_step, bound_tokens = d["tpot"].steps(bnd["decode_running"][i : i + 1]), d["tpot"].per_step[0]
+    bound_link = float(bound_step.link_s[0]) / bound_tokens
+    bound_decode = float(bound_step.at_roofs_s()[0]) / bound_tokens - bound_link
     return {
         "model": model.id,
         "hardware": prefill_hw.id,
@@ -634,7 +652,18 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
         },
         "warnings": _side_warnings(model, prefill_hw, decode_hw, d, cal)
         + _disagg_warnings(prefill_hw, decode_hw, d, limited, ds),
+        "speculative": _speculative_answer(model, decode_hw, d, ds, bnd["decode_running"][i : i + 1]),
     }
+
+
+def _speculative_answer(model, decode_hw, d: dict, ds: DisaggScenario, bound_running) -> dict | None:
+    """The decode workers' speculative decoding as the aggregated answer gives it, with the
+    bound's TPOT at the same batch without a draft (no run without speculation beats it)."""
+    spec = ds.base.speculative
+    if spec is None:
+        return None
+    plain = decode_steps(model, decode_hw, replace(d["sc_d"], speculative=None), bound_running)
+    return speculative_block(spec, float(plain.at_roofs_s()[0]), ds.base.output_tokens)
 
 
 def _ttft_parts(loop: dict, i: int) -> dict:

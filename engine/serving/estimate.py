@@ -436,11 +436,13 @@ def answer_at(a: dict, i: int, model: ModelConfig, hw: Accelerator, sc: ServingS
         "warnings": _warnings(model, sc, hw, cal, a["family"], cap.reason_at(c) if queued else None),
         "speculative": None
         if spec is None
-        else _speculative(spec, float(a["bound_tpot_s_without_speculation"][i]), sc.output_tokens),
+        else speculative_block(spec, float(a["bound_tpot_s_without_speculation"][i]), sc.output_tokens),
     }
 
 
-def _speculative(spec, plain_bound_s: float, output_tokens: int) -> dict:
+def speculative_block(spec, plain_bound_s: float, output_tokens: int) -> dict:
+    """An answer's `speculative`: the method, its acceptance range and tokens per step, and the
+    bound's TPOT without speculation (aggregated and disaggregated answers alike)."""
     return {
         "method": spec.method,
         "draft_tokens": spec.draft_tokens,

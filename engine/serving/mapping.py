@@ -89,12 +89,25 @@ class MeasuredRow:
         return self.workers_from != "assumed"
 
     @property
+    def mtp_draft_tokens(self) -> int | None:
+        """k where the run's recipe decodes with multi-token prediction of k draft tokens (its
+        recipe's name says how many); None otherwise."""
+        recipe = self.recipe if self.workers_from == "recipe" else None
+        return recipe.draft_tokens if recipe is not None and recipe.speculative == "mtp" else None
+
+    @property
+    def may_run_mtp(self) -> bool:
+        """Its counts come from a recipe that decodes with MTP, or lists MTP beside plain decoding."""
+        return self.workers_from == "recipe" and self.recipe.speculative != "none"
+
+    @property
     def tpot_describable(self) -> bool:
         """The estimate describes this run's TPOT: an aggregated run, or a disaggregated one whose
-        worker counts are known and whose recipe (if that is where they come from) decodes a token
-        a step; MTP, which a recipe may run, is not modelled for a disaggregated deployment."""
+        worker counts are known and whose decoding is: recorded counts, or a recipe that decodes a
+        token a step or runs MTP of a named k. A recipe that lists MTP beside plain decoding at
+        the run's concurrency, or names no k, leaves the decoding unknown."""
         if self.workers_from == "recipe":
-            return self.recipe is not None and self.recipe.speculative == "none"
+            return self.recipe.speculative == "none" or self.mtp_draft_tokens is not None
         return self.workers_from == "recorded"
 
 

@@ -17,6 +17,7 @@ disaggregated estimate does not model.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +35,9 @@ class Recipe:
     # each side's attention data parallelism (dp-attn): None in an answer whose recipes differ
     prefill_attention_dp: bool | None = None
     decode_attention_dp: bool | None = None
+    # the MTP recipe's draft tokens, from its srt-slurm recipe's name (`..._mtp3.yaml`): None where
+    # the name does not say (SGLang's recipes) or the answer's recipes differ
+    draft_tokens: int | None = None
 
 
 def _image(name: str) -> str:
@@ -54,6 +58,7 @@ def _index(path: Path = RECIPES_CSV) -> dict[tuple, tuple[Recipe, ...]]:
                 r["source"],
                 r["prefill_attention_dp"] == "true",
                 r["decode_attention_dp"] == "true",
+                _draft_tokens(r),
             )
             if recipe.decode_workers < 1 or recipe.prefill_workers < 1:  # an aggregated entry in the same list
                 continue
@@ -72,6 +77,16 @@ def _index(path: Path = RECIPES_CSV) -> dict[tuple, tuple[Recipe, ...]]:
                 )
                 index.setdefault(key, []).append(recipe)
     return {key: tuple(recipes) for key, recipes in index.items()}
+
+
+_MTP_NAME = re.compile(r"_mtp(\d+)(?:_\d+)?\.yaml$")
+
+
+def _draft_tokens(r: dict) -> int | None:
+    """k of an MTP entry whose recipe file names it (`ctx1_gen4_dep8_batch128_eplb0_mtp3.yaml`,
+    `..._mtp3_1024.yaml`: the last number is the concurrency); 0 (`mtp0`) is no MTP."""
+    found = _MTP_NAME.search(r["config_file"]) if r["speculative"] == "mtp" else None
+    return int(found.group(1)) if found and int(found.group(1)) > 0 else None
 
 
 def _placeholder_layout(r: dict) -> bool:
@@ -109,6 +124,7 @@ def published_recipe(
         first.source,
         _one({r.prefill_attention_dp for r in pool}, None),
         _one({r.decode_attention_dp for r in pool}, None),
+        _one({r.draft_tokens for r in pool}, None),
     )
 
 

@@ -231,15 +231,6 @@ class DisaggScenario:
         self.prefill.check("prefill")
         self.decode.check("decode")
         self.kv_link.check()
-        if self.base.speculative is not None:
-            # the disaggregated loop's decode step has no draft or verification in it: refused, not
-            # answered as if the request had none
-            raise EngineInputError(
-                "speculative",
-                "speculative decoding is modelled for an aggregated deployment only; "
-                "leave it out for a disaggregated one",
-                code="speculative_disaggregated",
-            )
         if self.gpus > MAX_GPUS:
             raise EngineInputError(
                 "disaggregated",

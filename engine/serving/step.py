@@ -651,11 +651,15 @@ def _side_template(model: ModelConfig, hw: Accelerator, sc: ServingScenario):
 def decode_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, running) -> StepCost:
     """A decode-only step (no prompt merged in: a disaggregated decode worker's) at each
     running batch of one worker in `running`; the busiest attention-DP rank holds
-    ceil(running / ranks) of them."""
+    ceil(running / ranks) of them. Under speculative decoding, a verification of k + 1 tokens
+    per sequence and the draft's k forwards (serving_steps' rule)."""
     roofs, _, t = _side_template(model, hw, sc)
     running = np.atleast_1d(np.asarray(running, dtype=float))
     b = np.ceil(running / sc.attention_data_parallel)
-    return _combine([_part(model, roofs, sc, t, running, b, 0.0)], [1.0], t, model.num_layers, b)
+    spec = sc.speculative
+    q = 1.0 if spec is None else spec.draft_tokens + 1.0
+    step = _combine([_part(model, roofs, sc, t, running, b, 0.0, 1.0, q)], [1.0], t, model.num_layers, b)
+    return step if spec is None else _with_draft(step, model, hw, sc, running)
 
 
 def prefill_batch_steps(model: ModelConfig, hw: Accelerator, sc: ServingScenario, batch) -> StepCost:

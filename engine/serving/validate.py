@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 import numpy as np
 
@@ -26,6 +27,8 @@ from .calibration import Calibration, load_calibration
 from .disagg import disaggregated_estimate
 from .estimate import serving_estimate
 from .mapping import CsvRow, resolve_model, row_scenario
+from .scenario import DisaggScenario
+from .speculative import Speculative
 
 MAX_LISTED = 1000
 ID_CHARS = 80  # of a row's id echoed in the report
@@ -38,21 +41,24 @@ _GROUPS = ("backend", "gpu", "model", "mode", "workers")
 WORKERS_RECORDED, WORKERS_NOT_RECORDED = "worker counts recorded", "worker counts not recorded"
 WORKERS_FROM_RECIPE = "worker counts from the recipe"
 WORKERS_FROM_MTP_RECIPE = "worker counts from an MTP recipe"
+WORKERS_FROM_UNSURE_RECIPE = "recipe counts, decoding unknown"
 # (The TTFT bound is one prompt's forward alone and its transfer: no worker count changes it.)
 _ASSUMED_WORKERS = (
     "; this row's worker counts are not recorded and one decode worker is assumed: more decode workers, each with a "
     "smaller batch, would explain it"
 )
 _MTP_RECIPE = (
-    "; this row's published recipe decodes with multi-token prediction (or lists it beside plain decoding), "
-    "which the disaggregated estimate does not model: more than one token a step would explain it"
+    "; this row's published recipe lists multi-token prediction beside plain decoding, or names no draft length, "
+    "so its decoding is not known: more than one token a step would explain it"
 )
 
 
 def workers_group(m) -> str:
-    """Which of the four ways a mapped run's worker counts were known (validate's `by_workers`)."""
+    """How a mapped run's worker counts were known, and its decoding (validate's `by_workers`)."""
     if m.workers_from == "recipe":
-        return WORKERS_FROM_RECIPE if m.tpot_describable else WORKERS_FROM_MTP_RECIPE
+        if not m.tpot_describable:
+            return WORKERS_FROM_UNSURE_RECIPE
+        return WORKERS_FROM_RECIPE if m.mtp_draft_tokens is None else WORKERS_FROM_MTP_RECIPE
     return WORKERS_RECORDED if m.workers_from == "recorded" else WORKERS_NOT_RECORDED
 
 
@@ -166,7 +172,17 @@ def answer_row(fields: dict, cal: Calibration) -> tuple:
     model, hw = resolve_model(m.model), get_accelerator(m.hardware)
     if m.disagg is None:
         return m, serving_estimate(model, hw, m.scenario, cal)
-    return m, disaggregated_estimate(model, hw, m.disagg, cal)
+    return m, disaggregated_estimate(model, hw, measured_deployment(m, cal), cal)
+
+
+def measured_deployment(m, cal: Calibration) -> DisaggScenario:
+    """A disaggregated run's deployment as it ran: with its recipe's MTP drafts, at the acceptance
+    the calibration fitted on the split's MTP runs (the rows record none)."""
+    acceptance = cal.measured_mtp_acceptance()
+    if m.mtp_draft_tokens is None or acceptance is None:
+        return m.disagg
+    spec = Speculative("mtp", m.mtp_draft_tokens, *acceptance)
+    return replace(m.disagg, base=replace(m.disagg.base, speculative=spec))
 
 
 def _shown_id(row: dict) -> str:

@@ -108,12 +108,25 @@ def test_a_side_and_speculation_over_http_name_their_fields(client):
     (error,) = r.json()["errors"]
     assert r.status_code == 422 and error["field"] == "disaggregated.prefill.tensor_parallel"
     assert "16 is too many GPUs for h100-sxm5" in error["message"]
-    spec = {"method": "mtp", "draft_tokens": 1, "acceptance_rate": 0.7}
-    r = client.post("/api/v1/serving", json=DISAGG | {"speculative": spec})
-    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "speculative"
+    bad = {"method": "mtp", "draft_tokens": 1, "acceptance_rate": 1.5}
+    r = client.post("/api/v1/serving", json=DISAGG | {"speculative": bad})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "speculative.acceptance_rate"
     r = client.post("/api/v1/plan", json={"model": "meta-llama/Llama-3.1-8B", "hardware": ["mi300x"], "gpus": 8,
                                           "backends": ["trtllm"]})  # fmt: skip
     assert r.status_code == 422 and "none of trtllm runs on mi300x" in r.json()["detail"]
+
+
+def test_speculative_decoding_runs_on_the_decode_workers_over_http(client):
+    """MTP on the disaggregated deployment: the decode workers verify and draft, each token costs
+    their step over E(a); the answer says so as an aggregated one does."""
+    spec = {"method": "mtp", "draft_tokens": 1, "acceptance_rate": [0.6, 0.9]}
+    plain = client.post("/api/v1/serving", json=DISAGG).json()
+    r = client.post("/api/v1/serving", json=DISAGG | {"speculative": spec})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["speculative"]["tokens_per_step"] == {"low": 1.6, "estimate": 1.75, "high": 1.9}
+    assert body["estimate"]["tpot_s"] < plain["estimate"]["tpot_s"] and plain["speculative"] is None
+    assert body["bound"]["tpot_s"] <= body["estimate"]["tpot_s"]
 
 
 def test_an_unknown_draft_or_decode_accelerator_names_the_request_s_own_field(client):

@@ -15,6 +15,7 @@ from engine.serving.capacity import capacity, sglang_mem_fraction_static
 from engine.serving.disagg import disaggregated_estimate, sides
 from engine.serving.scenario import DisaggScenario, KvLink, WorkerLayout
 from engine.serving.speculative import Speculative
+from engine.serving.step import decode_steps
 
 FP8 = {"weight_dtype": "fp8", "compute_dtype": "fp8", "kv_dtype": "fp8"}
 
@@ -252,17 +253,42 @@ def test_a_link_that_limits_the_deployment_or_a_nic_assumed_is_named():
     assert r1_on_gb200()[0]["warnings"] == []
 
 
-def test_a_side_that_cannot_be_names_its_own_field_and_speculation_is_refused():
+def test_a_side_that_cannot_be_names_its_own_field():
     model, hw = get_model("deepseek-r1"), get_accelerator("h100-sxm5")
     base = ServingScenario(concurrency=8, **FP8)
     with pytest.raises(EngineInputError) as info:
         disaggregated_estimate(model, hw, DisaggScenario(base, WorkerLayout(), WorkerLayout(tensor_parallel=8)))
     assert info.value.field == "disaggregated.prefill.tensor_parallel"
     assert str(info.value).startswith("disaggregated.prefill.tensor_parallel: ") and "do not fit" in str(info.value)
-    spec = Speculative("eagle", 3, 0.7, 0.7)
-    with pytest.raises(EngineInputError, match="aggregated deployment only") as info:
-        DisaggScenario(replace(base, speculative=spec), WorkerLayout(tensor_parallel=8), WorkerLayout())
-    assert info.value.field == "speculative" and info.value.code == "speculative_disaggregated"
+
+
+def test_speculative_decoding_runs_on_the_decode_workers_each_token_its_step_over_e_a():
+    """DeepSeek-R1 on GB200 with MTP, 3 draft tokens accepted at 0.4-1.0: the decode worker's step
+    verifies 4 tokens a sequence and runs the MTP block 3 times, and a token costs that step over
+    E(a) = 1 + a + a^2 + a^3 (the bound at a = 1, 4 tokens; the estimate at 0.7, 2.533). The
+    prefill side drafts nothing: its forward, and so the first token's prefill, is unchanged."""
+    plain, ds = r1_on_gb200()
+    spec = Speculative("mtp", 3, 0.4, 1.0)
+    mtp = disaggregated_estimate(
+        get_model("deepseek-r1"), get_accelerator("gb200"), replace(ds, base=replace(ds.base, speculative=spec))
+    )
+    assert mtp["speculative"]["tokens_per_step"] == pytest.approx({"low": 1.624, "estimate": 2.533, "high": 4.0})
+    assert mtp["breakdown"]["ttft"]["estimate"]["prefill_s"] == plain["breakdown"]["ttft"]["estimate"]["prefill_s"]
+    # by hand, one client (a batch of 1): the decode step with its verification of 4 tokens and 3
+    # MTP-block forwards at the roofs, over E(1) = 4 tokens
+    model, hw = get_model("deepseek-r1"), get_accelerator("gb200")
+    one, ds1 = r1_on_gb200(concurrency=1)
+    alone = disaggregated_estimate(model, hw, replace(ds1, base=replace(ds1.base, speculative=spec)))
+    step = decode_steps(model, hw, ds1.decode.instance(replace(ds1.base, speculative=spec), 1), [1.0])
+    assert alone["bound"]["tpot_s"] == pytest.approx(float(step.at_roofs_s()[0]) / 4.0, rel=1e-12)
+    plain_step = decode_steps(model, hw, ds1.decode.instance(ds1.base, 1), [1.0])
+    assert one["bound"]["tpot_s"] == pytest.approx(float(plain_step.at_roofs_s()[0]), rel=1e-12)
+    # a token is cheaper than without drafts, the step dearer; the bound stays under the estimate
+    assert mtp["estimate"]["tpot_s"] < plain["estimate"]["tpot_s"]
+    assert mtp["bound"]["tpot_s"] < mtp["estimate"]["tpot_s"]
+    assert mtp["speculative"]["bound_tpot_s_without_speculation"] > mtp["bound"]["tpot_s"]
+    parts = mtp["breakdown"]["tpot"]["estimate"]
+    assert parts["decode_s"] + parts["communication_s"] + parts["overhead_s"] == pytest.approx(parts["total_s"])
 
 
 def test_a_slow_link_is_shared_by_the_other_clients_transfers_not_its_own():

@@ -72,13 +72,16 @@ def test_how_the_shipped_rows_get_their_counts():
     assert kinds[("recorded", "")] == 92
     assert kinds[("recipe", "none")] == 168
     assert kinds[("recipe", "mtp")] + kinds[("recipe", "unknown")] == 201
+    assert sum(m.mtp_draft_tokens is not None for _raw, m in _rows()) == 76  # TensorRT-LLM's mtp1/2/3
     assert kinds[("assumed", "")] == 216
     for _raw, m in _rows():
         if m.workers_from == "assumed":  # one worker a side, the mapping's rule for an empty count
             assert (m.disagg.prefill.workers, m.disagg.decode.workers) == (1, 1)
             assert not m.tpot_describable
         if m.workers_from == "recipe" and m.recipe.speculative != "none":
-            assert not m.tpot_describable  # its TPOT runs MTP, which the estimate does not model
+            # an MTP recipe of a named draft length is answered with its drafts; one that lists
+            # MTP beside plain decoding, or names no length, leaves the decoding unknown
+            assert m.tpot_describable == (m.recipe.speculative == "mtp" and m.mtp_draft_tokens is not None)
 
 
 def test_recipes_of_different_counts_leave_a_run_unknown():
@@ -123,9 +126,12 @@ def test_validate_scores_each_kind_of_count_apart():
     assert {name: s["rows"] for name, s in by.items()} == {
         "worker counts recorded": 92,
         "worker counts from the recipe": 168,
-        "worker counts from an MTP recipe": 201,
+        "worker counts from an MTP recipe": 76,
+        "recipe counts, decoding unknown": 125,
         "worker counts not recorded": 196,
     }
-    # the recipe's counts describe their runs about as well as recorded ones do
+    # the recipe's counts describe their runs about as well as recorded ones do, MTP's with their
+    # drafts at the fitted acceptance too
     assert by["worker counts from the recipe"]["tpot_median_abs_error"] < 0.15
+    assert by["worker counts from an MTP recipe"]["tpot_median_abs_error"] < 0.15
     assert by["worker counts not recorded"]["tpot_median_abs_error"] > 0.3

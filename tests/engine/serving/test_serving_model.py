@@ -169,13 +169,13 @@ def test_disaggregated_runs_whose_workers_are_known_never_beat_the_tpot_bound(di
     empty; 369 take their published recipe's (engine.serving.recipes), the others are answered
     as one worker per side, and each kind is scored apart. Every run faster than its TPOT bound
     is one of the assumed ones (the bound holds on every answered row whose deployment is
-    recorded or its recipe's, with or without MTP), and its warning says that more decode
-    workers than assumed would explain it."""
+    recorded or its recipe's: an MTP recipe's with its drafts, the bound at every draft accepted),
+    and its warning says that more decode workers than assumed would explain it."""
     rows, report = disagg_report
     by = report["disaggregated"]["by_workers"]
     assumed = by["worker counts not recorded"]
     known = [by[name] for name in ("worker counts recorded", "worker counts from the recipe",
-                                   "worker counts from an MTP recipe")]  # fmt: skip
+                                   "worker counts from an MTP recipe", "recipe counts, decoding unknown")]  # fmt: skip
     assert known[0]["rows"] == 92
     assert sum(k["rows"] for k in known) + assumed["rows"] == report["disaggregated"]["answered"]
     assert all(k["bound"]["tpot_above_measured"] == 0 for k in known) and assumed["bound"]["tpot_above_measured"] > 0

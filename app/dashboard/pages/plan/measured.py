@@ -84,9 +84,10 @@ def _disaggregated_rows() -> tuple[tuple[str, MeasuredRow], ...]:
         # A row whose worker counts are neither recorded nor its published recipe's is mapped as
         # one worker a side: its GPU count, and so its tokens/s per GPU, is not known (DeepSeek-R1
         # at 15,000 clients "on 2 GB200" would read 20x the best estimate). A recipe that decodes
-        # with MTP runs what the planner neither models nor searches. The serving page still draws
+        # with MTP, or may, runs what the planner does not search. The serving page still draws
         # both beside the deployment the user chose there, its hover saying which.
-        if preset is not None and row.disagg is not None and row.tpot_describable:
+        plain = row.tpot_describable and row.mtp_draft_tokens is None
+        if preset is not None and row.disagg is not None and plain:
             out.append((preset, row))
     return tuple(out)
 

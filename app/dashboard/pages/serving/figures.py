@@ -117,7 +117,7 @@ def _workers_keys(row) -> tuple[str, ...]:
     if row.workers_from == "assumed":  # the deployment may have more workers than drawn
         return ("srv_hover_workers_unrecorded",)
     if row.workers_from == "recipe":
-        return ("srv_hover_workers_recipe",) + (() if row.tpot_describable else ("srv_hover_workers_mtp_recipe",))
+        return ("srv_hover_workers_recipe",) + (("srv_hover_workers_mtp_recipe",) if row.may_run_mtp else ())
     return ()
 
 

@@ -122,7 +122,7 @@ def _workers_caveat(row) -> str | None:
     """What a disaggregated run's own deployment leaves unsaid: counts assumed, or an MTP recipe."""
     if row.workers_from == "assumed":
         return "srv_nearest_assumed"
-    if row.workers_from == "recipe" and not row.tpot_describable:
+    if row.may_run_mtp:  # the page's deployment has no speculative decoding
         return "srv_nearest_mtp"
     return None
 

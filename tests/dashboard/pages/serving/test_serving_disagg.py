@@ -206,7 +206,7 @@ def test_a_run_whose_worker_counts_come_from_its_recipe_says_so_in_its_hover_and
     mtp = {"en": "decodes with MTP", "zh": "decode 使用 MTP"}[lang]
     (trace,) = [t for t in figures(a, lang, "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
     assert len(trace["text"]) == 13 and all(words in text for text in trace["text"])
-    assert sum(mtp in text for text in trace["text"]) == 7 == sum(not m.run.row.tpot_describable for m in dep.measured)
+    assert sum(mtp in text for text in trace["text"]) == 7 == sum(m.run.row.may_run_mtp for m in dep.measured)
     rows = list(csv.DictReader(line for line in serving_csv((), {}, beside).splitlines() if not line.startswith("#")))
     measured = [r for r in rows if r["series"] == "measured" and r["mode"] == "disaggregated"]
     assert len(measured) == 13 and {r["workers_recorded"] for r in measured} == {"False"}
