@@ -194,7 +194,7 @@ def features(mapped: list, n_prev: dict[str, float] | None = None) -> dict:
         # Neither TPOT is fitted (their first tokens are: at low load a first token does not hang
         # on the worker counts). An MTP recipe's runs fit the drafts' acceptance alone, after the
         # rest (fit_serving.mtp_acceptance).
-        "tpot_fitted": np.array([m.tpot_describable and m.mtp_draft_tokens is None for m in rows], dtype=bool),
+        "tpot_fitted": np.array([m.one_token_a_step for m in rows], dtype=bool),
         "skipped": skipped,
         "faster_than_bound": faster,
     }

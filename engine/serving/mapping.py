@@ -84,11 +84,6 @@ class MeasuredRow:
     recipe: Recipe | None = None  # the published recipe the counts come from
 
     @property
-    def deployment_known(self) -> bool:
-        """The run's worker counts are known: recorded, or its published recipe's."""
-        return self.workers_from != "assumed"
-
-    @property
     def mtp_draft_tokens(self) -> int | None:
         """k where the run's recipe decodes with multi-token prediction of k draft tokens (its
         recipe's name says how many); None otherwise."""
@@ -109,6 +104,12 @@ class MeasuredRow:
         if self.workers_from == "recipe":
             return self.recipe.speculative == "none" or self.mtp_draft_tokens is not None
         return self.workers_from == "recorded"
+
+    @property
+    def one_token_a_step(self) -> bool:
+        """Its TPOT is described and decodes a token a step (no MTP drafts): the runs the fit's
+        TPOT and the planner's measured points take."""
+        return self.tpot_describable and self.mtp_draft_tokens is None
 
 
 # Measured times a run can have, ms: a microsecond to 1e7 ms (2.8 hours; the shipped runs span
@@ -217,9 +218,16 @@ def world_size_layout(tp: int, adp: int, moe_tp: int, ep: int, model_path: str, 
         return tp, adp, moe_tp, ep
     if not mla:
         return tp, adp, moe_tp, ep
-    if moe_tp * ep != tp:
-        moe_tp, ep = 1, tp
-    return 1, tp, moe_tp, ep
+    return attention_dp_over(tp, moe_tp, ep)
+
+
+def attention_dp_over(world: int, moe_tp: int, ep: int) -> tuple:
+    """A worker whose recorded tensor-parallel degree is its world size, read with attention data
+    parallelism over it: (1, world, moe TP, EP), the recorded MoE split where it covers the world,
+    else expert parallel over all of it."""
+    if moe_tp * ep != world:
+        moe_tp, ep = 1, world
+    return 1, world, moe_tp, ep
 
 
 RACK_SCALE = ("gb200", "gb300")  # NVL72 racks: hardware/gb200.yaml, gb300.yaml scale_up_domain_size 72
@@ -352,15 +360,13 @@ def _recipe_side(side: WorkerLayout, workers: int, attention_dp: bool | None) ->
     """A side as its recipe ran it: its worker count, and attention data parallelism where the
     recipe turns it on (dp-attn) over a row that records the worker's GPUs as tensor parallel
     alone (TensorRT-LLM's and SGLang's tp is the world size, attention DP a switch beside it:
-    world_size_layout). The experts keep the recorded split where it covers the worker's GPUs,
-    else spread over all of them, as world_size_layout reads a rack's rows."""
+    world_size_layout), the experts as attention_dp_over reads them."""
     side = replace(side, workers=workers)
-    tp = side.tensor_parallel
-    if not attention_dp or side.attention_data_parallel > 1 or tp == 1:
+    if not attention_dp or side.attention_data_parallel > 1 or side.tensor_parallel == 1:
         return side
-    covered = side.moe_tensor_parallel * side.expert_parallel == tp
-    moe_tp, ep = (side.moe_tensor_parallel, side.expert_parallel) if covered else (1, tp)
-    return replace(side, tensor_parallel=1, attention_data_parallel=tp, moe_tensor_parallel=moe_tp, expert_parallel=ep)
+    layout = attention_dp_over(side.tensor_parallel, side.moe_tensor_parallel, side.expert_parallel)
+    names = ("tensor_parallel", "attention_data_parallel", "moe_tensor_parallel", "expert_parallel")
+    return replace(side, **dict(zip(names, layout, strict=True)))
 
 
 def _source_fields(source: str) -> dict[str, str]:

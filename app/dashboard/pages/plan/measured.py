@@ -86,8 +86,7 @@ def _disaggregated_rows() -> tuple[tuple[str, MeasuredRow], ...]:
         # at 15,000 clients "on 2 GB200" would read 20x the best estimate). A recipe that decodes
         # with MTP, or may, runs what the planner does not search. The serving page still draws
         # both beside the deployment the user chose there, its hover saying which.
-        plain = row.tpot_describable and row.mtp_draft_tokens is None
-        if preset is not None and row.disagg is not None and plain:
+        if preset is not None and row.disagg is not None and row.one_token_a_step:
             out.append((preset, row))
     return tuple(out)
 
