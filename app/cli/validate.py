@@ -83,7 +83,7 @@ def _validate(args: argparse.Namespace) -> int:
         return status
     print(f"{report['answered']} of {report['rows']} rows answered; calibration {report['calibration']}")
     head = f"{'':<34}{'rows':>6}{'TPOT med':>10}{'TPOT p90':>10}{'TTFT med':>10}{'TTFT p90':>10}"
-    print(head + f"{'in range':>10}{'bound TPOT med':>16}{'bound>meas':>11}")
+    print(head + f"{'in range':>10}{'range x':>9}{'bound TPOT med':>16}{'bound>meas':>11}")
     sections = [("overall", {"aggregated": report["overall"]})] if report["overall"] else []
     sections += [(k, report[k]) for k in ("by_backend", "by_gpu", "by_model")]
     d = report["disaggregated"]
@@ -97,7 +97,8 @@ def _validate(args: argparse.Namespace) -> int:
             print(
                 f"{name[:34]:<34}{s['rows']:>6}{_pct(s['tpot_median_abs_error']):>10}{_pct(s['tpot_p90_abs_error']):>10}"
                 f"{_pct(s['ttft_median_abs_error']):>10}{_pct(s['ttft_p90_abs_error']):>10}"
-                f"{_pct(s['tpot_in_range']):>10}{_pct(s['bound']['tpot_median_abs_error']):>16}"
+                f"{_pct(s['tpot_in_range']):>10}{s['tpot_range_ratio_median']:>9.2f}"
+                f"{_pct(s['bound']['tpot_median_abs_error']):>16}"
                 f"{s['bound']['tpot_above_measured']:>11}"
             )
     for key in ("tpot", "ttft"):

@@ -9,7 +9,8 @@ disaggregated row (mode `disagg`) becomes a DisaggScenario: prefill_* and decode
 their worker counts and the prefill batch. Where a count is empty, the benchmark's published
 recipe for that deployment supplies both, and its attention DP (engine.serving.recipes;
 `workers_from` "recipe"), else one worker per side is assumed (`workers_from` "assumed");
-either way `workers_recorded` is False. A number that is not finite, not whole where a count
+either way `workers_recorded` is False, and `candidates` holds the recipes the run may have
+been (one, several, or none). A number that is not finite, not whole where a count
 is, or outside its range is an error naming its column: no row maps onto a run that could not
 have happened.
 
@@ -24,12 +25,12 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import EngineInputError
-from .recipes import Recipe, published_recipe
+from .recipes import Recipe, published_candidates, published_recipe
 from .scenario import BACKENDS, MAX_CONCURRENCY, MAX_GPUS, MAX_TOKENS, DisaggScenario, ServingScenario, WorkerLayout
 
 HARDWARE_OF_SYSTEM = {
@@ -82,6 +83,9 @@ class MeasuredRow:
     workers_recorded: bool = True
     workers_from: str = "recorded"  # "recorded", "recipe" or "assumed"
     recipe: Recipe | None = None  # the published recipe the counts come from
+    # a row without recorded counts: the published recipes it may have been (engine.serving.recipes.
+    # published_candidates), each once; validate answers each where the counts or decoding are not one
+    candidates: tuple[Recipe, ...] = ()
 
     @property
     def mtp_draft_tokens(self) -> int | None:
@@ -317,13 +321,10 @@ def row_scenario(row: dict) -> MeasuredRow:
     ttft, tpot = _ms(row, "silicon_ttft_ms"), _ms(row, "silicon_tpot_ms")
     hardware = HARDWARE_OF_SYSTEM[system]
     recorded = not disagg or all(_recorded(row, f"{side}_num_workers") for side in ("prefill", "decode"))
-    recipe = None if recorded else _recipe_of(row, split)
+    recipe = None if recorded else _recipe_of(row, split, published_recipe)
+    candidates = () if recorded else _recipe_of(row, split, published_candidates)
     if recipe is not None:
-        split = replace(
-            split,
-            prefill=_recipe_side(split.prefill, recipe.prefill_workers, recipe.prefill_attention_dp),
-            decode=_recipe_side(split.decode, recipe.decode_workers, recipe.decode_attention_dp),
-        )
+        split = as_recipe_ran(split, recipe)
     workers_from = "recorded" if recorded else ("recipe" if recipe is not None else "assumed")
     return MeasuredRow(
         row.get("id") or "",
@@ -339,13 +340,15 @@ def row_scenario(row: dict) -> MeasuredRow:
         recorded,
         workers_from,
         recipe,
+        candidates,
     )
 
 
-def _recipe_of(row: dict, split: DisaggScenario) -> Recipe | None:
-    """The published recipe that ran this row's deployment (engine.serving.recipes), if one."""
+def _recipe_of(row: dict, split: DisaggScenario, lookup: Callable):
+    """What `lookup` (engine.serving.recipes: published_recipe, published_candidates) answers for
+    this row's deployment."""
     fields = _source_fields(row.get("silicon_data_source") or "")
-    return published_recipe(
+    return lookup(
         row.get("system", ""),
         (row.get("precision") or "").strip(),
         row.get("backend") or "",
@@ -353,6 +356,15 @@ def _recipe_of(row: dict, split: DisaggScenario) -> Recipe | None:
         split.base.concurrency,
         (split.prefill.gpus, split.decode.gpus),
         fields.get("image", ""),
+    )
+
+
+def as_recipe_ran(split: DisaggScenario, recipe: Recipe) -> DisaggScenario:
+    """A row's deployment with its recipe's worker counts and attention DP on each side."""
+    return replace(
+        split,
+        prefill=_recipe_side(split.prefill, recipe.prefill_workers, recipe.prefill_attention_dp),
+        decode=_recipe_side(split.decode, recipe.decode_workers, recipe.decode_attention_dp),
     )
 
 

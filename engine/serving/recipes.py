@@ -10,15 +10,20 @@ published/serving/deployment-recipes.csv holds those entries (its README names t
 A run is matched on its GPU, precision, backend, lengths, concurrency and each side's GPUs per
 worker; among matches, those of the run's own container image are preferred. The counts are
 used only where they are one answer: a run that two recipes of different worker counts
-describe stays unknown. A match also says whether the recipe decodes with MTP, which the
-disaggregated estimate does not model.
+describe stays unknown. A match also says whether the recipe decodes with MTP, and of how many
+draft tokens where its name says.
+
+A run the counts are not one answer for still has its candidates (published_candidates): the
+recipes that match it, or, where none lists its concurrency, those of the same deployment (GPU,
+precision, backend, lengths, GPUs per worker) at the listed concurrencies either side of it. The run
+is one of those; engine.serving.validate answers each and spans them.
 """
 
 from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -126,6 +131,56 @@ def published_recipe(
         _one({r.decode_attention_dp for r in pool}, None),
         _one({r.draft_tokens for r in pool}, None),
     )
+
+
+def published_candidates(
+    system: str,
+    precision: str,
+    backend: str,
+    lengths: tuple[int, int],
+    concurrency: int,
+    gpus: tuple[int, int],
+    image: str = "",
+) -> tuple[Recipe, ...]:
+    """The recipes a run may have been, each once (a recipe is its counts, attention DP and
+    decoding: the source and image are not compared): those that match it, the run's own
+    image's preferred, else the same deployment's at the listed concurrencies nearest below and
+    above the run's; () where none does."""
+    found = _index().get((system, precision, backend, *lengths, concurrency, *gpus), ())
+    same_image = [r for r in found if r.image == _image(image)] if image else []
+    pool = same_image or list(found) or _neighbours((system, precision, backend, *lengths, *gpus), concurrency)
+    distinct = {replace(r, image="", source=""): r for r in pool}
+    return tuple(sorted(distinct.values(), key=_deployment_order))
+
+
+def _neighbours(deployment: tuple, concurrency: int) -> tuple[Recipe, ...]:
+    """The recipes of a deployment at the concurrencies the benchmark lists nearest below and above
+    this one: the deployments it ran either side of it."""
+    by_concurrency = _families().get(deployment, {})
+    below = max((c for c in by_concurrency if c < concurrency), default=None)
+    above = min((c for c in by_concurrency if c > concurrency), default=None)
+    return tuple(r for c in (below, above) if c is not None for r in by_concurrency[c])
+
+
+@lru_cache(maxsize=1)
+def _families() -> dict[tuple, dict[int, tuple[Recipe, ...]]]:
+    """The recipes by deployment (the index's key without its concurrency), then by concurrency."""
+    families: dict[tuple, dict[int, tuple[Recipe, ...]]] = {}
+    for (*deployment, concurrency, prefill_gpus, decode_gpus), recipes in _index().items():
+        families.setdefault((*deployment, prefill_gpus, decode_gpus), {})[concurrency] = recipes
+    return families
+
+
+@lru_cache(maxsize=1)
+def named_draft_lengths() -> tuple[int, ...]:
+    """The draft lengths the table's MTP recipes name (TensorRT-LLM's mtp1, mtp2, mtp3): those an
+    MTP recipe that names none may have run."""
+    return tuple(sorted({r.draft_tokens for rs in _index().values() for r in rs if r.draft_tokens}))
+
+
+def _deployment_order(r: Recipe) -> tuple:
+    return (r.prefill_workers, r.decode_workers, r.speculative, r.draft_tokens or 0, bool(r.prefill_attention_dp),
+            bool(r.decode_attention_dp))  # fmt: skip
 
 
 def _one(values: set, otherwise):

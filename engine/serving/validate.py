@@ -4,7 +4,9 @@ estimate's range; every run the bound is above (on TPOT, and apart on TTFT), wit
 Aggregated runs are scored as before; disaggregated runs (mode disagg: engine.serving.disagg)
 are answered too and reported apart, under `disaggregated`, by GPU, model, and whether the
 row records its worker counts, takes them from its published recipe (engine.serving.recipes),
-with or without MTP, or is answered as one worker per side.
+with or without MTP, may have been any of several recipes, or is answered as one worker per
+side. A run whose deployment or decoding is one of several is answered for each and spanned
+(`spanning`): its bound is the least of theirs, its range covers theirs.
 
 Rows are taken one at a time (a list, or engine.serving.mapping.stream_rows for a file) and each
 answered row is kept as ten numbers and three group codes, not as its whole answer, so memory
@@ -15,6 +17,7 @@ MAX_LISTED of those and of the flagged runs, and counts them all.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -26,7 +29,8 @@ from ..hardware import get_accelerator
 from .calibration import Calibration, load_calibration
 from .disagg import disaggregated_estimate
 from .estimate import serving_estimate
-from .mapping import CsvRow, resolve_model, row_scenario
+from .mapping import CsvRow, as_recipe_ran, resolve_model, row_scenario
+from .recipes import named_draft_lengths
 from .scenario import DisaggScenario
 from .speculative import Speculative
 
@@ -42,6 +46,7 @@ WORKERS_RECORDED, WORKERS_NOT_RECORDED = "worker counts recorded", "worker count
 WORKERS_FROM_RECIPE = "worker counts from the recipe"
 WORKERS_FROM_MTP_RECIPE = "worker counts from an MTP recipe"
 WORKERS_FROM_UNSURE_RECIPE = "recipe counts, decoding unknown"
+WORKERS_FROM_CANDIDATES = "one of several recipes"
 # (The TTFT bound is one prompt's forward alone and its transfer: no worker count changes it.)
 _ASSUMED_WORKERS = (
     "; this row's worker counts are not recorded and one decode worker is assumed: more decode workers, each with a "
@@ -51,6 +56,10 @@ _MTP_RECIPE = (
     "; this row's published recipe lists multi-token prediction beside plain decoding, or names no draft length, "
     "so its decoding is not known: more than one token a step would explain it"
 )
+_CANDIDATE_RECIPES = (
+    "; this row's worker counts are not recorded and the bound is the least of the published recipes it may have "
+    "been: a deployment none of them lists would explain it"
+)
 
 
 def workers_group(m) -> str:
@@ -59,12 +68,14 @@ def workers_group(m) -> str:
         if not m.tpot_describable:
             return WORKERS_FROM_UNSURE_RECIPE
         return WORKERS_FROM_RECIPE if m.mtp_draft_tokens is None else WORKERS_FROM_MTP_RECIPE
-    return WORKERS_RECORDED if m.workers_from == "recorded" else WORKERS_NOT_RECORDED
+    if m.workers_from == "recorded":
+        return WORKERS_RECORDED
+    return WORKERS_FROM_CANDIDATES if m.candidates else WORKERS_NOT_RECORDED
 
 
 def _tpot_words(m) -> Callable[[float, float], str]:
     if m.workers_from == "assumed":
-        return _with_assumed_workers
+        return _with_candidate_recipes if m.candidates else _with_assumed_workers
     return bound_warning if m.tpot_describable else _with_mtp_recipe
 
 
@@ -115,6 +126,8 @@ def _stats(cols: dict[str, np.ndarray], rows: np.ndarray) -> dict:
         out[f"{key}_median_abs_error"] = float(np.median(e))
         out[f"{key}_p90_abs_error"] = float(np.percentile(e, 90))
         out[f"{key}_in_range"] = inside(key)
+        # how wide the ranges are (high / low): a run answered over several deployments has a wider one
+        out[f"{key}_range_ratio_median"] = float(np.median(cols[f"{key}_high"][rows] / cols[f"{key}_low"][rows]))
     bound = {}
     for key in ("tpot", "ttft"):
         e = err("bound", key)
@@ -166,13 +179,68 @@ def _with_mtp_recipe(measured_tpot_s: float, bound_tpot_s: float) -> str:
     return bound_warning(measured_tpot_s, bound_tpot_s) + _MTP_RECIPE
 
 
+def _with_candidate_recipes(measured_tpot_s: float, bound_tpot_s: float) -> str:
+    return bound_warning(measured_tpot_s, bound_tpot_s) + _CANDIDATE_RECIPES
+
+
 def answer_row(fields: dict, cal: Calibration) -> tuple:
-    """(the mapped run, the estimate's answer for its scenario): aggregated or disaggregated."""
+    """(the mapped run, the estimate's answer for its scenario): aggregated or disaggregated; a
+    disaggregated run that may have been several deployments is answered for each, spanned."""
     m = row_scenario(fields)
     model, hw = resolve_model(m.model), get_accelerator(m.hardware)
     if m.disagg is None:
         return m, serving_estimate(model, hw, m.scenario, cal)
-    return m, disaggregated_estimate(model, hw, measured_deployment(m, cal), cal)
+    deployments = measured_deployments(m, cal)
+    if len(deployments) == 1:
+        return m, disaggregated_estimate(model, hw, deployments[0], cal)
+    answers, refusals = [], []
+    for deployment in deployments:
+        try:
+            answers.append(disaggregated_estimate(model, hw, deployment, cal))
+        except EngineInputError as exc:  # a candidate that does not fit these GPUs is not what ran
+            refusals.append(exc)
+    if not answers:
+        raise refusals[0]
+    return m, spanning(answers)
+
+
+def spanning(answers: list[dict]) -> dict:
+    """One answer for a run that was one of these deployments, which is not known: the bound the
+    least of theirs (none it may have been beats it), the range from the lowest low to the highest
+    high, the estimate the middle, in ratio, of their lowest and highest estimates."""
+    estimate: dict = {"deployments": len(answers)}
+    bound: dict = {}
+    for key in ("tpot_s", "ttft_s"):
+        values = [a["estimate"][key] for a in answers]
+        estimate[key] = math.sqrt(min(values) * max(values))
+        ranges = [a["estimate"][f"{key}_range"] for a in answers]
+        estimate[f"{key}_range"] = [min(low for low, _ in ranges), max(high for _, high in ranges)]
+        bound[key] = min(a["bound"][key] for a in answers)
+    return {"estimate": estimate, "bound": bound}
+
+
+def measured_deployments(m, cal: Calibration) -> tuple[DisaggScenario, ...]:
+    """The deployments a disaggregated run may have been: its own where its counts and decoding are
+    known (measured_deployment); else each of its candidate recipes (engine.serving.recipes), in
+    each decoding the recipe may have run; else one worker per side (mapping's assumption)."""
+    if m.tpot_describable or not m.candidates:
+        return (measured_deployment(m, cal),)
+    acceptance = cal.measured_mtp_acceptance()
+    found = {}
+    for recipe in m.candidates:
+        sides = as_recipe_ran(m.disagg, recipe)
+        for drafts in _decodings(recipe) if acceptance is not None else (None,):
+            spec = Speculative("mtp", drafts, *acceptance) if drafts else None
+            found[(sides, drafts)] = replace(sides, base=replace(sides.base, speculative=spec)) if spec else sides
+    return tuple(found.values())
+
+
+def _decodings(recipe) -> tuple[int | None, ...]:
+    """The draft tokens a recipe may have decoded with: None (one token a step) for a plain recipe;
+    its named k; for an MTP recipe that names none, each length the table's recipes name."""
+    if recipe.speculative != "mtp":
+        return (None,)
+    return (recipe.draft_tokens,) if recipe.draft_tokens else named_draft_lengths()
 
 
 def measured_deployment(m, cal: Calibration) -> DisaggScenario:

@@ -2,11 +2,17 @@
 empty (engine.serving.recipes; published/serving/README.md says where the table comes from)."""
 
 import csv
+import math
 from collections import Counter
 
-from engine.serving.mapping import DISAGG_CSV, read_rows, row_scenario
-from engine.serving.recipes import RECIPES_CSV, _index, published_recipe
-from engine.serving.validate import validate_rows
+import pytest
+
+from engine.hardware import get_accelerator
+from engine.serving.calibration import load_calibration
+from engine.serving.disagg import disaggregated_estimate
+from engine.serving.mapping import DISAGG_CSV, read_rows, resolve_model, row_scenario
+from engine.serving.recipes import RECIPES_CSV, _index, named_draft_lengths, published_candidates, published_recipe
+from engine.serving.validate import answer_row, measured_deployments, spanning, validate_rows
 
 
 def _rows():
@@ -108,6 +114,84 @@ def test_a_deployment_no_recipe_lists_is_none():
     assert published_recipe("gb200", "fp4", "vllm", (1024, 8192), 2048, (4, 32)) is None
 
 
+H200_TRT = ("h200_sxm", "fp8", "trtllm", (8192, 1024))  # DeepSeek-R1's 8k/1k recipes, 8 GPUs a worker each side
+
+
+def _deployments(recipes) -> set[tuple]:
+    return {(r.prefill_workers, r.decode_workers, r.speculative, r.draft_tokens) for r in recipes}
+
+
+def test_a_run_no_recipe_settles_has_the_recipes_it_may_have_been():
+    """The table lists MTP and plain decoding at concurrency 256 with different counts
+    (ctx3_gen1 ... mtp2, ctx5_gen3 ... mtp0): the counts are not one answer, and both are
+    candidates. Concurrency 48 is not listed: the deployments at 32 and 64 are."""
+    assert published_recipe(*H200_TRT, 256, (8, 8)) is None
+    assert _deployments(published_candidates(*H200_TRT, 256, (8, 8))) == {(3, 1, "mtp", 2), (5, 3, "none", None)}
+    assert published_recipe(*H200_TRT, 48, (8, 8)) is None
+    at_48 = {(3, 5, "mtp", 3), (2, 5, "none", None), (1, 1, "mtp", 2), (2, 3, "none", None)}
+    assert _deployments(published_candidates(*H200_TRT, 48, (8, 8))) == at_48
+    # past the last concurrency listed (512), only the one below it
+    assert _deployments(published_candidates(*H200_TRT, 1024, (8, 8))) == {(3, 1, "mtp", 1), (3, 1, "none", None)}
+    # a deployment the table does not list at any concurrency has none
+    assert published_candidates(*H200_TRT, 48, (4, 8)) == ()
+    assert published_candidates("gb200", "fp4", "vllm", (1024, 8192), 2048, (4, 32)) == ()
+    # an MTP recipe that names no draft length may have run any the table's recipes name
+    assert named_draft_lengths() == (1, 2, 3)
+
+
+def test_a_run_of_several_deployments_is_answered_for_each_and_spanned():
+    """An H200 run at concurrency 48 records no worker counts and no recipe lists it: it is
+    answered for each of the four deployments either side (the MTP ones with their drafts at
+    the fitted acceptance); its bound is the least of theirs, its range spans theirs and its
+    estimate is the middle, in ratio, of their extremes."""
+    raw = next(r for r in read_rows(DISAGG_CSV) if r["id"].endswith("_8192x1024_c48_tp8_0_ep8_0_357"))
+    cal = load_calibration()
+    m = row_scenario(raw)
+    assert m.workers_from == "assumed" and len(m.candidates) == 4
+    deployments = measured_deployments(m, cal)
+    shapes = {(d.prefill.workers, d.decode.workers, d.base.speculative and d.base.speculative.draft_tokens)
+              for d in deployments}  # fmt: skip
+    assert shapes == {(3, 5, 3), (2, 5, None), (1, 1, 2), (2, 3, None)}
+    for d in deployments:
+        if d.base.speculative is not None:
+            acceptance = cal.measured_mtp_acceptance()
+            assert (d.base.speculative.acceptance_low, d.base.speculative.acceptance_high) == acceptance
+    model, hw = resolve_model(m.model), get_accelerator(m.hardware)
+    answers = [disaggregated_estimate(model, hw, d, cal) for d in deployments]
+    _, result = answer_row(raw, cal)
+    for key in ("tpot_s", "ttft_s"):
+        estimates = [a["estimate"][key] for a in answers]
+        assert result["bound"][key] == min(a["bound"][key] for a in answers)
+        assert result["estimate"][key] == pytest.approx(math.sqrt(min(estimates) * max(estimates)), rel=1e-12)
+        low, high = result["estimate"][f"{key}_range"]
+        assert low == min(a["estimate"][f"{key}_range"][0] for a in answers)
+        assert high == max(a["estimate"][f"{key}_range"][1] for a in answers)
+        assert result["bound"][key] <= low <= result["estimate"][key] <= high
+    assert result["estimate"]["deployments"] == 4
+    # the candidates are apart: the span is wider than any one deployment's range
+    widest = max(a["estimate"]["tpot_s_range"][1] / a["estimate"]["tpot_s_range"][0] for a in answers)
+    assert high / low > widest
+
+
+def test_spanning_one_answer_is_that_answer():
+    one = {"estimate": {"tpot_s": 0.02, "ttft_s": 0.5, "tpot_s_range": [0.015, 0.03], "ttft_s_range": [0.3, 0.9]},
+           "bound": {"tpot_s": 0.01, "ttft_s": 0.2}}  # fmt: skip
+    span = spanning([one])
+    assert span["bound"] == one["bound"] and span["estimate"]["deployments"] == 1
+    assert {k: span["estimate"][k] for k in one["estimate"]} == one["estimate"]
+
+
+def test_a_recipe_listing_mtp_beside_plain_is_answered_in_both_decodings():
+    """At concurrency 512 the table lists one deployment (ctx3_gen1) with MTP of one draft token and
+    without: the run is answered both ways."""
+    raw = next(r for r in read_rows(DISAGG_CSV) if r["id"].endswith("_8192x1024_c512_tp8_0_ep8_0_370"))
+    m = row_scenario(raw)
+    assert m.workers_from == "recipe" and not m.tpot_describable
+    deployments = measured_deployments(m, load_calibration())
+    assert {(d.prefill.workers, d.decode.workers) for d in deployments} == {(3, 1)}
+    assert sorted(d.base.speculative.draft_tokens if d.base.speculative else 0 for d in deployments) == [0, 1]
+
+
 def test_the_table_names_its_source_on_every_row():
     with open(RECIPES_CSV, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
@@ -128,10 +212,16 @@ def test_validate_scores_each_kind_of_count_apart():
         "worker counts from the recipe": 168,
         "worker counts from an MTP recipe": 76,
         "recipe counts, decoding unknown": 125,
-        "worker counts not recorded": 196,
+        "one of several recipes": 157,
+        "worker counts not recorded": 39,
     }
     # the recipe's counts describe their runs about as well as recorded ones do, MTP's with their
     # drafts at the fitted acceptance too
     assert by["worker counts from the recipe"]["tpot_median_abs_error"] < 0.15
     assert by["worker counts from an MTP recipe"]["tpot_median_abs_error"] < 0.15
-    assert by["worker counts not recorded"]["tpot_median_abs_error"] > 0.3
+    # a run of several candidate deployments is inside its span more often than one answered as
+    # one worker per side, and no run of either beats its bound
+    assert by["one of several recipes"]["tpot_in_range"] > by["worker counts not recorded"]["tpot_in_range"]
+    widths = {name: s["tpot_range_ratio_median"] for name, s in by.items()}
+    assert widths["one of several recipes"] > widths["worker counts recorded"]
+    assert all(s["bound"]["tpot_above_measured"] == 0 for s in by.values())
