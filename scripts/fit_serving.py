@@ -434,6 +434,12 @@ def _fitted_on(paths: list[Path], f: dict, skipped: list) -> dict:
 
 def calibration(paths: list[Path]) -> dict:
     mapped, skipped = mapped_rows(paths)
+    return calibration_of(mapped, skipped, paths)
+
+
+def calibration_of(mapped: list, skipped: list, paths: list[Path]) -> dict:
+    """The calibration fitted on these mapped runs (scripts/validate_held_out.py fits it on all
+    but a group); `paths` and `skipped` are what it records as fitted on."""
     theta, f = fit_with_batches(mapped)
     idx = np.arange(len(f["rows"]))
     factors = model_factors(theta, f, idx)

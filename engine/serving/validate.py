@@ -187,12 +187,17 @@ def answer_row(fields: dict, cal: Calibration) -> tuple:
     """(the mapped run, the estimate's answer for its scenario): aggregated or disaggregated; a
     disaggregated run that may have been several deployments is answered for each, spanned."""
     m = row_scenario(fields)
+    return m, answer_mapped(m, cal)
+
+
+def answer_mapped(m, cal: Calibration) -> dict:
+    """The estimate's answer for a mapped run (answer_row)."""
     model, hw = resolve_model(m.model), get_accelerator(m.hardware)
     if m.disagg is None:
-        return m, serving_estimate(model, hw, m.scenario, cal)
+        return serving_estimate(model, hw, m.scenario, cal)
     deployments = measured_deployments(m, cal)
     if len(deployments) == 1:
-        return m, disaggregated_estimate(model, hw, deployments[0], cal)
+        return disaggregated_estimate(model, hw, deployments[0], cal)
     answers, refusals = [], []
     for deployment in deployments:
         try:
@@ -201,7 +206,7 @@ def answer_row(fields: dict, cal: Calibration) -> tuple:
             refusals.append(exc)
     if not answers:
         raise refusals[0]
-    return m, spanning(answers)
+    return spanning(answers)
 
 
 def spanning(answers: list[dict]) -> dict:
