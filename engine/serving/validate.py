@@ -230,11 +230,11 @@ def measured_deployments(m, cal: Calibration) -> tuple[DisaggScenario, ...]:
     each decoding the recipe may have run; else one worker per side (mapping's assumption)."""
     if m.tpot_describable or not m.candidates:
         return (measured_deployment(m, cal),)
-    acceptance = cal.measured_mtp_acceptance()
+    acceptance = _mtp_acceptance(cal)
     found = {}
     for recipe in m.candidates:
         sides = as_recipe_ran(m.disagg, recipe)
-        for drafts in _decodings(recipe) if acceptance is not None else (None,):
+        for drafts in _decodings(recipe):
             spec = Speculative("mtp", drafts, *acceptance) if drafts else None
             found[(sides, drafts)] = replace(sides, base=replace(sides.base, speculative=spec)) if spec else sides
     return tuple(found.values())
@@ -248,13 +248,22 @@ def _decodings(recipe) -> tuple[int | None, ...]:
     return (recipe.draft_tokens,) if recipe.draft_tokens else named_draft_lengths()
 
 
+# A calibration fitted on no MTP run (a held-out fold without any) knows no acceptance: a measured
+# run's drafts are then answered over the whole range, the estimate at half, the bound at every
+# draft accepted, which needs no fit.
+UNFITTED_MTP_ACCEPTANCE = (0.0, 1.0)
+
+
+def _mtp_acceptance(cal: Calibration) -> tuple[float, float]:
+    return cal.measured_mtp_acceptance() or UNFITTED_MTP_ACCEPTANCE
+
+
 def measured_deployment(m, cal: Calibration) -> DisaggScenario:
     """A disaggregated run's deployment as it ran: with its recipe's MTP drafts, at the acceptance
     the calibration fitted on the split's MTP runs (the rows record none)."""
-    acceptance = cal.measured_mtp_acceptance()
-    if m.mtp_draft_tokens is None or acceptance is None:
+    if m.mtp_draft_tokens is None:
         return m.disagg
-    spec = Speculative("mtp", m.mtp_draft_tokens, *acceptance)
+    spec = Speculative("mtp", m.mtp_draft_tokens, *_mtp_acceptance(cal))
     return replace(m.disagg, base=replace(m.disagg.base, speculative=spec))
 
 

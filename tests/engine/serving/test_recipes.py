@@ -8,11 +8,11 @@ from collections import Counter
 import pytest
 
 from engine.hardware import get_accelerator
-from engine.serving.calibration import load_calibration
+from engine.serving.calibration import Calibration, load_calibration
 from engine.serving.disagg import disaggregated_estimate
 from engine.serving.mapping import DISAGG_CSV, read_rows, resolve_model, row_scenario
 from engine.serving.recipes import RECIPES_CSV, _index, named_draft_lengths, published_candidates, published_recipe
-from engine.serving.validate import answer_row, measured_deployments, spanning, validate_rows
+from engine.serving.validate import answer_row, measured_deployment, measured_deployments, spanning, validate_rows
 
 
 def _rows():
@@ -225,3 +225,22 @@ def test_validate_scores_each_kind_of_count_apart():
     widths = {name: s["tpot_range_ratio_median"] for name, s in by.items()}
     assert widths["one of several recipes"] > widths["worker counts recorded"]
     assert all(s["bound"]["tpot_above_measured"] == 0 for s in by.values())
+
+
+def test_a_calibration_fitted_on_no_mtp_run_answers_the_drafts_over_every_acceptance():
+    """A held-out fold without MTP runs fits no acceptance. Its MTP candidates are still answered,
+    over the whole range: the estimate at half, the bound at every draft accepted, so the span's
+    bound stays the least of its deployments' (answered as plain decoding alone, three runs of
+    the split beat their bound under such a fold)."""
+    shipped = load_calibration()
+    unfitted = Calibration("no-mtp", {k: v for k, v in shipped.data.items() if k != "measured_mtp_acceptance"})
+    assert unfitted.measured_mtp_acceptance() is None
+    raw = next(r for r in read_rows(DISAGG_CSV) if r["id"].endswith("_8192x1024_c48_tp8_0_ep8_0_357"))
+    m = row_scenario(raw)
+    drafted = [d.base.speculative for d in measured_deployments(m, unfitted) if d.base.speculative is not None]
+    assert {(s.draft_tokens, s.acceptance_low, s.acceptance_high) for s in drafted} == {(2, 0.0, 1.0), (3, 0.0, 1.0)}
+    # the bound needs no fitted acceptance: the same as the shipped calibration's
+    assert answer_row(raw, unfitted)[1]["bound"]["tpot_s"] == answer_row(raw, shipped)[1]["bound"]["tpot_s"]
+    named = next(row for _raw, row in _rows() if row.mtp_draft_tokens is not None)
+    spec = measured_deployment(named, unfitted).base.speculative
+    assert (spec.draft_tokens, spec.acceptance_low, spec.acceptance_high) == (named.mtp_draft_tokens, 0.0, 1.0)
