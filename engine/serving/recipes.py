@@ -102,6 +102,13 @@ def _placeholder_layout(r: dict) -> bool:
     return rack_sglang and "1" in (r["prefill_gpus"], r["decode_gpus"])
 
 
+def _matches(key: tuple, image: str) -> list[Recipe]:
+    """The recipes listed at an index key, those of the run's own image where any are."""
+    found = _index().get(key, ())
+    same_image = [r for r in found if r.image == _image(image)] if image else []
+    return same_image or list(found)
+
+
 def published_recipe(
     system: str,
     precision: str,
@@ -114,9 +121,7 @@ def published_recipe(
     """The one recipe (worker counts, speculative decoding) that ran this deployment, or None
     where no recipe or recipes of different worker counts match. `gpus`: (a prefill worker's,
     a decode worker's)."""
-    found = _index().get((system, precision, backend, *lengths, concurrency, *gpus), ())
-    same_image = [r for r in found if r.image == _image(image)] if image else []
-    pool = same_image or list(found)
+    pool = _matches((system, precision, backend, *lengths, concurrency, *gpus), image)
     counts = {(r.prefill_workers, r.decode_workers) for r in pool}
     if len(counts) != 1:
         return None
@@ -146,9 +151,8 @@ def published_candidates(
     decoding: the source and image are not compared): those that match it, the run's own
     image's preferred, else the same deployment's at the listed concurrencies nearest below and
     above the run's; () where none does."""
-    found = _index().get((system, precision, backend, *lengths, concurrency, *gpus), ())
-    same_image = [r for r in found if r.image == _image(image)] if image else []
-    pool = same_image or list(found) or _neighbours((system, precision, backend, *lengths, *gpus), concurrency)
+    pool = _matches((system, precision, backend, *lengths, concurrency, *gpus), image)
+    pool = pool or _neighbours((system, precision, backend, *lengths, *gpus), concurrency)
     distinct = {replace(r, image="", source=""): r for r in pool}
     return tuple(sorted(distinct.values(), key=_deployment_order))
 

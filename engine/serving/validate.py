@@ -235,9 +235,16 @@ def measured_deployments(m, cal: Calibration) -> tuple[DisaggScenario, ...]:
     for recipe in m.candidates:
         sides = as_recipe_ran(m.disagg, recipe)
         for drafts in _decodings(recipe):
-            spec = Speculative("mtp", drafts, *acceptance) if drafts else None
-            found[(sides, drafts)] = replace(sides, base=replace(sides.base, speculative=spec)) if spec else sides
+            found[(sides, drafts)] = _with_drafts(sides, drafts, acceptance)
     return tuple(found.values())
+
+
+def _with_drafts(split: DisaggScenario, drafts: int | None, acceptance: tuple[float, float]) -> DisaggScenario:
+    """A deployment decoding with `drafts` MTP draft tokens at `acceptance` (None: a token a step)."""
+    if drafts is None:
+        return split
+    spec = Speculative("mtp", drafts, *acceptance)
+    return replace(split, base=replace(split.base, speculative=spec))
 
 
 def _decodings(recipe) -> tuple[int | None, ...]:
@@ -261,10 +268,7 @@ def _mtp_acceptance(cal: Calibration) -> tuple[float, float]:
 def measured_deployment(m, cal: Calibration) -> DisaggScenario:
     """A disaggregated run's deployment as it ran: with its recipe's MTP drafts, at the acceptance
     the calibration fitted on the split's MTP runs (the rows record none)."""
-    if m.mtp_draft_tokens is None:
-        return m.disagg
-    spec = Speculative("mtp", m.mtp_draft_tokens, *_mtp_acceptance(cal))
-    return replace(m.disagg, base=replace(m.disagg.base, speculative=spec))
+    return _with_drafts(m.disagg, m.mtp_draft_tokens, _mtp_acceptance(cal))
 
 
 def _shown_id(row: dict) -> str:
