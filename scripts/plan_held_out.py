@@ -5,7 +5,7 @@ with each group's calibration refitted without that group's runs (leave one grou
 
 A group is what engine.planner.validate scores: the runs sharing a model, GPU, backend, mode
 and input/output lengths, over at least two layouts. For each, the fit of
-scripts/fit_serving.py is rerun (from the shipped optimum, as its grouped folds are) on every
+scripts/fit_serving.py is rerun (from the initial parameters, as its grouped folds are) on every
 other run of both splits, and the group is scored by engine.planner.validate.validate_plan
 with that calibration: the same pick, target, success and regret as the in-sample command.
 The ranges (the pessimistic pick's TPOT) are the shipped file's, which already come from
@@ -93,7 +93,7 @@ def main() -> int:
     shipped = load_calibration()
     groups = groups_of(paths)
     mapped, _ = mapped_rows(paths)
-    theta, f = fit_with_batches(mapped)
+    _, f = fit_with_batches(mapped)
     labels = np.array([str(group_key(m)) for m in f["rows"]])
     print(f"{len(groups)} groups; calibration {shipped.id}")
     print("in sample (the shipped calibration):")
@@ -101,7 +101,7 @@ def main() -> int:
 
     def without(key: tuple) -> Calibration:
         train = np.flatnonzero(labels != str(key))
-        fold = fit(f, train, theta=theta)
+        fold = fit(f, train)
         name = f"{shipped.id} without {key[0]} {key[1]}"
         return calibration_of(fold, shipped, name, model_factors(fold, f, train))
 

@@ -139,7 +139,9 @@ class Calibration:
         return out
 
     def ranges(self, kind: str, mode: str = "aggregated") -> dict:
-        """Residual quantiles (measured / estimate, p10 and p90) of the kind's held-out fold."""
+        """Residual quantiles (measured / estimate, p10 and p90) of the kind's held-out fold; a mode
+        whose runs lie in too few of the fold's groups covers the aggregated range too
+        (scripts/fit_serving.py, MIN_RANGE_GROUPS)."""
         return self.data["ranges"][f"{kind}/{mode}"]
 
 

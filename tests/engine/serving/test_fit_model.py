@@ -17,9 +17,13 @@ from engine.serving.mapping import DISAGG_CSV, TRAINING_CSV  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def few():
+def mapped():
+    return ff.mapped_rows([TRAINING_CSV, DISAGG_CSV])[0]
+
+
+@pytest.fixture(scope="module")
+def few(mapped):
     """Forty aggregated and ten disaggregated measured runs, as the fit sees them."""
-    mapped, _ = ff.mapped_rows([TRAINING_CSV, DISAGG_CSV])
     agg = [m for m in mapped if m[0].disagg is None][:40]
     dis = [m for m in mapped if m[0].disagg is not None][:10]
     f = ff.features(agg + dis)
@@ -71,24 +75,22 @@ def test_an_inner_score_reads_only_its_own_rows(few):
     made NaN, the score is the same finite number."""
     labels = np.array([r.hardware for r in few["rows"]])
     train = labels != sorted(set(labels))[0]
-    start = fs.fit(few, np.arange(len(labels)))
-    score = fs.inner_score(few, labels, train, 1000.0, start)
+    score = fs.inner_score(few, labels, train, 1000.0)
     blind = dict(few, measured_tpot=np.where(train, few["measured_tpot"], np.nan))
     blind["measured_ttft"] = np.where(train, few["measured_ttft"], np.nan)
-    assert np.isfinite(score) and fs.inner_score(blind, labels, train, 1000.0, start) == score
+    assert np.isfinite(score) and fs.inner_score(blind, labels, train, 1000.0) == score
 
 
 def test_a_nested_fold_never_lets_the_group_it_predicts_choose_its_ridge(few):
     """The ridge that predicts a group is chosen by the other groups alone: the group's measured
     TPOT made NaN (a score that read it would be NaN at every ridge), the same ridge is chosen."""
     key = lambda r: r.hardware  # noqa: E731
-    start = fs.fit(few, np.arange(len(few["rows"])))
     grid = (10.0, 10000.0)
-    _, chosen = fs.nested_held_out(few, key, start=start, grid=grid)
+    _, chosen = fs.nested_held_out(few, key, grid=grid)
     assert len(chosen) >= 3 and set(chosen.values()) <= set(grid)
     for group in (g for g, ridge in chosen.items() if ridge != grid[0]):
         nan = np.where([key(r) == group for r in few["rows"]], np.nan, 1.0)
-        _, blind = fs.nested_held_out(dict(few, measured_tpot=few["measured_tpot"] * nan), key, start=start, grid=grid)
+        _, blind = fs.nested_held_out(dict(few, measured_tpot=few["measured_tpot"] * nan), key, grid=grid)
         assert blind[group] == chosen[group]
 
 
@@ -146,9 +148,43 @@ def test_the_check_holds_parameters_to_two_percent_and_the_rest_exactly():
     assert "ranges/pairing/aggregated/rows: in one of the two only" in found and len(found) == 2 + len(gone)
 
 
-def test_a_fold_without_a_fitted_disaggregated_tpot_starts_the_decode_factor_at_one(few):
-    """A fold starts from the whole fit; disagg_decode_factor, informed only by disaggregated runs
-    whose TPOT is fitted, must not keep the value the held-out runs gave it."""
+def test_a_held_out_group_is_predicted_by_a_fit_that_never_saw_it(few):
+    """Each fold is a fresh fit on the other groups, from the initial parameters: its predictions
+    are those of fit(f, train) alone, whatever the whole fit found. A fold started from the whole
+    fit's optimum kept part of what the held-out group taught it."""
+    key = lambda r: r.hardware  # noqa: E731
+    labels = np.array([key(r) for r in few["rows"]])
+    _, tpot, ttft = fs.held_out(few, key)
+    group = sorted(set(labels))[0]
+    test, train = np.flatnonzero(labels == group), np.flatnonzero(labels != group)
+    fresh = fs.fit(few, train)
+    want = ff.predict(fresh, few, test, factors=fs.model_factors(fresh, few, train))
+    assert np.array_equal(tpot[test], want[0]) and np.array_equal(ttft[test], want[1])
+
+
+def test_a_disaggregated_range_from_too_few_groups_covers_the_aggregated_one(mapped):
+    """Held out by model family, disaggregated runs of one or two families have a range (here all
+    0.75x) that says nothing of how a new family strays: it is widened to the aggregated range,
+    measured on every family. A mode with enough groups keeps its own."""
+    by_family = {}
+    for m in mapped:
+        by_family.setdefault((ff.model_family(m[0].model), m[0].disagg is None), []).append(m)
+    varied = ff.features([m for rows in by_family.values() for m in rows[:6]])
+    kind = varied["kind"]
+    spread = np.linspace(0.7, 1.4, len(kind))
+    estimate = varied["measured_tpot"] * np.where(kind == 1, 1 / 0.75, spread)
+    ttft = varied["measured_ttft"] * np.where(kind == 1, 1.0, spread)
+    got = fs.ranges(varied, {"new_model": (estimate, ttft)})
+    agg, dis = got["new_model/aggregated"], got["new_model/disaggregated"]
+    assert dis["groups"] < fs.MIN_RANGE_GROUPS <= agg["groups"]
+    assert dis["widened_to_aggregated"] and not agg["widened_to_aggregated"]
+    assert dis["tpot"] == [0.75, agg["tpot"][1]] and dis["ttft"] == [agg["ttft"][0], agg["ttft"][1]]
+    assert agg["tpot"][0] < 0.75 * 1.4 and agg["tpot"][1] > 1.0
+
+
+def test_a_fit_without_a_fitted_disaggregated_tpot_keeps_the_decode_factor_at_one(few):
+    """disagg_decode_factor is informed only by disaggregated runs whose TPOT is fitted: a fit
+    without one keeps it at 1, an aggregated step, not at whatever it started from."""
     j = ff.PARAMETER_NAMES.index("disagg_decode_factor")
     theta = initial_theta() + 0.1
     everything = np.arange(len(few["rows"]))
