@@ -40,6 +40,14 @@ def xpyd(prefill_workers: int, decode_workers: int) -> str:
     return f"{prefill_workers}P{decode_workers}D"
 
 
+def recipe_shape(recipe) -> str:
+    """A published recipe as serving people write it: 3P1D, with "MTP 2" where it drafts."""
+    shape = xpyd(recipe.prefill_workers, recipe.decode_workers)
+    if recipe.speculative != "mtp":
+        return shape
+    return f"{shape} MTP {recipe.draft_tokens}" if recipe.draft_tokens else f"{shape} MTP"
+
+
 def link_text(a: ServingArgs, lang: str) -> str:
     """The KV link as the page's controls set it: auto, or the bandwidth (and latency) given."""
     if a.kv_link_gb_s is None:

@@ -15,6 +15,7 @@ import plotly.io as pio
 
 from app.dashboard.pages.roofline.exports import snapshot_html
 from app.dashboard.pages.serving.compute import AcceleratorServing
+from app.dashboard.pages.serving.disagg_words import recipe_shape
 from app.dashboard.pages.serving.measured import SOURCE
 from app.dashboard.pages.serving.words import layout_text, wrap
 
@@ -73,6 +74,9 @@ COLUMNS = (
     # drawn come from: "recorded", "recipe" (the benchmark's published recipe) or "assumed" (one a side)
     "workers_recorded",
     "workers_from",
+    # a run whose row leaves its counts empty: the published recipes it may have been ("1P3D MTP 2;
+    # 1P3D"), which `llm-roofline validate serving` answers it for (and spans, where they differ)
+    "candidate_recipes",
 )
 
 
@@ -155,6 +159,7 @@ def deployment_rows(dep) -> list[dict]:
         row |= {"estimate_tpot_error": m.tpot_error, "backend": m.run.row.backend, "run_id": m.run.row.id}
         row |= {"source": f"{SOURCE}; {m.run.data_source}", "workers_recorded": m.run.row.workers_recorded}
         row |= {"workers_from": m.run.row.workers_from}
+        row |= {"candidate_recipes": "; ".join(map(recipe_shape, m.run.row.candidates))}
         rows.append(row)
     return rows
 

@@ -16,6 +16,7 @@ from app.dashboard.components.plot_style import THEMES, base_layout, card_slots,
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
+from app.dashboard.pages.serving.disagg_words import recipe_shape
 from app.dashboard.pages.serving.fit import YourRun
 from app.dashboard.pages.serving.measured import SOURCE
 from app.dashboard.pages.serving.words import run_description, unfit_sentence, w, wrap
@@ -105,20 +106,28 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
         lines.append(w("srv_hover_faster_than_bound", lang, fields=", ".join(f.upper() for f in m.faster_than_bound)))
     if mode == "disagg":
         lines.append(w("srv_hover_loop", lang))
-        lines.extend(w(key, lang) for key in _workers_keys(m.run.row))
+        lines.extend(_workers_words(m.run.row, lang))
     # which run, in words (its raw id is in the CSV and JSON exports), and where it comes from
     lines.append(run_description(m.run, lang))
     lines.append(w("srv_hover_source", lang, source=SOURCE))
     return "<br>".join(lines)
 
 
-def _workers_keys(row) -> tuple[str, ...]:
+HOVER_LINE_UNITS = 100  # a hover line's width, in characters (a CJK one counts two)
+
+
+def _workers_words(row, lang: str) -> list[str]:
     """The hover's words on where a disaggregated run's worker counts come from."""
     if row.workers_from == "assumed":  # the deployment may have more workers than drawn
-        return ("srv_hover_workers_unrecorded",)
+        words = [w("srv_hover_workers_unrecorded", lang)]
+        if row.candidates:  # the recipes `llm-roofline validate serving` answers it for, and spans
+            said = w("srv_hover_workers_candidates", lang, recipes=", ".join(map(recipe_shape, row.candidates)))
+            words.append("<br>".join(wrap(said, HOVER_LINE_UNITS)))  # a list can run long
+        return words
     if row.workers_from == "recipe":
-        return ("srv_hover_workers_recipe",) + (("srv_hover_workers_mtp_recipe",) if row.may_run_mtp else ())
-    return ()
+        keys = ("srv_hover_workers_recipe",) + (("srv_hover_workers_mtp_recipe",) if row.may_run_mtp else ())
+        return [w(key, lang) for key in keys]
+    return []
 
 
 def line_trace(hw_id, name, kind, pts, rates_key, texts, slot, theme, dash, width=2, replicas=1) -> dict:

@@ -217,13 +217,23 @@ def test_a_run_whose_worker_counts_come_from_its_recipe_says_so_in_its_hover_and
 def test_a_run_without_its_worker_counts_says_so_in_its_hover(lang):
     """DeepSeek-R1 FP8 on H200 under TensorRT-LLM, TP8/EP8 a side at 8,192 in and 1,024 out: 37
     rows leave their worker counts empty and no one recipe settles them, so they are read as one
-    worker a side, the deployment on screen, and the hover says so."""
+    worker a side, the deployment on screen, and the hover says so, naming the published recipes
+    each may have been (the ones `validate serving` answers it for): 8 of them sit among recipes of
+    1P1D, 2P1D and 3P1D with two MTP drafts, and 5P3D; 3 between 3P1D with one draft and without."""
     a = args(H200_ASSUMED)
     (dep,) = compared(a).deployments
     assert len(dep.measured) == 37 and {m.run.row.workers_from for m in dep.measured} == {"assumed"}
     words = {"en": "worker counts not recorded", "zh": "未记录 worker 数"}[lang]
     (trace,) = [t for t in figures(a, lang, "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
     assert len(trace["text"]) == 37 and all(words in text for text in trace["text"])
+    may_have_been = {"en": "published recipes it may have been: ", "zh": "公开的以下配方之一："}[lang]
+    texts = [text.replace("<br>", " " if lang == "en" else "") for text in trace["text"]]
+    assert all(may_have_been in text for text in texts)
+    assert sum(f"{may_have_been}1P1D, 2P1D MTP 2, 3P1D MTP 2, 5P3D" in text for text in texts) == 8
+    assert sum(f"{may_have_been}3P1D MTP 1, 3P1D" in text for text in texts) == 3
+    rows = list(csv.DictReader(line for line in serving_csv((), {}, compared(a)).splitlines() if line[0] != "#"))
+    named = [r["candidate_recipes"] for r in rows if r["series"] == "measured" and r["mode"] == "disaggregated"]
+    assert len(named) == 37 and named.count("1P1D; 2P1D MTP 2; 3P1D MTP 2; 5P3D") == 8
 
 
 @pytest.mark.parametrize(
