@@ -381,8 +381,9 @@ def _report(f: dict, tpot: np.ndarray, ttft: np.ndarray) -> dict:
 # A mode's range measured on fewer held-out groups than this says too little of how a new group
 # strays: held out by model family, the disaggregated runs are two families, and without DeepSeek
 # the 41 runs of gpt-oss-120b set a disaggregated TPOT range of 0.65-0.81x that held 14% of
-# DeepSeek's runs. Such a range is widened to cover the same kind's aggregated one, measured on
-# every family and GPU (a disaggregated decode step is an aggregated one without the prefill chunk).
+# DeepSeek's runs (2026-12-06, the folds then started at the whole fit). Such a range is widened
+# to cover the same kind's aggregated one, measured on every family and GPU (a disaggregated
+# decode step is an aggregated one without the prefill chunk).
 MIN_RANGE_GROUPS = 3
 
 
