@@ -191,8 +191,8 @@ def test_a_scenario_that_does_not_fit_says_why_inside_the_chart(page: Page, base
     page.wait_for_selector("#srv-throughput .annotation-text")
     for graph in ("srv-throughput", "srv-latency"):
         page.locator(f"#{graph}").scroll_into_view_if_needed()
-        # measured once the CJK font has loaded and the chart is laid out again in it: a note laid
-        # out in the fallback font first can be wider than the chart (one CI run, 2026-12-06)
+        # measured once the fonts have loaded and the chart holds still: one CI run (2026-12-06)
+        # measured the note before Plotly's relayout, 23 px right of where it settles, past the edge
         page.wait_for_function(SETTLED_JS, arg=f"#{graph} .annotation-text", polling=50)
         found = boxes(page, svg=f"#{graph} .main-svg", note=f"#{graph} .js-plotly-plot >> .annotation-text")
         assert found["note"] and all(inside(n, found["svg"][0]) for n in found["note"]), found
