@@ -35,4 +35,6 @@ def test_the_page_and_the_charts_name_it():
     assert 'url("fonts/noto-sans-sc-subset.woff2")' in css and '"Noto Sans SC subset"' in css
     from app.dashboard.components.plot_style import FONT_FAMILY, base_layout
 
-    assert '"Noto Sans SC subset"' in FONT_FAMILY and base_layout("zh", "light", False)["font"]["family"] == FONT_FAMILY
+    layout = base_layout("zh", "light", False)
+    assert '"Noto Sans SC subset"' in FONT_FAMILY and layout["font"]["family"] == FONT_FAMILY
+    assert layout["hoverlabel"]["font"]["family"] == FONT_FAMILY  # Plotly's hover is Arial otherwise

@@ -220,3 +220,42 @@ def test_the_latency_chart_s_stacked_log_axes_keep_their_labels_apart(page: Page
     page.locator("#srv-latency").scroll_into_view_if_needed()
     page.wait_for_function(SETTLED_JS, arg="#srv-latency .main-svg")
     axes_read(page, "srv-latency", ("x", "y", "y2", "y3"))
+
+
+# DeepSeek-R1 FP8 on H200, TP8/EP8 a side: 37 measured disaggregated runs whose worker counts no
+# one recipe settles, each hover naming the recipes it may have been
+UNSETTLED = (
+    "/?tab=serving&model=deepseek-ai/DeepSeek-R1&hw=h200-sxm&backend=trtllm&prec=fp8&tp=8&ep=8&isl=8192"
+    "&osl=1024&conc=64&mode=disagg&pworkers=1&ptp=8&pdp=1&pmtp=1&pep=8&dworkers=1&dtp=8&ddp=1&dmtp=1&dep=8"
+)
+HOVER_JS = """() => {
+  const label = document.querySelector('#srv-throughput .hoverlayer .hovertext');
+  if (!label) return null;
+  const r = label.getBoundingClientRect(), text = label.querySelector('text');
+  return {box: {left: r.left, right: r.right, top: r.top, bottom: r.bottom},
+          family: getComputedStyle(text).fontFamily, words: text.textContent};
+}"""
+
+
+@pytest.mark.parametrize(("lang", "theme"), [("en", "light"), ("zh", "dark")])
+def test_a_measured_runs_hover_is_whole_and_in_the_pages_type(page: Page, base_url, lang, theme):
+    """A measured run's hover, with its longest lines (the recipes it may have been), fits inside
+    the chart: Plotly does not wrap a hover and cut its lines at the chart's edge. It is drawn in
+    the page's fonts, the CJK subset first: in Plotly's default, Arial, a machine without a CJK
+    font of its own showed every Chinese hover as boxes."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + UNSETTLED + f"&lang={lang}&theme={theme}")
+    page.wait_for_function(SETTLED_JS, arg="#srv-throughput .main-svg", polling=50)
+    index = page.evaluate(
+        "() => document.querySelector('#srv-throughput .js-plotly-plot').data"
+        ".findIndex(t => t.uid.endsWith('--disagg-measured'))"
+    )
+    assert index >= 0
+    page.locator(f"#srv-throughput .scatterlayer .trace:nth-child({index + 1}) .point").nth(5).hover(force=True)
+    page.wait_for_function(f"() => ({HOVER_JS})() !== null")
+    hover = page.evaluate(HOVER_JS)
+    may_have_been = {"en": "published recipes it may have been", "zh": "公开的以下配方之一"}[lang]
+    assert may_have_been in hover["words"].replace(" ", "" if lang == "zh" else " ")
+    assert hover["family"].startswith('"Noto Sans SC subset"'), hover["family"]
+    svg = boxes(page, s="#srv-throughput .main-svg")["s"][0]
+    assert inside(hover["box"], svg), (hover["box"], svg)

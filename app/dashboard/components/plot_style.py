@@ -109,6 +109,9 @@ def base_layout(lang: str, theme: str, present: bool) -> dict:
         "font": {"color": colors["font"], "size": 20 if present else 13, "family": FONT_FAMILY},
         "margin": {"l": 70, "r": 20, "t": 30, "b": 55},
         "hovermode": "closest",
+        # Plotly draws hover labels in Arial, not the layout's font: without this, a machine
+        # with no CJK font of its own shows a Chinese hover as boxes
+        "hoverlabel": {"font": {"family": FONT_FAMILY}},
         "legend": {"orientation": "h", "y": -0.18, "x": 0},
         # Keeps zoom/pan and legend clicks while the sliders move.
         "uirevision": "keep",

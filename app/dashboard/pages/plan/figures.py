@@ -257,7 +257,7 @@ def frontier_figure(answer, runs, names, budget: int, lang: str, theme: str, pre
     layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
     layout["legend"] = foot_legend(present, groupclick="toggleitem")  # an entry hides itself alone
     layout["modebar"] = {"orientation": "v"}
-    layout["hoverlabel"] = {"align": "left"}
+    layout["hoverlabel"] |= {"align": "left"}
     return {"data": data, "layout": layout}
 
 

@@ -89,6 +89,9 @@ def yours_symbols(acc: AcceleratorServing) -> list[str]:
     return ["x-thin-open" if r.faster_than_bound else "star" for r in acc.yours]
 
 
+HOVER_LINE_UNITS = 80  # a hover line's width, in characters (a CJK one counts two): ~520 px at 13 px
+
+
 def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = None) -> str:
     """A measured run: its concurrency, lengths, backend and version, source, the estimate's
     error on it, and where it is faster than its bound (no run can be: said). A disaggregated
@@ -110,10 +113,8 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
     # which run, in words (its raw id is in the CSV and JSON exports), and where it comes from
     lines.append(run_description(m.run, lang))
     lines.append(w("srv_hover_source", lang, source=SOURCE))
-    return "<br>".join(lines)
-
-
-HOVER_LINE_UNITS = 100  # a hover line's width, in characters (a CJK one counts two)
+    # Plotly does not wrap a hover: a line wider than the chart is cut at its edge
+    return "<br>".join(part for line in lines for part in wrap(line, HOVER_LINE_UNITS))
 
 
 def _workers_words(row, lang: str) -> list[str]:
@@ -121,8 +122,7 @@ def _workers_words(row, lang: str) -> list[str]:
     if row.workers_from == "assumed":  # the deployment may have more workers than drawn
         words = [w("srv_hover_workers_unrecorded", lang)]
         if row.candidates:  # the recipes `llm-roofline validate serving` answers it for, and spans
-            said = w("srv_hover_workers_candidates", lang, recipes=", ".join(map(recipe_shape, row.candidates)))
-            words.append("<br>".join(wrap(said, HOVER_LINE_UNITS)))  # a list can run long
+            words.append(w("srv_hover_workers_candidates", lang, recipes=", ".join(map(recipe_shape, row.candidates))))
         return words
     if row.workers_from == "recipe":
         keys = ("srv_hover_workers_recipe",) + (("srv_hover_workers_mtp_recipe",) if row.may_run_mtp else ())
@@ -383,5 +383,5 @@ def _layout(lang: str, theme: str, present: bool) -> dict:
     layout["margin"] = {"l": 70, "r": 36, "t": 20, "b": 40}
     layout["legend"] = foot_legend(present)
     layout["modebar"] = {"orientation": "v"}  # beside the plot, clear of its top
-    layout["hoverlabel"] = {"align": "left"}
+    layout["hoverlabel"] |= {"align": "left"}
     return layout
