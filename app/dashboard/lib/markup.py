@@ -14,7 +14,15 @@ escaped.
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Iterable
+
+# A hover line's width, in columns (a CJK character counts two). Plotly never wraps a hover, and
+# a hover wider than its chart is cut at the chart's edges: a phone's plot is 328 px wide, and 44
+# columns of the 13 px hover font are at most about 300 px, the label's padding included (at 80
+# columns a measured run's hover ran from 125 px left of a phone's chart to 75 px past its right).
+HOVER_LINE_UNITS = 44
 
 
 def plotly_text(value: object) -> str:
@@ -56,3 +64,49 @@ def wrapped_plotly_text(text: str, width: int = 56, sep: str = " · ") -> str:
         else:
             lines.append(part)
     return "<br>".join(plotly_text(line) for line in lines)
+
+
+def _char_width(char: str) -> int:
+    return 2 if char >= "\u1100" and unicodedata.east_asian_width(char) in "WF" else 1
+
+
+# What a line shows, token by token: Plotly's tags take no room (Plotly carries a `<b>` across a
+# `<br>`, so a line may break inside one), an entity one column, and a hover template's `%{...}`
+# slot about SLOT_COLUMNS, a value's usual width ("1,234.5", "12.3 ms").
+SLOT_COLUMNS = 8
+_TOKENS = re.compile(r"<[^>]*>|&#?\w+;|%\{[^}]*\}|.", re.S)
+
+
+def _token_width(token: str) -> int:
+    if len(token) == 1:
+        return _char_width(token)
+    return {"<": 0, "&": 1}.get(token[0], SLOT_COLUMNS)
+
+
+def wrap(text: str, units: int) -> list[str]:
+    """Lines of at most `units` columns shown (a CJK character counts two, markup as drawn),
+    broken at the last space past the line's middle, else anywhere (a Chinese sentence has none)."""
+    if "%{" not in text and _display_width(text) <= units:
+        return [text]
+    lines, line, widths = [], [], []
+    for token in _TOKENS.findall(text):
+        width = _token_width(token)
+        if sum(widths) + width > units and line:
+            spaces = [k for k, t in enumerate(line) if t == " " and sum(widths[:k]) > units // 2]
+            cut = spaces[-1] if spaces else len(line)
+            lines.append("".join(line[:cut]))
+            line, widths = line[cut + 1 :] if spaces else [], widths[cut + 1 :] if spaces else []
+        line.append(token)
+        widths.append(width)
+    return [*lines, "".join(line)] if line else lines
+
+
+def hover_text(lines: Iterable[str], units: int = HOVER_LINE_UNITS) -> str:
+    """A hover's lines (a line may hold `<br>`s of its own) joined by `<br>`, each wrapped to
+    `units` columns: the chart's edge cuts what Plotly does not wrap."""
+    return "<br>".join(part for line in lines for piece in line.split("<br>") for part in wrap(piece, units))
+
+
+def hover_box(text: str) -> str:
+    """`text` as a hover template, wrapped (hover_text), without Plotly's box of the trace's name."""
+    return hover_text([text]) + "<extra></extra>"

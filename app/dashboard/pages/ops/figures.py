@@ -13,7 +13,7 @@ import math
 
 from app.dashboard.components.plot_style import THEMES, base_layout, card_colors
 from app.dashboard.lib.i18n import STRINGS, t
-from app.dashboard.lib.markup import plotly_text
+from app.dashboard.lib.markup import hover_box, plotly_text
 from app.dashboard.lib.uids import uid
 from app.units import duration, plain, si
 from engine.hardware import Accelerator
@@ -90,7 +90,7 @@ def _hover(label: str, hw_name: str, r: dict, lang: str) -> str:
         f"{t('lab_ops_col_bound', lang)}: {t('lab_ops_bound_' + r['bound'], lang)}",
         f"{t('lab_ops_col_kernels', lang)}: {r['kernels']}",
     ]
-    return "<br>".join(lines) + "<extra></extra>"
+    return hover_box("<br>".join(lines))
 
 
 def _flat_roof(hw: Accelerator, kind: str, y: float, unit: str, xs: tuple[float, float], line: dict, lang: str) -> dict:
@@ -106,7 +106,7 @@ def _flat_roof(hw: Accelerator, kind: str, y: float, unit: str, xs: tuple[float,
         "y": [y, y],
         "mode": "lines",
         "line": line,
-        "hovertemplate": f"{hw.name} · {label} ({unit}) {si(y, 'FLOP/s')}<extra></extra>",
+        "hovertemplate": hover_box(f"{hw.name} · {label} ({unit}) {si(y, 'FLOP/s')}"),
     }
 
 
@@ -123,7 +123,7 @@ def _roof_traces(hw: Accelerator, rf: dict, color: str, x_range: tuple[float, fl
             "y": [attainable_flops_per_s(x0, rf["tensor"], bw), rf["tensor"]],
             "mode": "lines",
             "line": {"color": color, "width": 2.5},
-            "hovertemplate": f"{hw.name} · {t('memory_roof', lang)} {si(bw, 'B/s')}<extra></extra>",
+            "hovertemplate": hover_box(f"{hw.name} · {t('memory_roof', lang)} {si(bw, 'B/s')}"),
         },
         _flat_roof(
             hw, "tensor", rf["tensor"], rf["tensor_dtype"], (rf["ridge"], x1), {"color": color, "width": 2.5}, lang
@@ -138,7 +138,7 @@ def _roof_traces(hw: Accelerator, rf: dict, color: str, x_range: tuple[float, fl
             "y": [rf["tensor"]],
             "mode": "markers",
             "marker": {"color": color, "size": 9, "symbol": "x"},
-            "hovertemplate": f"{hw.name} · {t('ridge', lang, v=plain(rf['ridge']))} FLOP/byte<extra></extra>",
+            "hovertemplate": hover_box(f"{hw.name} · {t('ridge', lang, v=plain(rf['ridge']))} FLOP/byte"),
         },
     ]
     if rf["vector"] is not None:
@@ -188,7 +188,7 @@ def op_figure(computed: dict, accelerators: list[Accelerator], dtype: str, lang:
                 "y": list(y_range),
                 "mode": "lines",
                 "line": {"color": colors["muted"], "width": 1.5, "dash": TILE_DASH[line["key"]]},
-                "hovertemplate": f"{label} FLOP/byte<extra></extra>",
+                "hovertemplate": hover_box(f"{label} FLOP/byte"),
             }
         )
     for j, s in enumerate(computed["series"]):

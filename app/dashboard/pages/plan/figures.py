@@ -17,13 +17,12 @@ from __future__ import annotations
 import math
 
 from app.dashboard.components.plot_style import THEMES, base_layout, card_colors, foot_legend
-from app.dashboard.lib.markup import plotly_text
+from app.dashboard.lib.markup import hover_text, plotly_text, wrap
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.plan.measured import SOURCE, MeasuredRun
 from app.dashboard.pages.plan.words import backend_name, deployment, mode_name, ms, rate, usd, w
 from app.dashboard.pages.serving.axes import ACROSS, label_log_axis
 from app.dashboard.pages.serving.figures import titled_groups
-from app.dashboard.pages.serving.words import wrap
 from engine.planner import MODES
 
 # The target's region is drawn first (under everything) and the best's star last (over
@@ -57,7 +56,7 @@ def candidate_hover(c: dict, name: str, lang: str) -> str:
         _cost_line(c, lang),
         f"{backend_name(c['backend'], lang)} · {c['precision']}",
     ]  # fmt: skip
-    return "<br>".join(lines)
+    return hover_text(lines)
 
 
 def _cost_line(c: dict, lang: str) -> str:
@@ -80,7 +79,7 @@ def measured_hover(run: MeasuredRun, name: str, budget: int, lang: str) -> str:
     if run.gpus > budget:
         lines.append(w("plan_hover_beyond", lang, gpus=run.gpus, budget=budget))
     lines.append(w("plan_hover_source", lang, source=SOURCE))
-    return "<br>".join(lines)
+    return hover_text(lines)
 
 
 def _xy(c: dict) -> tuple[float, float]:

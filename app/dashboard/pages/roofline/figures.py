@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from app.dashboard.components.plot_style import THEMES, base_layout, card_colors, log_axis
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.markup import plotly_names, plotly_text, wrapped_plotly_text
+from app.dashboard.lib.markup import hover_box, plotly_names, plotly_text, wrapped_plotly_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.roofline.marks import (
     Mark,
@@ -100,7 +100,7 @@ def _line(trace_uid: str, name: str, group: str, xy: tuple[list, list], line: di
         "y": xy[1],
         "mode": "lines",
         "line": line,
-        "hovertemplate": hover + "<extra></extra>",
+        "hovertemplate": hover_box(hover),
     }
 
 
@@ -163,7 +163,7 @@ def _roof_traces(r: dict, c: str, lang: str) -> list[dict]:
             "y": [peak],
             "mode": "markers",
             "marker": {"color": c, "size": 9, "symbol": "x"},
-            "hovertemplate": f"{name} · {ridge_label} FLOP/byte<extra></extra>",
+            "hovertemplate": hover_box(f"{name} · {ridge_label} FLOP/byte"),
         }
     )
     return traces
@@ -198,7 +198,7 @@ def cache_roof_traces(r: dict, roofs: list[dict], c: str, lang: str) -> list[dic
                 "y": [x0 * bw, r["tensor_flops_per_s"]],
                 "mode": "lines",
                 "line": {"color": c, "width": 1.5, "dash": "dashdot"},
-                "hovertemplate": label + "<extra></extra>",
+                "hovertemplate": hover_box(label),
             }
         )
     return traces
@@ -436,7 +436,7 @@ def published_traces(published: list[dict], results: list[dict], lang: str, them
                 "x": [p["intensity"]],
                 "y": [p["achieved_flops_per_s"]],
                 "mode": "markers",
-                "hovertemplate": text + "<extra></extra>",
+                "hovertemplate": hover_box(text),
                 "marker": {
                     "color": colors[hw],
                     "symbol": "hexagram",

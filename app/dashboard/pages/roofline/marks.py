@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, replace
 
 from app.dashboard.lib.i18n import t
+from app.dashboard.lib.markup import hover_box
 from app.dashboard.lib.uids import uid
 from app.service import BATCH_STOPS, CONTEXT_STOPS, phase_at
 from app.units import duration, grouped, plain, si
@@ -243,7 +244,7 @@ def imported_trace(points: list[dict], hw: str, hw_name: str, color: str, lang: 
         "x": [p["intensity"] for p in fixed],
         "y": [p["achieved_flops_per_s"] for p in fixed],
         "customdata": [[p["name"], *measured_values(p)] for p in fixed],
-        "hovertemplate": text + "<extra></extra>",
+        "hovertemplate": hover_box(text),
         "mode": "markers",
         "showlegend": False,
         "meta": {"color": color},
@@ -263,7 +264,7 @@ def hover_template(mark: Mark, hw_name: str, lang: str) -> str:
     else:
         text = t("hover", lang, label=mark.label, hw=hw_name, **slots)
     # the scope never changes with the sliders: it lives in the template, not in every grid stop
-    return text + (f"<br>{mark.scope}" if mark.scope else "") + "<extra></extra>"
+    return hover_box(text + (f"<br>{mark.scope}" if mark.scope else ""))
 
 
 def grid_payload(grid: dict, hardware_ids: list[str], lang: str) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, base_layout, card_colors
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.markup import plotly_names, plotly_text
+from app.dashboard.lib.markup import hover_box, plotly_names, plotly_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.units import grouped
@@ -150,7 +150,7 @@ def throughput_figure(
                     "y": s["tokens_per_s"][mask].tolist(),
                     "mode": "lines",
                     "line": {"color": c, "dash": dash, "width": 2},
-                    "hovertemplate": f"{r['hardware_name']}<br>B=%{{x}}: %{{y:,.0f}} tok/s<extra></extra>",
+                    "hovertemplate": hover_box(f"{r['hardware_name']}<br>B=%{{x}}: %{{y:,.0f}} tok/s"),
                 }
             )
         maxb = r["memory"]["max_batch_size"]
@@ -165,7 +165,7 @@ def throughput_figure(
                     "y": [float(s["tokens_per_s"][idx])],
                     "mode": "markers",
                     "marker": {"color": c, "symbol": "x", "size": 10},
-                    "hovertemplate": t("max_batch", lang, n=grouped(maxb)) + "<extra></extra>",
+                    "hovertemplate": hover_box(t("max_batch", lang, n=grouped(maxb))),
                 }
             )
     layout = base_layout(lang, theme, present)
@@ -210,9 +210,10 @@ def _current_point(r: dict, c: str, lang: str) -> dict:
         "y": [per_gpu],
         "mode": "markers",
         "marker": {"size": 11, "symbol": "circle", **style},
-        "hovertemplate": f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
-        f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
-        f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
+        "hovertemplate": hover_box(
+            f"{r['hardware_name']} · {t('current_batch', lang)}<br>"
+            f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>{t('per_gpu_axis', lang)}: %{{y:,.0f}}"
+        ),
     }
 
 
@@ -251,9 +252,10 @@ def interactivity_figure(
                 "mode": "lines",
                 "line": {"color": c, "width": 2},
                 "customdata": batch,
-                "hovertemplate": f"{r['hardware_name']}<br>B = %{{customdata}}<br>"
-                f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>"
-                f"{t('per_gpu_axis', lang)}: %{{y:,.0f}}<extra></extra>",
+                "hovertemplate": hover_box(
+                    f"{r['hardware_name']}<br>B = %{{customdata}}<br>"
+                    f"{t('per_user_axis', lang)}: %{{x:,.0f}}<br>{t('per_gpu_axis', lang)}: %{{y:,.0f}}"
+                ),
             }
         )
         data.append(_current_point(r, c, lang))

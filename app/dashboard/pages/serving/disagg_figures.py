@@ -13,6 +13,7 @@ apart by triangles:
 from __future__ import annotations
 
 from app.dashboard.components.plot_style import color_for
+from app.dashboard.lib.markup import hover_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.deployment import Deployment, drawn
 from app.dashboard.pages.serving.figures import (
@@ -58,7 +59,7 @@ def point_hover(dep: Deployment, kind: str, p: dict, lang: str) -> str:
         f"TPOT {_ms(rates['tpot_s'])} ms · TTFT {_ms(rates['ttft_s'])} ms",
         ttft_parts_text(p["ttft_parts"][kind], lang),
     ]
-    return "<br>".join(lines)
+    return hover_text(lines)
 
 
 def _chosen(dep: Deployment, slot: int, theme: str, lang: str, concurrency: int) -> dict:
@@ -146,7 +147,7 @@ def latency_traces(dep: Deployment, slot: int, theme: str, lang: str, rows) -> l
             "x": [p["concurrency"] for p in pts],
             "y": [p["running_batch"] for p in pts],
             "yaxis": "y3",
-            "text": [f"<b>{dep.name}</b> · {label}: {p['running_batch']:,}" for p in pts],
+            "text": [hover_text([f"<b>{dep.name}</b> · {label}: {p['running_batch']:,}"]) for p in pts],
             "hovertemplate": "%{text}<extra></extra>",
             "line": {"color": color, "dash": "dashdot", "width": 1.5},
         }

@@ -13,11 +13,12 @@ import json
 
 import plotly.io as pio
 
+from app.dashboard.lib.markup import wrap
 from app.dashboard.pages.roofline.exports import snapshot_html
 from app.dashboard.pages.serving.compute import AcceleratorServing
 from app.dashboard.pages.serving.disagg_words import recipe_shape
 from app.dashboard.pages.serving.measured import SOURCE
-from app.dashboard.pages.serving.words import layout_text, wrap
+from app.dashboard.pages.serving.words import layout_text
 
 # The image exports' size (assets/08-serving.js) and how many characters of 13 px text a line
 # of it holds (a CJK character counts two): the title is wrapped to it, never cut.

@@ -13,13 +13,14 @@ Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measu
 from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, base_layout, card_slots, color_for, foot_legend
+from app.dashboard.lib.markup import hover_text, wrap
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
 from app.dashboard.pages.serving.disagg_words import recipe_shape
 from app.dashboard.pages.serving.fit import YourRun
 from app.dashboard.pages.serving.measured import SOURCE
-from app.dashboard.pages.serving.words import run_description, unfit_sentence, w, wrap
+from app.dashboard.pages.serving.words import run_description, unfit_sentence, w
 from app.units import plain
 
 TPS_GPU, TPS_USER = "output_tokens_per_s_per_gpu", "tokens_per_s_per_user"
@@ -59,7 +60,7 @@ def _hover_point(name: str, label: str, p: dict, rates: dict, lang: str, replica
     ]
     if rates.get("at_bound"):  # a fitted number held at the bound, never past it
         lines.append(w("srv_hover_at_bound", lang))
-    return "<br>".join(lines)
+    return hover_text(lines)
 
 
 def fitted_label(acc: AcceleratorServing, lang: str) -> str:
@@ -81,15 +82,12 @@ def yours_hover(name: str, r: YourRun, lang: str) -> str:
     elif r.fitted is not None:
         errors = {k: signed_pct(r.fitted[f"{k}_s"] / m[f"{k}_s"] - 1) for k in ("tpot", "ttft")}
         lines.append(w("srv_hover_fitted_errors", lang, **errors))
-    return "<br>".join(lines)
+    return hover_text(lines)
 
 
 def yours_symbols(acc: AcceleratorServing) -> list[str]:
     """A fitted run a star, a run left out (faster than the bound) an x."""
     return ["x-thin-open" if r.faster_than_bound else "star" for r in acc.yours]
-
-
-HOVER_LINE_UNITS = 80  # a hover line's width, in characters (a CJK one counts two): ~520 px at 13 px
 
 
 def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = None) -> str:
@@ -113,8 +111,7 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
     # which run, in words (its raw id is in the CSV and JSON exports), and where it comes from
     lines.append(run_description(m.run, lang))
     lines.append(w("srv_hover_source", lang, source=SOURCE))
-    # Plotly does not wrap a hover: a line wider than the chart is cut at its edge
-    return "<br>".join(part for line in lines for part in wrap(line, HOVER_LINE_UNITS))
+    return hover_text(lines)
 
 
 def _workers_words(row, lang: str) -> list[str]:
@@ -247,10 +244,14 @@ def chosen_trace(hw_id, name, kind, marks, concurrency, slot, theme, lang, mode=
         "x": [r[TPS_USER] for _, r in marks],
         "y": [r[TPS_GPU] for _, r in marks],
         "text": [
-            f"<b>{name}</b> · {kind_label(k, lang, mode)} · {at}<br>"
-            f"{plain(r[TPS_USER])} {w('srv_unit_user', lang)} · {plain(r[TPS_GPU])} {w('srv_unit_gpu', lang)}"
+            hover_text(
+                [
+                    f"<b>{name}</b> · {kind_label(k, lang, mode)} · {at}",
+                    f"{plain(r[TPS_USER])} {w('srv_unit_user', lang)} · {plain(r[TPS_GPU])} {w('srv_unit_gpu', lang)}",
+                ]
+            )
             for k, r in marks
-        ],
+        ],  # fmt: skip
         "hovertemplate": "%{text}<extra></extra>",
         "marker": {"size": 16, "symbol": "circle-open", "color": color_for(slot, theme), "line": {"width": 2.5}},
     }

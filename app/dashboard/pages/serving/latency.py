@@ -6,6 +6,7 @@ accelerator. Formatting only: every number is a field of compute()'s results."""
 from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, card_slots, color_for
+from app.dashboard.lib.markup import hover_text
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import STACKED, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
@@ -46,12 +47,16 @@ def _series(acc, slot, theme, lang, metric, axis, kind, times=1, mode=None) -> d
         "y": values,
         "yaxis": axis,
         "text": [
-            f"<b>{acc.name}</b> · {metric.upper()} {label}: {plain(v)} ms<br>"
-            + hover_conc(p, lang, times)
-            + (f"<br>{w('srv_queued', lang)}: {p['queued']:,}" if p["queued"] else "")
-            + (f"<br>{w('srv_hover_at_bound', lang)}" if p[kind].get("at_bound") else "")
+            hover_text(
+                [
+                    f"<b>{acc.name}</b> · {metric.upper()} {label}: {plain(v)} ms",
+                    hover_conc(p, lang, times),
+                    *([f"{w('srv_queued', lang)}: {p['queued']:,}"] if p["queued"] else []),
+                    *([w("srv_hover_at_bound", lang)] if p[kind].get("at_bound") else []),
+                ]
+            )
             for p, v in zip(pts, values, strict=True)
-        ],
+        ],  # fmt: skip
         "hovertemplate": "%{text}<extra></extra>",
         "line": {"color": color_for(slot, theme), "dash": DASH[kind], "width": 2.5 if kind == "bound" else 2},
     }
@@ -94,7 +99,7 @@ def _requests(acc, slot, theme, lang, times: int = 1, mode=None) -> list[dict]:
                 "x": [p["concurrency"] * times for p in pts],
                 "y": [p[key] * times for p in pts],
                 "yaxis": "y3",
-                "text": [f"<b>{acc.name}</b> · {label}: {p[key] * times:,}" for p in pts],
+                "text": [hover_text([f"<b>{acc.name}</b> · {label}: {p[key] * times:,}"]) for p in pts],
                 "hovertemplate": "%{text}<extra></extra>",
                 "line": {"color": color_for(slot, theme), "dash": dash, "width": 1.5},
             }

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from app.dashboard.components.plot_style import card_colors
-from app.dashboard.lib.markup import plotly_names
+from app.dashboard.lib.markup import hover_text, plotly_names
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.measured import Run, matching_runs
 from app.dashboard.pages.serving.params import ServingArgs
@@ -154,7 +154,7 @@ def estimate_hover(name: str, est: DecodeEstimate, bound_flops: float, lang: str
         ),
         estimate_sentence(name, est, lang),
     ]
-    return "<br>".join(lines)
+    return hover_text(lines)
 
 
 def estimate_sentence(name: str, est: DecodeEstimate, lang: str) -> str:

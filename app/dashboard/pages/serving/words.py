@@ -5,7 +5,6 @@ page's modules use for `t` and `reason`."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import Path
 
 from app.dashboard.lib.i18n import LANGS, load_file, reason, t
@@ -70,20 +69,3 @@ def run_description(run, lang: str) -> str:
         c=f"{run.row.scenario.concurrency:,}",
         day=day.group(1) if day else "?",
     )
-
-
-def _units(char: str) -> int:
-    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
-
-
-def wrap(text: str, units: int) -> list[str]:
-    """Lines of at most `units` (a CJK character counts two), broken at a space where there
-    is one, else anywhere."""
-    lines, line = [], ""
-    for char in text:
-        if sum(map(_units, line + char)) > units:
-            cut = line.rfind(" ")
-            head, line = (line[:cut], line[cut + 1 :]) if cut > units // 2 else (line, "")
-            lines.append(head)
-        line += char
-    return [*lines, line] if line else lines

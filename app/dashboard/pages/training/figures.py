@@ -11,6 +11,7 @@ from dash import html
 
 from app.dashboard.components.plot_style import THEMES, base_layout, foot_legend
 from app.dashboard.lib.i18n import t
+from app.dashboard.lib.markup import hover_box
 from app.units import duration, grouped, memory, plain, si
 from engine.hardware import get_accelerator
 
@@ -164,7 +165,7 @@ def memory_figure(bill: dict, fix_bill: dict | None, lang: str, theme: str = "li
             "y": names,
             "x": [b[field] / GIB for _, b in rows],  # GiB, as nvidia-smi and an "80GB" card mean them
             "marker": {"color": color},
-            "hovertemplate": f"{t(f'lab_train_mem_{key}', lang)} %{{x:.3~g}} GiB<extra></extra>",
+            "hovertemplate": hover_box(f"{t(f'lab_train_mem_{key}', lang)} %{{x:.3~g}} GiB"),
         }
         for key, field, color in MEMORY_PARTS
     ]
