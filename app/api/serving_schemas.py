@@ -222,10 +222,12 @@ class EstimateRates(Rates):
         "'new_gpu', 'new_model'",
     )
     tpot_s_range: list[float] = Field(
-        description="[low, high] TPOT in s: p10-p90 of measured / estimate in held-out fits, never below the bound"
+        description="[low, high] TPOT in s: p10-p90 of measured / estimate in held-out fits (a new GPU's or "
+        "model's spanning every held-out GPU's or model's offset), never below the bound"
     )
     ttft_s_range: list[float] = Field(
-        description="[low, high] TTFT in s: p10-p90 of measured / estimate in held-out fits, never below the bound"
+        description="[low, high] TTFT in s: p10-p90 of measured / estimate in held-out fits (a new GPU's or "
+        "model's spanning every held-out GPU's or model's offset), never below the bound"
     )
 
 

@@ -139,9 +139,10 @@ class Calibration:
         return out
 
     def ranges(self, kind: str, mode: str = "aggregated") -> dict:
-        """Residual quantiles (measured / estimate, p10 and p90) of the kind's held-out fold; a mode
-        whose runs lie in too few of the fold's groups covers the aggregated range too
-        (scripts/fit_serving.py, MIN_RANGE_GROUPS)."""
+        """Residual quantiles (measured / estimate, p10 and p90) of the kind's held-out fold: a new
+        GPU's or model's span its groups, from the lowest group's median plus the within-group p10
+        to the highest's plus the p90 (scripts/fit_serving.py, GROUP_SPREAD_KINDS); a mode whose
+        runs lie in too few of the fold's groups covers the aggregated range too (MIN_RANGE_GROUPS)."""
         return self.data["ranges"][f"{kind}/{mode}"]
 
 

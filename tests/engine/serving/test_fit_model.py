@@ -178,8 +178,28 @@ def test_a_disaggregated_range_from_too_few_groups_covers_the_aggregated_one(map
     agg, dis = got["new_model/aggregated"], got["new_model/disaggregated"]
     assert dis["groups"] < fs.MIN_RANGE_GROUPS <= agg["groups"]
     assert dis["widened_to_aggregated"] and not agg["widened_to_aggregated"]
-    assert dis["tpot"] == [0.75, agg["tpot"][1]] and dis["ttft"] == [agg["ttft"][0], agg["ttft"][1]]
+    assert dis["tpot"] == fs._hull([0.75, 0.75], agg["tpot"]) and dis["ttft"] == agg["ttft"]
     assert agg["tpot"][0] < 0.75 * 1.4 and agg["tpot"][1] > 1.0
+
+
+def test_a_new_gpus_range_spans_every_gpus_offset_where_a_pairings_pools_the_runs(mapped):
+    """Runs of a GPU stray together. Two GPUs of one run each, 0.5x and 2x, and one of twenty
+    runs, all 1x: pooled, their p10-p90 is 1x-1x and says nothing of the strays; a new GPU's
+    range spans every GPU's median (GROUP_SPREAD_KINDS), a pairing's keeps the pooled one."""
+    by_gpu = {}
+    for m in mapped:
+        if m[0].disagg is None:
+            by_gpu.setdefault(m[0].hardware, []).append(m)
+    gpus = sorted(by_gpu, key=lambda hw: -len(by_gpu[hw]))[:3]  # the aggregated runs are on three
+    f = ff.features(by_gpu[gpus[0]][:20] + [by_gpu[gpus[1]][0], by_gpu[gpus[2]][0]])
+    offset = {gpus[1]: 0.5, gpus[2]: 2.0}
+    ratio = np.array([offset.get(r.hardware, 1.0) for r in f["rows"]])
+    held = (f["measured_tpot"] / ratio, f["measured_ttft"] / ratio)
+    got = fs.ranges(f, {"new_gpu": held, "pairing": held})
+    new_gpu, pairing = got["new_gpu/aggregated"], got["pairing/aggregated"]
+    assert new_gpu["spans_groups"] and not pairing["spans_groups"]
+    assert new_gpu["tpot"] == new_gpu["ttft"] == [0.5, 2.0]
+    assert pairing["tpot"] == pairing["ttft"] == [1.0, 1.0]
 
 
 def test_a_fit_without_a_fitted_disaggregated_tpot_keeps_the_decode_factor_at_one(few):
