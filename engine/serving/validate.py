@@ -190,9 +190,10 @@ def answer_row(fields: dict, cal: Calibration) -> tuple:
     return m, answer_mapped(m, cal)
 
 
-def answer_mapped(m, cal: Calibration) -> dict:
-    """The estimate's answer for a mapped run (answer_row)."""
-    model, hw = resolve_model(m.model), get_accelerator(m.hardware)
+def answer_mapped(m, cal: Calibration, model=None, hw=None) -> dict:
+    """The estimate's answer for a mapped run (answer_row), on its own model and accelerator
+    unless given (the serving page's, a what-if card's)."""
+    model, hw = model or resolve_model(m.model), hw or get_accelerator(m.hardware)
     if m.disagg is None:
         return serving_estimate(model, hw, m.scenario, cal)
     deployments = measured_deployments(m, cal)

@@ -27,8 +27,10 @@ from app.dashboard.pages.serving.state import (
 )
 from engine.errors import EngineInputError
 from engine.model_catalog import get_model
+from engine.serving.calibration import load_calibration
 from engine.serving.disagg import decode_side, disagg_answer_at, disagg_arrays, disaggregated_estimate
 from engine.serving.scenario import DisaggScenario
+from engine.serving.validate import answer_mapped
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,15 @@ def measured_rates(run: Run, gpus: int) -> dict:
 
 
 def _measured(model, hw, run: Run) -> MeasuredPoint:
-    ds = run.row.disagg
-    result = disaggregated_estimate(model, hw, ds)
+    """A shipped run and the estimate's error on it, answered on the page's model and card as
+    `llm-roofline validate serving` answers it (engine.serving.validate.answer_mapped): with its
+    recipe's MTP drafts, and a run that may have been several recipes or decodings spanned over
+    them (`estimate.deployments`). It is drawn at its own times over its row's GPUs."""
+    result = answer_mapped(run.row, load_calibration(), model, hw)
     est = result["estimate"]
     tpot_error, ttft_error = est["tpot_s"] / run.row.tpot_s - 1.0, est["ttft_s"] / run.row.ttft_s - 1.0
-    return MeasuredPoint(run, measured_rates(run, ds.gpus), result["bound"], est, None, tpot_error, ttft_error, None)
+    rates = measured_rates(run, run.row.disagg.gpus)
+    return MeasuredPoint(run, rates, result["bound"], est, None, tpot_error, ttft_error, None)
 
 
 def saturated(answer: dict) -> bool:

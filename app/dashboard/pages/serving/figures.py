@@ -99,7 +99,7 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
         f"<b>{name}</b> · {kind_label('measured', lang, mode)}",
         w("srv_hover_run", lang, c=f"{sc.concurrency:,}", isl=f"{sc.input_tokens:,}", osl=f"{sc.output_tokens:,}"),
         f"TPOT {_ms(m.measured['tpot_s'])} ms · TTFT {_ms(m.measured['ttft_s'])} ms",
-        w("srv_hover_error", lang, tpot=signed_pct(m.tpot_error), ttft=signed_pct(m.ttft_error)),
+        _error_words(m, lang),
     ]
     if m.fitted_tpot_error is not None:
         lines.append(w("srv_hover_fitted_error", lang, tpot=signed_pct(m.fitted_tpot_error)))
@@ -114,17 +114,31 @@ def measured_hover(name: str, m: MeasuredPoint, lang: str, mode: str | None = No
     return hover_text(lines)
 
 
+def _error_words(m: MeasuredPoint, lang: str) -> str:
+    """The estimate's error on the run; on a run answered as several deployments (a recipe among
+    candidates, a decoding unknown), against the middle of theirs (engine.serving.validate)."""
+    errors = {"tpot": signed_pct(m.tpot_error), "ttft": signed_pct(m.ttft_error)}
+    spanned = m.estimate.get("deployments", 1)
+    if spanned > 1:
+        return w("srv_hover_error_spanned", lang, n=spanned, **errors)
+    return w("srv_hover_error", lang, **errors)
+
+
 def _workers_words(row, lang: str) -> list[str]:
-    """The hover's words on where a disaggregated run's worker counts come from."""
+    """The hover's words on where a disaggregated run's worker counts come from, and its decoding."""
     if row.workers_from == "assumed":  # the deployment may have more workers than drawn
         words = [w("srv_hover_workers_unrecorded", lang)]
         if row.candidates:  # the recipes `llm-roofline validate serving` answers it for, and spans
             words.append(w("srv_hover_workers_candidates", lang, recipes=", ".join(map(recipe_shape, row.candidates))))
         return words
-    if row.workers_from == "recipe":
-        keys = ("srv_hover_workers_recipe",) + (("srv_hover_workers_mtp_recipe",) if row.may_run_mtp else ())
-        return [w(key, lang) for key in keys]
-    return []
+    if row.workers_from != "recipe":
+        return []
+    words = [w("srv_hover_workers_recipe", lang)]
+    if row.mtp_draft_tokens is not None:
+        words.append(w("srv_hover_workers_mtp_drafts", lang, k=row.mtp_draft_tokens))
+    elif row.may_run_mtp:
+        words.append(w("srv_hover_workers_mtp_unknown", lang))
+    return words
 
 
 def line_trace(hw_id, name, kind, pts, rates_key, texts, slot, theme, dash, width=2, replicas=1) -> dict:

@@ -114,16 +114,18 @@ def nearest_sentence(near, matching: int, lang: str) -> str:
         est_ttft=signed_pct(near.ttft_error),
         n=matching,
     )
-    caveat = _workers_caveat(near.run.row)
-    return sentence if caveat is None else f"{sentence} {w(caveat, lang)}"
+    caveat = _workers_caveat(near, lang)
+    return sentence if caveat is None else f"{sentence} {caveat}"
 
 
-def _workers_caveat(row) -> str | None:
-    """What a disaggregated run's own deployment leaves unsaid: counts assumed, or an MTP recipe."""
+def _workers_caveat(near, lang: str) -> str | None:
+    """What a disaggregated run's own deployment leaves unsaid: counts assumed (its estimate the
+    middle of the recipes it may have been, where it has candidates), or an MTP recipe."""
+    row, spanned = near.run.row, near.estimate.get("deployments", 1)
     if row.workers_from == "assumed":
-        return "srv_nearest_assumed"
-    if row.may_run_mtp:  # the page's deployment has no speculative decoding
-        return "srv_nearest_mtp"
+        return w("srv_nearest_candidates", lang, n=spanned) if spanned > 1 else w("srv_nearest_assumed", lang)
+    if row.may_run_mtp:  # answered in the recipe's decoding; the page's deployment has none
+        return w("srv_nearest_mtp", lang)
     return None
 
 

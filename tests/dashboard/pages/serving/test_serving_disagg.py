@@ -35,7 +35,9 @@ from app.dashboard.pages.serving.words import w
 from app.units import plain
 from engine.hardware import get_accelerator
 from engine.model_catalog import get_model
+from engine.serving.calibration import load_calibration
 from engine.serving.disagg import disaggregated_estimate
+from engine.serving.validate import answer_mapped
 from tests.dashboard.pages.serving.test_serving_state import view_of
 
 # DeepSeek-R1 NVFP4 on GB200 under TensorRT-LLM: one DP4/EP4 prefill worker, one DP32/EP4 decode
@@ -203,10 +205,16 @@ def test_a_run_whose_worker_counts_come_from_its_recipe_says_so_in_its_hover_and
     assert not any(m.run.row.workers_recorded for m in dep.measured)
     assert {m.run.row.workers_from for m in dep.measured} == {"recipe"}
     words = {"en": "published recipe (InferenceX)", "zh": "公开的配方（InferenceX）"}[lang]
-    mtp = {"en": "decodes with MTP", "zh": "decode 使用 MTP"}[lang]
+    drafts, unknown = {"en": ("multi-token prediction of", "names no draft count"),
+                       "zh": ("个草稿 token：按此估计", "未给出草稿 token 数")}[lang]  # fmt: skip
     (trace,) = [t for t in figures(a, lang, "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
-    assert len(trace["text"]) == 13 and all(words in text for text in trace["text"])
-    assert sum(mtp in text for text in trace["text"]) == 7 == sum(m.run.row.may_run_mtp for m in dep.measured)
+    bare = _unwrapped
+    texts = [bare(text) for text in trace["text"]]
+    assert len(texts) == 13 and all(bare(words) in text for text in texts)
+    named = [m.run.row.mtp_draft_tokens is not None for m in dep.measured]
+    assert [bare(drafts) in text for text in texts] == named
+    mtp_runs = sum(m.run.row.may_run_mtp for m in dep.measured)
+    assert sum(bare(unknown) in text for text in texts) + sum(named) == 7 == mtp_runs
     rows = list(csv.DictReader(line for line in serving_csv((), {}, beside).splitlines() if not line.startswith("#")))
     measured = [r for r in rows if r["series"] == "measured" and r["mode"] == "disaggregated"]
     assert len(measured) == 13 and {r["workers_recorded"] for r in measured} == {"False"}
@@ -242,19 +250,44 @@ def test_a_run_without_its_worker_counts_says_so_in_its_hover(lang):
     assert len(named) == 37 and named.count("1P1D; 2P1D MTP 2; 3P1D MTP 2; 5P3D") == 8
 
 
+@pytest.mark.parametrize("query", [H200_ASSUMED, GB200], ids=["candidates", "mtp"])
+def test_a_measured_runs_error_is_the_one_validate_serving_gives(query):
+    """The page answers each shipped run as `llm-roofline validate serving` does
+    (engine.serving.validate.answer_mapped): a run of an MTP recipe with its drafts, a run that
+    may have been several recipes spanned over them, and its hover's error is against that
+    answer. The H200 runs with candidate recipes span them; the GB200 runs whose recipe leaves
+    the decoding unknown span its decodings; the rest are one deployment each."""
+    a = args(query)
+    (dep,) = compared(a).deployments
+    cal = load_calibration()
+    for m in dep.measured:
+        want = answer_mapped(m.run.row, cal)["estimate"]
+        assert m.estimate["tpot_s"] == want["tpot_s"] and m.estimate["ttft_s"] == want["ttft_s"]
+        assert m.tpot_error == pytest.approx(want["tpot_s"] / m.run.row.tpot_s - 1.0, rel=1e-12)
+    spanned = [m.estimate.get("deployments", 1) for m in dep.measured]
+    unsettled = [not m.run.row.tpot_describable and bool(m.run.row.candidates) for m in dep.measured]
+    assert [n > 1 for n in spanned] == unsettled and any(unsettled)
+    (trace,) = [t for t in figures(a, "en", "light", False)[0]["data"] if t["uid"].endswith("disagg-measured")]
+    for text, n in zip(trace["text"], spanned, strict=True):
+        middle = f"against the middle of the {n} deployments it may have been"
+        assert (_unwrapped(middle) in _unwrapped(text)) == (n > 1)
+
+
 @pytest.mark.parametrize(
-    ("query", "key"), [(GB200, "srv_nearest_mtp"), (H200_ASSUMED, "srv_nearest_assumed")], ids=["mtp", "assumed"]
+    ("query", "key"), [(GB200, "srv_nearest_mtp"), (H200_ASSUMED, "srv_nearest_candidates")], ids=["mtp", "assumed"]
 )
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_nearest_runs_sentence_says_what_its_deployment_leaves_unsaid(query, key, lang):
     """Beside the nearest measured run's times: at the GB200 example's concurrency 256 the nearest
-    run (128) is an MTP recipe's, 2.1x faster than the estimate; the H200 runs' counts are
-    assumed. Without the caveat the comparison reads as the estimate's miss."""
+    run (128) is a recipe's of 3 MTP draft tokens, answered with them (the page's deployment
+    decodes a token a step, and answered so the run was 2.1x faster than the estimate); the H200
+    run's counts are not recorded, and it may have been 2 published deployments, whose middle is
+    its estimate. Without the caveat the comparison reads as the estimate's miss."""
     a = args(query, lang)
     words = " ".join(p.children for p in outputs(a, [], lang, "light", False)[4] if isinstance(p.children, str))
-    assert w(key, lang) in words
-    other = {"srv_nearest_mtp": "srv_nearest_assumed", "srv_nearest_assumed": "srv_nearest_mtp"}[key]
-    assert w(other, lang) not in words
+    assert w(key, lang, n=2) in words
+    others = {"srv_nearest_mtp", "srv_nearest_candidates", "srv_nearest_assumed"} - {key}
+    assert not any(w(other, lang, n=2) in words for other in others)
 
 
 def test_without_a_matching_run_the_nearest_deployments_are_named_by_their_sides():
