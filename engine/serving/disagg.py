@@ -545,6 +545,38 @@ def disaggregated_estimate(
     return result
 
 
+def disaggregated_estimates(
+    model: ModelConfig,
+    hw: Accelerator,
+    deployments: list[DisaggScenario],
+    calibration: Calibration | None = None,
+) -> list[dict | EngineInputError]:
+    """disaggregated_estimate of each deployment, or the error that refused it. Those that differ
+    only in their concurrency are one disagg_arrays pass, which answers each concurrency apart:
+    the serving page answers a deployment's shipped runs at once, each run 1-4 deployments it may
+    have been (engine.serving.validate), and 121 one at a time took 0.2 s."""
+    shapes: dict[DisaggScenario, list[int]] = {}
+    for k, ds in enumerate(deployments):
+        shapes.setdefault(replace(ds, base=replace(ds.base, concurrency=1)), []).append(k)
+    out: list = [None] * len(deployments)
+    for shape, members in shapes.items():
+        decode_hw = get_accelerator(shape.decode.hardware) if shape.decode.hardware else hw
+        concurrencies = [deployments[k].base.concurrency for k in members]
+        try:
+            a = disagg_arrays(model, hw, decode_hw, shape, concurrencies, calibration)
+        except EngineInputError as exc:
+            for k in members:
+                out[k] = exc
+            continue
+        for i, k in enumerate(members):
+            try:
+                out[k] = disagg_answer_at(a, i, model, hw, decode_hw, deployments[k])
+                ensure_finite(out[k])
+            except EngineInputError as exc:
+                out[k] = exc
+    return out
+
+
 def _rates(gpus: int, osl: int, loop: dict, i: int) -> dict:
     tpot = float(loop["tpot_s"][i])
     return {

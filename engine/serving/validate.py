@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import EngineInputError, visible
 from ..hardware import get_accelerator
 from .calibration import Calibration, load_calibration
-from .disagg import disaggregated_estimate
+from .disagg import disaggregated_estimates
 from .estimate import serving_estimate
 from .mapping import CsvRow, as_recipe_ran, resolve_model, row_scenario
 from .recipes import named_draft_lengths
@@ -196,18 +196,28 @@ def answer_mapped(m, cal: Calibration, model=None, hw=None) -> dict:
     model, hw = model or resolve_model(m.model), hw or get_accelerator(m.hardware)
     if m.disagg is None:
         return serving_estimate(model, hw, m.scenario, cal)
-    deployments = measured_deployments(m, cal)
-    if len(deployments) == 1:
-        return disaggregated_estimate(model, hw, deployments[0], cal)
-    answers, refusals = [], []
-    for deployment in deployments:
-        try:
-            answers.append(disaggregated_estimate(model, hw, deployment, cal))
-        except EngineInputError as exc:  # a candidate that does not fit these GPUs is not what ran
-            refusals.append(exc)
-    if not answers:
-        raise refusals[0]
-    return spanning(answers)
+    (answer,) = answer_disaggregated_runs([m], cal, model, hw)
+    if isinstance(answer, EngineInputError):
+        raise answer
+    return answer
+
+
+def answer_disaggregated_runs(runs: list, cal: Calibration, model, hw) -> list[dict | EngineInputError]:
+    """answer_mapped of disaggregated runs of one model on one card, or the error that refused
+    each: every deployment a run may have been (measured_deployments) answered in one batch
+    (disagg.disaggregated_estimates), then one answer a run."""
+    deployments = [measured_deployments(m, cal) for m in runs]
+    answers = iter(disaggregated_estimates(model, hw, [d for ds in deployments for d in ds], cal))
+    return [_run_answer([next(answers) for _ in ds]) for ds in deployments]
+
+
+def _run_answer(answers: list) -> dict | EngineInputError:
+    """A run's answer from those of the deployments it may have been: its own, or their span. A
+    candidate that does not fit these GPUs is not what ran; with none that fits, the first refusal."""
+    if len(answers) == 1:
+        return answers[0]
+    fitting = [a for a in answers if not isinstance(a, EngineInputError)]
+    return spanning(fitting) if fitting else answers[0]
 
 
 def spanning(answers: list[dict]) -> dict:

@@ -253,6 +253,28 @@ def test_a_link_that_limits_the_deployment_or_a_nic_assumed_is_named():
     assert r1_on_gb200()[0]["warnings"] == []
 
 
+def test_deployments_answered_at_once_answer_as_each_alone():
+    """disaggregated_estimates answers the deployments that differ only in concurrency in one
+    pass (the serving page's shipped runs, each 1-4 deployments it may have been): each answer is
+    the one disaggregated_estimate gives it alone, to the bit, and a deployment that cannot be
+    is its own error in its own place."""
+    from engine.serving.disagg import disaggregated_estimates
+
+    model, hw = get_model("deepseek-r1"), get_accelerator("gb200")
+    _, ds = r1_on_gb200()
+    wider = replace(ds, decode=replace(ds.decode, workers=2))
+    unfit = replace(ds, prefill=replace(ds.prefill, attention_data_parallel=1, expert_parallel=1))
+    asked = [replace(d, base=replace(d.base, concurrency=c)) for d, c in ((ds, 64), (wider, 8), (ds, 300), (unfit, 4))]
+    answers = disaggregated_estimates(model, hw, asked)
+    for deployment, answer in zip(asked[:3], answers[:3], strict=True):
+        alone = disaggregated_estimate(model, hw, deployment)
+        assert answer["estimate"] == alone["estimate"] and answer["bound"] == alone["bound"]
+        assert answer["breakdown"] == alone["breakdown"] and answer["disaggregated"] == alone["disaggregated"]
+    with pytest.raises(EngineInputError) as info:
+        disaggregated_estimate(model, hw, asked[3])
+    assert isinstance(answers[3], EngineInputError) and str(answers[3]) == str(info.value)
+
+
 def test_a_side_that_cannot_be_names_its_own_field():
     model, hw = get_model("deepseek-r1"), get_accelerator("h100-sxm5")
     base = ServingScenario(concurrency=8, **FP8)

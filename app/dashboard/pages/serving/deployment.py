@@ -30,7 +30,7 @@ from engine.model_catalog import get_model
 from engine.serving.calibration import load_calibration
 from engine.serving.disagg import decode_side, disagg_answer_at, disagg_arrays, disaggregated_estimate
 from engine.serving.scenario import DisaggScenario
-from engine.serving.validate import answer_mapped
+from engine.serving.validate import answer_disaggregated_runs
 
 
 @dataclass(frozen=True)
@@ -61,16 +61,21 @@ def measured_rates(run: Run, gpus: int) -> dict:
     }
 
 
-def _measured(model, hw, run: Run) -> MeasuredPoint:
-    """A shipped run and the estimate's error on it, answered on the page's model and card as
-    `llm-roofline validate serving` answers it (engine.serving.validate.answer_mapped): with its
-    recipe's MTP drafts, and a run that may have been several recipes or decodings spanned over
-    them (`estimate.deployments`). It is drawn at its own times over its row's GPUs."""
-    result = answer_mapped(run.row, load_calibration(), model, hw)
-    est = result["estimate"]
-    tpot_error, ttft_error = est["tpot_s"] / run.row.tpot_s - 1.0, est["ttft_s"] / run.row.ttft_s - 1.0
-    rates = measured_rates(run, run.row.disagg.gpus)
-    return MeasuredPoint(run, rates, result["bound"], est, None, tpot_error, ttft_error, None)
+def _measured_runs(model, hw, runs: list[Run]) -> list[MeasuredPoint]:
+    """The shipped runs and the estimate's error on each, answered on the page's model and card
+    as `llm-roofline validate serving` answers them (engine.serving.validate): with their recipe's
+    MTP drafts, and a run that may have been several recipes or decodings spanned over them
+    (`estimate.deployments`); all in one batch. A run the engine cannot place on this card is not
+    drawn. Each is drawn at its own times over its row's GPUs."""
+    answers = answer_disaggregated_runs([run.row for run in runs], load_calibration(), model, hw)
+    return [_measured(run, answer) for run, answer in zip(runs, answers, strict=True) if isinstance(answer, dict)]
+
+
+def _measured(run: Run, answer: dict) -> MeasuredPoint:
+    est, row = answer["estimate"], run.row
+    tpot_error, ttft_error = est["tpot_s"] / row.tpot_s - 1.0, est["ttft_s"] / row.ttft_s - 1.0
+    rates = measured_rates(run, row.disagg.gpus)
+    return MeasuredPoint(run, rates, answer["bound"], est, None, tpot_error, ttft_error, None)
 
 
 def saturated(answer: dict) -> bool:
@@ -132,12 +137,7 @@ def _curve(a: ServingArgs, spec: str) -> Deployment:
     full = next((p["concurrency"] for p in points if p["saturated"]), None)
     if full is not None:
         points = [p for p in points if p["concurrency"] <= QUEUE_REACH * full]
-    runs = []
-    for run in matching_disagg_runs(a.model, hw.id, ds, not model.is_moe):
-        try:
-            runs.append(_measured(model, hw, run))
-        except EngineInputError:  # a shipped run the engine cannot place on this card: not drawn
-            continue
+    runs = _measured_runs(model, hw, matching_disagg_runs(a.model, hw.id, ds, not model.is_moe))
     nearby = [] if runs else nearby_disagg_runs(a.model, hw.id, ds, not model.is_moe)
     return Deployment(hw.id, hw.name, None, None, None, points, runs, nearby)
 
