@@ -19,9 +19,9 @@ import unicodedata
 from collections.abc import Iterable
 
 # A hover line's width, in columns (a CJK character counts two). Plotly never wraps a hover, and
-# a hover wider than its chart is cut at the chart's edges: a phone's plot is 328 px wide, and 44
-# columns of the 13 px hover font are at most about 300 px, the label's padding included (at 80
-# columns a measured run's hover ran from 125 px left of a phone's chart to 75 px past its right).
+# a hover wider than its chart is cut at the chart's edges: a phone's plot is 328 px wide, and a
+# measured run's hover at 44 columns of the 13 px hover font is 322 px, its padding included (at 80
+# columns it ran from 125 px left of a phone's chart to 75 px past its right).
 HOVER_LINE_UNITS = 44
 
 
@@ -95,7 +95,7 @@ def wrap(text: str, units: int) -> list[str]:
             spaces = [k for k, t in enumerate(line) if t == " " and sum(widths[:k]) > units // 2]
             cut = spaces[-1] if spaces else len(line)
             lines.append("".join(line[:cut]))
-            line, widths = line[cut + 1 :] if spaces else [], widths[cut + 1 :] if spaces else []
+            line, widths = line[cut + 1 :], widths[cut + 1 :]  # past the space cut at (none: empty)
         line.append(token)
         widths.append(width)
     return [*lines, "".join(line)] if line else lines
