@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 # A hover line's width, in columns (a CJK character counts two). Plotly never wraps a hover, and
 # a hover wider than its chart is cut at the chart's edges: a phone's plot is 328 px wide, and a
@@ -42,8 +43,12 @@ def _display_width(text: str) -> int:
     wraps a scenario line for each of its ~150 stops.)"""
     if text.isascii():
         return len(text)
+    return sum(map(_char_width, text))
+
+
+def _char_width(char: str) -> int:
     # no wide character lies below U+1100 (Hangul Jamo): the rest is checked one by one
-    return len(text) + sum(1 for ch in text if ch >= "\u1100" and unicodedata.east_asian_width(ch) in "WF")
+    return 2 if char >= "\u1100" and unicodedata.east_asian_width(char) in "WF" else 1
 
 
 def wrapped_plotly_text(text: str, width: int = 56, sep: str = " · ") -> str:
@@ -66,10 +71,6 @@ def wrapped_plotly_text(text: str, width: int = 56, sep: str = " · ") -> str:
     return "<br>".join(plotly_text(line) for line in lines)
 
 
-def _char_width(char: str) -> int:
-    return 2 if char >= "\u1100" and unicodedata.east_asian_width(char) in "WF" else 1
-
-
 # What a line shows, token by token: Plotly's tags take no room (Plotly carries a `<b>` across a
 # `<br>`, so a line may break inside one), an entity one column, and a hover template's `%{...}`
 # slot about SLOT_COLUMNS, a value's usual width ("1,234.5", "12.3 ms").
@@ -86,25 +87,34 @@ def _token_width(token: str) -> int:
 def wrap(text: str, units: int) -> list[str]:
     """Lines of at most `units` columns shown (a CJK character counts two, markup as drawn),
     broken at the last space past the line's middle, else anywhere (a Chinese sentence has none)."""
+    return list(_wrapped(text, units))
+
+
+# A concurrency change redraws every hover on the serving page, and most of their lines (a
+# measured run's, its source's) are the ones drawn before: each is wrapped once.
+@lru_cache(maxsize=4096)
+def _wrapped(text: str, units: int) -> tuple[str, ...]:
     if "%{" not in text and _display_width(text) <= units:
-        return [text]
-    lines, line, widths = [], [], []
+        return (text,)
+    lines, line, widths, width = [], [], [], 0
     for token in _TOKENS.findall(text):
-        width = _token_width(token)
-        if sum(widths) + width > units and line:
+        token_width = _token_width(token)
+        if width + token_width > units and line:
             spaces = [k for k, t in enumerate(line) if t == " " and sum(widths[:k]) > units // 2]
             cut = spaces[-1] if spaces else len(line)
             lines.append("".join(line[:cut]))
             line, widths = line[cut + 1 :], widths[cut + 1 :]  # past the space cut at (none: empty)
+            width = sum(widths)
         line.append(token)
-        widths.append(width)
-    return [*lines, "".join(line)] if line else lines
+        widths.append(token_width)
+        width += token_width
+    return (*lines, "".join(line)) if line else tuple(lines)
 
 
 def hover_text(lines: Iterable[str], units: int = HOVER_LINE_UNITS) -> str:
     """A hover's lines (a line may hold `<br>`s of its own) joined by `<br>`, each wrapped to
     `units` columns: the chart's edge cuts what Plotly does not wrap."""
-    return "<br>".join(part for line in lines for piece in line.split("<br>") for part in wrap(piece, units))
+    return "<br>".join(part for line in lines for piece in line.split("<br>") for part in _wrapped(piece, units))
 
 
 def hover_box(text: str) -> str:
