@@ -17,11 +17,12 @@ LABEL = {"en": "Measured on", "zh": "测量所用的加速器"}
 
 IMPORTED_JS = f"""() => {{ const g = {GD};
   return g && g._fullData ? g._fullData.filter(t => /^measured--.*--imported$/.test(t.uid))
-    .map(t => [t.uid, t.hovertemplate]) : []; }}"""
+    .map(t => [t.uid, String([].concat(t.hovertext || [])[0] || '').replaceAll('<br>', ' ')]) : []; }}"""
 
 
 def _imported_on(page: Page, hw: str) -> str:
-    """Wait until the imported kernels are drawn on `hw` alone; their hover text."""
+    """Wait until the imported kernels are drawn on `hw` alone; the first one's hover text (its
+    lines joined)."""
     page.wait_for_function(
         f"""(hw) => {{ const g = {GD}; if (!g || !g._fullData) return false;
               const on = g._fullData.filter(t => /^measured--.*--imported$/.test(t.uid)).map(t => t.uid);

@@ -6,7 +6,8 @@ exactly what the server would have drawn there: the same uid, position and hover
 The browser only picks a stop from the grid (assets/app.js); it never computes a number.
 
 Hover text is a per-trace template (labels, names) plus per-point `customdata` values (the
-numbers, formatted here): only the values travel with each grid stop.
+numbers, formatted here): only the values travel with each grid stop. The imported rows, drawn
+once, carry their whole hover (imported_trace).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 from dataclasses import dataclass, replace
 
 from app.dashboard.lib.i18n import t
-from app.dashboard.lib.markup import hover_box
+from app.dashboard.lib.markup import hover_box, hover_text
 from app.dashboard.lib.uids import uid
 from app.service import BATCH_STOPS, CONTEXT_STOPS, phase_at
 from app.units import duration, grouped, plain, si
@@ -230,27 +231,33 @@ def imported_trace(points: list[dict], hw: str, hw_name: str, color: str, lang: 
     """The imported rows that carry their own FLOPs and bytes, as one trace: they sit where they
     were measured whatever the sliders say, so they are drawn once and never enter the slider
     grid (10,000 rows once made 1.5 million grid points, 20 s and +1.6 GB a request). Each
-    point's name travels in its customdata (already inert for Plotly: figures.roofline_figure).
-    Its + (figures.MARK_STYLE "measured") is never the ridge's x."""
+    point's hover is its own text, wrapped with its name (already inert for Plotly:
+    figures.roofline_figure): a profiler's kernel name runs to 120 characters, which a template
+    slot would paste into one line wider than a phone's chart. Its + (figures.MARK_STYLE
+    "measured") is never the ridge's x."""
     fixed = [p for p in points if not p.get("counts_from_model")]
     if not fixed:
         return None
-    slots = {name: f"%{{customdata[{i + 1}]}}" for i, name in enumerate(MEASURED_FIELDS)}
-    text = t("hover_measured", lang, label="%{customdata[0]}", hw=hw_name, **slots)
     return {
         "type": "scatter",
         "uid": uid("measured", hw, "imported"),
         "name": t("measured_point", lang),
         "x": [p["intensity"] for p in fixed],
         "y": [p["achieved_flops_per_s"] for p in fixed],
-        "customdata": [[p["name"], *measured_values(p)] for p in fixed],
-        "hovertemplate": hover_box(text),
+        "hovertext": [imported_hover(p, hw_name, lang) for p in fixed],
+        "hovertemplate": "%{hovertext}<extra></extra>",
         "mode": "markers",
         "showlegend": False,
         "meta": {"color": color},
         "marker": {"symbol": "cross-thin-open", "size": 12, "color": color, "line": {"color": color, "width": 2}},
         "cliponaxis": False,
     }
+
+
+def imported_hover(p: dict, hw_name: str, lang: str) -> str:
+    """An imported point's hover: its name and measured values, each line wrapped."""
+    values = dict(zip(MEASURED_FIELDS, measured_values(p), strict=True))
+    return hover_text([t("hover_measured", lang, label=p["name"], hw=hw_name, **values)])
 
 
 def hover_template(mark: Mark, hw_name: str, lang: str) -> str:

@@ -2,11 +2,13 @@
 
 import math
 import re
+import unicodedata
 
 import pytest
 
 from app.dashboard.components.plot_style import PALETTES, THEMES
 from app.dashboard.lib.i18n import reason
+from app.dashboard.lib.markup import HOVER_LINE_UNITS, plotly_text
 from app.dashboard.pages.roofline.figures import X_RANGE, Y_RANGE, roofline_figure
 from app.dashboard.pages.roofline.insight import insight_sentences
 from app.dashboard.pages.roofline.marks import grid_payload
@@ -28,14 +30,20 @@ def data():
     return dashboard_data("llama-3-8b", HW, Scenario(batch_size=32, context_length=4096))
 
 
+def markup_columns(line: str) -> int:
+    """Columns a hover line shows: tags take none, an entity one, a CJK character two."""
+    shown = re.sub(r"&#?\w+;", "x", re.sub(r"<[^>]*>", "", line))
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in shown)
+
+
 def by_uid(fig: dict) -> dict:
     return {t["uid"]: t for t in fig["data"]}
 
 
 def hover_text(trace: dict) -> str:
-    """What Plotly shows on hover: the template with the point's values put in."""
-    text = trace["hovertemplate"]
-    for i, value in enumerate(trace["customdata"][0]):
+    """What Plotly shows on hover of the first point: the template with its values put in."""
+    text = trace["hovertemplate"].replace("%{hovertext}", (trace.get("hovertext") or [""])[0])
+    for i, value in enumerate((trace.get("customdata") or [[]])[0]):
         text = text.replace(f"%{{customdata[{i}]}}", value)
     return text
 
@@ -317,6 +325,24 @@ def test_measured_roofs_and_points_on_the_figure(tmp_path):
     assert "measured--h100-sxm5--decode" not in traces and "roof--h100-sxm5--memory-measured" not in traces
     text = " ".join(insight_sentences(data["analysis"], data["trajectory_end"], data["kv_wall_intensity"], "en"))
     assert "MBU" in text and "MFU" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_imported_kernels_long_name_wraps_in_its_hover(lang):
+    # a profiler's templated kernel name, at the 120 characters an import keeps, without a space
+    name = ("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_nn_align8>" * 2)[:120]
+    csv = f'name,flops,bytes,time_s\n"{name}",1.2e11,3.8e9,1.6e-3\n'
+    data = dashboard_data(
+        "llama-3-8b", ["h100-sxm5"], Scenario(batch_size=32), measurements={"format": "csv", "content": csv}
+    )
+    results = data["analysis"]["results"]
+    fig = roofline_figure(results, data["trajectories"], lang, measured_points=data["measured_points"])
+    point = by_uid(fig)["measured--h100-sxm5--imported"]
+    text = hover_text(point)
+    lines = text.removesuffix("<extra></extra>").split("<br>")
+    assert len(lines) >= 6 and all(markup_columns(line) <= HOVER_LINE_UNITS for line in lines), lines
+    # the whole name is there, inert, across its lines (a tag-like "<" is drawn, never parsed)
+    assert "".join(lines).replace("<b>", "").replace("</b>", "").startswith(plotly_text(name)[:100])
 
 
 def contrast(a: str, b: str) -> float:

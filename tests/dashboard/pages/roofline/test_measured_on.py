@@ -42,8 +42,8 @@ def test_points_are_placed_under_the_chosen_cards_roofs(on):
                           measured_on=data["measured_on"])  # fmt: skip
     other = next(h for h in HW if h != on)
     assert f"measured--{on}--imported" in uids(fig) and f"measured--{other}--imported" not in uids(fig)
-    assert f"on {result['hardware_name']}" in fig["data"][[t["uid"] for t in fig["data"]].index(
-        f"measured--{on}--imported")]["hovertemplate"]  # fmt: skip
+    imported = next(t for t in fig["data"] if t["uid"] == f"measured--{on}--imported")
+    assert f"on {result['hardware_name']}" in imported["hovertext"][0].replace("<br>", " ")
 
 
 def test_a_card_not_drawn_means_the_first():
