@@ -146,7 +146,12 @@ class KvLinkFields(BaseModel):
         ge=0.001, le=100_000, allow_inf_nan=False, description="per GPU per direction, GB/s (0.001 to 100,000)"
     )
     latency_us: float | None = Field(
-        None, ge=0.001, le=1e6, allow_inf_nan=False, description="per transfer, µs (0.001 to 1e6); null: calibrated"
+        None,
+        ge=0.001,
+        le=1e6,
+        allow_inf_nan=False,
+        description="the link's own latency per transfer, µs (0.001 to 1e6), added to the transfer; "
+        "null: none. The calibrated first-token fixed cost (handshake, routing) applies either way",
     )
 
 

@@ -305,6 +305,7 @@ def _score_rows(cols, hw, base, rows, table: dict, dec, ld: Layout, p, q) -> Non
         "prefill_full": full,
         "bandwidth": np.array(rows["bandwidth"]),
         "link_bytes": np.array(rows["link_bytes"]),
+        "link_latency_s": 0.0,  # the planner's links are `auto`: no latency but the calibrated fixed cost
         "link_rps_per_bw": 1.0 / np.array(rows["per_request"]),
         "n0": np.minimum(c / y, cap),
         "tpot": dec["times"],

@@ -158,20 +158,22 @@ def closed_loop(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, t
     return loop_answer(flow, tpot_at(flow["n"]), p)
 
 
-def loop_flow(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, tpot_cap) -> dict:
+def loop_flow(c, osl, decode_workers, cap, prefill, link_s, link_rps, tpot0, tpot_cap, link_latency_s=0.0) -> dict:
     """The loop up to its decode step (closed_loop's arguments): the requests/s it serves, the
     prefill's batch and forward, and the decoding requests per worker n, the batch the decode
-    step is then built at (apart, so one build serves the bound's loop and the estimate's)."""
+    step is then built at (apart, so one build serves the bound's loop and the estimate's).
+    `link_latency_s`: the link's own latency a transfer pays (the user's), besides its bytes."""
     slots, s1, s_max, b_max = prefill
     mu_p = slots * b_max / s_max
     mu_d_cap = decode_workers * cap / (osl * tpot_cap)
-    free = c / (s1 + link_s + osl * tpot0)  # what the loop asks with nobody queued
+    free = c / (s1 + link_s + link_latency_s + osl * tpot0)  # what the loop asks with nobody queued
     limit = np.minimum(np.minimum(mu_p, link_rps), mu_d_cap)
     x = np.minimum(free, limit)
     batch, prefill_s = prefill_batch(x, slots, s1, s_max, b_max)
     n = np.clip(x * osl * tpot0 / decode_workers, 1.0, cap)
     return {
         "c": c, "osl": osl, "decode_workers": decode_workers, "link_s": link_s, "link_rps": link_rps,
+        "link_latency_s": link_latency_s,
         "mu_p": mu_p, "mu_d_cap": mu_d_cap, "saturated": free >= limit, "x": x, "batch": batch,
         "prefill_s": prefill_s, "prefill_one_s": s1, "n": n,
     }  # fmt: skip
@@ -208,7 +210,11 @@ def loop_answer(flow: dict, tpot, p) -> dict:
         # own) as the loop offers it when they wait for the link too (closed_loop_wait with k =
         # link_s): at the offered load alone, 2 clients on a slow link read as saturated
         others = np.maximum(c - 1.0, 0.0) / link_rps
-        transfer = link_s + closed_loop_wait(others, prefill_s + link_s + fixed + osl * tpot, link_s)
+        # the link's own latency (the user's) delays a transfer without taking the link's bandwidth
+        latency = flow["link_latency_s"]
+        transfer = (
+            link_s + latency + closed_loop_wait(others, prefill_s + link_s + latency + fixed + osl * tpot, link_s)
+        )
         cycle = prefill_s + transfer + fixed + osl * tpot
         queue = closed_loop_wait(c / mu_p, cycle, p["prefill_queue_factor"] * busy_s / 2.0)
         # another side at capacity (the link, decode at its memory cap) holds the excess clients
@@ -271,9 +277,10 @@ def _deployment_flow(c, d: dict, forwards: tuple, p: dict | None) -> dict:
     eff = 1.0 if p is None else p["kv_link_efficiency"]
     bw = d["bandwidth"] * eff
     prefill = (d["prefill_slots"], forwards[0], forwards[1], d["prefill_full"])
+    latency = 0.0 if p is None else d["link_latency_s"]  # the bound: bytes at the link's peak, no latency
     return loop_flow(
         c, d["output_tokens"], d["decode_workers"], d["cap"], prefill, d["link_bytes"] / bw,
-        d["link_rps_per_bw"] * bw, d["tpot"](d["n0"], p), d["tpot"](d["cap"], p),
+        d["link_rps_per_bw"] * bw, d["tpot"](d["n0"], p), d["tpot"](d["cap"], p), latency,
     )  # fmt: skip
 
 
@@ -379,6 +386,9 @@ def _shape_sides(model, prefill_hw, decode_hw, ds: DisaggScenario) -> dict:
         "bandwidth": bandwidth,
         "link_words": link_words,
         "link_bytes": max(sent, received),
+        # the link's own latency a transfer pays where the user gives one (none on `auto`); the
+        # calibrated first-token fixed cost, kv_transfer_latency_s, is TTFT's own part beside it
+        "link_latency_s": float(ds.kv_link.latency_s or 0.0),
         "link_rps_per_bw": 1.0 / per_request,
         "kv_bytes_per_request": whole,
     }
@@ -489,8 +499,6 @@ def disagg_arrays(
     p, backend_used, family = cal.parameters(ds.base.backend, decode_hw.id)
     p_prefill = cal.parameters(ds.base.backend, prefill_hw.id)[0]
     p |= {k: p_prefill[k] for k in PREFILL_SIDE_PARAMETERS}
-    if ds.kv_link.latency_s is not None:  # a latency the user gives replaces the calibrated one
-        p = p | {"kv_transfer_latency_s": float(ds.kv_link.latency_s)}
     arrays = {k: np.asarray(v, dtype=float) for k, v in p.items()}
     d = sides(model, prefill_hw, decode_hw, ds)
     c = np.atleast_1d(np.asarray(concurrency, dtype=float))

@@ -67,6 +67,20 @@ def test_over_the_scale_out_network_past_the_domain():
     assert r["breakdown"]["kv_transfer"]["link_bytes_per_s"] == 25e9
 
 
+def test_a_links_latency_the_user_gives_is_the_transfers_and_the_fixed_cost_stays():
+    # The calibrated fixed cost (handshake, routing: 0.16 s) is not the link's latency. A latency
+    # of 100 ms once replaced it, so typing one made the first token faster and left the transfer
+    # row as it was.
+    auto, _ = r1_on_gb200(concurrency=8, link=KvLink(50e9))
+    slow, _ = r1_on_gb200(concurrency=8, link=KvLink(50e9, 0.1))
+    before, after = auto["breakdown"]["ttft"]["estimate"], slow["breakdown"]["ttft"]["estimate"]
+    assert after["fixed_s"] == before["fixed_s"] == auto["calibration"]["parameters"]["kv_transfer_latency_s"]
+    assert after["kv_transfer_s"] == pytest.approx(before["kv_transfer_s"] + 0.1, rel=0.01)
+    assert slow["estimate"]["ttft_s"] > auto["estimate"]["ttft_s"] + 0.09
+    # the bound: the bytes at the link's peak, no latency
+    assert slow["breakdown"]["ttft"]["bound"] == auto["breakdown"]["ttft"]["bound"]
+
+
 def test_the_balance_names_the_side_that_limits():
     r, ds = r1_on_gb200(concurrency=4096)
     d = r["disaggregated"]
