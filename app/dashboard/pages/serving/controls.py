@@ -115,7 +115,9 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
                 ),
                 field(
                     w("srv_field_price", lang),
-                    number_box("srv-price", a.gpu_hour_price, 0, 1000),
+                    # no min or max: the browser would send -5 as no value, which unsets the price
+                    # without a word; sent, it is refused in the box's own words (state.refused_box)
+                    number_box("srv-price", a.gpu_hour_price),
                     html_for="srv-price",
                 ),
             ],
@@ -133,8 +135,11 @@ def _side_box(a: ServingArgs, side: str, name: str, field_name: str, lang: str):
     pname = f"{side[0]}{name}"
     kind = BY_NAME[pname].kind
     label = w(f"srv_field_{pname}", lang)
-    props = {"placeholder": w("srv_auto", lang)} if name == "mtp" else {}
-    box = number_box(f"srv-{pname}", getattr(a, f"{side}_{field_name}"), kind.low, kind.high, 1, **props)
+    value = getattr(a, f"{side}_{field_name}")
+    if name == "mtp":  # empty is auto: no min, max or step, or a browser would send 0 or 2.5 as auto
+        box = number_box(f"srv-{pname}", value, placeholder=w("srv_auto", lang))
+    else:
+        box = number_box(f"srv-{pname}", value, kind.low, kind.high, 1)
     # the box's own name for a screen reader (the grid's row and column say it to the eye)
     return html.Label([html.Span(label, className="srv-box-name"), box], className="srv-side-box", title=label)
 

@@ -67,7 +67,7 @@ class ServingArgs:
     decode_moe_tp: int | None = None
     decode_ep: int = 1
     kv_link_gb_s: float | None = None  # None: auto (engine.serving.disagg.kv_link_for)
-    kv_link_latency_us: float | None = None  # None: calibrated; only with a bandwidth
+    kv_link_latency_us: float | None = None  # None: no link latency; only with a bandwidth
 
 
 class Model:
@@ -142,11 +142,18 @@ class KvLinkText:
         return text if latency is None else f"{text}:{self.latency.write(latency)}"
 
     def read_all(self, bandwidth: object, latency: object) -> tuple[tuple | None, list]:
-        """(value, [(typed, why)]) from the two boxes: an empty bandwidth is auto (the latency
-        box then says nothing: a latency needs a link to be on), an empty latency the
-        calibrated one; a refused box is named by its own Why (`box`)."""
+        """(value, [(typed, why)]) from the two boxes: an empty bandwidth is auto (a latency typed
+        beside it is not used, and is told so: it is a given link's), an empty latency none; a
+        refused box is named by its own Why (`box`)."""
         if bandwidth in (None, ""):
-            return (None, None), []
+            if latency in (None, ""):
+                return (None, None), []
+            # a latency is the given link's: with the link auto it is not used, and says so
+            try:
+                self.latency.read(latency)
+            except Invalid as exc:
+                return (None, None), [(typed_text(latency), Why(exc.why.code, exc.why.params | {"box": "lat"}))]
+            return (None, None), [(typed_text(latency), Why("kvlink_latency_needs_bandwidth", {"box": "lat"}))]
         try:
             gb_s = self.bandwidth.read(bandwidth)
         except Invalid as exc:

@@ -15,7 +15,16 @@ from app.dashboard.pages.links import lab_link
 from app.dashboard.pages.roofline.params import BY_NAME as ROOFLINE_PARAMS
 from app.dashboard.pages.roofline.params import Accelerators, pairs_of
 from app.dashboard.pages.roofline.state import View
-from app.dashboard.pages.serving.params import DISAGG, MAX_HARDWARE, OWN, PARAMS, PRECISIONS, KvLinkText, ServingArgs
+from app.dashboard.pages.serving.params import (
+    DISAGG,
+    MAX_HARDWARE,
+    OWN,
+    PARAMS,
+    PRECISIONS,
+    AutoInt,
+    KvLinkText,
+    ServingArgs,
+)
 from app.dashboard.pages.serving.words import w, why
 from engine.errors import EngineInputError
 from engine.hardware import Accelerator, catalogue, get_accelerator
@@ -248,8 +257,15 @@ def refused_box(p, a: ServingArgs, typed: str | None, reason: Why, lang: str) ->
     """A refused box's sentence in its own words; the KV link's two boxes each by its name: a
     refused bandwidth leaves the link auto, a refused latency the calibrated one."""
     box = reason.params.get("box")
+    if reason.code == "kvlink_latency_needs_bandwidth":
+        return w("srv_kvlink_latency_needs_bw", lang, typed=typed)
     label = w(f"srv_field_{p.name}" + (f"_{box}" if box else ""), lang)
-    shown = w(f"srv_kvlink_{box}_kept", lang) if box else shown_value(p.value(a), lang)
+    if box:
+        shown = w(f"srv_kvlink_{box}_kept", lang)
+    elif isinstance(p.kind, AutoInt) and p.value(a) is None:  # an empty MoE TP box: worked out
+        shown = w("srv_auto", lang)
+    else:
+        shown = shown_value(p.value(a), lang)
     return box_sentence(label, reason.params, typed, shown, lang, getattr(p.kind, "open_low", False))
 
 

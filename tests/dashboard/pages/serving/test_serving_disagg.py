@@ -16,6 +16,7 @@ import pytest
 from app.api.serving_schemas import ServingRequest
 from app.dashboard.lib.params import shown, write_link
 from app.dashboard.pages.serving.callbacks import figures, outputs
+from app.dashboard.pages.serving.controls import disagg_controls
 from app.dashboard.pages.serving.deployment import compared, drawn
 from app.dashboard.pages.serving.disagg_words import balance_sentence, deployment_unfit_sentence
 from app.dashboard.pages.serving.exports import serving_csv, serving_json
@@ -145,6 +146,16 @@ def test_the_sides_must_hold_their_experts_and_a_deployment_its_gpus():
     assert disagg_of(a).prefill.expert_parallel == 1 and disagg_of(a).decode.moe_tensor_parallel == 1
 
 
+def walk(component):
+    """Every Dash component under `component`, itself first."""
+    if isinstance(component, (list, tuple)):
+        for c in component:
+            yield from walk(c)
+    elif component is not None and not isinstance(component, (str, int, float, bool)):
+        yield component
+        yield from walk(getattr(component, "children", None))
+
+
 def test_the_sides_controls_round_trip_and_a_refused_box_speaks_in_its_own_words():
     a = args(GB200 + "&kvlink=50")
     controls = shown(PARAMS, a) | {"srv-hw.value": list(a.hardware)}
@@ -159,10 +170,26 @@ def test_the_sides_controls_round_trip_and_a_refused_box_speaks_in_its_own_words
     # a refused latency keeps the bandwidth; the boxes speak Chinese on the Chinese page
     back, _, refused = args_from_controls(controls | {"srv-kvlat.value": 0}, "zh")
     assert back.kv_link_gb_s == 50 and back.kv_link_latency_us is None
-    assert len(refused) == 1 and "KV 链路延迟" in refused[0] and "校准的延迟" in refused[0]
+    assert len(refused) == 1 and "KV 链路延迟" in refused[0] and "不计链路延迟" in refused[0]
+    # a latency typed beside an auto link is not used, and says so; one out of range says that
+    auto = controls | {"srv-kvbw.value": None}
+    back, problems, refused = args_from_controls(auto | {"srv-kvlat.value": 20})
+    assert problems == [] and (back.kv_link_gb_s, back.kv_link_latency_us) == (None, None)
+    assert refused == [
+        "KV link latency (20 µs) is used only with a bandwidth you give; with the link on auto it is left out."
+    ]
+    _, _, refused = args_from_controls(auto | {"srv-kvlat.value": -5})
+    assert refused == ["KV link latency, µs must be 0.001–1,000,000 (you typed -5); still showing no link latency."]
+    assert args_from_controls(auto | {"srv-kvlat.value": None})[2] == []
     # an empty MoE TP box is worked out, not refused
     back, problems, refused = args_from_controls(controls | {"srv-dmtp.value": None})
     assert problems == refused == [] and back.decode_moe_tp is None
+    # its box has no min, max or step: a browser would send 0 or 2.5 as no value, read as auto
+    # without a word; sent, they are refused in the box's own words
+    _, _, refused = args_from_controls(controls | {"srv-pmtp.value": 2.5})
+    assert refused == ["Prefill MoE TP must be 1–1,024 (you typed 2.5); still showing auto."]
+    boxes = {c.id: c for c in walk(disagg_controls(a, "en")) if getattr(c, "id", None) in ("srv-pmtp", "srv-dmtp")}
+    assert len(boxes) == 2 and all(b.min is None and b.max is None and b.step == "any" for b in boxes.values())
 
 
 @pytest.fixture(scope="module")

@@ -104,6 +104,12 @@ def test_a_refused_box_keeps_the_default_and_says_so_in_its_own_words():
     _, problems, refused = args_from_controls(controls | {"srv-conc.value": 8, "srv-memutil.value": None}, "zh")
     assert problems == [] and len(refused) == 1 and "显存利用率" in refused[0] and "0.9" in refused[0]
     assert "you typed" not in refused[0]
+    # the price box has no min or max: a browser would send -5 as no value, which unsets the price
+    # without a word; sent, it is refused in the box's words and the page computes without a price
+    priced = controls | {"srv-conc.value": 8, "srv-price.value": 2.5}
+    assert args_from_controls(priced)[0].gpu_hour_price == 2.5
+    back, _, refused = args_from_controls(priced | {"srv-price.value": -5})
+    assert back.gpu_hour_price is None and len(refused) == 1 and "(you typed -5)" in refused[0]
 
 
 def test_a_choice_no_control_offers_blocks_the_numbers():
