@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from engine.errors import EngineInputError
 from engine.precision import DTYPES
@@ -160,12 +161,23 @@ def _given_or_one(value: int | None) -> int:
     return 1 if value is None else value
 
 
+# a plain decimal in ASCII (float() also takes "1_000" and other scripts' digits, which the API
+# does not): 50, 0.5, 1e3 (a sign is read, and refused as out of range)
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _decimal(text: str) -> float:
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
 def _kv_link(text: str) -> KvLink:
     if text == "auto":
         return KvLink()
     try:
-        bandwidth, _, latency = text.partition(":")
-        link = KvLink(float(bandwidth) * 1e9, float(latency) * 1e-6 if latency else None)
+        bandwidth, colon, latency = text.partition(":")
+        link = KvLink(_decimal(bandwidth) * 1e9, _decimal(latency) * 1e-6 if colon else None)
         link.check()
         return link
     except EngineInputError:  # out of KvLink's range: said in the flag's own units
@@ -236,9 +248,18 @@ def _serving(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gpus_words(r: dict) -> str:
+    """`36 x h200-sxm`, or each side's GPUs where decode runs on another accelerator."""
+    d = r.get("disaggregated")
+    if d and d["prefill"]["hardware"] != d["decode"]["hardware"]:
+        pre, dec = d["prefill"], d["decode"]
+        return f"{pre['gpus']} x {pre['hardware']} (prefill) + {dec['gpus']} x {dec['hardware']} (decode)"
+    return f"{r['gpus']} x {r['hardware']}"
+
+
 def _print_answer(r: dict) -> None:
     cal = r["calibration"]
-    print(f"{r['model']} on {r['gpus']} x {r['hardware']}: running batch {r['running_batch']}, queued {r['queued']}")
+    print(f"{r['model']} on {_gpus_words(r)}: running batch {r['running_batch']}, queued {r['queued']}")
     print(f"calibration {cal['id']} (backend {cal['backend']}, family {cal['family']}, {cal['rows']} measured runs)")
     b, e = r["bound"], r["estimate"]
     print(f"{'':<26}{'bound':>12}{'estimate':>12}  estimate range (p10-p90)")

@@ -115,6 +115,10 @@ SERVING_70B = ("serving", "--model", "llama-3.1-70b", "--hardware", "h100-sxm5",
         (("--prefill-batch", "0"), "--prefill-batch: 0 is not an integer in [1, 1024]"),
         (("--kv-link", "-5"), "--kv-link: '-5' is out of range (allowed: bandwidth 0.001-100,000 GB/s"),
         (("--kv-link", "50:-1"), "--kv-link: '50:-1' is out of range"),
+        # an empty latency, an underscore and another script's digits are no ASCII decimal (as in the API)
+        (("--kv-link", "50:"), "--kv-link: '50:' is not auto or GB/s[:us]"),
+        (("--kv-link", "1_000"), "--kv-link: '1_000' is not auto or GB/s[:us]"),
+        (("--kv-link", "\u0661\u0660"), "is not auto or GB/s[:us]"),
         (("--draft-model", "llama-3.1-8b"), "--draft-model: describes speculative decoding, which --speculative"),
     ],
 )
@@ -123,6 +127,13 @@ def test_a_disaggregated_or_draft_flag_out_of_range_is_refused_in_the_flag_s_wor
     if no draft had been asked; a link out of range was named in bytes/s and seconds."""
     r = cli(*SERVING_70B, *flags)
     assert r.returncode == 2 and named in r.stderr, r.stderr
+
+
+def test_a_deployment_decoding_on_another_card_names_both_in_its_first_line():
+    r = cli("serving", "--model", "llama-3.1-70b", "--hardware", "h200-sxm", "--prefill-tp", "4", "--decode-tp", "4",
+            "--decode-hardware", "l40s", "--decode-dp", "8")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("llama-3.1-70b on 4 x h200-sxm (prefill) + 32 x l40s (decode):")
 
 
 def test_plan_takes_the_memory_rule_and_names_it_when_nothing_fits():
