@@ -154,9 +154,9 @@ def nearby_sentence(acc, lang: str, mode: str = "") -> str:
         return w("srv_nearby_none" + (f"_{mode}" if mode else ""), lang)
     groups = [
         w(
-            "srv_nearby_group",
+            "srv_nearby_group" if n.concurrencies[0] != n.concurrencies[1] else "srv_nearby_group_one",
             lang,
-            what=", ".join(_difference(k, v, lang) for k, v in n.differences),
+            what=w("srv_list_sep", lang).join(_difference(k, v, lang) for k, v in n.differences),
             runs=runs_count(n.runs, lang),
             lo=f"{n.concurrencies[0]:,}",
             hi=f"{n.concurrencies[1]:,}",

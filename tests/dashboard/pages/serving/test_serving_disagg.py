@@ -325,6 +325,21 @@ def test_without_a_matching_run_the_nearest_deployments_are_named_by_their_sides
     words = " ".join(p.children for p in outputs(a, [], "en", "light", False)[4] if isinstance(p.children, str))
     assert "No shipped measured disaggregated run matches this deployment" in words
     assert "decode 1 × TP1 × DP32 · EP4" in words
+    # a group's differences are joined in the page's language (the default page's nearest groups
+    # differ on both sides: "prefill 侧：… , decode 侧：…" read with an English comma)
+    a = args("tab=serving&model=deepseek-ai/DeepSeek-R1&hw=gb200&mode=disagg")
+    zh = " ".join(p.children for p in outputs(a, [], "zh", "light", False)[4] if isinstance(p.children, str))
+    assert "、decode 侧" in zh and ", decode 侧" not in zh
+    assert "纵向扩展域，以每 GPU" in zh  # the link's words end in Chinese: no stray space after them
+
+
+def test_a_group_of_runs_at_one_concurrency_says_it_once():
+    # docs/dashboard.md's example: the aggregated sentence's nearest B200 group is one run at 8
+    a = args(GB200)
+    for lang in ("en", "zh"):
+        words = " ".join(p.children for p in outputs(a, [], lang, "light", False)[4] if isinstance(p.children, str))
+        assert not re.search(r"(?:concurrency|并发) ([0-9,]+)–\1\b", words)
+        assert re.search(r"(?:1 run, concurrency|1 次实测，并发) 8[)）]", words)
 
 
 def test_the_aggregated_curve_beside_it_is_as_many_instances_as_its_gpus_hold(gb200):
