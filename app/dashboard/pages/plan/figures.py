@@ -61,10 +61,11 @@ def candidate_hover(c: dict, name: str, lang: str) -> str:
 
 def _cost_line(c: dict, lang: str) -> str:
     """$/Mtok where a price was given (no "$—"), and the memory the candidate leaves free."""
-    pct = f"{c['memory_headroom']:.0%}"
+    # an aggregated instance's headroom is of its usable memory, a disaggregated one's of its decode KV cache
+    room = {"pct": f"{c['memory_headroom']:.0%}", "what": w(f"plan_headroom_{c['mode']}", lang)}
     if c["usd_per_million_tokens"] is None:
-        return w("plan_hover_headroom", lang, pct=pct)
-    return w("plan_hover_cost", lang, usd=usd(c["usd_per_million_tokens"]), pct=pct)
+        return w("plan_hover_headroom", lang, **room)
+    return w("plan_hover_cost", lang, usd=usd(c["usd_per_million_tokens"]), **room)
 
 
 def measured_hover(run: MeasuredRun, name: str, budget: int, lang: str) -> str:

@@ -197,6 +197,10 @@ def test_a_candidate_s_hover_gives_a_cost_only_where_a_price_was_given():
         hover = candidate_hover(best, "H100", "en").replace("<br>", " ")  # its words, wrapped to a phone's chart
         assert ("/Mtok" in hover) == cost and "$—" not in hover
         assert "memory headroom " in hover and "left free at this concurrency" in hover
+        # an aggregated instance's headroom is of its usable memory, never "the decode KV cache"
+        assert best["mode"] == "aggregated" and "the usable memory left free" in hover and "decode" not in hover
+    disagg = {**best, "mode": "disaggregated"}
+    assert "the decode workers' KV cache left free" in candidate_hover(disagg, "H100", "en").replace("<br>", " ")
 
 
 def test_the_comparison_says_estimate_and_says_so_when_nothing_meets_the_target():
