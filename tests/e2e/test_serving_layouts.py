@@ -259,3 +259,23 @@ def test_a_measured_runs_hover_is_whole_and_in_the_pages_type(page: Page, base_u
     assert hover["family"].startswith('"Noto Sans SC subset"'), hover["family"]
     svg = boxes(page, s="#srv-throughput .main-svg")["s"][0]
     assert inside(hover["box"], svg), (hover["box"], svg)
+
+
+@pytest.mark.parametrize("mode", ["", "&mode=disagg"])
+def test_a_phones_legends_lie_inside_their_charts(page: Page, base_url, mode):
+    """A legend entry is never wrapped by Plotly: on a phone "GB200 (per Blackwell GPU, NVL72) ·
+    memory caps the batch at 484" ran to 444 px, cut at the screen's edge."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(base_url + "/?tab=serving&model=deepseek-ai/DeepSeek-R1&hw=gb200" + mode)
+    figure(page)
+    for chart in ("srv-throughput", "srv-latency"):
+        page.locator(f"#{chart}").scroll_into_view_if_needed()
+        svg = page.locator(f"#{chart} .main-svg").first.bounding_box()
+        frame = {
+            "left": svg["x"],
+            "right": svg["x"] + svg["width"],
+            "top": svg["y"],
+            "bottom": svg["y"] + svg["height"],
+        }
+        (texts,) = boxes(page, t=f"#{chart} .js-plotly-plot >> .legendtext").values()
+        assert texts and all(inside(r, frame) for r in texts), (chart, texts, frame)

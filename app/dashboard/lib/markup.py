@@ -120,3 +120,18 @@ def hover_text(lines: Iterable[str], units: int = HOVER_LINE_UNITS) -> str:
 def hover_box(text: str) -> str:
     """`text` as a hover template, wrapped (hover_text), without Plotly's box of the trace's name."""
     return hover_text([text]) + "<extra></extra>"
+
+
+# A legend entry's width, in columns: Plotly never wraps one either, and on a phone (390 px, the
+# legend's 11 px font) "GB200 (per Blackwell GPU, NVL72) · memory caps the batch at 484" ran to
+# 444 px, cut at the screen's edge. 40 columns and the entry's symbol are about 290 px.
+LEGEND_LINE_UNITS = 40
+
+
+def legend_names(data: list[dict]) -> list[dict]:
+    """The traces with each legend entry's name wrapped to LEGEND_LINE_UNITS columns (in place)."""
+    for trace in data:
+        name = trace.get("name")
+        if isinstance(name, str) and trace.get("showlegend", True) is not False:
+            trace["name"] = hover_text([name], LEGEND_LINE_UNITS)
+    return data

@@ -13,7 +13,7 @@ Trace uids are CSS-safe (lib/uids.py): `serving--<hw>--bound|estimate|band|measu
 from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, base_layout, card_slots, color_for, foot_legend
-from app.dashboard.lib.markup import hover_text, wrap
+from app.dashboard.lib.markup import hover_text, legend_names, wrap
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import ACROSS, UP, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing, MeasuredPoint
@@ -321,6 +321,7 @@ def throughput_figure(
             data += disagg_traces(beside.deployments[i], slots[i], theme, lang, concurrency)
     if beside is not None:
         titled_groups(data, {acc.id: acc.name for acc in accs})
+    legend_names(data)  # a phone's legend holds each entry
     layout = _layout(lang, theme, present)
     colors = THEMES.get(theme, THEMES["light"])
     for axis, key, values, two_five in (

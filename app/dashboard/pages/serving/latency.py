@@ -6,7 +6,7 @@ accelerator. Formatting only: every number is a field of compute()'s results."""
 from __future__ import annotations
 
 from app.dashboard.components.plot_style import THEMES, card_slots, color_for
-from app.dashboard.lib.markup import hover_text
+from app.dashboard.lib.markup import hover_text, legend_names
 from app.dashboard.lib.uids import uid
 from app.dashboard.pages.serving.axes import STACKED, label_log_axis
 from app.dashboard.pages.serving.compute import AcceleratorServing
@@ -162,6 +162,7 @@ def latency_figure(accs, concurrency: int, lang: str, theme: str = "light", pres
         data.append(entry)
     if beside is not None:
         titled_groups(data, {acc.id: acc.name for acc in accs})
+    legend_names(data)  # a phone's legend holds each entry
     notes = unfit_notes(accs, theme, lang, beside)
     if notes and not data:  # nothing to draw: the reasons where the chart was
         return reasons_figure(notes, lang, theme, present)

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.dashboard.lib.markup import _display_width
+from app.dashboard.lib.markup import LEGEND_LINE_UNITS, _display_width
 from app.dashboard.pages.roofline.state import View
 from app.dashboard.pages.serving.callbacks import figures
 from app.dashboard.pages.serving.compute import compute, cost_per_million, sweep
@@ -92,7 +92,9 @@ def test_the_latency_chart_marks_where_memory_caps_the_batch():
     fig = latency_figure((h200,), a.concurrency, "en")
     cap = next(t for t in fig["data"] if t["uid"] == "latency--h200-sxm--memory-cap")
     cap_batch = h200.chosen["breakdown"]["memory"]["max_running_batch"]  # TensorRT-LLM's rule: 1,890
-    assert cap["name"] == f"H200 SXM 141GB · memory caps the batch at {cap_batch:,}"
+    # its words, wrapped so that a phone's legend holds it (markup.LEGEND_LINE_UNITS)
+    assert cap["name"].replace("<br>", " ") == f"H200 SXM 141GB · memory caps the batch at {cap_batch:,}"
+    assert all(len(line) <= LEGEND_LINE_UNITS for line in cap["name"].split("<br>"))
     assert any(s["x0"] == h200.max_fits for s in fig["layout"]["shapes"])
     queued = next(t for t in fig["data"] if t["uid"] == "latency--h200-sxm--queued")
     assert max(queued["y"]) > 0 and queued["y"][0] == 0
