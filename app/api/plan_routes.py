@@ -78,7 +78,12 @@ class PlanResponse(BaseModel):
     frontier: dict[str, list[dict[str, Any]]] = Field(
         description="per mode, the Pareto frontier of output tokens/s/GPU against tokens/s/user, per accelerator"
     )
-    best: dict[str, Any] | None = Field(description="the best candidate with its launch commands, or null")
+    best: dict[str, Any] | None = Field(
+        description="the best candidate with its launch commands, or null. A candidate's bound and estimate "
+        "are its own objects; its usd_per_million_tokens is the estimate's (the price over the estimate's "
+        "tokens/s) and its memory_headroom the share of usable memory (disaggregated: of the decode KV cache) "
+        "the estimate's running batch leaves free"
+    )
     reason: dict[str, Any] | None = Field(description="why there is no best: the nearest targets met")
     top: list[dict[str, Any]] = Field(
         description="the best N deployments meeting the target, each at its best concurrency, with launch commands"

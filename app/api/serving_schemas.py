@@ -266,7 +266,8 @@ class ServingResponse(BaseModel):
         description="a disaggregated deployment: each side's layout, limited_by (prefill | decode | kv_link), "
         "saturated (the loop asks that side's capacity or more), "
         "prefill_capacity_rps, decode_capacity_rps, balanced_ratio (prefill workers per decode worker), the "
-        "memory rule on each side",
+        "memory rule on each side. Every rate, idle share and ratio in it is the estimate's (figures: "
+        "'estimate'): the capacities at the calibrated steps, the requests/s of the estimate's loop",
     )
 
 

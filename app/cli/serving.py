@@ -282,7 +282,7 @@ def _print_answer(r: dict) -> None:
         pre, dec = d["prefill"], d["decode"]
         print(
             f"disaggregated: {pre['workers']} prefill x {pre['gpus'] // pre['workers']} GPUs + {dec['workers']} decode "
-            f"x {dec['gpus'] // dec['workers']} GPUs; limited by {d['limited_by']}; prefill "
+            f"x {dec['gpus'] // dec['workers']} GPUs; estimate: limited by {d['limited_by']}; prefill "
             f"{d['prefill_capacity_rps']:.3g} req/s, decode "
             f"{d['decode_capacity_at_memory_cap_rps']:.3g} req/s at its memory cap; balanced at "
             f"{d['balanced_ratio']:.2g} prefill workers per decode worker"

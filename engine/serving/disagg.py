@@ -668,6 +668,7 @@ def disagg_answer_at(a: dict, i: int, model, prefill_hw, decode_hw, ds: DisaggSc
             },
         },
         "disaggregated": {
+            "figures": "estimate",  # its rates, shares and ratio: the calibrated loop's, never a bound
             "prefill": _side(ds.prefill, prefill_hw),
             "decode": _side(ds.decode, decode_hw),
             "limited_by": limited,

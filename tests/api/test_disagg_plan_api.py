@@ -27,6 +27,7 @@ def test_a_disaggregated_deployment_keeps_the_answers_shape(client):
     d = data["disaggregated"]
     assert d["limited_by"] in ("prefill", "decode", "kv_link")
     assert {"prefill_capacity_rps", "decode_capacity_rps", "balanced_ratio", "memory_rule"} <= set(d)
+    assert d["figures"] == "estimate"  # its rates are the estimate's, and say so
     assert data["breakdown"]["ttft"]["estimate"]["kv_transfer_s"] > 0
     assert data["estimate"]["tpot_s"] >= data["bound"]["tpot_s"]
     link = {**DISAGG["disaggregated"], "kv_link": {"bandwidth_gb_s": 25, "latency_us": 50}}
