@@ -369,10 +369,17 @@ class EngineGate:
     `GET /_dash-layout` is engine work too: it renders the linked view (from the Referer)
     server-side, and eight clients with distinct `cfg=` links ran the engine beside the gate."""
 
+    # A deployment search runs for seconds (a plan at the documented limits: 3.4-4.5 s); four at
+    # once held both slots of a 2-core server and a 10 ms /serving request waited 10-16 s behind
+    # them. Searches take a lane of their own, one slot fewer than the gate (at least one), before
+    # a gate slot: they queue among themselves and a slot stays free for everything else.
+    SEARCH_PATHS = ("/api/v1/plan",)
+
     def __init__(self, app: ASGIApp, slots: int) -> None:
         self.app = app
         self.slots = slots
         self._gate: anyio.Semaphore | None = None
+        self._search_lane: anyio.Semaphore | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -390,6 +397,10 @@ class EngineGate:
         receive = await buffered(receive)
         if receive is None:
             return
+        if scope.get("path", "").rstrip("/") in self.SEARCH_PATHS:
+            async with self._searches(), self._slots():
+                await self.app(scope, receive, send)
+            return
         async with self._slots():
             await self.app(scope, receive, send)
 
@@ -397,6 +408,11 @@ class EngineGate:
         if self._gate is None:  # created on first use, inside the server's event loop
             self._gate = anyio.Semaphore(self.slots)
         return self._gate
+
+    def _searches(self) -> anyio.Semaphore:
+        if self._search_lane is None:
+            self._search_lane = anyio.Semaphore(max(1, self.slots - 1))
+        return self._search_lane
 
 
 async def buffered(receive: Receive) -> Receive | None:

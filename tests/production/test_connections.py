@@ -179,3 +179,44 @@ def test_the_dash_layout_waits_for_an_engine_slot():
     with client, ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda _: client.get("/_dash-layout"), range(4)))
     assert most == 1
+
+
+def test_searches_queue_in_their_own_lane_and_leave_a_slot_for_the_rest():
+    """Four plans at the limits (3.4-4.5 s each) held both slots of a 2-core server, and a 10 ms
+    /serving request waited 10-16 s behind them. With two slots, searches run one at a time and
+    a /serving request runs beside one that holds a slot (the search below waits until it has)."""
+    running = {"plan": 0, "serving": 0}
+    most = {"plan": 0, "serving": 0}
+    plans_may_finish = threading.Event()
+    seen_beside = []
+
+    async def engine(scope, receive, send):
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        kind = "plan" if scope["path"] == "/api/v1/plan" else "serving"
+        running[kind] += 1
+        most[kind] = max(most[kind], running[kind])
+        if kind == "plan":
+            # the searches hold on until the /serving request ran; without a slot for it (the
+            # gate before its lane) that never comes, and they give up after 10 s, failing below
+            deadline = time.monotonic() + 10
+            while not plans_may_finish.is_set() and time.monotonic() < deadline:
+                await anyio.sleep(0.01)
+        else:
+            seen_beside.append(running["plan"])
+            plans_may_finish.set()  # it ran while a search held a slot: the searches may end
+        running[kind] -= 1
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    client = TestClient(EngineGate(engine, slots=2))
+    with client, ThreadPoolExecutor(5) as pool:
+        plans = [pool.submit(client.post, "/api/v1/plan", json={}) for _ in range(4)]
+        while running["plan"] == 0:  # a search holds a slot
+            time.sleep(0.01)
+        assert client.post("/api/v1/serving", json={}).status_code == 200
+        assert all(p.result().status_code == 200 for p in plans)
+    assert most["plan"] == 1 and seen_beside == [1]
