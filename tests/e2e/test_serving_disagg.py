@@ -133,9 +133,8 @@ def test_a_refused_side_box_says_so_in_its_own_words(page: Page, base_url):
     figure(page)
     page.fill("#srv-dworkers", "0")
     page.keyboard.press("Enter")
-    # the browser sends a number outside the box's min and max as null: the sentence quotes none
-    expect(page.locator("#srv-error")).to_contain_text("Decode workers must be 1–1,024")
-    expect(page.locator("#srv-error")).to_contain_text("still shows 1.")
+    # the box has no min or max, so the browser sends what was typed, and the sentence quotes it
+    expect(page.locator("#srv-error")).to_contain_text("Decode workers must be 1–1,024 (you typed 0); still showing 1.")
     colour = "(s) => getComputedStyle(document.querySelector(s)).color"
     assert page.evaluate(colour, "#srv-dworkers") == page.evaluate(colour, "#srv-error")
     assert page.evaluate("() => document.querySelector('#srv-throughput .js-plotly-plot').data.length") > 0
@@ -164,3 +163,7 @@ def test_a_kv_link_out_of_range_is_refused_in_the_box_s_words(page: Page, base_u
     box.fill("-5")
     box.press("Tab")
     expect(page.locator("#srv-error")).to_contain_text("KV link, GB/s per GPU must be 0.001–100,000 (you typed -5)")
+    # a whole-number box takes 2.5 as typed, and says it cannot be used
+    page.fill("#srv-pmtp", "2.5")
+    page.keyboard.press("Tab")
+    expect(page.locator("#srv-error")).to_contain_text("Prefill MoE TP must be 1–1,024 (you typed 2.5)")

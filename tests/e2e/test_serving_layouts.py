@@ -77,12 +77,14 @@ def axes_read(page: Page, graph: str, axes: tuple[str, ...]) -> None:
 # chart laid out in the fallback font is laid out again when the CJK font arrives
 # (assets/14-fonts.js), after Plotly's 100 ms resize debounce, and a box measured in between
 # is neither the first layout nor the last.
+# Still for 600 ms: on a loaded machine (CI beside other work) the page's callback redraw came
+# more than 250 ms after the first draw, and a zh phone's note was measured 18 px past the edge.
 SETTLED_JS = """sel => {
     const el = document.querySelector(sel);
     if (!el || document.fonts.status !== 'loaded') return false;
     const box = JSON.stringify(el.getBoundingClientRect()), now = performance.now();
     if (window.__settledBox !== box) { window.__settledBox = box; window.__settledSince = now; return false; }
-    return now - window.__settledSince > 250;
+    return now - window.__settledSince > 600;
 }"""
 
 

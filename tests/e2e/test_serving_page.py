@@ -94,7 +94,7 @@ def test_a_typed_concurrency_out_of_range_says_so_and_the_numbers_stay(page: Pag
     page.fill("#srv-conc", "0")
     page.keyboard.press("Enter")
     error = page.locator("#srv-error")
-    expect(error).to_contain_text("Concurrency (requests in flight) must be 1–65,536")
+    expect(error).to_contain_text("Concurrency (requests in flight) must be 1–65,536 (you typed 0)")
     expect(error).to_contain_text("64")  # the default the page computes with instead
     # the refused digits read in the sentence's danger colour
     colour = "(s) => getComputedStyle(document.querySelector(s)).color"

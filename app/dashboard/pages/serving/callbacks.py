@@ -106,7 +106,7 @@ def outputs(
     for line in provenance(a, lang).values():
         caption += [html.Span(line), html.Br()]
     return (
-        [html.P(r) for r in refused],
+        [html.P(r, **{"data-box": getattr(r, "box", "")}) for r in refused],
         top,
         bottom,
         tables,

@@ -1,6 +1,11 @@
 """The Serving page's controls: the scenario (model, accelerators and what-if cards, backend,
 precision, parallel layout, lengths, concurrency, memory utilisation, price) and the fit to
-the user's own runs. Each control's id is the one its parameter names in params.py."""
+the user's own runs. Each control's id is the one its parameter names in params.py.
+
+The number boxes carry no min, max or step (but memory utilisation's): a browser sends a number
+outside them, or 2.5 against a step of 1, as no value, which the page could not quote (and an
+optional box, the price, a MoE split, the link, read as unset or auto without a word). Sent as
+typed, each is refused in the box's own words, "(you typed 0)" (state.refused_box)."""
 
 from __future__ import annotations
 
@@ -20,7 +25,6 @@ from app.dashboard.pages.serving.state import fit_targets
 from app.dashboard.pages.serving.words import w
 from engine.hardware import catalogue
 from engine.model_catalog import model_ids, model_names, preset_id_or_none
-from engine.serving.scenario import MAX_CONCURRENCY, MAX_TOKENS
 
 
 def model_options(current: str) -> list[dict]:
@@ -74,13 +78,13 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
         field(w("srv_field_mode", lang), _radio("srv-mode", [(m, w(f"srv_mode_{m}", lang)) for m in MODES], a.mode)),
         html.Div(
             [
-                field(w("srv_field_tp", lang), number_box("srv-tp", a.tensor_parallel, 1, 72, 1), html_for="srv-tp"),
+                field(w("srv_field_tp", lang), number_box("srv-tp", a.tensor_parallel), html_for="srv-tp"),
                 field(
                     w("srv_field_adp", lang),
-                    number_box("srv-adp", a.attention_data_parallel, 1, 72, 1),
+                    number_box("srv-adp", a.attention_data_parallel),
                     html_for="srv-adp",
                 ),
-                field(w("srv_field_ep", lang), number_box("srv-ep", a.expert_parallel, 1, 1024, 1), html_for="srv-ep"),
+                field(w("srv_field_ep", lang), number_box("srv-ep", a.expert_parallel), html_for="srv-ep"),
             ],
             className="field-pair srv-triple",
         ),
@@ -89,12 +93,12 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
             [
                 field(
                     w("srv_field_isl", lang),
-                    number_box("srv-isl", a.input_tokens, 1, MAX_TOKENS, 1),
+                    number_box("srv-isl", a.input_tokens),
                     html_for="srv-isl",
                 ),
                 field(
                     w("srv_field_osl", lang),
-                    number_box("srv-osl", a.output_tokens, 1, MAX_TOKENS, 1),
+                    number_box("srv-osl", a.output_tokens),
                     html_for="srv-osl",
                 ),
             ],
@@ -102,7 +106,7 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
         ),
         field(
             w("srv_field_conc", lang),
-            number_box("srv-conc", a.concurrency, 1, MAX_CONCURRENCY, 1),
+            number_box("srv-conc", a.concurrency),
             html_for="srv-conc",
             id="srv-conc-field",  # first in an embed's short column (08-serving.css)
         ),
@@ -115,8 +119,6 @@ def scenario_controls(a: ServingArgs, lang: str) -> list:
                 ),
                 field(
                     w("srv_field_price", lang),
-                    # no min or max: the browser would send -5 as no value, which unsets the price
-                    # without a word; sent, it is refused in the box's own words (state.refused_box)
                     number_box("srv-price", a.gpu_hour_price),
                     html_for="srv-price",
                 ),
@@ -131,15 +133,11 @@ SIDE_ROWS = (("workers", "workers"), ("tp", "tp"), ("dp", "adp"), ("mtp", "moe_t
 
 
 def _side_box(a: ServingArgs, side: str, name: str, field_name: str, lang: str):
-    """One side's box, its limits the parameter's own; a MoE split left empty is worked out."""
+    """One side's box (its limits the parameter's, read by the page); a MoE split left empty is worked out."""
     pname = f"{side[0]}{name}"
-    kind = BY_NAME[pname].kind
     label = w(f"srv_field_{pname}", lang)
-    value = getattr(a, f"{side}_{field_name}")
-    if name == "mtp":  # empty is auto: no min, max or step, or a browser would send 0 or 2.5 as auto
-        box = number_box(f"srv-{pname}", value, placeholder=w("srv_auto", lang))
-    else:
-        box = number_box(f"srv-{pname}", value, kind.low, kind.high, 1)
+    props = {"placeholder": w("srv_auto", lang)} if name == "mtp" else {}  # empty is auto
+    box = number_box(f"srv-{pname}", getattr(a, f"{side}_{field_name}"), **props)
     # the box's own name for a screen reader (the grid's row and column say it to the eye)
     return html.Label([html.Span(label, className="srv-box-name"), box], className="srv-side-box", title=label)
 
@@ -156,8 +154,6 @@ def disagg_controls(a: ServingArgs, lang: str) -> html.Div:
                 cells.append(_side_box(a, side, name, field_name, lang))
             else:
                 cells.append(html.Span())
-    # the link's boxes have no min or max: a browser sends a number outside them as no value,
-    # which these boxes read as auto; sent, it is refused in the box's own words (state.refused_box)
     link = html.Div(
         [
             field(

@@ -253,9 +253,27 @@ def args_from_controls(controls: dict, lang: str = "en") -> tuple[ServingArgs, l
     return consistent(a, lambda name, value, reason: problems.append(why(reason, lang))), problems, refused
 
 
-def refused_box(p, a: ServingArgs, typed: str | None, reason: Why, lang: str) -> str:
+class Refusal(str):
+    """A refused box's sentence, which also names its box (`box`, the control's id): the page
+    marks that box invalid (08-serving.js; the boxes have no min or max for the browser to)."""
+
+    box: str
+
+    def __new__(cls, text: str, box: str) -> Refusal:
+        refusal = super().__new__(cls, text)
+        refusal.box = box
+        return refusal
+
+
+def refused_box(p, a: ServingArgs, typed: str | None, reason: Why, lang: str) -> Refusal:
     """A refused box's sentence in its own words; the KV link's two boxes each by its name: a
-    refused bandwidth leaves the link auto, a refused latency the calibrated one."""
+    refused bandwidth leaves the link auto, a refused latency none."""
+    box = reason.params.get("box")
+    control = {"bw": "srv-kvbw", "lat": "srv-kvlat"}.get(box, p.controls[0][0] if p.controls else "")
+    return Refusal(_refused_sentence(p, a, typed, reason, lang), control)
+
+
+def _refused_sentence(p, a: ServingArgs, typed: str | None, reason: Why, lang: str) -> str:
     box = reason.params.get("box")
     if reason.code == "kvlink_latency_needs_bandwidth":
         return w("srv_kvlink_latency_needs_bw", lang, typed=typed)

@@ -126,6 +126,8 @@ def test_a_refused_box_stands_above_numbers_computed_with_the_value_it_names():
     back, problems, refused = args_from_controls(controls)
     error, top, bottom, tables, words, caption, _ = outputs(back, problems, "en", "light", False, refused)
     assert [p.children for p in error] == refused and "(you typed 0)" in refused[0]
+    # the sentence names its box, which the page then marks invalid (08-serving.js)
+    assert [getattr(p, "data-box") for p in error] == ["srv-conc"]
     assert top["data"] and bottom["data"] and tables
 
 
