@@ -281,3 +281,13 @@ def test_a_phones_legends_lie_inside_their_charts(page: Page, base_url, mode):
         }
         (texts,) = boxes(page, t=f"#{chart} .js-plotly-plot >> .legendtext").values()
         assert texts and all(inside(r, frame) for r in texts), (chart, texts, frame)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_rows_boxes_line_up_when_a_label_wraps(page: Page, base_url, lang):
+    """zh 注意力数据并行 wraps to two lines: its box sat about 20 px below TP's and EP's."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(base_url + f"/?tab=serving&model=deepseek-ai/DeepSeek-R1&hw=gb200&lang={lang}")
+    figure(page)
+    tops = [page.locator(f"#{box}").bounding_box()["y"] for box in ("srv-tp", "srv-adp", "srv-ep")]
+    assert max(tops) - min(tops) <= 1, tops
