@@ -27,23 +27,15 @@
   // aria-invalid). The page's boxes have no min or max (a browser would send what is outside
   // them as no value, which the page could not quote), so the browser never marks them itself:
   // the server names each refused box on its sentence (data-box), and every other box is valid.
-  function markRefused() {
-    const error = document.getElementById("srv-error");
-    if (!error) return;
-    const refused = new Set(Array.from(error.querySelectorAll("[data-box]")).map((p) => p.dataset.box));
+  function markRefused(sentences) {
+    const refused = new Set([].concat(sentences || []).map((p) => ((p && p.props) || {})["data-box"]));
     document.querySelectorAll("input[type=number][id^='srv-']").forEach(function (box) {
       const invalid = refused.has(box.id);
-      if ((box.getAttribute("aria-invalid") === "true") === invalid) return;
       box.setAttribute("aria-invalid", invalid ? "true" : "false");
       if (invalid) box.setAttribute("aria-describedby", "srv-error");
       else box.removeAttribute("aria-describedby");
     });
   }
-  new MutationObserver(function (changes) {
-    if (changes.some((c) => c.target.id === "srv-error" || (c.target.closest && c.target.closest("#srv-error")))) {
-      markRefused();
-    }
-  }).observe(document.documentElement, {childList: true, subtree: true});
 
   window.dash_clientside = Object.assign({}, window.dash_clientside, {
     serving: {
@@ -56,6 +48,10 @@
           const figure = {data: plot.data, layout: Object.assign({}, plot.layout, patch)};
           window.Plotly.downloadImage(figure, {format: format, filename: stem(), width: 1400, height: 850});
         }
+        return nu();
+      },
+      markRefused: function (sentences) {
+        markRefused(sentences);
         return nu();
       },
       nameCameras: function () {

@@ -263,6 +263,8 @@ def download(csv, json, html, controls, flags, link, trigger=None) -> dict:
 # the address bar follows the controls (history.replaceState): a link reproduces the view
 CALLBACKS.client("url", "sync", Output("srv-url", "data"), Input("srv-link", "data"), State("srv-url", "data"))
 CALLBACKS.client("serving", "nameCameras", Output("srv-camera", "data"), Input("srv-url", "data"))
+# each refused box named on its sentence reads invalid (08-serving.js; the boxes have no min or max)
+CALLBACKS.client("serving", "markRefused", Output("srv-error", "title"), Input("srv-error", "children"))
 CALLBACKS.client(
     "serving",
     "exportImage",

@@ -23,6 +23,7 @@ from app.dashboard.shell import page as any_page
 from engine.hardware import catalogue, get_accelerator
 from engine.oplab import GemmSpec, lab
 from engine.what_if import FORMAT, parse_what_if
+from tests.dashboard.components import walk
 
 UID_SAFE = re.compile(r"^[a-z0-9_-]+$")
 SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")
@@ -362,20 +363,11 @@ def test_teaching_chart_has_three_points_per_accelerator():
 
 def test_decode_projections_of_the_model_are_preset_links():
     page = lab_page("tab=ops&model=llama-3-8b&hw=h100-sxm5")
-    links = {c.id: c.href for c in _walk(page) if getattr(c, "id", "").startswith("lab-preset-")}
+    links = {c.id: c.href for c in walk(page) if getattr(c, "id", "").startswith("lab-preset-")}
     assert links["lab-preset-decode-q_proj"] == (
         "?tab=ops&op=gemm&m=1&n=4096&k=4096&dtype=bf16&model=llama-3-8b&hw=h100-sxm5&lang=en&theme=light"
     )
     assert "lab-preset-teaching" in links and "lab-preset-gemm-8192" in links
-
-
-def _walk(component):
-    if isinstance(component, (list, tuple)):
-        for c in component:
-            yield from _walk(c)
-    elif component is not None and not isinstance(component, (str, int, float, bool)):
-        yield component
-        yield from _walk(getattr(component, "children", None))
 
 
 def test_no_scientific_notation_anywhere_on_the_page():
@@ -451,7 +443,7 @@ def test_a_what_if_link_draws_the_gemm_on_both_cards():
     assert "what-if" in rows[1].className and "selftest (what-if)" in text_of(rows[1])
     page = lab_page(SELFTEST)
     assert "selftest (what-if)" in text_of(page)
-    dropdown = next(c for c in _walk(page) if getattr(c, "id", None) == "lab-what-if")
+    dropdown = next(c for c in walk(page) if getattr(c, "id", None) == "lab-what-if")
     assert dropdown.value == ["selftest:2:500"]
 
 

@@ -39,6 +39,7 @@ from engine.model_catalog import get_model
 from engine.serving.calibration import load_calibration
 from engine.serving.disagg import disaggregated_estimate
 from engine.serving.validate import answer_mapped
+from tests.dashboard.components import walk
 from tests.dashboard.pages.serving.test_serving_state import view_of
 
 # DeepSeek-R1 NVFP4 on GB200 under TensorRT-LLM: one DP4/EP4 prefill worker, one DP32/EP4 decode
@@ -144,16 +145,6 @@ def test_the_sides_must_hold_their_experts_and_a_deployment_its_gpus():
     # a dense model splits no experts
     a = args("model=llama-3.1-70b&tp=4&mode=disagg&pep=4&dtp=8")
     assert disagg_of(a).prefill.expert_parallel == 1 and disagg_of(a).decode.moe_tensor_parallel == 1
-
-
-def walk(component):
-    """Every Dash component under `component`, itself first."""
-    if isinstance(component, (list, tuple)):
-        for c in component:
-            yield from walk(c)
-    elif component is not None and not isinstance(component, (str, int, float, bool)):
-        yield component
-        yield from walk(getattr(component, "children", None))
 
 
 def test_the_sides_controls_round_trip_and_a_refused_box_speaks_in_its_own_words():
